@@ -1,0 +1,265 @@
+"""cabletrack settings, read from the environment.
+
+Development defaults are safe for a laptop (SQLite in ``var/``, a filesystem Celery broker, a
+local-memory cache, DEBUG on, loopback hosts only). Production sets ``DJANGO_DEBUG=false`` and
+then must provide ``DJANGO_SECRET_KEY``, ``DATABASE_URL`` and ``REDIS_URL`` or start-up fails.
+No setting branches on an environment name: every difference is an explicit variable.
+"""
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(environ.Env().str("CABLETRACK_VAR_DIR", default=str(BASE_DIR / "var")))
+
+env = environ.Env()
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env.bool("DJANGO_DEBUG", default=True)
+
+if not DEBUG:
+    _missing = [name for name in ("DJANGO_SECRET_KEY", "DATABASE_URL", "REDIS_URL") if not env.str(name, "")]
+    if _missing:
+        raise ImproperlyConfigured(
+            "DJANGO_DEBUG is off (production) but these are not set: " + ", ".join(_missing)
+        )
+
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="dev-only-insecure-key-change-me-" + "x" * 32)
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+
+# The absolute URL printed in QR labels and mails. Never guessed from a request.
+CABLETRACK_BASE_URL = env.str("CABLETRACK_BASE_URL", default="http://127.0.0.1:8000").rstrip("/")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "simple_history",
+    "axes",
+    "inventory",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "inventory.requestid.RequestIdMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "inventory.middleware.LoginRequiredMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "simple_history.middleware.HistoryRequestMiddleware",
+    "axes.middleware.AxesMiddleware",
+]
+
+ROOT_URLCONF = "cabletrack.urls"
+WSGI_APPLICATION = "cabletrack.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'cabletrack.sqlite3'}")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Web, worker and beat write at once: WAL, IMMEDIATE transactions and a busy timeout keep
+    # them from failing with "database is locked". Tests use a file so a worker process sees it.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
+else:
+    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache, broker -------------------------------------------------------------------------
+REDIS_URL = env.str("REDIS_URL", default="")
+if REDIS_URL:
+    # django-redis with IGNORE_EXCEPTIONS: a Redis outage degrades the cache, not the pages.
+    CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {
+                "IGNORE_EXCEPTIONS": True,
+                "SOCKET_CONNECT_TIMEOUT": 1,
+                "SOCKET_TIMEOUT": 1,
+            },
+        }
+    }
+    DJANGO_REDIS_IGNORE_EXCEPTIONS = True
+    DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+    CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # A broker that needs no server: kombu's filesystem transport, same task code paths.
+    _broker_dir = VAR_DIR / "broker"
+    CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+    }
+    for _d in ("queue", "processed"):
+        (_broker_dir / _d).mkdir(parents=True, exist_ok=True)
+
+SESSION_ENGINE = "django.contrib.sessions.backends.db"  # sessions survive a Redis outage
+
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = 30 * 60  # below the broker visibility timeout (1 h)
+CELERY_TASK_SOFT_TIME_LIMIT = 25 * 60
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+CELERY_TIMEZONE = "UTC"
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# The one reviewed schedule. Far-future work (a retest in 90 days) is a date column swept by
+# these periodic tasks, never a delayed broker message.
+CELERY_BEAT_SCHEDULE: dict = {}
+
+# --- Auth ----------------------------------------------------------------------------------
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+
+# --- I18N, static --------------------------------------------------------------------------
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env.str("DJANGO_STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
+STATICFILES_DIRS = [BASE_DIR / "inventory" / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
+        if not DEBUG
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+# Uploaded test files (OTDR .sor, photos) live outside every web root and are served only
+# through a login-checked view as attachments.
+MEDIA_ROOT = Path(env.str("CABLETRACK_UPLOAD_ROOT", default=str(VAR_DIR / "uploads")))
+MEDIA_URL = None
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+CABLETRACK_MAX_IMPORT_BYTES = env.int("CABLETRACK_MAX_IMPORT_BYTES", default=64 * 1024 * 1024)
+
+# --- REST API ------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "inventory.api.auth.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["inventory.api.permissions.PlantPermission"],
+    "DEFAULT_FILTER_BACKENDS": [
+        "django_filters.rest_framework.DjangoFilterBackend",
+        "rest_framework.filters.OrderingFilter",
+    ],
+    "DEFAULT_PAGINATION_CLASS": "inventory.api.pagination.Pagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "inventory.api.errors.exception_handler",
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "cabletrack API",
+    "DESCRIPTION": "The physical-layer source of truth for AI/GPU clusters.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SECURITY": [{"tokenAuth": []}, {"cookieAuth": []}],
+    "APPEND_COMPONENTS": {
+        "securitySchemes": {
+            "tokenAuth": {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "API token: `Authorization: Bearer <token>`",
+            }
+        }
+    },
+}
+
+# --- Mail ----------------------------------------------------------------------------------
+vars().update(env.email_url("EMAIL_URL", default="smtp://127.0.0.1:1025"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="cabletrack <cabletrack@localhost>")
+EMAIL_TIMEOUT = 10
+
+# --- Security (production) -----------------------------------------------------------------
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = not DEBUG
+CSRF_COOKIE_SECURE = not DEBUG
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=not DEBUG)
+SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
+SECURE_HSTS_PRELOAD = not DEBUG
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "inventory.requestid.RequestIdFilter"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]}
+    },
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+}
+
+# --- Domain defaults -------------------------------------------------------------------------
+CABLETRACK_RETEST_INTERVAL_DAYS = env.int("CABLETRACK_RETEST_INTERVAL_DAYS", default=90)
+CABLETRACK_ANNUAL_FAILURE_RATE = env.float("CABLETRACK_ANNUAL_FAILURE_RATE", default=0.02)

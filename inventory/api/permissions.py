@@ -1,0 +1,62 @@
+"""Who may do what through the API.
+
+* Reads need an authenticated user (any role) and a token that is not ingest-only.
+* Writes need the model permission (``inventory.add_cable`` ...) that the user's role grants,
+  and a token that is neither read-only nor ingest-only.
+* Telemetry ingest needs ``inventory.add_telemetrysample``; an ingest token may do only that.
+"""
+
+from rest_framework import permissions
+
+from ..choices import TokenKind
+from ..models import ApiToken
+
+
+def token_kind(request) -> str | None:
+    auth = getattr(request, "auth", None)
+    return auth.kind if isinstance(auth, ApiToken) else None
+
+
+class PlantPermission(permissions.DjangoModelPermissions):
+    """Model permissions, GET included, narrowed by the token's kind."""
+
+    perms_map = {
+        "GET": [],
+        "OPTIONS": [],
+        "HEAD": [],
+        "POST": ["%(app_label)s.add_%(model_name)s"],
+        "PUT": ["%(app_label)s.change_%(model_name)s"],
+        "PATCH": ["%(app_label)s.change_%(model_name)s"],
+        "DELETE": ["%(app_label)s.delete_%(model_name)s"],
+    }
+    message = "Your role does not allow this."
+
+    def has_permission(self, request, view):
+        if not (request.user and request.user.is_authenticated):
+            return False
+        kind = token_kind(request)
+        if kind == TokenKind.INGEST:
+            self.message = "An ingest token may only post telemetry."
+            return False
+        if request.method not in permissions.SAFE_METHODS and kind == TokenKind.READ_ONLY:
+            self.message = "This token is read-only."
+            return False
+        if getattr(view, "required_permission", None) and request.method not in permissions.SAFE_METHODS:
+            return request.user.has_perm(view.required_permission)
+        if not hasattr(view, "get_queryset") and not hasattr(view, "queryset"):
+            return True
+        return super().has_permission(request, view)
+
+
+class IngestPermission(permissions.BasePermission):
+    """For ``POST /api/telemetry/``: any token kind but read-only, with the ingest permission."""
+
+    message = "Posting telemetry needs the telemetry-ingest permission."
+
+    def has_permission(self, request, view):
+        if not (request.user and request.user.is_authenticated):
+            return False
+        if token_kind(request) == TokenKind.READ_ONLY:
+            self.message = "This token is read-only."
+            return False
+        return request.user.has_perm("inventory.add_telemetrysample")

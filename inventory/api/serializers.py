@@ -1,0 +1,423 @@
+"""API representations. Reads are flat and prefetched; writes validate and hand to a service."""
+
+import re
+from decimal import Decimal
+
+from rest_framework import serializers
+
+from ..choices import CableKind, CableRole, CableStatus, ConnectorType, Polarity, Polish
+from ..models import (
+    Cable,
+    CableEnd,
+    Cage,
+    Device,
+    Link,
+    Port,
+    PortAlias,
+    Rack,
+    Room,
+    Row,
+    Site,
+    Transceiver,
+    TransceiverModel,
+    TransceiverPlacement,
+    Vendor,
+)
+
+LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,63}$")
+
+
+def validate_label(value: str) -> str:
+    if not LABEL_RE.match(value):
+        raise serializers.ValidationError(
+            "Labels are 1-64 characters: letters, digits and . _ : + - (no spaces or slashes)."
+        )
+    return value
+
+
+class SiteSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Site
+        fields = ["id", "name", "slug", "description", "team", "retest_interval_days"]
+
+
+class RoomSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Room
+        fields = ["id", "site", "name"]
+
+
+class RowSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Row
+        fields = ["id", "room", "name", "team"]
+
+
+class RackSerializer(serializers.ModelSerializer):
+    site = serializers.CharField(source="row.room.site.slug", read_only=True)
+
+    class Meta:
+        model = Rack
+        fields = ["id", "name", "row", "site", "u_height", "position", "team"]
+
+
+class VendorSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Vendor
+        fields = ["id", "name", "slug"]
+
+
+class DeviceSerializer(serializers.ModelSerializer):
+    rack_name = serializers.CharField(source="rack.name", read_only=True, default=None)
+
+    class Meta:
+        model = Device
+        fields = [
+            "id",
+            "name",
+            "role",
+            "rack",
+            "rack_name",
+            "position_u",
+            "height_u",
+            "vendor",
+            "model",
+            "serial",
+            "asset_tag",
+            "retired_at",
+        ]
+        read_only_fields = ["retired_at"]
+
+
+class CageSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Cage
+        fields = ["id", "device", "name", "index", "form_factor", "lanes"]
+
+
+class PortAliasSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PortAlias
+        fields = ["name", "source", "valid_from", "valid_to"]
+
+
+class PortSerializer(serializers.ModelSerializer):
+    device_name = serializers.CharField(source="device.name", read_only=True)
+    aliases = PortAliasSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Port
+        fields = [
+            "id",
+            "device",
+            "device_name",
+            "name",
+            "kind",
+            "fabric",
+            "cage",
+            "connector",
+            "lane_start",
+            "lane_count",
+            "speed_gbps",
+            "positions",
+            "connector_type",
+            "fibre_count",
+            "pinned",
+            "polish",
+            "aliases",
+            "retired_at",
+        ]
+        read_only_fields = ["retired_at"]
+
+
+class PortAliasWriteSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=128)
+    source = serializers.CharField(max_length=32, required=False, allow_blank=True, default="")
+
+
+class TransceiverModelSerializer(serializers.ModelSerializer):
+    vendor_name = serializers.CharField(source="vendor.name", read_only=True)
+
+    class Meta:
+        model = TransceiverModel
+        fields = [
+            "id",
+            "vendor",
+            "vendor_name",
+            "part_number",
+            "form_factor",
+            "pmd",
+            "speed_gbps",
+            "lanes",
+            "lane_rate_gbps",
+            "logical_ports",
+            "connector_type",
+            "connector_count",
+            "fibre_count",
+            "polish",
+            "pinned",
+            "wavelength_nm",
+            "single_mode",
+            "reach_m",
+        ]
+
+
+class PlacementSerializer(serializers.ModelSerializer):
+    cage_name = serializers.CharField(source="cage.__str__", read_only=True)
+
+    class Meta:
+        model = TransceiverPlacement
+        fields = ["cage", "cage_name", "installed_at", "removed_at", "end_reason", "notes"]
+
+
+class TransceiverSerializer(serializers.ModelSerializer):
+    part_number = serializers.CharField(source="model.part_number", read_only=True)
+    vendor = serializers.CharField(source="model.vendor.name", read_only=True)
+    location = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Transceiver
+        fields = [
+            "id",
+            "model",
+            "part_number",
+            "vendor",
+            "serial",
+            "firmware",
+            "date_code",
+            "status",
+            "cage",
+            "location",
+            "stock_site",
+            "acquired_on",
+        ]
+        read_only_fields = ["status", "cage"]
+
+    def get_location(self, obj) -> str | None:
+        return str(obj.cage) if obj.cage_id else None
+
+
+class TransceiverDetailSerializer(TransceiverSerializer):
+    placements = PlacementSerializer(many=True, read_only=True)
+
+    class Meta(TransceiverSerializer.Meta):
+        fields = [*TransceiverSerializer.Meta.fields, "placements"]
+
+
+class SwapSerializer(serializers.Serializer):
+    serial = serializers.CharField(max_length=100, help_text="Serial of the module going in")
+    old_failed = serializers.BooleanField(default=False, help_text="The module coming out has failed")
+    notes = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class InstallSerializer(serializers.Serializer):
+    cage = serializers.PrimaryKeyRelatedField(queryset=Cage.objects.all())
+
+
+class RemoveSerializer(serializers.Serializer):
+    failed = serializers.BooleanField(default=False)
+    notes = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+def end_point(end: CableEnd) -> dict:
+    if end.port_id:
+        dev, name = end.port.device, end.port.name
+    elif end.cage_id:
+        dev = end.cage.device
+        name = end.cage.name if end.connector == 1 else f"{end.cage.name}/{end.connector}"
+    else:
+        dev, name = None, None
+    return {
+        "side": end.side,
+        "leg": end.leg,
+        "label": end.label,
+        "device": dev.name if dev else None,
+        "rack": dev.rack.name if dev and dev.rack_id else None,
+        "u": dev.position_u if dev else None,
+        "termination": name,
+        "connector_type": end.connector_type,
+        "fibre_count": end.fibre_count,
+        "pinned": end.pinned,
+        "polish": end.polish,
+    }
+
+
+class CableEndSerializer(serializers.Serializer):
+    side = serializers.CharField()
+    leg = serializers.IntegerField()
+    label = serializers.CharField()
+    device = serializers.CharField(allow_null=True)
+    rack = serializers.CharField(allow_null=True)
+    u = serializers.IntegerField(allow_null=True)
+    termination = serializers.CharField(allow_null=True)
+    connector_type = serializers.CharField()
+    fibre_count = serializers.IntegerField(allow_null=True)
+    pinned = serializers.BooleanField(allow_null=True)
+    polish = serializers.CharField()
+
+    def to_representation(self, instance):
+        return end_point(instance)
+
+
+class CableSerializer(serializers.ModelSerializer):
+    vendor = serializers.CharField(source="vendor.name", read_only=True, default=None)
+    ends = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Cable
+        fields = [
+            "id",
+            "label",
+            "kind",
+            "role",
+            "polarity",
+            "length_m",
+            "vendor",
+            "part_number",
+            "serial_a",
+            "serial_b",
+            "lot",
+            "install_date",
+            "status",
+            "retest_due",
+            "retired_at",
+            "replaced_by",
+            "notes",
+            "ends",
+            "url",
+        ]
+        read_only_fields = fields
+
+    def get_ends(self, obj) -> list[dict]:
+        return [end_point(e) for e in obj.ends.all() if e.active or obj.retired_at]
+
+    def get_url(self, obj) -> str:
+        return obj.get_absolute_url()
+
+
+class EndRefSerializer(serializers.Serializer):
+    """A plug and where it goes: ``port`` id, or ``device`` + ``port_name`` (name or alias)."""
+
+    port = serializers.IntegerField(required=False)
+    device = serializers.CharField(required=False, max_length=100)
+    port_name = serializers.CharField(required=False, max_length=128)
+    label = serializers.CharField(required=False, allow_blank=True, default="", max_length=72)
+    connector_type = serializers.ChoiceField(choices=ConnectorType.choices, required=False, allow_blank=True)
+    fibre_count = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=32)
+    pinned = serializers.BooleanField(required=False, allow_null=True, default=None)
+    polish = serializers.ChoiceField(choices=Polish.choices, required=False, allow_blank=True)
+
+    def validate(self, attrs):
+        if "port" not in attrs and not ("device" in attrs and "port_name" in attrs):
+            raise serializers.ValidationError("Give a port id, or device and port_name.")
+        return attrs
+
+
+class CableWriteSerializer(serializers.Serializer):
+    label = serializers.CharField(max_length=64, validators=[validate_label])
+    kind = serializers.ChoiceField(choices=CableKind.choices)
+    role = serializers.ChoiceField(choices=CableRole.choices, required=False)
+    polarity = serializers.ChoiceField(choices=Polarity.choices, required=False, allow_blank=True, default="")
+    length_m = serializers.DecimalField(
+        max_digits=7, decimal_places=2, required=False, allow_null=True, min_value=Decimal("0.01")
+    )
+    vendor = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    part_number = serializers.CharField(required=False, allow_blank=True, default="", max_length=100)
+    serial_a = serializers.CharField(required=False, allow_blank=True, default="", max_length=100)
+    serial_b = serializers.CharField(required=False, allow_blank=True, default="", max_length=100)
+    lot = serializers.CharField(required=False, allow_blank=True, default="", max_length=40)
+    install_date = serializers.DateField(required=False, allow_null=True)
+    status = serializers.ChoiceField(
+        choices=[(CableStatus.PLANNED, "Planned"), (CableStatus.INSTALLED, "Installed")], required=False
+    )
+    notes = serializers.CharField(required=False, allow_blank=True, default="")
+    a = EndRefSerializer()
+    b = EndRefSerializer(many=True, min_length=1, max_length=8)
+
+
+class CableUpdateSerializer(serializers.ModelSerializer):
+    """Editable facts of a cable. Status moves through its own endpoints (gate, retire)."""
+
+    class Meta:
+        model = Cable
+        fields = [
+            "length_m",
+            "part_number",
+            "serial_a",
+            "serial_b",
+            "lot",
+            "install_date",
+            "notes",
+            "polarity",
+        ]
+
+
+class StatusSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=CableStatus.choices)
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+
+class RetireSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+
+class LinkSerializer(serializers.ModelSerializer):
+    a = serializers.CharField(source="a_port.__str__", read_only=True)
+    b = serializers.CharField(source="b_port.__str__", read_only=True)
+    cables = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Link
+        fields = [
+            "id",
+            "a_port",
+            "b_port",
+            "a",
+            "b",
+            "pmd",
+            "fec",
+            "speed_gbps",
+            "lanes",
+            "lane_rate_gbaud",
+            "loss_budget_db",
+            "link_class",
+            "path_ok",
+            "path_problems",
+            "retest_due",
+            "active",
+            "cables",
+        ]
+        read_only_fields = fields
+
+    def get_cables(self, obj) -> list[str]:
+        return [s.cable.label for s in obj.segments.all()]
+
+
+def trace_as_dict(trace) -> dict:
+    def point(p):
+        return None if p is None else {"device": p.device, "rack": p.rack, "u": p.u, "name": p.name}
+
+    return {
+        "start": point(trace.start),
+        "far": point(trace.far),
+        "far_port": trace.far_port_id,
+        "complete": trace.complete,
+        "ok": trace.verdict.ok,
+        "problems": trace.verdict.problems,
+        "notes": trace.verdict.notes,
+        "segments": [
+            {
+                "cable": s.label,
+                "kind": s.kind,
+                "role": s.role,
+                "polarity": s.polarity,
+                "status": s.status,
+                "from": point(s.near),
+                "to": point(s.far),
+                "from_leg": s.near_leg,
+                "to_leg": s.far_leg,
+            }
+            for s in trace.segments
+        ],
+    }

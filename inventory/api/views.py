@@ -1,0 +1,296 @@
+"""REST API: thin viewsets over the selectors and services."""
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Prefetch
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from ..filters import CableFilter, DeviceFilter, PortFilter, TransceiverFilter
+from ..models import (
+    Cable,
+    CableEnd,
+    Cage,
+    Device,
+    Link,
+    LinkSegment,
+    Port,
+    Rack,
+    Room,
+    Row,
+    Site,
+    Transceiver,
+    TransceiverModel,
+    TransceiverPlacement,
+    Vendor,
+)
+from ..selectors.history import history_for
+from ..selectors.trace import port_trace
+from ..services import cables as cable_services
+from ..services import ports as port_services
+from ..services import transceivers as xcvr_services
+from . import serializers as s
+
+
+class NoDeleteModelViewSet(
+    mixins.CreateModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.ListModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Create, read, update. Nothing is hard-deleted through the product."""
+
+
+class SiteViewSet(NoDeleteModelViewSet):
+    queryset = Site.objects.all()
+    serializer_class = s.SiteSerializer
+    filterset_fields = ["slug", "name"]
+
+
+class RoomViewSet(NoDeleteModelViewSet):
+    queryset = Room.objects.all()
+    serializer_class = s.RoomSerializer
+    filterset_fields = ["site"]
+
+
+class RowViewSet(NoDeleteModelViewSet):
+    queryset = Row.objects.all()
+    serializer_class = s.RowSerializer
+    filterset_fields = ["room"]
+
+
+class RackViewSet(NoDeleteModelViewSet):
+    queryset = Rack.objects.select_related("row__room__site")
+    serializer_class = s.RackSerializer
+    filterset_fields = ["row", "name"]
+    lookup_field = "name"
+    lookup_value_regex = "[^/]+"
+
+
+class VendorViewSet(NoDeleteModelViewSet):
+    queryset = Vendor.objects.all()
+    serializer_class = s.VendorSerializer
+
+
+class DeviceViewSet(NoDeleteModelViewSet):
+    queryset = Device.objects.select_related("rack")
+    serializer_class = s.DeviceSerializer
+    filterset_class = DeviceFilter
+    lookup_field = "name"
+    lookup_value_regex = "[^/]+"
+
+
+class CageViewSet(NoDeleteModelViewSet):
+    queryset = Cage.objects.all()
+    serializer_class = s.CageSerializer
+    filterset_fields = ["device"]
+
+
+class PortViewSet(NoDeleteModelViewSet):
+    queryset = Port.objects.select_related("device").prefetch_related("aliases")
+    serializer_class = s.PortSerializer
+    filterset_class = PortFilter
+
+    def perform_create(self, serializer):
+        port = serializer.save()
+        port_services.port_alias_add(port=port, name=port.name, source="canonical")
+
+    @extend_schema(request=None, responses={200: OpenApiResponse(description="The traced path")})
+    @action(detail=True, methods=["get"])
+    def trace(self, request, pk=None):
+        port = get_object_or_404(Port.objects.select_related("device__rack"), pk=pk)
+        return Response(s.trace_as_dict(port_trace(port)))
+
+    @extend_schema(request=s.PortAliasWriteSerializer, responses={201: s.PortAliasSerializer})
+    @action(detail=True, methods=["post"])
+    def aliases(self, request, pk=None):
+        port = self.get_object()
+        body = s.PortAliasWriteSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        alias = port_services.port_alias_add(port=port, **body.validated_data)
+        return Response(s.PortAliasSerializer(alias).data, status=status.HTTP_201_CREATED)
+
+
+class TransceiverModelViewSet(NoDeleteModelViewSet):
+    queryset = TransceiverModel.objects.select_related("vendor")
+    serializer_class = s.TransceiverModelSerializer
+    filterset_fields = ["vendor", "form_factor", "pmd"]
+
+
+class TransceiverViewSet(NoDeleteModelViewSet):
+    queryset = Transceiver.objects.select_related("model__vendor", "cage__device")
+    serializer_class = s.TransceiverSerializer
+    filterset_class = TransceiverFilter
+    ordering_fields = ["serial", "status"]
+
+    def get_queryset(self):
+        qs = super().get_queryset()
+        if self.action == "retrieve":
+            qs = qs.prefetch_related(
+                Prefetch("placements", queryset=TransceiverPlacement.objects.select_related("cage__device"))
+            )
+        return qs
+
+    def get_serializer_class(self):
+        return s.TransceiverDetailSerializer if self.action == "retrieve" else s.TransceiverSerializer
+
+    @extend_schema(request=s.InstallSerializer, responses={200: s.TransceiverSerializer})
+    @action(detail=True, methods=["post"])
+    def install(self, request, pk=None):
+        xcvr = self.get_object()
+        body = s.InstallSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        xcvr = xcvr_services.transceiver_install(
+            transceiver=xcvr, cage=body.validated_data["cage"], actor=request.user
+        )
+        return Response(s.TransceiverSerializer(xcvr).data)
+
+    @extend_schema(request=s.RemoveSerializer, responses={200: s.TransceiverSerializer})
+    @action(detail=True, methods=["post"])
+    def remove(self, request, pk=None):
+        xcvr = self.get_object()
+        body = s.RemoveSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        reason = "failed" if body.validated_data["failed"] else "removed"
+        xcvr = xcvr_services.transceiver_remove(
+            transceiver=xcvr, reason=reason, actor=request.user, notes=body.validated_data["notes"]
+        )
+        return Response(s.TransceiverSerializer(xcvr).data)
+
+    @extend_schema(request=None, responses={200: OpenApiResponse(description="Change history")})
+    @action(detail=True, methods=["get"])
+    def history(self, request, pk=None):
+        return Response(history_for(self.get_object()))
+
+
+class CableViewSet(NoDeleteModelViewSet):
+    """Cables, by label. Create takes both ends; status changes and retirement have their own actions."""
+
+    serializer_class = s.CableSerializer
+    filterset_class = CableFilter
+    ordering_fields = ["label", "install_date", "status", "retest_due"]
+    lookup_field = "label"
+    lookup_value_regex = "[^/]+"
+
+    def get_queryset(self):
+        ends = CableEnd.objects.select_related("port__device__rack", "cage__device__rack")
+        return (
+            Cable.objects.select_related("vendor")
+            .prefetch_related(Prefetch("ends", queryset=ends))
+            .order_by("label")
+        )
+
+    def get_serializer_class(self):
+        if self.action == "create":
+            return s.CableWriteSerializer
+        if self.action in ("update", "partial_update"):
+            return s.CableUpdateSerializer
+        return s.CableSerializer
+
+    def _port(self, ref: dict, field: str) -> Port:
+        if "port" in ref:
+            port = (
+                Port.objects.select_related("device__rack", "cage__transceiver__model")
+                .filter(pk=ref["port"])
+                .first()
+            )
+        else:
+            port_id = port_services.ports_resolve([(ref["device"], ref["port_name"])]).get(
+                (ref["device"], ref["port_name"])
+            )
+            port = (
+                Port.objects.select_related("device__rack", "cage__transceiver__model")
+                .filter(pk=port_id)
+                .first()
+                if port_id
+                else None
+            )
+        if port is None:
+            raise DjangoValidationError({field: "Unknown port."})
+        return port
+
+    def _spec(self, ref: dict, field: str) -> cable_services.EndSpec:
+        return cable_services.EndSpec(
+            port=self._port(ref, field),
+            connector_type=ref.get("connector_type", ""),
+            fibre_count=ref.get("fibre_count"),
+            pinned=ref.get("pinned"),
+            polish=ref.get("polish", ""),
+            label=ref.get("label", ""),
+        )
+
+    @extend_schema(request=s.CableWriteSerializer, responses={201: s.CableSerializer})
+    def create(self, request, *args, **kwargs):
+        body = s.CableWriteSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = dict(body.validated_data)
+        a = self._spec(data.pop("a"), "a")
+        b = [self._spec(ref, "b") for ref in data.pop("b")]
+        vendor_name = data.pop("vendor", "")
+        vendor = Vendor.objects.filter(name__iexact=vendor_name).first() if vendor_name else None
+        if vendor_name and vendor is None:
+            raise DjangoValidationError({"vendor": f"Unknown vendor {vendor_name!r}."})
+        cable, warnings = cable_services.cable_install(a=a, b=b, vendor=vendor, **data)
+        out = s.CableSerializer(self.get_queryset().get(pk=cable.pk)).data
+        out["warnings"] = warnings
+        return Response(out, status=status.HTTP_201_CREATED)
+
+    def perform_update(self, serializer):
+        if serializer.instance.retired_at:
+            raise DjangoValidationError({"label": "A retired cable cannot be edited."})
+        serializer.save()
+
+    def update(self, request, *args, **kwargs):
+        super().update(request, *args, **kwargs)
+        return Response(s.CableSerializer(self.get_queryset().get(label=kwargs["label"])).data)
+
+    @extend_schema(request=None, responses={200: OpenApiResponse(description="The traced path from end A")})
+    @action(detail=True, methods=["get"])
+    def trace(self, request, label=None):
+        cable = self.get_object()
+        end = next((e for e in cable.ends.all() if e.side == "A"), None)
+        port = None
+        if end and end.port_id:
+            port = end.port
+        elif end and end.cage_id:
+            port = (
+                Port.objects.select_related("device__rack")
+                .filter(cage_id=end.cage_id, connector=end.connector)
+                .order_by("lane_start")
+                .first()
+            )
+        if port is None:
+            return Response({"detail": "End A is not on a port."}, status=status.HTTP_404_NOT_FOUND)
+        return Response(s.trace_as_dict(port_trace(port)))
+
+    @extend_schema(request=s.StatusSerializer, responses={200: s.CableSerializer})
+    @action(detail=True, methods=["post"], url_path="status")
+    def set_status(self, request, label=None):
+        body = s.StatusSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        cable = cable_services.cable_set_status(cable=self.get_object(), **body.validated_data)
+        return Response(s.CableSerializer(self.get_queryset().get(pk=cable.pk)).data)
+
+    @extend_schema(request=s.RetireSerializer, responses={200: s.CableSerializer})
+    @action(detail=True, methods=["post"])
+    def retire(self, request, label=None):
+        body = s.RetireSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        cable = cable_services.cable_retire(cable=self.get_object(), reason=body.validated_data["reason"])
+        return Response(s.CableSerializer(self.get_queryset().get(pk=cable.pk)).data)
+
+    @extend_schema(request=None, responses={200: OpenApiResponse(description="Change history")})
+    @action(detail=True, methods=["get"])
+    def history(self, request, label=None):
+        return Response(history_for(self.get_object()))
+
+
+class LinkViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = Link.objects.select_related("a_port__device", "b_port__device").prefetch_related(
+        Prefetch("segments", queryset=LinkSegment.objects.select_related("cable"))
+    )
+    serializer_class = s.LinkSerializer
+    filterset_fields = ["active", "pmd", "path_ok"]

@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+class InventoryConfig(AppConfig):
+    name = "inventory"
+    verbose_name = "Cable plant"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from .roles import sync_roles
+
+        post_migrate.connect(sync_roles, sender=self, dispatch_uid="inventory.sync_roles")

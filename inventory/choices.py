@@ -1,0 +1,182 @@
+"""Every enumeration of the domain, in one place."""
+
+from django.db import models
+
+
+class DeviceRole(models.TextChoices):
+    GPU_NODE = "gpu_node", "GPU node"
+    LEAF = "leaf", "Leaf switch"
+    SPINE = "spine", "Spine switch"
+    STORAGE = "storage", "Storage"
+    MGMT_SWITCH = "mgmt_switch", "Management switch"
+    PATCH_PANEL = "patch_panel", "Patch panel"
+    CASSETTE = "cassette", "Cassette"
+    OTHER = "other", "Other"
+
+
+class PortKind(models.TextChoices):
+    INTERFACE = "interface", "Logical interface"
+    FRONT = "front", "Panel front port"
+    REAR = "rear", "Panel rear port"
+
+
+class Fabric(models.TextChoices):
+    ETHERNET = "ethernet", "Ethernet"
+    INFINIBAND = "infiniband", "InfiniBand"
+    OOB = "oob", "Out-of-band copper"
+
+
+class FormFactor(models.TextChoices):
+    OSFP = "OSFP", "OSFP"
+    QSFP_DD = "QSFP-DD", "QSFP-DD"
+    QSFP112 = "QSFP112", "QSFP112"
+    QSFP56 = "QSFP56", "QSFP56"
+    QSFP28 = "QSFP28", "QSFP28"
+    SFP28 = "SFP28", "SFP28"
+    RJ45 = "RJ45", "RJ45"
+
+
+class ConnectorType(models.TextChoices):
+    LC = "LC", "LC duplex"
+    MPO = "MPO", "MPO/MTP"
+    RJ45 = "RJ45", "RJ45"
+    NONE = "none", "Sealed (DAC/ACC/AOC plug)"
+
+
+class Polish(models.TextChoices):
+    UPC = "UPC", "UPC"
+    APC = "APC", "APC"
+    NONE = "", "n/a"
+
+
+class Polarity(models.TextChoices):
+    """TIA-568.3 polarity of a cable: how fibre i at end A maps to end B."""
+
+    A = "A", "Method A (straight, 1-1)"
+    B = "B", "Method B (reversed, 1-N)"
+    C = "C", "Method C (pair-flipped)"
+    AB = "AB", "Duplex A-to-B (crossed)"
+    AA = "AA", "Duplex A-to-A (straight)"
+    NONE = "", "n/a"
+
+
+class CableKind(models.TextChoices):
+    SMF_OS2 = "SMF_OS2", "Single-mode OS2"
+    MMF_OM3 = "MMF_OM3", "Multi-mode OM3"
+    MMF_OM4 = "MMF_OM4", "Multi-mode OM4"
+    MMF_OM5 = "MMF_OM5", "Multi-mode OM5"
+    DAC = "DAC", "Direct-attach copper (passive)"
+    ACC = "ACC", "Active copper"
+    AOC = "AOC", "Active optical cable"
+    CAT6A = "CAT6A", "Cat6A copper"
+
+    @classmethod
+    def fibre(cls) -> set[str]:
+        return {cls.SMF_OS2, cls.MMF_OM3, cls.MMF_OM4, cls.MMF_OM5}
+
+    @classmethod
+    def sealed(cls) -> set[str]:
+        return {cls.DAC, cls.ACC, cls.AOC}
+
+
+class CableRole(models.TextChoices):
+    JUMPER = "jumper", "Patch cord / jumper"
+    TRUNK = "trunk", "Trunk"
+    DIRECT = "direct", "Direct (point to point)"
+    BREAKOUT = "breakout", "Breakout"
+
+
+class CableStatus(models.TextChoices):
+    PLANNED = "planned", "Planned"
+    INSTALLED = "installed", "Installed"
+    TESTED = "tested", "Tested"
+    IN_PRODUCTION = "in_production", "In production"
+    DEGRADED = "degraded", "Degraded"
+    FAULTY = "faulty", "Faulty"
+    RETIRED = "retired", "Retired"
+
+
+class TransceiverStatus(models.TextChoices):
+    SPARE = "spare", "Spare (in stock)"
+    INSTALLED = "installed", "Installed"
+    FAILED = "failed", "Failed"
+    RMA = "rma", "Out for RMA"
+    RETIRED = "retired", "Retired"
+
+
+class PlacementEnd(models.TextChoices):
+    """Why a placement ended."""
+
+    REMOVED = "removed", "Removed to spare"
+    SWAPPED = "swapped", "Swapped out"
+    FAILED = "failed", "Failed"
+
+
+class RmaOutcome(models.TextChoices):
+    PENDING = "pending", "Pending"
+    CONFIRMED = "confirmed", "Failure confirmed"
+    NO_TROUBLE_FOUND = "ntf", "No trouble found"
+
+
+class FecType(models.TextChoices):
+    NONE = "none", "None"
+    KR4 = "RS528", "RS(528,514) KR4"
+    KP4 = "RS544", "RS(544,514) KP4"
+
+
+class TestKind(models.TextChoices):
+    OTDR = "otdr", "OTDR"
+    OLTS = "olts", "Power meter (OLTS)"
+    INSPECTION = "inspection", "End-face inspection"
+    QUALIFICATION = "qualification", "Link qualification"
+
+
+class Verdict(models.TextChoices):
+    PASS = "pass", "Pass"
+    MARGINAL = "marginal", "Marginal"
+    FAIL = "fail", "Fail"
+    UNKNOWN = "unknown", "Not evaluated"
+
+
+class Direction(models.TextChoices):
+    A_TO_B = "AB", "A to B"
+    B_TO_A = "BA", "B to A"
+    BIDIRECTIONAL = "bidi", "Bidirectional average"
+
+
+class ReferenceMethod(models.TextChoices):
+    ONE_JUMPER = "1", "1 jumper (TIA-526-14 B / IEC method 1)"
+    TWO_JUMPER = "2", "2 jumpers (TIA-526-14 A / IEC method 2)"
+    THREE_JUMPER = "3", "3 jumpers (TIA-526-14 C / IEC method 3)"
+
+
+class Severity(models.TextChoices):
+    INFO = "info", "Info"
+    WARNING = "warning", "Warning"
+    NOTIFY = "notify", "Notify"
+    CRITICAL = "critical", "Critical"
+    PAGE = "page", "Page"
+
+
+class AlertState(models.TextChoices):
+    OPEN = "open", "Open"
+    RESOLVED = "resolved", "Resolved"
+
+
+class AlertRule(models.TextChoices):
+    LINK_FLAP = "link_flap", "Link flap"
+    LINK_DEGRADED = "link_degraded", "Link degraded (speed/width)"
+    FEC_DEGRADATION = "fec_degradation", "FEC degradation"
+    FEC_TAIL = "fec_tail", "FEC histogram tail"
+    FEC_UNCORRECTABLE = "fec_uncorrectable", "Uncorrectable FEC codewords"
+    RX_POWER_DRIFT = "rx_power_drift", "Rx power drift"
+    PFC_STORM = "pfc_storm", "PFC storm"
+    MISWIRE = "miswire", "Miswire"
+    UNRECORDED_SWAP = "unrecorded_swap", "Unrecorded module swap"
+    LOSS_INCREASE = "loss_increase", "Loss increase"
+
+
+class TokenKind(models.TextChoices):
+    FULL = "full", "Full (the user's own permissions)"
+    READ_ONLY = "read_only", "Read-only"
+    INGEST = "ingest", "Telemetry ingest only"

@@ -1,0 +1,41 @@
+from .accounts import ApiToken
+from .base import UntrackedWriteError, sanctioned_bulk_write
+from .cables import Cable, CableEnd, Link, LinkSegment
+from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
+from .locations import Rack, Room, Row, Site, Team
+from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
+from .testing import CableTest, FibreResult, Inspection, OtdrTrace
+from .transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
+
+__all__ = [
+    "Alert",
+    "ApiToken",
+    "Cable",
+    "CableEnd",
+    "CableTest",
+    "Cage",
+    "Device",
+    "FibreResult",
+    "ForecastSnapshot",
+    "Inspection",
+    "Link",
+    "LinkSegment",
+    "MaintenanceWindow",
+    "OtdrTrace",
+    "Port",
+    "PortAlias",
+    "PortMapping",
+    "Rack",
+    "RmaCase",
+    "Room",
+    "Row",
+    "Site",
+    "Team",
+    "TelemetrySample",
+    "Transceiver",
+    "TransceiverModel",
+    "TransceiverPlacement",
+    "UntrackedWriteError",
+    "Vendor",
+    "sanctioned_bulk_write",
+]

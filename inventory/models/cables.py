@@ -1,0 +1,162 @@
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from simple_history.models import HistoricalRecords
+
+from ..choices import CableKind, CableRole, CableStatus, ConnectorType, FecType, Polarity, Polish
+from .base import TimestampedModel, TrackedManager
+from .devices import Cage, Port, Vendor
+
+
+class Cable(TimestampedModel):
+    """A physical cable with a stable label (printed on it, and in its QR code as ``/c/<label>``)."""
+
+    label = models.CharField(max_length=64, unique=True)
+    kind = models.CharField(max_length=8, choices=CableKind.choices)
+    role = models.CharField(max_length=10, choices=CableRole.choices, default=CableRole.DIRECT)
+    polarity = models.CharField(max_length=2, choices=Polarity.choices, blank=True)
+    length_m = models.DecimalField(max_digits=7, decimal_places=2, null=True, blank=True)
+    vendor = models.ForeignKey(Vendor, null=True, blank=True, on_delete=models.PROTECT, related_name="cables")
+    part_number = models.CharField(max_length=100, blank=True)
+    serial_a = models.CharField(max_length=100, blank=True, help_text="EEPROM serial, A end (DAC/ACC/AOC)")
+    serial_b = models.CharField(max_length=100, blank=True, help_text="EEPROM serial, B end (DAC/ACC/AOC)")
+    lot = models.CharField(max_length=40, blank=True)
+    install_date = models.DateField(null=True, blank=True)
+    status = models.CharField(max_length=14, choices=CableStatus.choices, default=CableStatus.PLANNED)
+    retest_due = models.DateField(null=True, blank=True, db_index=True)
+    replaced_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaces"
+    )
+    retired_at = models.DateTimeField(null=True, blank=True)
+    notes = models.TextField(blank=True)
+
+    objects = TrackedManager()
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["label"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(length_m__isnull=True) | Q(length_m__gt=0), name="cable_length_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(retired_at__isnull=True) | Q(status=CableStatus.RETIRED),
+                name="cable_retired_status",
+            ),
+        ]
+        indexes = [models.Index(fields=["status"], name="cable_status")]
+
+    def __str__(self) -> str:
+        return self.label
+
+    def get_absolute_url(self) -> str:
+        return reverse("cable-page", kwargs={"label": self.label})
+
+    @property
+    def is_sealed(self) -> bool:
+        return self.kind in CableKind.sealed()
+
+    @property
+    def is_fibre(self) -> bool:
+        return self.kind in CableKind.fibre()
+
+
+class CableEnd(models.Model):
+    """One plug of a cable and where it is plugged in.
+
+    Side A has one end (``leg`` 0). Side B has one end too, or 2-8 legs (breakout), each with
+    its own label. The plug carries the connector; it terminates either on a cage connector
+    (a module's connector, or the cage itself for DAC/AOC) or on a port (panel front/rear,
+    fixed RJ45). ``active`` goes false when the cable is retired, freeing the port.
+    """
+
+    cable = models.ForeignKey(Cable, on_delete=models.PROTECT, related_name="ends")
+    side = models.CharField(max_length=1, choices=[("A", "A"), ("B", "B")])
+    leg = models.PositiveSmallIntegerField(default=0)
+    label = models.CharField(max_length=72, blank=True, help_text="Leg label on breakouts")
+    connector_type = models.CharField(max_length=5, choices=ConnectorType.choices)
+    fibre_count = models.PositiveSmallIntegerField(null=True, blank=True)
+    pinned = models.BooleanField(null=True, blank=True)
+    polish = models.CharField(max_length=3, choices=Polish.choices, blank=True)
+    cage = models.ForeignKey(Cage, null=True, blank=True, on_delete=models.PROTECT, related_name="cable_ends")
+    connector = models.PositiveSmallIntegerField(null=True, blank=True)
+    port = models.ForeignKey(Port, null=True, blank=True, on_delete=models.PROTECT, related_name="cable_ends")
+    active = models.BooleanField(default=True)
+
+    objects = TrackedManager()
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["cable_id", "side", "leg"]
+        constraints = [
+            models.UniqueConstraint(fields=["cable", "side", "leg"], name="cable_end_unique"),
+            models.UniqueConstraint(
+                fields=["cage", "connector"],
+                condition=Q(active=True, cage__isnull=False),
+                name="cable_end_one_per_connector",
+            ),
+            models.UniqueConstraint(
+                fields=["port"], condition=Q(active=True, port__isnull=False), name="cable_end_one_per_port"
+            ),
+            models.CheckConstraint(
+                condition=(Q(cage__isnull=False, connector__isnull=False, port__isnull=True))
+                | Q(cage__isnull=True, connector__isnull=True, port__isnull=False)
+                | Q(cage__isnull=True, connector__isnull=True, port__isnull=True),
+                name="cable_end_one_termination",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.cable_id}{self.side}{self.leg or ''}"
+
+
+class Link(TimestampedModel):
+    """A channel: the logical port pair at its two ends, its PMD and FEC, over a traced path."""
+
+    a_port = models.ForeignKey(Port, on_delete=models.PROTECT, related_name="links_a")
+    b_port = models.ForeignKey(Port, on_delete=models.PROTECT, related_name="links_b")
+    pmd = models.CharField(max_length=40, blank=True)
+    fec = models.CharField(max_length=6, choices=FecType.choices, default=FecType.KP4)
+    speed_gbps = models.PositiveIntegerField(null=True, blank=True)
+    lanes = models.PositiveSmallIntegerField(null=True, blank=True)
+    lane_rate_gbaud = models.FloatField(
+        null=True, blank=True, help_text="Signalling rate per lane, e.g. 53.125"
+    )
+    loss_budget_db = models.FloatField(null=True, blank=True, help_text="Channel insertion-loss limit")
+    link_class = models.CharField(
+        max_length=40, blank=True, help_text="Rule thresholds are configurable per class"
+    )
+    path_ok = models.BooleanField(default=True)
+    path_problems = models.JSONField(default=list, blank=True)
+    retest_due = models.DateField(null=True, blank=True, db_index=True)
+    active = models.BooleanField(default=True)
+
+    objects = TrackedManager()
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["a_port_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["a_port", "b_port"], condition=Q(active=True), name="link_unique_pair"
+            ),
+            models.CheckConstraint(condition=Q(a_port__lt=models.F("b_port")), name="link_ports_ordered"),
+        ]
+
+    def __str__(self) -> str:
+        return f"link {self.a_port_id}<->{self.b_port_id}"
+
+
+class LinkSegment(models.Model):
+    """The cables a link runs over, in order from its A port."""
+
+    link = models.ForeignKey(Link, on_delete=models.CASCADE, related_name="segments")
+    seq = models.PositiveSmallIntegerField()
+    cable = models.ForeignKey(Cable, on_delete=models.PROTECT, related_name="link_segments")
+
+    class Meta:
+        ordering = ["link_id", "seq"]
+        constraints = [models.UniqueConstraint(fields=["link", "seq"], name="segment_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.link_id}#{self.seq}: {self.cable_id}"

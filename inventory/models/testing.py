@@ -1,0 +1,136 @@
+"""Test records: OLTS (power meter) and OTDR per fibre, end-face inspection, link qualification."""
+
+from django.conf import settings
+from django.db import models
+from simple_history.models import HistoricalRecords
+
+from ..choices import Direction, ReferenceMethod, TestKind, Verdict
+from .cables import Cable, CableEnd, Link
+from .devices import Port
+
+
+class CableTest(models.Model):
+    """One test session on a cable (or a whole link), with its verdict against its budget."""
+
+    cable = models.ForeignKey(Cable, on_delete=models.PROTECT, related_name="tests")
+    link = models.ForeignKey(Link, null=True, blank=True, on_delete=models.PROTECT, related_name="tests")
+    kind = models.CharField(max_length=14, choices=TestKind.choices)
+    tested_at = models.DateTimeField()
+    technician = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    instrument = models.CharField(max_length=100, blank=True)
+    instrument_serial = models.CharField(max_length=64, blank=True)
+    calibration_date = models.DateField(null=True, blank=True)
+    reference_method = models.CharField(max_length=1, choices=ReferenceMethod.choices, blank=True)
+    launch_condition = models.CharField(
+        max_length=40, blank=True, help_text="Multi-mode: e.g. encircled flux"
+    )
+    wavelength_nm = models.PositiveIntegerField(null=True, blank=True)
+    loss_db = models.FloatField(null=True, blank=True, help_text="Worst fibre")
+    budget_db = models.FloatField(null=True, blank=True)
+    margin_db = models.FloatField(null=True, blank=True)
+    verdict = models.CharField(max_length=8, choices=Verdict.choices, default=Verdict.UNKNOWN)
+    is_baseline = models.BooleanField(default=False)
+    warnings = models.JSONField(default=list, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["-tested_at"]
+        indexes = [models.Index(fields=["cable", "kind", "-tested_at"], name="test_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.cable_id} {self.tested_at:%Y-%m-%d}"
+
+
+class FibreResult(models.Model):
+    """One fibre at one wavelength in one direction."""
+
+    test = models.ForeignKey(CableTest, on_delete=models.CASCADE, related_name="fibres")
+    fibre = models.PositiveSmallIntegerField(help_text="Fibre / MPO position, 1-based")
+    wavelength_nm = models.PositiveIntegerField()
+    direction = models.CharField(max_length=4, choices=Direction.choices, default=Direction.A_TO_B)
+    reference_dbm = models.FloatField(null=True, blank=True)
+    measured_dbm = models.FloatField(null=True, blank=True)
+    loss_db = models.FloatField()
+    reflectance_db = models.FloatField(null=True, blank=True)
+    verdict = models.CharField(max_length=8, choices=Verdict.choices, default=Verdict.UNKNOWN)
+
+    class Meta:
+        ordering = ["test_id", "fibre", "wavelength_nm"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["test", "fibre", "wavelength_nm", "direction"], name="fibre_result_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"fibre {self.fibre} @{self.wavelength_nm} nm: {self.loss_db} dB"
+
+
+class OtdrTrace(models.Model):
+    """The parsed Bellcore/Telcordia SR-4731 file behind an OTDR test; the original is kept."""
+
+    test = models.OneToOneField(CableTest, on_delete=models.CASCADE, related_name="otdr")
+    file = models.FileField(upload_to="sor/%Y/%m/", max_length=200)
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64, db_index=True)
+    sor_version = models.CharField(max_length=8)
+    make = models.CharField(max_length=64, blank=True)
+    model = models.CharField(max_length=64, blank=True)
+    serial = models.CharField(max_length=64, blank=True)
+    measured_at = models.DateTimeField(null=True, blank=True)
+    wavelength_nm = models.FloatField(null=True, blank=True)
+    pulse_width_ns = models.FloatField(null=True, blank=True)
+    index_of_refraction = models.FloatField(null=True, blank=True)
+    fibre_length_m = models.FloatField(null=True, blank=True)
+    total_loss_db = models.FloatField(null=True, blank=True)
+    orl_db = models.FloatField(null=True, blank=True)
+    checksum_ok = models.BooleanField(null=True)
+    events = models.JSONField(default=list)
+    trace = models.JSONField(default=list, help_text="Decimated (distance m, dB) points for the plot")
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.sor_version})"
+
+
+class Inspection(models.Model):
+    """End-face inspection (IEC 61300-3-35) and cleaning of one connector end."""
+
+    cable_end = models.ForeignKey(
+        CableEnd, null=True, blank=True, on_delete=models.PROTECT, related_name="inspections"
+    )
+    port = models.ForeignKey(
+        Port, null=True, blank=True, on_delete=models.PROTECT, related_name="inspections"
+    )
+    test = models.ForeignKey(
+        CableTest, null=True, blank=True, on_delete=models.CASCADE, related_name="inspections"
+    )
+    inspected_at = models.DateTimeField()
+    technician = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    passed = models.BooleanField()
+    zones = models.JSONField(
+        default=dict, blank=True, help_text="Per IEC 61300-3-35 zone: pass/fail, defects"
+    )
+    cleaned = models.BooleanField(default=False)
+    photo = models.FileField(upload_to="inspections/%Y/%m/", blank=True, max_length=200)
+
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["-inspected_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(cable_end__isnull=False) | models.Q(port__isnull=False),
+                name="inspection_has_target",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"inspection {'pass' if self.passed else 'fail'} {self.inspected_at:%Y-%m-%d}"

@@ -1,0 +1,37 @@
+"""Request ids: on every log line, in the ``X-Request-ID`` header, and on the 500 page.
+
+Kept free of Django imports so the logging config can load it before apps are ready.
+"""
+
+import contextvars
+import logging
+import uuid
+
+_request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+
+
+class RequestIdFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = _request_id.get()
+        return True
+
+
+class RequestIdMiddleware:
+    """Tags every log line with a request id, and returns it as ``X-Request-ID``.
+
+    A 500 in production shows the id (never a traceback) so a user can quote it.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        rid = request.headers.get("X-Request-ID", "")[:64] or uuid.uuid4().hex
+        request.request_id = rid
+        token = _request_id.set(rid)
+        try:
+            response = self.get_response(request)
+        finally:
+            _request_id.reset(token)
+        response["X-Request-ID"] = rid
+        return response

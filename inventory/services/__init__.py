@@ -1,0 +1,1 @@
+"""Services write. Every HTML form, API view, command and task calls these."""

@@ -1,0 +1,137 @@
+"""Module moves: install, remove, swap, fail, RMA. Every move is a dated placement row."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from ..choices import CableKind, PlacementEnd, RmaOutcome, TransceiverStatus
+from ..models import CableEnd, Cage, RmaCase, Transceiver, TransceiverPlacement
+
+
+def _locked(xcvr: Transceiver) -> Transceiver:
+    return Transceiver.objects.select_for_update().select_related("model").get(pk=xcvr.pk)
+
+
+@transaction.atomic
+def transceiver_install(
+    *, transceiver: Transceiver, cage: Cage, actor=None, now: datetime | None = None
+) -> Transceiver:
+    """Put a module into an empty cage."""
+    now = now or timezone.now()
+    xcvr = _locked(transceiver)
+    errors = {}
+    if xcvr.status in (TransceiverStatus.FAILED, TransceiverStatus.RMA, TransceiverStatus.RETIRED):
+        errors["transceiver"] = (
+            f"Module {xcvr.serial} is {xcvr.get_status_display().lower()} and cannot be installed."
+        )
+    elif xcvr.cage_id:
+        errors["transceiver"] = f"Module {xcvr.serial} is already installed in {xcvr.cage}."
+    occupant = Transceiver.objects.filter(cage=cage).first()
+    if occupant:
+        errors["cage"] = f"{cage} already holds module {occupant.serial}."
+    if xcvr.model.form_factor != cage.form_factor:
+        errors["cage"] = f"A {xcvr.model.form_factor} module does not fit a {cage.form_factor} cage."
+    sealed = CableEnd.objects.filter(active=True, cage=cage, cable__kind__in=CableKind.sealed()).exists()
+    if sealed:
+        errors["cage"] = f"{cage} is occupied by a DAC/ACC/AOC plug."
+    if errors:
+        raise ValidationError(errors)
+    xcvr.cage = cage
+    xcvr.status = TransceiverStatus.INSTALLED
+    xcvr.stock_site = None
+    xcvr._change_reason = f"installed in {cage}"
+    xcvr.save()
+    TransceiverPlacement.objects.create(transceiver=xcvr, cage=cage, installed_at=now, installed_by=actor)
+    return xcvr
+
+
+@transaction.atomic
+def transceiver_remove(
+    *,
+    transceiver: Transceiver,
+    reason: str = PlacementEnd.REMOVED,
+    actor=None,
+    notes: str = "",
+    now: datetime | None = None,
+) -> Transceiver:
+    """Take a module out of its cage: to spares, or as failed."""
+    now = now or timezone.now()
+    xcvr = _locked(transceiver)
+    if not xcvr.cage_id:
+        raise ValidationError({"transceiver": f"Module {xcvr.serial} is not installed."})
+    placement = TransceiverPlacement.objects.select_for_update().get(
+        transceiver=xcvr, removed_at__isnull=True
+    )
+    placement.removed_at = now
+    placement.end_reason = reason
+    placement.removed_by = actor
+    placement.notes = notes
+    placement.save()
+    site = xcvr.cage.device.rack.row.room.site if xcvr.cage.device.rack_id else None
+    xcvr.cage = None
+    xcvr.status = TransceiverStatus.FAILED if reason == PlacementEnd.FAILED else TransceiverStatus.SPARE
+    xcvr.stock_site = site if xcvr.status == TransceiverStatus.SPARE else None
+    xcvr._change_reason = f"removed ({reason})"
+    xcvr.save()
+    return xcvr
+
+
+@transaction.atomic
+def transceiver_swap(
+    *,
+    cage: Cage,
+    new: Transceiver,
+    old_failed: bool = False,
+    actor=None,
+    notes: str = "",
+    now: datetime | None = None,
+) -> tuple[Transceiver | None, Transceiver]:
+    """Replace whatever module sits in ``cage`` by ``new``; the old one goes to spare or failed."""
+    now = now or timezone.now()
+    old = Transceiver.objects.filter(cage=cage).first()
+    if old is not None and old.pk == new.pk:
+        raise ValidationError({"transceiver": f"Module {new.serial} is already in {cage}."})
+    if old is not None:
+        old = transceiver_remove(
+            transceiver=old,
+            reason=PlacementEnd.FAILED if old_failed else PlacementEnd.SWAPPED,
+            actor=actor,
+            notes=notes,
+            now=now,
+        )
+    installed = transceiver_install(transceiver=new, cage=cage, actor=actor, now=now)
+    return old, installed
+
+
+@transaction.atomic
+def transceiver_rma_open(
+    *, transceiver: Transceiver, reference: str = "", now: datetime | None = None
+) -> RmaCase:
+    now = now or timezone.now()
+    xcvr = _locked(transceiver)
+    if xcvr.cage_id:
+        raise ValidationError({"transceiver": "Remove the module before sending it for RMA."})
+    xcvr.status = TransceiverStatus.RMA
+    xcvr.save()
+    return RmaCase.objects.create(transceiver=xcvr, reference=reference, opened_at=now)
+
+
+@transaction.atomic
+def rma_close(*, case: RmaCase, outcome: str, now: datetime | None = None) -> RmaCase:
+    """Record the vendor's finding. 'No trouble found' returns the module to spares."""
+    if outcome not in (RmaOutcome.CONFIRMED, RmaOutcome.NO_TROUBLE_FOUND):
+        raise ValidationError({"outcome": "An RMA closes as confirmed or no trouble found."})
+    case.outcome = outcome
+    case.closed_at = now or timezone.now()
+    case.save()
+    if case.transceiver_id:
+        xcvr = _locked(case.transceiver)
+        xcvr.status = (
+            TransceiverStatus.RETIRED if outcome == RmaOutcome.CONFIRMED else TransceiverStatus.SPARE
+        )
+        xcvr.save()
+    return case

@@ -1,0 +1,45 @@
+"""Shared fixtures. Under CI (``CI=true``), a skipped test fails the run: a missing service or
+browser must not pass silently."""
+
+import os
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests import factories as f
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        skipped = reporter.stats.get("skipped", []) if reporter else []
+        if skipped and session.exitstatus == 0:
+            reporter.write_line(
+                f"CI: {len(skipped)} test(s) skipped; under CI a skip is a failure.", red=True
+            )
+            session.exitstatus = 1
+
+
+@pytest.fixture
+def user_with_role(db):
+    def make(role: str, username: str | None = None):
+        return f.UserFactory(username=username or f"{role}-user", role=role)
+
+    return make
+
+
+@pytest.fixture
+def api_as(user_with_role):
+    """An API client logged in (session) with the given role."""
+
+    def make(role: str):
+        client = APIClient()
+        client.force_authenticate(user=user_with_role(role))
+        return client
+
+    return make
+
+
+@pytest.fixture
+def engineer_api(api_as):
+    return api_as("engineer")

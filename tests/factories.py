@@ -1,0 +1,201 @@
+"""factory_boy factories and small topology builders, in one place."""
+
+from __future__ import annotations
+
+import factory
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+
+from inventory.choices import (
+    CableKind,
+    ConnectorType,
+    DeviceRole,
+    FormFactor,
+    Polarity,
+    Polish,
+    PortKind,
+    TransceiverStatus,
+)
+from inventory.models import (
+    Cage,
+    Device,
+    Port,
+    PortAlias,
+    PortMapping,
+    Rack,
+    Room,
+    Row,
+    Site,
+    Transceiver,
+    TransceiverModel,
+    Vendor,
+)
+from inventory.services import cables as cable_services
+from inventory.services import transceivers as xcvr_services
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    password = factory.PostGenerationMethodCall("set_password", "pw-for-tests-1")
+
+    @factory.post_generation
+    def role(self, create, extracted, **kwargs):
+        if extracted:
+            self.groups.add(Group.objects.get(name=extracted))
+        self.save()
+
+
+class SiteFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Site
+        django_get_or_create = ("name",)
+
+    name = factory.Sequence(lambda n: f"Site {n}")
+    slug = factory.LazyAttribute(lambda o: o.name.lower().replace(" ", "-"))
+
+
+class RackFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Rack
+        django_get_or_create = ("name",)
+
+    name = factory.Sequence(lambda n: f"R{n:02d}")
+    row = factory.LazyFunction(
+        lambda: Row.objects.get_or_create(
+            room=Room.objects.get_or_create(site=SiteFactory(name="Hall Test"), name="Hall 1")[0], name="A"
+        )[0]
+    )
+
+
+class VendorFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Vendor
+        django_get_or_create = ("name",)
+
+    name = "NVIDIA"
+    slug = factory.LazyAttribute(lambda o: o.name.lower())
+
+
+def twin_dr4_model(vendor: str = "NVIDIA", part: str = "MMS4X00-NM", **kw) -> TransceiverModel:
+    defaults = dict(
+        form_factor=FormFactor.OSFP,
+        pmd="400GBASE-DR4",
+        speed_gbps=800,
+        lanes=8,
+        lane_rate_gbps=100,
+        logical_ports=2,
+        connector_type=ConnectorType.MPO,
+        connector_count=2,
+        fibre_count=12,
+        polish=Polish.APC,
+        pinned=True,
+        wavelength_nm=1310,
+        single_mode=True,
+        reach_m=500,
+    )
+    defaults.update(kw)
+    return TransceiverModel.objects.get_or_create(
+        vendor=VendorFactory(name=vendor), part_number=part, defaults=defaults
+    )[0]
+
+
+_serial = iter(range(1, 10**9))
+
+
+def module(model: TransceiverModel | None = None, serial: str | None = None) -> Transceiver:
+    model = model or twin_dr4_model()
+    return Transceiver.objects.create(
+        model=model, serial=serial or f"MT{next(_serial):08d}", status=TransceiverStatus.SPARE
+    )
+
+
+def alias(port: Port, name: str, source: str = "canonical") -> PortAlias:
+    return PortAlias.objects.create(port=port, device=port.device, name=name, source=source)
+
+
+def port(device: Device, name: str, **kw) -> Port:
+    p = Port.objects.create(device=device, name=name, **kw)
+    alias(p, name)
+    return p
+
+
+def twin_port_device(
+    name: str,
+    *,
+    rack: Rack | None = None,
+    u: int = 1,
+    role: str = DeviceRole.LEAF,
+    cages: int = 2,
+    names=lambda c, k: f"Ethernet{c + 1}/{k + 1}",
+    with_modules: bool = True,
+) -> tuple[Device, list[Port]]:
+    """A device with ``cages`` twin-port OSFP cages (two 400G logical ports each)."""
+    dev = Device.objects.create(name=name, role=role, rack=rack or RackFactory(), position_u=u)
+    ports = []
+    for c in range(cages):
+        cage = Cage.objects.create(device=dev, name=f"OSFP{c + 1}", index=c + 1, form_factor=FormFactor.OSFP)
+        if with_modules:
+            xcvr_services.transceiver_install(transceiver=module(), cage=cage)
+        for k in range(2):
+            ports.append(
+                port(
+                    dev,
+                    names(c, k),
+                    cage=cage,
+                    connector=k + 1,
+                    lane_start=4 * k,
+                    lane_count=4,
+                    speed_gbps=400,
+                )
+            )
+    return dev, ports
+
+
+def patch_panel(name: str, *, rack: Rack | None = None, u: int = 40, rears: int = 1, positions: int = 12):
+    """A pass-through MPO panel: front ``i`` maps to rear ``i // positions`` position ``i % positions + 1``."""
+    dev = Device.objects.create(
+        name=name, role=DeviceRole.PATCH_PANEL, rack=rack or RackFactory(), position_u=u
+    )
+    mpo = dict(connector_type=ConnectorType.MPO, pinned=True, polish=Polish.APC)
+    rear_ports = [
+        port(dev, f"Rear {r + 1}", kind=PortKind.REAR, positions=positions, fibre_count=24, **mpo)
+        for r in range(rears)
+    ]
+    fronts = []
+    for r, rear in enumerate(rear_ports):
+        for pos in range(positions):
+            f = port(dev, f"Front {r * positions + pos + 1}", kind=PortKind.FRONT, fibre_count=12, **mpo)
+            PortMapping.objects.create(front_port=f, rear_port=rear, rear_position=pos + 1)
+            fronts.append(f)
+    return dev, rear_ports, fronts
+
+
+MPO_APC = dict(connector_type=ConnectorType.MPO, fibre_count=12, pinned=False, polish=Polish.APC)
+
+
+def mpo_end(p: Port, **kw) -> cable_services.EndSpec:
+    return cable_services.EndSpec(port=p, **{**MPO_APC, **kw})
+
+
+def jumper(label: str, a: Port, b: Port, polarity: str = Polarity.B, **kw):
+    cable, _ = cable_services.cable_install(
+        label=label, kind=CableKind.SMF_OS2, a=mpo_end(a), b=[mpo_end(b)], polarity=polarity, **kw
+    )
+    return cable
+
+
+def trunk(label: str, a: Port, b: Port, polarity: str = Polarity.B):
+    cable, _ = cable_services.cable_install(
+        label=label,
+        kind=CableKind.SMF_OS2,
+        role="trunk",
+        a=mpo_end(a, fibre_count=24),
+        b=[mpo_end(b, fibre_count=24)],
+        polarity=polarity,
+    )
+    return cable
