@@ -43,3 +43,13 @@ def api_as(user_with_role):
 @pytest.fixture
 def engineer_api(api_as):
     return api_as("engineer")
+
+
+@pytest.fixture
+def celery_worker_proc(transactional_db):
+    """A real Celery worker process on the test database (needs committed data)."""
+    from tests.workers import Worker
+
+    worker = Worker().start()
+    yield worker
+    worker.stop()
