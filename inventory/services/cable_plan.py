@@ -314,9 +314,7 @@ def cable_plan_import(*, rows: list[dict], dry_run: bool = True, actor=None) -> 
 def _compare_existing(p: _Row, cable: Cable, terms) -> None:
     """Same label already recorded: unchanged, an attribute change, or a conflict."""
     ends = {(e.side, e.leg): e for e in cable.ends.all() if e.active}
-    want = []
-    for key, _pair, port, term in terms:
-        want.append((key, term))
+    want = [(key, term) for key, _pair, _port, term in terms]
     have = sorted(
         (
             "a" if e.side == "A" else "b",
