@@ -130,9 +130,10 @@ else:
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
-    for _d in ("queue", "processed"):
+    for _d in ("queue", "processed", "control"):
         (_broker_dir / _d).mkdir(parents=True, exist_ok=True)
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"  # sessions survive a Redis outage
