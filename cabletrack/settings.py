@@ -223,6 +223,15 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "CableKindEnum": "inventory.choices.CableKind",
+        "CableRoleEnum": "inventory.choices.CableRole",
+        "CableStatusEnum": "inventory.choices.CableStatus",
+        "DeviceRoleEnum": "inventory.choices.DeviceRole",
+        "TransceiverStatusEnum": "inventory.choices.TransceiverStatus",
+        "PortKindEnum": "inventory.choices.PortKind",
+        "PlanStatusEnum": [("planned", "Planned"), ("installed", "Installed")],
+    },
     "SECURITY": [{"tokenAuth": []}, {"cookieAuth": []}],
     "APPEND_COMPONENTS": {
         "securitySchemes": {
