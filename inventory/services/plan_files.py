@@ -237,20 +237,20 @@ def netbox_csv_export(*, cables=None) -> str:
     ]
     w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\r\n")
     w.writeheader()
-    kinds = dict(
-        CableEnd.objects.filter(cable__in=cables, active=True, port__isnull=False).values_list(
-            "port_id", "port__kind"
+    nb_type = {"front": "dcim.frontport", "rear": "dcim.rearport"}
+    end_kind = {
+        (cid, side): nb_type.get(kind or "", "dcim.interface")
+        for cid, side, kind in CableEnd.objects.filter(cable__in=cables, active=True).values_list(
+            "cable_id", "side", "port__kind"
         )
-    )
+    }
     for r in rows:
         c = by_label[r["label"]]
         if ";" in r["a_port"] or ";" in r["b_port"]:
             continue  # NetBox CSV takes one termination per side
 
-        def term(side):
-            end = c.ends.filter(side=side.upper(), active=True).first()
-            kind = kinds.get(end.port_id) if end and end.port_id else "interface"
-            return {"front": "dcim.frontport", "rear": "dcim.rearport"}.get(kind, "dcim.interface")
+        def term(side, cable_id=c.pk):
+            return end_kind.get((cable_id, side.upper()), "dcim.interface")
 
         w.writerow(
             {
