@@ -298,3 +298,11 @@ CABLETRACK_NETBOX_TOKEN = env.str("CABLETRACK_NETBOX_TOKEN", default="")
 CABLETRACK_NETBOX_SITES = env.list("CABLETRACK_NETBOX_SITES", default=[])
 if CABLETRACK_NETBOX_URL:
     CELERY_BEAT_SCHEDULE["netbox-sync"] = {"task": "inventory.netbox_sync", "schedule": 3600.0}
+
+# --- Prometheus pull (optional): read FEC/DOM/PFC series a site already scrapes ---------------
+CABLETRACK_PROMETHEUS_URL = env.str("CABLETRACK_PROMETHEUS_URL", default="")
+CABLETRACK_PROMETHEUS_MAPPING = env.json("CABLETRACK_PROMETHEUS_MAPPING", default={})
+CABLETRACK_PROMETHEUS_WINDOW_SECONDS = env.int("CABLETRACK_PROMETHEUS_WINDOW_SECONDS", default=900)
+CABLETRACK_PROMETHEUS_STEP_SECONDS = env.int("CABLETRACK_PROMETHEUS_STEP_SECONDS", default=60)
+if CABLETRACK_PROMETHEUS_URL:
+    CELERY_BEAT_SCHEDULE["prometheus-pull"] = {"task": "inventory.prometheus_pull", "schedule": 300.0}

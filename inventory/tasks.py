@@ -30,3 +30,16 @@ def netbox_sync_task() -> int:
         sites=settings.CABLETRACK_NETBOX_SITES,
     )
     return len(runs)
+
+
+@shared_task(name="inventory.prometheus_pull", acks_late=True)
+def prometheus_pull_task() -> int:
+    """Ingest the last window of FEC/DOM/PFC series from Prometheus (idempotent)."""
+    from django.conf import settings
+    from django.utils import timezone
+
+    from .services.prometheus_pull import telemetry_pull_prometheus
+
+    if not settings.CABLETRACK_PROMETHEUS_URL:
+        return 0
+    return telemetry_pull_prometheus(now=timezone.now()).stored
