@@ -83,7 +83,11 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------------------
-DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'cabletrack.sqlite3'}")}
+DATABASES = {
+    "default": env.db_url_config(
+        env.str("DATABASE_URL", default="") or f"sqlite:///{VAR_DIR / 'cabletrack.sqlite3'}"
+    )
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat write at once: WAL, IMMEDIATE transactions and a busy timeout keep
     # them from failing with "database is locked". Tests use a file so a worker process sees it.
