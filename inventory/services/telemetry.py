@@ -17,6 +17,7 @@ inserted are compared with the stored ones. SQLite: existing keys are read first
 from __future__ import annotations
 
 import io
+import struct
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -117,9 +118,7 @@ def _resolve(decoded: Decoded, errors: list[ItemError]) -> list[_Row]:
             for (dev, name), pid in ports_resolve(ts_pairs, at=ts).items():
                 dated[(dev, name, ts)] = pid
         unresolved_devices = {d for d, _ in missing}
-        known_devices = set(
-            Device.objects.filter(name__in=unresolved_devices).values_list("name", flat=True)
-        )
+        known_devices = set(Device.objects.filter(name__in=unresolved_devices).values_list("name", flat=True))
     rows: list[_Row] = []
     for i, s in zip(index, samples, strict=True):
         pid = found.get((s.device, s.port))
@@ -128,7 +127,9 @@ def _resolve(decoded: Decoded, errors: list[ItemError]) -> list[_Row]:
         if pid is None:
             if s.device in known_devices:
                 errors.append(
-                    ItemError(i, "unknown_port", f"No port {s.port!r} on device {s.device!r}.", s.device, s.port)
+                    ItemError(
+                        i, "unknown_port", f"No port {s.port!r} on device {s.device!r}.", s.device, s.port
+                    )
                 )
             else:
                 errors.append(ItemError(i, "unknown_device", f"No device {s.device!r}.", s.device, s.port))
@@ -137,11 +138,18 @@ def _resolve(decoded: Decoded, errors: list[ItemError]) -> list[_Row]:
     return rows
 
 
+def _f32(values):
+    if values is None:
+        return None
+    return [None if x is None else struct.unpack("f", struct.pack("f", x))[0] for x in values]
+
+
 def _same(a: Sample, b: Sample) -> bool:
-    for name in (*COUNTER_FIELDS, *GAUGE_FIELDS, *LANE_FIELDS, "fec_hist", "fec_hist_bins"):
+    """Same values? Lanes compare at the stored precision (float32 on PostgreSQL)."""
+    for name in (*COUNTER_FIELDS, *GAUGE_FIELDS, "fec_hist", "fec_hist_bins"):
         if getattr(a, name) != getattr(b, name):
             return False
-    return True
+    return all(_f32(getattr(a, name)) == _f32(getattr(b, name)) for name in LANE_FIELDS)
 
 
 def _dedupe(rows: list[_Row], result: IngestResult) -> list[_Row]:
@@ -281,7 +289,8 @@ def _lane_text(rows: list[_Row]) -> str:
 
 def _hist_text(rows: list[_Row]) -> str:
     return "".join(
-        f"{r.port_id}\t{r.sample.ts.isoformat()}\t{r.layout_id}\t{_pg_array(r.sample.fec_hist)}\n" for r in rows
+        f"{r.port_id}\t{r.sample.ts.isoformat()}\t{r.layout_id}\t{_pg_array(r.sample.fec_hist)}\n"
+        for r in rows
     )
 
 
@@ -375,14 +384,7 @@ def _existing(rows: list[_Row]) -> dict[tuple[int, datetime], Sample]:
 
 
 def _comparable(s: Sample) -> Sample:
-    """A posted sample in the form it is stored (lanes as float32, default bin ranges filled)."""
-    import struct
-
-    def f32(v):
-        if v is None:
-            return None
-        return [None if x is None else struct.unpack("f", struct.pack("f", x))[0] for x in v]
-
+    """A posted sample in the form it is stored (default bin ranges filled in)."""
     bins = s.fec_hist_bins
     if s.fec_hist is not None and bins is None:
         bins = [(i, i) for i in range(len(s.fec_hist))]
@@ -390,12 +392,9 @@ def _comparable(s: Sample) -> Sample:
         device="",
         port="",
         ts=s.ts,
-        **{a: getattr(s, a) for a in (*COUNTER_FIELDS, *GAUGE_FIELDS)},
+        **{a: getattr(s, a) for a in (*COUNTER_FIELDS, *GAUGE_FIELDS, *LANE_FIELDS)},
         fec_hist=s.fec_hist,
         fec_hist_bins=[tuple(b) for b in bins] if bins is not None else None,
-        rx_power_dbm=f32(s.rx_power_dbm) if connection.vendor == "postgresql" else s.rx_power_dbm,
-        tx_power_dbm=f32(s.tx_power_dbm) if connection.vendor == "postgresql" else s.tx_power_dbm,
-        bias_ma=f32(s.bias_ma) if connection.vendor == "postgresql" else s.bias_ma,
     )
 
 
@@ -440,7 +439,13 @@ def _sqlite_write(rows: list[_Row], cols: list[tuple[str, str]]) -> None:
             cur.executemany(
                 f"INSERT INTO {qn(LANE_T)} (port_id, ts, rx_power_dbm, tx_power_dbm, bias_ma) VALUES (%s, %s, %s, %s, %s)",
                 [
-                    [r.port_id, adapt(r.sample.ts), arr(r.sample.rx_power_dbm), arr(r.sample.tx_power_dbm), arr(r.sample.bias_ma)]
+                    [
+                        r.port_id,
+                        adapt(r.sample.ts),
+                        arr(r.sample.rx_power_dbm),
+                        arr(r.sample.tx_power_dbm),
+                        arr(r.sample.bias_ma),
+                    ]
                     for r in lanes
                 ],
             )
@@ -448,7 +453,12 @@ def _sqlite_write(rows: list[_Row], cols: list[tuple[str, str]]) -> None:
             cur.executemany(
                 f"INSERT INTO {qn(HIST_T)} (port_id, ts, layout_id, counts) VALUES (%s, %s, %s, %s)",
                 [
-                    [r.port_id, adapt(r.sample.ts), r.layout_id, ",".join(str(int(x)) for x in r.sample.fec_hist)]
+                    [
+                        r.port_id,
+                        adapt(r.sample.ts),
+                        r.layout_id,
+                        ",".join(str(int(x)) for x in r.sample.fec_hist),
+                    ]
                     for r in hist
                 ],
             )
@@ -460,11 +470,13 @@ def _store(rows: list[_Row], result: IngestResult) -> list[_Row]:
         return []
     cols = _present(rows)
     if connection.vendor == "postgresql":
+        import psycopg
+
         try:
             with transaction.atomic():
                 _pg_write_fast(rows, cols)
             return rows
-        except IntegrityError:
+        except (IntegrityError, psycopg.IntegrityError):
             pass  # some keys exist already (a retry): the staged path sorts them out
         new = _pg_write_staged(rows, cols)
         inserted = {(r.port_id, r.sample.ts) for r in new}

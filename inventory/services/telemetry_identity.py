@@ -38,8 +38,7 @@ def recorded_identities(port_ids: list[int]) -> dict[int, RecordedIdentity]:
     ports = dict(Port.objects.filter(pk__in=port_ids).values_list("pk", "cage_id"))
     cages = {c for c in ports.values() if c}
     modules = {
-        x.cage_id: x
-        for x in Transceiver.objects.filter(cage_id__in=cages).select_related("model__vendor")
+        x.cage_id: x for x in Transceiver.objects.filter(cage_id__in=cages).select_related("model__vendor")
     }
     ends = {
         e.cage_id: e
@@ -135,9 +134,13 @@ def identities_record(*, rows: list[tuple[int, Sample]], now: datetime) -> list[
     return raised
 
 
-def _unrecorded_swap_raise(*, port_id: int, recorded: RecordedIdentity, sample: Sample, now: datetime) -> Alert:
+def _unrecorded_swap_raise(
+    *, port_id: int, recorded: RecordedIdentity, sample: Sample, now: datetime
+) -> Alert:
     """Open (or update) the port's ``unrecorded_swap`` finding. Idempotent: one open per port."""
-    what = "module" if recorded.kind == "module" else f"cable {recorded.cable_label} end {recorded.cable_side}"
+    what = (
+        "module" if recorded.kind == "module" else f"cable {recorded.cable_label} end {recorded.cable_side}"
+    )
     seen = " ".join(x for x in (sample.module_vendor, sample.module_part, sample.module_serial) if x)
     summary = (
         f"Unrecorded swap on port {sample.device}:{sample.port}: the {what} recorded here is "
@@ -160,7 +163,9 @@ def _unrecorded_swap_raise(*, port_id: int, recorded: RecordedIdentity, sample: 
         },
     }
     recommendation = "Record the module move (swap) or re-seat the recorded module; then resolve."
-    alert = Alert.objects.filter(rule=AlertRule.UNRECORDED_SWAP, port_id=port_id, state=AlertState.OPEN).first()
+    alert = Alert.objects.filter(
+        rule=AlertRule.UNRECORDED_SWAP, port_id=port_id, state=AlertState.OPEN
+    ).first()
     if alert is None:
         return Alert.objects.create(
             rule=AlertRule.UNRECORDED_SWAP,

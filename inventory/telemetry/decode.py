@@ -20,7 +20,7 @@ U64_MAX = (1 << 64) - 1
 MAX_LANES = 16
 MAX_BINS = 64
 
-U64 = Annotated[int, msgspec.Meta(ge=0, le=U64_MAX)]
+U64 = Annotated[int, msgspec.Meta(ge=0)]  # the 2**64-1 bound is checked in _check (msgspec caps at int64)
 Count = Annotated[int, msgspec.Meta(ge=0, le=(1 << 63) - 1)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 Ident = Annotated[str, msgspec.Meta(max_length=100)]
@@ -160,6 +160,10 @@ def _check(s: Sample, *, latest: datetime) -> str | None:
     s.ts = ts
     if ts > latest:
         return "future_ts"
+    for name in COUNTER_FIELDS:
+        v = getattr(s, name)
+        if v is not None and v > U64_MAX:
+            return f"{name}: above the unsigned 64-bit range"
     if s.fec_hist_bins is not None:
         if s.fec_hist is None or len(s.fec_hist_bins) != len(s.fec_hist):
             return "fec_hist_bins: needs one [low, high] pair per fec_hist count"
