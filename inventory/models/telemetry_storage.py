@@ -9,6 +9,7 @@ JSON per row.
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 from .telemetry_fields import BigIntArrayField, FloatArrayField
 
@@ -110,7 +111,9 @@ class PortTelemetryState(models.Model):
     module_serial = models.CharField(max_length=100, blank=True)
     neighbor_device = models.CharField(max_length=128, blank=True)
     neighbor_port = models.CharField(max_length=128, blank=True)
-    seen_at = models.DateTimeField(help_text="Time of the latest sample that carried an identity")
+    seen_at = models.DateTimeField(
+        default=timezone.now, help_text="Time of the latest sample that carried an identity"
+    )
     rx_power_low_warn_dbm = models.FloatField(null=True, blank=True)
     rx_power_low_alarm_dbm = models.FloatField(null=True, blank=True)
     temperature_high_warn_c = models.FloatField(null=True, blank=True)
