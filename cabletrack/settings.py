@@ -304,3 +304,10 @@ CELERY_BEAT_SCHEDULE["telemetry-retention"] = {
     "task": "inventory.telemetry_retention",
     "schedule": 6 * 3600.0,
 }
+
+# --- NetBox / Nautobot sync (optional) ---------------------------------------------------------
+CABLETRACK_NETBOX_URL = env.str("CABLETRACK_NETBOX_URL", default="")
+CABLETRACK_NETBOX_TOKEN = env.str("CABLETRACK_NETBOX_TOKEN", default="")
+CABLETRACK_NETBOX_SITES = env.list("CABLETRACK_NETBOX_SITES", default=[])
+if CABLETRACK_NETBOX_URL:
+    CELERY_BEAT_SCHEDULE["netbox-sync"] = {"task": "inventory.netbox_sync", "schedule": 3600.0}

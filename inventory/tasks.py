@@ -35,3 +35,24 @@ def telemetry_retention_task() -> int:
     from .services.telemetry_rollup import telemetry_retention_enforce
 
     return telemetry_retention_enforce(now=timezone.now()).samples
+
+
+@shared_task(name="inventory.netbox_sync", acks_late=True)
+def netbox_sync_task() -> int:
+    """Keep devices, racks, ports and cables current from NetBox (idempotent; conflicts recorded)."""
+    from django.conf import settings
+
+    from .services.netbox_import import netbox_sync
+
+    if not (
+        settings.CABLETRACK_NETBOX_URL
+        and settings.CABLETRACK_NETBOX_TOKEN
+        and settings.CABLETRACK_NETBOX_SITES
+    ):
+        return 0
+    runs = netbox_sync(
+        url=settings.CABLETRACK_NETBOX_URL,
+        token=settings.CABLETRACK_NETBOX_TOKEN,
+        sites=settings.CABLETRACK_NETBOX_SITES,
+    )
+    return len(runs)
