@@ -291,6 +291,19 @@ CABLETRACK_TELEMETRY_RAW_RETENTION_DAYS = env.int("CABLETRACK_TELEMETRY_RAW_RETE
 CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS = env.int(
     "CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS", default=365
 )
+CABLETRACK_TELEMETRY_ROLLUP_DEBOUNCE_SECONDS = env.int(
+    "CABLETRACK_TELEMETRY_ROLLUP_DEBOUNCE_SECONDS", default=10
+)
+# A rollup bucket's first interval needs the sample before it: how far back to look for it.
+CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS = env.int(
+    "CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS", default=900
+)
+CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES = env.int("CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES", default=50)
+CELERY_BEAT_SCHEDULE["telemetry-rollup"] = {"task": "inventory.telemetry_rollup", "schedule": 60.0}
+CELERY_BEAT_SCHEDULE["telemetry-retention"] = {
+    "task": "inventory.telemetry_retention",
+    "schedule": 6 * 3600.0,
+}
 
 # --- NetBox / Nautobot sync (optional) ---------------------------------------------------------
 CABLETRACK_NETBOX_URL = env.str("CABLETRACK_NETBOX_URL", default="")

@@ -11,6 +11,32 @@ def links_refresh_task(port_ids: list[int]) -> int:
     return len(link_services.links_refresh_for_ports(port_ids=port_ids))
 
 
+@shared_task(name="inventory.telemetry_rollup", acks_late=True)
+def telemetry_rollup_task() -> int:
+    """Roll up queued telemetry batches; re-enqueues itself until the queue is empty."""
+    from django.core.cache import cache
+    from django.utils import timezone
+
+    from .services.telemetry import ROLLUP_PENDING_KEY
+    from .services.telemetry_rollup import telemetry_rollup
+
+    cache.delete(ROLLUP_PENDING_KEY)
+    outcome = telemetry_rollup(now=timezone.now())
+    if outcome.remaining:
+        telemetry_rollup_task.delay()
+    return outcome.buckets
+
+
+@shared_task(name="inventory.telemetry_retention", acks_late=True)
+def telemetry_retention_task() -> int:
+    """Delete raw samples and rollups past their retention (settings)."""
+    from django.utils import timezone
+
+    from .services.telemetry_rollup import telemetry_retention_enforce
+
+    return telemetry_retention_enforce(now=timezone.now()).samples
+
+
 @shared_task(name="inventory.netbox_sync", acks_late=True)
 def netbox_sync_task() -> int:
     """Keep devices, racks, ports and cables current from NetBox (idempotent; conflicts recorded)."""

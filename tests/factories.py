@@ -199,3 +199,32 @@ def trunk(label: str, a: Port, b: Port, polarity: str = Polarity.B):
         polarity=polarity,
     )
     return cable
+
+
+# --- telemetry (ingest) ---------------------------------------------------------------------
+
+
+def api_token_client(user, kind: str = "full"):
+    """An APIClient authenticating with a fresh bearer token of ``kind`` for ``user``."""
+    from rest_framework.test import APIClient
+
+    from inventory.models import ApiToken
+    from inventory.models.accounts import hash_token
+
+    raw = ApiToken.generate()
+    ApiToken.objects.create(
+        user=user, name=f"{kind} token", kind=kind, key_hash=hash_token(raw), prefix=raw[:8]
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return client
+
+
+def telemetry_sample(device: str, port: str, ts, **fields) -> dict:
+    """One item of a ``{"samples": [...]}`` telemetry batch."""
+    return {
+        "device": device,
+        "port": port,
+        "ts": ts.isoformat() if hasattr(ts, "isoformat") else ts,
+        **fields,
+    }

@@ -3,6 +3,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from . import views
+from .telemetry import TelemetryIngestView
 
 router = DefaultRouter()
 router.register("sites", views.SiteViewSet)
@@ -22,5 +23,6 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("telemetry/", TelemetryIngestView.as_view(), name="telemetry-ingest"),
     path("", include(router.urls)),
 ]

@@ -11,12 +11,14 @@ from .telemetry_storage import (
     PortRollup,
     PortTelemetryState,
     TelemetryHistogram,
+    TelemetryIngestBatch,
     TelemetryLaneSample,
 )
 from .testing import CableTest, FibreResult, Inspection, OtdrTrace
 from .transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
 
 __all__ = [
+    "TelemetryIngestBatch",
     "TelemetryLaneSample",
     "TelemetryHistogram",
     "PortTelemetryState",
