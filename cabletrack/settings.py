@@ -263,3 +263,10 @@ LOGGING = {
 # --- Domain defaults -------------------------------------------------------------------------
 CABLETRACK_RETEST_INTERVAL_DAYS = env.int("CABLETRACK_RETEST_INTERVAL_DAYS", default=90)
 CABLETRACK_ANNUAL_FAILURE_RATE = env.float("CABLETRACK_ANNUAL_FAILURE_RATE", default=0.02)
+
+# --- Tests and loss budgets (issue 4) ----------------------------------------------------------
+CABLETRACK_SOR_MAX_BYTES = env.int("CABLETRACK_SOR_MAX_BYTES", default=8 * 1024 * 1024)
+CABLETRACK_LOSS_INCREASE_DB = env.float("CABLETRACK_LOSS_INCREASE_DB", default=0.5)
+CABLETRACK_MARGINAL_DB = env.float("CABLETRACK_MARGINAL_DB", default=0.3)
+CABLETRACK_OTDR_MIN_LENGTH_M = env.float("CABLETRACK_OTDR_MIN_LENGTH_M", default=20.0)
+CABLETRACK_BER_SOAK_MINUTES = env.int("CABLETRACK_BER_SOAK_MINUTES", default=10)

@@ -4,7 +4,7 @@ from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
 from .locations import Rack, Room, Row, Site, Team
 from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
-from .testing import CableTest, FibreResult, Inspection, OtdrTrace
+from .testing import CableTest, FibreResult, Inspection, OtdrTrace, TesterMapping
 from .transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "Site",
     "Team",
     "TelemetrySample",
+    "TesterMapping",
     "Transceiver",
     "TransceiverModel",
     "TransceiverPlacement",
