@@ -49,7 +49,13 @@ def build_v1(
         ke += struct.pack("<HIhhi", i, t, 350, round(loss * 1000), round((refl or 0) * 1000))
         ke += code.encode("ascii")[:8].ljust(8, b"9") + _s(" ")
     ke += struct.pack("<iIIHII", round(total_loss_db * 1000), 0, 0, round(orl_db * 1000), 0, 0)
-    blocks = [("GenParams", gen), ("SupParams", sup), ("FxdParams", fxd), ("DataPts", data), ("KeyEvents", ke)]
+    blocks = [
+        ("GenParams", gen),
+        ("SupParams", sup),
+        ("FxdParams", fxd),
+        ("DataPts", data),
+        ("KeyEvents", ke),
+    ]
     entries = b"".join(_s(n) + struct.pack("<HI", 100, len(b)) for n, b in blocks)
     entries += _s("Cksum") + struct.pack("<HI", 100, 2)
     map_size = 8 + len(entries)

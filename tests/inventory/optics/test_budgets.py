@@ -81,7 +81,13 @@ def test_session_is_its_worst_fibre():
 
 @pytest.mark.parametrize(
     ("refl", "polish", "verdict"),
-    [(-34.0, "UPC", b.FAIL), (-36.0, "UPC", b.PASS), (-50.0, "APC", b.MARGINAL), (-60.0, "APC", b.PASS), (-34.0, "APC", b.MARGINAL)],
+    [
+        (-34.0, "UPC", b.FAIL),
+        (-36.0, "UPC", b.PASS),
+        (-50.0, "APC", b.MARGINAL),
+        (-60.0, "APC", b.PASS),
+        (-34.0, "APC", b.MARGINAL),
+    ],
 )
 def test_reflectance_limits_by_polish(refl, polish, verdict):
     assert b.reflectance_verdict(refl, polish)[0] == verdict
@@ -103,13 +109,23 @@ def test_bend_is_loss_larger_at_1550_than_1310():
 
 
 def test_bend_from_power_meter_readings():
-    fibres = [b.FibreLoss(1, 1310, 0.40), b.FibreLoss(1, 1550, 0.35), b.FibreLoss(2, 1310, 0.40), b.FibreLoss(2, 1550, 0.95)]
+    fibres = [
+        b.FibreLoss(1, 1310, 0.40),
+        b.FibreLoss(1, 1550, 0.35),
+        b.FibreLoss(2, 1310, 0.40),
+        b.FibreLoss(2, 1550, 0.95),
+    ]
     warnings = b.bend_from_olts(fibres)
     assert len(warnings) == 1 and warnings[0].startswith("fibre 2")
 
 
 def test_dirty_connector_ignores_the_fibre_end_and_ghosts():
-    events = [E(0, "reflective", 0, -55), E(30, "reflective", 0.4, -30), E(80, "end", 0, -14), E(160, "reflective", 0, -30)]
+    events = [
+        E(0, "reflective", 0, -55),
+        E(30, "reflective", 0.4, -30),
+        E(80, "end", 0, -14),
+        E(160, "reflective", 0, -30),
+    ]
     found = b.dirty_connectors(events, polish="UPC")
     assert [f.distance_m for f in found] == [30]
 

@@ -42,7 +42,9 @@ def jumper():
 
 def olts(cable, losses, *, when=NOW, wl=1310, link=None):
     readings = [svc.FibreReading(fibre=i, wavelength_nm=wl, loss_db=x) for i, x in enumerate(losses, start=1)]
-    return svc.cable_test_record_olts(cable=cable, data=svc.OltsInput(readings=readings, tested_at=when, link=link), now=when)
+    return svc.cable_test_record_olts(
+        cable=cable, data=svc.OltsInput(readings=readings, tested_at=when, link=link), now=when
+    )
 
 
 def test_olts_verdict_is_the_worst_fibre_against_the_tia_budget(jumper):
@@ -148,7 +150,9 @@ def test_one_bad_file_in_a_batch_refuses_the_whole_batch(jumper, media):
 
 def test_otdr_new_event_raises_loss_increase_naming_distance_and_segment(jumper):
     base = build_v1(events=[(0.0, 0.0, -60.0, "1F9999LS"), (3.0, 0.0, -20.0, "1E9999LS")], total_loss_db=0.3)
-    svc.cable_test_upload_otdr(cable=jumper, files=[svc.SorUpload("b.sor", base)], now=NOW - timedelta(days=90))
+    svc.cable_test_upload_otdr(
+        cable=jumper, files=[svc.SorUpload("b.sor", base)], now=NOW - timedelta(days=90)
+    )
     retest = build_v1(
         events=[(0.0, 0.0, -60.0, "1F9999LS"), (1.6, 0.45, None, "0F9999LS"), (3.0, 0.0, -20.0, "1E9999LS")],
         total_loss_db=0.75,
@@ -161,7 +165,12 @@ def test_otdr_new_event_raises_loss_increase_naming_distance_and_segment(jumper)
 
 def test_bend_and_dirty_connector_warnings_on_upload(jumper):
     """Same fibre at 1310 and 1550 nm: 0.02 vs 0.55 dB at 40 m is a bend; -30 dB is dirty."""
-    ev = lambda loss: [(0.0, 0.0, -60.0, "1F9999LS"), (20.0, 0.1, -30.0, "1F9999LS"), (40.0, loss, None, "0F9999LS"), (60.0, 0.0, -20.0, "1E9999LS")]  # noqa: E731
+    ev = lambda loss: [
+        (0.0, 0.0, -60.0, "1F9999LS"),
+        (20.0, 0.1, -30.0, "1F9999LS"),
+        (40.0, loss, None, "0F9999LS"),
+        (60.0, 0.0, -20.0, "1E9999LS"),
+    ]  # noqa: E731
     files = [
         svc.SorUpload("a1310.sor", build_v1(events=ev(0.02), wavelength_nm=1310)),
         svc.SorUpload("a1550.sor", build_v1(events=ev(0.55), wavelength_nm=1550)),
@@ -176,11 +185,15 @@ def test_bend_and_dirty_connector_warnings_on_upload(jumper):
 def test_inspection_with_photo_and_zones(jumper, media):
     end = jumper.ends.get(side="A")
     png = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
-    insp = svc.cable_inspect(cable=jumper, end=end, passed=True, zones={"core": "pass"}, cleaned=True, photo=png, now=NOW)
+    insp = svc.cable_inspect(
+        cable=jumper, end=end, passed=True, zones={"core": "pass"}, cleaned=True, photo=png, now=NOW
+    )
     assert insp.photo.name.endswith(".png") and (media / insp.photo.name).exists()
     assert insp.test.kind == Kind.INSPECTION and insp.test.verdict == Verdict.PASS
     with pytest.raises(ValidationError) as exc:
-        svc.cable_inspect(cable=jumper, end=end, passed=True, zones={"core": "fail", "ferrule": "pass"}, now=NOW)
+        svc.cable_inspect(
+            cable=jumper, end=end, passed=True, zones={"core": "fail", "ferrule": "pass"}, now=NOW
+        )
     assert "ferrule" in exc.value.message_dict["zones"][0]
     assert "cannot pass" in exc.value.message_dict["passed"][0]
 
@@ -205,7 +218,15 @@ def test_link_qualification_checks_identity_speed_and_ber():
     cable = dac_link()
     bad = svc.link_qualify(
         cable=cable,
-        data=svc.QualificationInput(serial_a="DAC-A1", serial_b="XXX", link_up=True, speed_gbps=200, lanes=4, pre_fec_ber=3e-4, soak_minutes=15),
+        data=svc.QualificationInput(
+            serial_a="DAC-A1",
+            serial_b="XXX",
+            link_up=True,
+            speed_gbps=200,
+            lanes=4,
+            pre_fec_ber=3e-4,
+            soak_minutes=15,
+        ),
         now=NOW,
     )
     assert bad.verdict == Verdict.FAIL
@@ -213,7 +234,16 @@ def test_link_qualification_checks_identity_speed_and_ber():
     assert "XXX" in text and "200G, expected 400G" in text and "3.00e-04" in text
     good = svc.link_qualify(
         cable=cable,
-        data=svc.QualificationInput(serial_a="DAC-B1", serial_b="DAC-A1", link_up=True, speed_gbps=400, lanes=4, pre_fec_ber=1e-8, uncorrectable_codewords=0, soak_minutes=15),
+        data=svc.QualificationInput(
+            serial_a="DAC-B1",
+            serial_b="DAC-A1",
+            link_up=True,
+            speed_gbps=400,
+            lanes=4,
+            pre_fec_ber=1e-8,
+            uncorrectable_codewords=0,
+            soak_minutes=15,
+        ),
         now=NOW,
     )
     assert good.verdict == Verdict.PASS and good.is_baseline
@@ -226,7 +256,15 @@ def test_gate_for_a_sealed_cable_needs_a_passing_qualification():
     assert "link qualification" in exc.value.message_dict["status"][0]
     svc.link_qualify(
         cable=cable,
-        data=svc.QualificationInput(serial_a="DAC-A1", serial_b="DAC-B1", link_up=True, speed_gbps=400, lanes=4, pre_fec_ber=1e-9, soak_minutes=10),
+        data=svc.QualificationInput(
+            serial_a="DAC-A1",
+            serial_b="DAC-B1",
+            link_up=True,
+            speed_gbps=400,
+            lanes=4,
+            pre_fec_ber=1e-9,
+            soak_minutes=10,
+        ),
         now=NOW,
     )
     cable_services.cable_set_status(cable=cable, status=CableStatus.IN_PRODUCTION, now=NOW)
@@ -238,7 +276,9 @@ def test_gate_for_fibre_says_exactly_what_is_missing(jumper):
     # short jumper: OTDR exempt (dead zone); needs OLTS on all 8 fibres
     assert svc.cable_gate_check(cable=jumper, now=NOW) == ["a power-meter (OLTS) test of all 8 fibres"]
     olts(jumper, [0.3] * 6)
-    assert svc.cable_gate_check(cable=jumper, now=NOW) == ["power-meter results on all 8 fibres (only 6 pass)"]
+    assert svc.cable_gate_check(cable=jumper, now=NOW) == [
+        "power-meter results on all 8 fibres (only 6 pass)"
+    ]
     olts(jumper, [0.3] * 7 + [2.0])
     assert "the last one, 2026-11-01, failed" in svc.cable_gate_check(cable=jumper, now=NOW)[0]
     olts(jumper, [0.3] * 8, when=NOW + timedelta(minutes=1))

@@ -57,7 +57,9 @@ def test_power_meter_form_records_a_test(tech, jumper):
 
 def test_power_meter_form_shows_errors_next_to_fields(tech, jumper):
     url = reverse("cable-test-olts", kwargs={"label": "J-1"})
-    resp = tech.post(url, {"wavelength_nm": "1310", "direction": "AB", "reference_method": "1", "loss_1": "abc"})
+    resp = tech.post(
+        url, {"wavelength_nm": "1310", "direction": "AB", "reference_method": "1", "loss_1": "abc"}
+    )
     assert resp.status_code == 200
     assert b"Enter a number" in resp.content
     assert not CableTest.objects.exists()
