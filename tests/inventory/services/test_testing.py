@@ -165,12 +165,15 @@ def test_otdr_new_event_raises_loss_increase_naming_distance_and_segment(jumper)
 
 def test_bend_and_dirty_connector_warnings_on_upload(jumper):
     """Same fibre at 1310 and 1550 nm: 0.02 vs 0.55 dB at 40 m is a bend; -30 dB is dirty."""
-    ev = lambda loss: [
-        (0.0, 0.0, -60.0, "1F9999LS"),
-        (20.0, 0.1, -30.0, "1F9999LS"),
-        (40.0, loss, None, "0F9999LS"),
-        (60.0, 0.0, -20.0, "1E9999LS"),
-    ]  # noqa: E731
+
+    def ev(loss):
+        return [
+            (0.0, 0.0, -60.0, "1F9999LS"),
+            (20.0, 0.1, -30.0, "1F9999LS"),
+            (40.0, loss, None, "0F9999LS"),
+            (60.0, 0.0, -20.0, "1E9999LS"),
+        ]
+
     files = [
         svc.SorUpload("a1310.sor", build_v1(events=ev(0.02), wavelength_nm=1310)),
         svc.SorUpload("a1550.sor", build_v1(events=ev(0.55), wavelength_nm=1550)),
