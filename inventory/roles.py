@@ -34,7 +34,7 @@ PLANT_MODELS = [
     "inspection",
     "alert",
     "maintenancewindow",
-    "testermapping",
+    "instrumentmapping",
 ]
 
 TECHNICIAN_ACTIONS = [

@@ -12,7 +12,7 @@ from .telemetry_storage import (
     TelemetryHistogram,
     TelemetryLaneSample,
 )
-from .testing import CableTest, FibreResult, Inspection, OtdrTrace, TesterMapping
+from .testing import CableTest, FibreResult, Inspection, InstrumentMapping, OtdrTrace
 from .transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "FibreResult",
     "ForecastSnapshot",
     "Inspection",
+    "InstrumentMapping",
     "Link",
     "LinkSegment",
     "MaintenanceWindow",
@@ -46,7 +47,6 @@ __all__ = [
     "Site",
     "Team",
     "TelemetrySample",
-    "TesterMapping",
     "Transceiver",
     "TransceiverModel",
     "TransceiverPlacement",

@@ -145,7 +145,7 @@ class Inspection(models.Model):
         return f"inspection {'pass' if self.passed else 'fail'} {self.inspected_at:%Y-%m-%d}"
 
 
-class TesterMapping(models.Model):
+class InstrumentMapping(models.Model):
     """A CSV column mapping for one instrument's export, confirmed once and reused."""
 
     instrument = models.CharField(max_length=100, unique=True)

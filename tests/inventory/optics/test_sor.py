@@ -24,6 +24,7 @@ def shared_sor_dir() -> Path:
     env = os.environ.get("CABLETRACK_SHARED_SOR")
     candidates = [Path(env)] if env else []
     candidates += [p / "shared" / "data" / "sor" for p in HERE.parents]
+    candidates.append(Path("/work/shared/data/sor"))
     for c in candidates:
         if (c / "MANIFEST.md").exists():
             return c
