@@ -193,3 +193,9 @@ class ApiTokenAdmin(admin.ModelAdmin):
         "last_used_at",
     ]
     readonly_fields = ["key_hash", "prefix", "last_used_at"]
+
+
+@admin.register(m.InstrumentMapping)
+class InstrumentMappingAdmin(admin.ModelAdmin):
+    list_display = ["instrument", "updated_at"]
+    search_fields = ["instrument"]

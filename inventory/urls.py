@@ -19,6 +19,7 @@ urlpatterns = [
     path("c/<str:label>/inspect", test_views.cable_inspect, name="cable-inspect"),
     path("files/otdr/<int:pk>", test_views.otdr_download, name="otdr-download"),
     path("files/inspection/<int:pk>", test_views.inspection_photo, name="inspection-photo"),
+    path("tests/import/", test_views.test_import_page, name="test-import"),
     path("reports/commissioning/", test_views.commissioning_report, name="commissioning-report"),
     path("reports/commissioning.pdf", test_views.commissioning_report_pdf, name="commissioning-report-pdf"),
 ]

@@ -198,3 +198,65 @@ def commissioning_report_pdf(request):
     resp = HttpResponse(pdf, content_type="application/pdf")
     resp["Content-Disposition"] = 'attachment; filename="commissioning-report.pdf"'
     return resp
+
+
+_TOKEN = re.compile(r"^[0-9a-f]{32}\.(csv|zip|sor)$")
+
+
+@permission_required("inventory.add_cabletest", raise_exception=True)
+def test_import_page(request):
+    """Import a tester CSV or project zip: upload, confirm the column mapping, preview, apply."""
+    import uuid
+
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    from ..services import tester_import
+
+    ctx: dict = {"fields": tester_import.FIELDS}
+    if request.method != "POST":
+        return render(request, "inventory/test_import.html", ctx)
+    instrument = request.POST.get("instrument", "").strip()
+    token = request.POST.get("token", "")
+    upload = request.FILES.get("file")
+    if upload is not None:
+        if upload.size > svc._setting("CABLETRACK_MAX_IMPORT_BYTES", 64 * 1024 * 1024):
+            ctx["error"] = "The file is over the import size limit."
+            return render(request, "inventory/test_import.html", ctx)
+        data = upload.read()
+        ext = (
+            "zip" if data[:4] == b"PK\x03\x04" else ("sor" if upload.name.lower().endswith(".sor") else "csv")
+        )
+        token = f"{uuid.uuid4().hex}.{ext}"
+        default_storage.save(f"imports/{token}", ContentFile(data))
+    elif not _TOKEN.match(token) or not default_storage.exists(f"imports/{token}"):
+        ctx["error"] = "Choose the export file to import."
+        return render(request, "inventory/test_import.html", ctx)
+    else:
+        with default_storage.open(f"imports/{token}", "rb") as fh:
+            data = fh.read()
+    mapping = {
+        k: request.POST[f"map_{k}"] for k in tester_import.FIELDS if request.POST.get(f"map_{k}")
+    } or None
+    apply = request.POST.get("apply") == "1"
+    kwargs = dict(instrument=instrument, mapping=mapping, apply=apply, technician=request.user)
+    try:
+        if token.endswith(".zip"):
+            result = tester_import.instrument_project_import(zip_data=data, **kwargs)
+        elif token.endswith(".sor"):
+            result = tester_import.instrument_project_import(files=[("upload.sor", data)], **kwargs)
+        else:
+            result = tester_import.instrument_csv_import(data=data, **kwargs)
+    except ValidationError as exc:
+        ctx.update(
+            {"error": "; ".join(f"{k}: {', '.join(v)}" for k, v in exc.message_dict.items()), "token": token}
+        )
+        return render(request, "inventory/test_import.html", ctx)
+    if result.applied:
+        default_storage.delete(f"imports/{token}")
+        messages.success(
+            request, f"Imported {len(result.tests)} test session(s) for {len(result.matched)} cable(s)."
+        )
+        return redirect("test-import")
+    ctx.update({"result": result, "token": token, "instrument": instrument})
+    return render(request, "inventory/test_import.html", ctx)

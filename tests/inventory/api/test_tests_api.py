@@ -261,3 +261,28 @@ def test_schema_documents_the_test_endpoints(tech_api):
         "/api/reports/commissioning/",
     ):
         assert path in schema["paths"], path
+
+
+SEED = (SOR / "anritsu-mt9090a_1310_example3.sor").read_bytes()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_mutated_uploads_never_500(tech_api, cables, seed):
+    """Random and mutated SOR bytes through the real endpoint: 201 or a 400 with a reason."""
+    import random
+
+    rng = random.Random(seed)
+    data = bytearray(SEED) if seed % 3 else bytearray(rng.randbytes(rng.randint(0, 3000)))
+    for _ in range(rng.randint(0, 20)):
+        if data:
+            data[rng.randrange(len(data))] = rng.randrange(256)
+    if seed % 4 == 0:
+        data = data[: rng.randint(0, len(data))]
+    resp = tech_api.post(
+        "/api/tests/otdr/",
+        {"cable": "J-1", "files": [SimpleUploadedFile("m.sor", bytes(data))]},
+        format="multipart",
+    )
+    assert resp.status_code in (201, 400), resp.content[:300]
+    if resp.status_code == 400:
+        assert "m.sor" in json.dumps(resp.json())

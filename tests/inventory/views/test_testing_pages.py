@@ -132,3 +132,26 @@ def test_commissioning_report_html_and_pdf(tech, jumper):
     assert b"gpu-1:eth0" in html.content and b"J-1: needs a power-meter" in html.content
     pdf = tech.get(reverse("commissioning-report-pdf"))
     assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
+
+
+def test_import_page_preview_confirm_mapping_then_apply(tech, jumper, media):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    csv_text = "Cable,Fibre,Lambda,IL\nJ-1,1,1310,0.41\nJ-1,2,1310,0.39\n"
+    url = reverse("test-import")
+    assert tech.get(url).status_code == 200
+    first = tech.post(url, {"instrument": "Acme OLTS", "file": SimpleUploadedFile("e.csv", csv_text.encode())})
+    assert first.status_code == 200
+    result = first.context["result"]
+    assert result.needs_mapping and result.mapping["loss_db"] == "IL"
+    token = first.context["token"]
+    mapping = {f"map_{k}": v for k, v in result.mapping.items()}
+    applied = tech.post(url, {"instrument": "Acme OLTS", "token": token, "apply": "1", **mapping})
+    assert applied.status_code == 302
+    assert CableTest.objects.get().fibres.count() == 2
+    assert not any(p.is_file() for p in (media / "imports").rglob("*"))
+
+
+def test_import_page_refuses_a_forged_token(tech):
+    resp = tech.post(reverse("test-import"), {"instrument": "x", "token": "../../etc/passwd"})
+    assert resp.status_code == 200 and "Choose the export file" in resp.content.decode()
