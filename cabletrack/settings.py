@@ -292,6 +292,13 @@ CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS = env.int(
     "CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS", default=365
 )
 
+# --- NetBox / Nautobot sync (optional) ---------------------------------------------------------
+CABLETRACK_NETBOX_URL = env.str("CABLETRACK_NETBOX_URL", default="")
+CABLETRACK_NETBOX_TOKEN = env.str("CABLETRACK_NETBOX_TOKEN", default="")
+CABLETRACK_NETBOX_SITES = env.list("CABLETRACK_NETBOX_SITES", default=[])
+if CABLETRACK_NETBOX_URL:
+    CELERY_BEAT_SCHEDULE["netbox-sync"] = {"task": "inventory.netbox_sync", "schedule": 3600.0}
+
 # --- Tests and loss budgets (issue 4) ----------------------------------------------------------
 CABLETRACK_SOR_MAX_BYTES = env.int("CABLETRACK_SOR_MAX_BYTES", default=8 * 1024 * 1024)
 CABLETRACK_LOSS_INCREASE_DB = env.float("CABLETRACK_LOSS_INCREASE_DB", default=0.5)

@@ -195,6 +195,21 @@ class ApiTokenAdmin(admin.ModelAdmin):
     readonly_fields = ["key_hash", "prefix", "last_used_at"]
 
 
+@admin.register(m.SyncRun)
+class SyncRunAdmin(admin.ModelAdmin):
+    list_display = ["source", "site", "dry_run", "started_at", "finished_at", "error"]
+    readonly_fields = [
+        "source",
+        "site",
+        "dry_run",
+        "started_at",
+        "finished_at",
+        "summary",
+        "conflicts",
+        "error",
+    ]
+
+
 @admin.register(m.InstrumentMapping)
 class InstrumentMappingAdmin(admin.ModelAdmin):
     list_display = ["instrument", "updated_at"]

@@ -140,7 +140,9 @@ def test_import_page_preview_confirm_mapping_then_apply(tech, jumper, media):
     csv_text = "Cable,Fibre,Lambda,IL\nJ-1,1,1310,0.41\nJ-1,2,1310,0.39\n"
     url = reverse("test-import")
     assert tech.get(url).status_code == 200
-    first = tech.post(url, {"instrument": "Acme OLTS", "file": SimpleUploadedFile("e.csv", csv_text.encode())})
+    first = tech.post(
+        url, {"instrument": "Acme OLTS", "file": SimpleUploadedFile("e.csv", csv_text.encode())}
+    )
     assert first.status_code == 200
     result = first.context["result"]
     assert result.needs_mapping and result.mapping["loss_db"] == "IL"
