@@ -319,3 +319,9 @@ CABLETRACK_PROMETHEUS_WINDOW_SECONDS = env.int("CABLETRACK_PROMETHEUS_WINDOW_SEC
 CABLETRACK_PROMETHEUS_STEP_SECONDS = env.int("CABLETRACK_PROMETHEUS_STEP_SECONDS", default=60)
 if CABLETRACK_PROMETHEUS_URL:
     CELERY_BEAT_SCHEDULE["prometheus-pull"] = {"task": "inventory.prometheus_pull", "schedule": 300.0}
+# --- Tests and loss budgets (issue 4) ----------------------------------------------------------
+CABLETRACK_SOR_MAX_BYTES = env.int("CABLETRACK_SOR_MAX_BYTES", default=8 * 1024 * 1024)
+CABLETRACK_LOSS_INCREASE_DB = env.float("CABLETRACK_LOSS_INCREASE_DB", default=0.5)
+CABLETRACK_MARGINAL_DB = env.float("CABLETRACK_MARGINAL_DB", default=0.3)
+CABLETRACK_OTDR_MIN_LENGTH_M = env.float("CABLETRACK_OTDR_MIN_LENGTH_M", default=20.0)
+CABLETRACK_BER_SOAK_MINUTES = env.int("CABLETRACK_BER_SOAK_MINUTES", default=10)

@@ -208,3 +208,9 @@ class SyncRunAdmin(admin.ModelAdmin):
         "conflicts",
         "error",
     ]
+
+
+@admin.register(m.InstrumentMapping)
+class InstrumentMappingAdmin(admin.ModelAdmin):
+    list_display = ["instrument", "updated_at"]
+    search_fields = ["instrument"]

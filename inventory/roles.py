@@ -34,6 +34,7 @@ PLANT_MODELS = [
     "inspection",
     "alert",
     "maintenancewindow",
+    "instrumentmapping",
 ]
 
 TECHNICIAN_ACTIONS = [

@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from .views import pages
+from .views import testing as test_views
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
@@ -12,4 +13,13 @@ urlpatterns = [
     # Printed on QR labels: these two URLs never change.
     path("c/<str:label>", pages.cable_page, name="cable-page"),
     path("r/<str:name>", pages.rack_page, name="rack-page"),
+    # Tests (issue 4): phone forms, original files, commissioning report.
+    path("c/<str:label>/test/power-meter", test_views.cable_test_olts, name="cable-test-olts"),
+    path("c/<str:label>/test/otdr", test_views.cable_test_otdr, name="cable-test-otdr"),
+    path("c/<str:label>/inspect", test_views.cable_inspect, name="cable-inspect"),
+    path("files/otdr/<int:pk>", test_views.otdr_download, name="otdr-download"),
+    path("files/inspection/<int:pk>", test_views.inspection_photo, name="inspection-photo"),
+    path("tests/import/", test_views.test_import_page, name="test-import"),
+    path("reports/commissioning/", test_views.commissioning_report, name="commissioning-report"),
+    path("reports/commissioning.pdf", test_views.commissioning_report_pdf, name="commissioning-report-pdf"),
 ]

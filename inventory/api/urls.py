@@ -2,6 +2,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from . import testing as test_api
 from . import views
 from .telemetry import TelemetryIngestView
 
@@ -18,11 +19,16 @@ router.register("transceiver-models", views.TransceiverModelViewSet)
 router.register("transceivers", views.TransceiverViewSet)
 router.register("cables", views.CableViewSet, basename="cable")
 router.register("links", views.LinkViewSet)
+router.register("tests", test_api.CableTestViewSet, basename="cabletest")
+router.register("inspections", test_api.InspectionViewSet, basename="inspection")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("telemetry/", TelemetryIngestView.as_view(), name="telemetry-ingest"),
+    path(
+        "reports/commissioning/", test_api.CommissioningReportView.as_view(), name="api-commissioning-report"
+    ),
     path("", include(router.urls)),
 ]

@@ -14,7 +14,7 @@ from .telemetry_storage import (
     TelemetryIngestBatch,
     TelemetryLaneSample,
 )
-from .testing import CableTest, FibreResult, Inspection, OtdrTrace
+from .testing import CableTest, FibreResult, Inspection, InstrumentMapping, OtdrTrace
 from .transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "FibreResult",
     "ForecastSnapshot",
     "Inspection",
+    "InstrumentMapping",
     "Link",
     "LinkSegment",
     "MaintenanceWindow",

@@ -230,13 +230,19 @@ def cable_retire(*, cable: Cable, reason: str = "", now: datetime | None = None)
     return cable
 
 
-def cable_set_status(*, cable: Cable, status: str, reason: str = "") -> Cable:
+def cable_set_status(*, cable: Cable, status: str, reason: str = "", now: datetime | None = None) -> Cable:
     if status not in CableStatus.values:
         raise ValidationError({"status": f"Unknown status {status!r}."})
     if status == CableStatus.RETIRED:
         return cable_retire(cable=cable, reason=reason)
     if cable.status == CableStatus.RETIRED:
         raise ValidationError({"status": f"{cable.label} is retired; install a new cable instead."})
+    if status == CableStatus.IN_PRODUCTION and cable.status != CableStatus.IN_PRODUCTION:
+        from . import testing as test_services  # the production gate (issue 4)
+
+        missing = test_services.cable_gate_check(cable=cable, now=now)
+        if missing:
+            raise ValidationError({"status": test_services.gate_message(cable, missing)})
     cable.status = status
     cable._change_reason = reason
     cable.save(update_fields=["status", "updated_at"])
