@@ -146,6 +146,14 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # The one reviewed schedule. Far-future work (a retest in 90 days) is a date column swept by
 # these periodic tasks, never a delayed broker message.
 CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE["alerts-evaluate"] = {
+    "task": "inventory.alerts_evaluate",
+    "schedule": env.float("CABLETRACK_ALERT_EVERY_S", default=60.0),
+}
+CELERY_BEAT_SCHEDULE["alert-notifications-sweep"] = {
+    "task": "inventory.alert_notifications_send",
+    "schedule": 300.0,
+}
 
 # --- Auth ----------------------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [
@@ -263,3 +271,14 @@ LOGGING = {
 # --- Domain defaults -------------------------------------------------------------------------
 CABLETRACK_RETEST_INTERVAL_DAYS = env.int("CABLETRACK_RETEST_INTERVAL_DAYS", default=90)
 CABLETRACK_ANNUAL_FAILURE_RATE = env.float("CABLETRACK_ANNUAL_FAILURE_RATE", default=0.02)
+
+# --- Alerts (rules over telemetry), /metrics ------------------------------------------------------
+# Rule thresholds: a preset ("default" or the seed article's "seed") with per link class / PMD
+# overrides, e.g. {"preset": "default", "by_class": {"rail": {"fec_hold_s": 300}}}. JSON.
+CABLETRACK_ALERT_RULES = env.json("CABLETRACK_ALERT_RULES", default={"preset": "default"})
+CABLETRACK_ALERT_LOOKBACK_S = env.float("CABLETRACK_ALERT_LOOKBACK_S", default=1800.0)
+CABLETRACK_ALERT_BUCKET_S = env.float("CABLETRACK_ALERT_BUCKET_S", default=60.0)
+CABLETRACK_BASELINE_REFRESH_S = env.float("CABLETRACK_BASELINE_REFRESH_S", default=3600.0)
+# /metrics: a bearer scrape token and/or source networks (CIDRs). Neither set: 404 to everyone.
+CABLETRACK_METRICS_TOKEN = env.str("CABLETRACK_METRICS_TOKEN", default="")
+CABLETRACK_METRICS_NETWORKS = env.list("CABLETRACK_METRICS_NETWORKS", default=[])

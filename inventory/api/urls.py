@@ -2,6 +2,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from . import alerts as alert_views
 from . import views
 
 router = DefaultRouter()
@@ -17,10 +18,15 @@ router.register("transceiver-models", views.TransceiverModelViewSet)
 router.register("transceivers", views.TransceiverViewSet)
 router.register("cables", views.CableViewSet, basename="cable")
 router.register("links", views.LinkViewSet)
+router.register("alerts", alert_views.AlertViewSet, basename="alert")
+router.register("maintenance-windows", alert_views.MaintenanceWindowViewSet, basename="maintenancewindow")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("vendor-comparison/", alert_views.VendorComparisonView.as_view(), name="api-vendor-comparison"),
+    path("racks/<str:name>/bringup/", alert_views.BringupView.as_view(), name="api-rack-bringup"),
+    path("topology/<str:fmt>/", alert_views.TopologyExportView.as_view(), name="api-topology-export"),
     path("", include(router.urls)),
 ]

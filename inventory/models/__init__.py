@@ -1,14 +1,16 @@
 from .accounts import ApiToken
+from .alerts import Alert, AlertNotification, MaintenanceWindow, PortBaseline
 from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
 from .locations import Rack, Room, Row, Site, Team
-from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
+from .telemetry import ForecastSnapshot, TelemetrySample
 from .testing import CableTest, FibreResult, Inspection, OtdrTrace
 from .transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
 
 __all__ = [
     "Alert",
+    "AlertNotification",
     "ApiToken",
     "Cable",
     "CableEnd",
@@ -23,6 +25,7 @@ __all__ = [
     "MaintenanceWindow",
     "OtdrTrace",
     "Port",
+    "PortBaseline",
     "PortAlias",
     "PortMapping",
     "Rack",
