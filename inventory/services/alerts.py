@@ -496,7 +496,7 @@ def alerts_evaluate(*, now: datetime, config: engine.RuleConfig | None = None) -
     from ..selectors.rule_inputs import rule_inputs
 
     config = config or rule_config()
-    lookback = float(getattr(settings, "CABLETRACK_ALERT_LOOKBACK_S", 1800))
+    lookback = float(getattr(settings, "CABLETRACK_ALERT_LOOKBACK_S", 900))
     bucket = float(getattr(settings, "CABLETRACK_ALERT_BUCKET_S", 60))
     inputs = rule_inputs(now=now, config=config, lookback_s=lookback, bucket_s=bucket)
     t0 = time.perf_counter()
