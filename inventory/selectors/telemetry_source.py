@@ -38,7 +38,7 @@ _COLS = [
 def _epoch_sql(col: str) -> str:
     if connection.vendor == "postgresql":
         return f"EXTRACT(EPOCH FROM {col})::float8"
-    return f"CAST(strftime('%s', {col}) AS REAL)"
+    return f"CAST(strftime('%%s', {col}) AS REAL)"  # %% : the query takes parameters
 
 
 def read_rollups(*, start: datetime, end: datetime):
