@@ -3,6 +3,7 @@ from .alerts import Alert, AlertNotification, MaintenanceWindow, PortBaseline
 from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
+from .external import ExternalRef
 from .locations import Rack, Room, Row, Site, Team
 from .telemetry import ForecastSnapshot, TelemetrySample
 from .telemetry_storage import (
@@ -31,6 +32,7 @@ __all__ = [
     "CableTest",
     "Cage",
     "Device",
+    "ExternalRef",
     "FibreResult",
     "ForecastSnapshot",
     "Inspection",
