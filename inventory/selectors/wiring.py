@@ -22,6 +22,9 @@ from .telemetry_source import latest_identity
 
 RAIL_IN_NAME = re.compile(r"(?:rail|-r)(\d+)$", re.IGNORECASE)
 TRAILING_NUMBER = re.compile(r"(\d+)$")
+# Compute-fabric NIC names on a GPU node (``eth3``, ``ib3``, ``mlx5_3``, ``nic3``); front-end
+# (``fe0``), BMC and other ports are not on a rail.
+NIC_NAME = re.compile(r"^(?:eth|ib|mlx5_|nic|rail)(\d+)$", re.IGNORECASE)
 SWITCH_ROLES = {DeviceRole.LEAF, DeviceRole.SPINE, DeviceRole.MGMT_SWITCH}
 
 
@@ -40,7 +43,7 @@ def _far(link: Link, port_id: int) -> Port:
 
 def nic_index(port: Port) -> int | None:
     """NIC number of a GPU node's compute port (``eth3`` -> 3), None for others."""
-    m = TRAILING_NUMBER.search(port.name)
+    m = NIC_NAME.match(port.name)
     return int(m.group(1)) if m else None
 
 

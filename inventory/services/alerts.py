@@ -154,7 +154,7 @@ def maintenance_start(
 def maintenance_end(*, window: MaintenanceWindow, now: datetime) -> MaintenanceWindow:
     """End a window early (it is kept, with its real end, for the record)."""
     if window.ends_at > now:
-        window.ends_at = max(now, window.starts_at + timedelta(seconds=1))
+        window.ends_at = now if now > window.starts_at else window.starts_at + timedelta(microseconds=1)
         window.save(update_fields=["ends_at"])
     return window
 
