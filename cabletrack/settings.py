@@ -311,3 +311,10 @@ CABLETRACK_BASELINE_REFRESH_S = env.float("CABLETRACK_BASELINE_REFRESH_S", defau
 # /metrics: a bearer scrape token and/or source networks (CIDRs). Neither set: 404 to everyone.
 CABLETRACK_METRICS_TOKEN = env.str("CABLETRACK_METRICS_TOKEN", default="")
 CABLETRACK_METRICS_NETWORKS = env.list("CABLETRACK_METRICS_NETWORKS", default=[])
+
+# --- NetBox / Nautobot sync (optional) ---------------------------------------------------------
+CABLETRACK_NETBOX_URL = env.str("CABLETRACK_NETBOX_URL", default="")
+CABLETRACK_NETBOX_TOKEN = env.str("CABLETRACK_NETBOX_TOKEN", default="")
+CABLETRACK_NETBOX_SITES = env.list("CABLETRACK_NETBOX_SITES", default=[])
+if CABLETRACK_NETBOX_URL:
+    CELERY_BEAT_SCHEDULE["netbox-sync"] = {"task": "inventory.netbox_sync", "schedule": 3600.0}

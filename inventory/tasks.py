@@ -30,3 +30,24 @@ def alert_notifications_send_task() -> int:
     from .services import alerts as alert_services
 
     return alert_services.alert_notifications_send(now=timezone.now())
+
+
+@shared_task(name="inventory.netbox_sync", acks_late=True)
+def netbox_sync_task() -> int:
+    """Keep devices, racks, ports and cables current from NetBox (idempotent; conflicts recorded)."""
+    from django.conf import settings
+
+    from .services.netbox_import import netbox_sync
+
+    if not (
+        settings.CABLETRACK_NETBOX_URL
+        and settings.CABLETRACK_NETBOX_TOKEN
+        and settings.CABLETRACK_NETBOX_SITES
+    ):
+        return 0
+    runs = netbox_sync(
+        url=settings.CABLETRACK_NETBOX_URL,
+        token=settings.CABLETRACK_NETBOX_TOKEN,
+        sites=settings.CABLETRACK_NETBOX_SITES,
+    )
+    return len(runs)

@@ -3,7 +3,7 @@ from .alerts import Alert, AlertNotification, MaintenanceWindow, PortBaseline
 from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
-from .external import ExternalRef
+from .external import ExternalRef, SyncRun
 from .locations import Rack, Room, Row, Site, Team
 from .telemetry import ForecastSnapshot, TelemetrySample
 from .telemetry_storage import (
@@ -33,6 +33,7 @@ __all__ = [
     "Cage",
     "Device",
     "ExternalRef",
+    "SyncRun",
     "FibreResult",
     "ForecastSnapshot",
     "Inspection",
