@@ -151,6 +151,14 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # The one reviewed schedule. Far-future work (a retest in 90 days) is a date column swept by
 # these periodic tasks, never a delayed broker message.
 CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE["alerts-evaluate"] = {
+    "task": "inventory.alerts_evaluate",
+    "schedule": env.float("CABLETRACK_ALERT_EVERY_S", default=60.0),
+}
+CELERY_BEAT_SCHEDULE["alert-notifications-sweep"] = {
+    "task": "inventory.alert_notifications_send",
+    "schedule": 300.0,
+}
 
 # --- Auth ----------------------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [
@@ -304,6 +312,18 @@ CELERY_BEAT_SCHEDULE["telemetry-retention"] = {
     "task": "inventory.telemetry_retention",
     "schedule": 6 * 3600.0,
 }
+
+# --- Alerts (rules over telemetry), /metrics ------------------------------------------------------
+# Rule thresholds: a preset ("default" or the seed article's "seed") with per link class / PMD
+# overrides, e.g. {"preset": "default", "by_class": {"rail": {"fec_hold_s": 300}}}. JSON.
+CABLETRACK_ALERT_RULES = env.json("CABLETRACK_ALERT_RULES", default={"preset": "default"})
+# The rules read this much of PortRollup (the longest rule window: tail, flap, clear = 15 min).
+CABLETRACK_ALERT_LOOKBACK_S = env.float("CABLETRACK_ALERT_LOOKBACK_S", default=900.0)
+CABLETRACK_ALERT_BUCKET_S = float(CABLETRACK_TELEMETRY_ROLLUP_SECONDS)
+CABLETRACK_BASELINE_REFRESH_S = env.float("CABLETRACK_BASELINE_REFRESH_S", default=3600.0)
+# /metrics: a bearer scrape token and/or source networks (CIDRs). Neither set: 404 to everyone.
+CABLETRACK_METRICS_TOKEN = env.str("CABLETRACK_METRICS_TOKEN", default="")
+CABLETRACK_METRICS_NETWORKS = env.list("CABLETRACK_METRICS_NETWORKS", default=[])
 
 # --- NetBox / Nautobot sync (optional) ---------------------------------------------------------
 CABLETRACK_NETBOX_URL = env.str("CABLETRACK_NETBOX_URL", default="")

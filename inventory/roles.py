@@ -47,6 +47,7 @@ TECHNICIAN_ACTIONS = [
     "add_transceiverplacement",
     "change_transceiverplacement",
     "add_maintenancewindow",
+    "change_alert",
 ]
 
 

@@ -35,6 +35,25 @@ def telemetry_retention_task() -> int:
     from .services.telemetry_rollup import telemetry_retention_enforce
 
     return telemetry_retention_enforce(now=timezone.now()).samples
+@shared_task(name="inventory.alerts_evaluate", acks_late=True)
+def alerts_evaluate_task() -> dict:
+    """Evaluate every alert rule over the telemetry window ending now (idempotent)."""
+    from django.utils import timezone
+
+    from .services import alerts as alert_services
+
+    report = alert_services.alerts_evaluate(now=timezone.now())
+    return {"ports": report.ports, "findings": report.findings, "opened": len(report.opened)}
+
+
+@shared_task(name="inventory.alert_notifications_send", acks_late=True)
+def alert_notifications_send_task() -> int:
+    """Send claimed-once alert mails that are still unsent (also the periodic sweep)."""
+    from django.utils import timezone
+
+    from .services import alerts as alert_services
+
+    return alert_services.alert_notifications_send(now=timezone.now())
 
 
 @shared_task(name="inventory.netbox_sync", acks_late=True)

@@ -3,6 +3,7 @@ from django.urls import path
 
 from .views import pages
 from .views import testing as test_views
+from .views import alerts, pages
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
@@ -22,4 +23,14 @@ urlpatterns = [
     path("tests/import/", test_views.test_import_page, name="test-import"),
     path("reports/commissioning/", test_views.commissioning_report, name="commissioning-report"),
     path("reports/commissioning.pdf", test_views.commissioning_report_pdf, name="commissioning-report-pdf"),
+    # Alerts, maintenance, wiring validation (rules helper)
+    path("alerts/", alerts.alert_list, name="alert-list"),
+    path("alerts/<int:pk>/", alerts.alert_detail, name="alert-detail"),
+    path("alerts/<int:pk>/acknowledge", alerts.alert_acknowledge, name="alert-acknowledge"),
+    path("alerts/<int:pk>/silence", alerts.alert_silence, name="alert-silence"),
+    path("maintenance/", alerts.maintenance, name="maintenance"),
+    path("vendors/compare/", alerts.vendor_comparison, name="vendor-compare"),
+    path("r/<str:name>/bringup", alerts.bringup, name="rack-bringup"),
+    path("topology/export.<str:fmt>", alerts.topology_export, name="topology-export"),
+    path("metrics", alerts.metrics, name="metrics"),
 ]

@@ -228,3 +228,88 @@ def telemetry_sample(device: str, port: str, ts, **fields) -> dict:
         "ts": ts.isoformat() if hasattr(ts, "isoformat") else ts,
         **fields,
     }
+# --- telemetry rollups and alerts (rules helper) ---------------------------------------------
+
+LINE_BITS_400G = 4 * 106.25e9  # per second: 4 lanes x 106.25 Gb/s
+
+
+def rollup_rows(
+    port: Port,
+    start,
+    minutes: int,
+    *,
+    ber: float = 5e-9,
+    rx_dbm: float = -2.0,
+    tx_dbm: float = 1.0,
+    **fields,
+) -> list:
+    """``minutes`` one-minute ``PortRollup`` rows for a healthy 400G receiver (unsaved).
+
+    Healthy means pre-FEC BER ``ber`` (5e-9: thousands of corrected codewords per second),
+    no uncorrectables, no tail, no flaps. ``fields`` override any column on every row.
+    """
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from inventory.models import PortRollup
+
+    out = []
+    for m in range(minutes):
+        line = LINE_BITS_400G * 60
+        bits = int(ber * line)
+        row = dict(
+            port=port,
+            bucket=start + timedelta(minutes=m),
+            seconds=60,
+            samples=6,
+            covered_s=60.0,
+            fec_corrected_cw=int(bits / 1.2),
+            fec_uncorrectable_cw=0,
+            fec_corrected_bits=bits,
+            line_bits=line,
+            pre_fec_ber=bits / line,
+            hist_cw_warn=0,
+            hist_cw_crit=0,
+            fec_correction_limit=15,
+            pfc_pause_rx=0,
+            pfc_pause_tx=0,
+            pfc_pause_duration_us=0,
+            link_down_events=0,
+            link_error_recovery=0,
+            rx_power_min_dbm=[rx_dbm] * 4,
+            tx_power_min_dbm=[tx_dbm] * 4,
+            rx_power_min_any_dbm=rx_dbm,
+            temperature_max_c=45.0,
+            computed_at=timezone.now(),
+        )
+        row.update(fields)
+        out.append(PortRollup(**row))
+    return out
+
+
+def rollups(port: Port, start, minutes: int, **kw) -> None:
+    from inventory.models import PortRollup
+
+    PortRollup.objects.bulk_create(rollup_rows(port, start, minutes, **kw))
+
+
+def seen(
+    port: Port, when, *, serial: str = "", neighbor: Port | None = None, neighbor_name: str = ""
+) -> None:
+    """What telemetry last reported about a port's module and neighbour."""
+    from inventory.models import PortTelemetryState
+
+    ndev, nport = (neighbor.device.name, neighbor.name) if neighbor else ("", "")
+    if neighbor_name:
+        ndev, nport = neighbor_name.split(":", 1)
+    PortTelemetryState.objects.update_or_create(
+        port=port,
+        defaults=dict(
+            last_ts=when,
+            module_serial=serial,
+            neighbor_device=ndev,
+            neighbor_port=nport,
+            identity_seen_at=when,
+        ),
+    )

@@ -3,6 +3,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from . import testing as test_api
+from . import alerts as alert_views
 from . import views
 from .telemetry import TelemetryIngestView
 
@@ -21,6 +22,8 @@ router.register("cables", views.CableViewSet, basename="cable")
 router.register("links", views.LinkViewSet)
 router.register("tests", test_api.CableTestViewSet, basename="cabletest")
 router.register("inspections", test_api.InspectionViewSet, basename="inspection")
+router.register("alerts", alert_views.AlertViewSet, basename="alert")
+router.register("maintenance-windows", alert_views.MaintenanceWindowViewSet, basename="maintenancewindow")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -30,5 +33,8 @@ urlpatterns = [
     path(
         "reports/commissioning/", test_api.CommissioningReportView.as_view(), name="api-commissioning-report"
     ),
+    path("vendor-comparison/", alert_views.VendorComparisonView.as_view(), name="api-vendor-comparison"),
+    path("racks/<str:name>/bringup/", alert_views.BringupView.as_view(), name="api-rack-bringup"),
+    path("topology/<str:fmt>/", alert_views.TopologyExportView.as_view(), name="api-topology-export"),
     path("", include(router.urls)),
 ]

@@ -1,10 +1,11 @@
 from .accounts import ApiToken
+from .alerts import Alert, AlertNotification, MaintenanceWindow, PortBaseline
 from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
 from .external import ExternalRef, SyncRun
 from .locations import Rack, Room, Row, Site, Team
-from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
+from .telemetry import ForecastSnapshot, TelemetrySample
 from .telemetry_storage import (
     FecBinLayout,
     PortObservation,
@@ -26,6 +27,7 @@ __all__ = [
     "PortObservation",
     "FecBinLayout",
     "Alert",
+    "AlertNotification",
     "ApiToken",
     "Cable",
     "CableEnd",
@@ -43,6 +45,7 @@ __all__ = [
     "MaintenanceWindow",
     "OtdrTrace",
     "Port",
+    "PortBaseline",
     "PortAlias",
     "PortMapping",
     "Rack",
