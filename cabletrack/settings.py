@@ -263,3 +263,11 @@ LOGGING = {
 # --- Domain defaults -------------------------------------------------------------------------
 CABLETRACK_RETEST_INTERVAL_DAYS = env.int("CABLETRACK_RETEST_INTERVAL_DAYS", default=90)
 CABLETRACK_ANNUAL_FAILURE_RATE = env.float("CABLETRACK_ANNUAL_FAILURE_RATE", default=0.02)
+
+# --- Labels ----------------------------------------------------------------------------------
+# Up to this many labels render inline in the request; more go to a background batch.
+CABLETRACK_LABELS_INLINE_MAX = env.int("CABLETRACK_LABELS_INLINE_MAX", default=500)
+CELERY_BEAT_SCHEDULE["label-batches-requeue"] = {
+    "task": "inventory.label_batches_requeue",
+    "schedule": 300.0,
+}

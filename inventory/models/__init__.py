@@ -2,6 +2,7 @@ from .accounts import ApiToken
 from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
+from .labels import LabelBatch
 from .locations import Rack, Room, Row, Site, Team
 from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
 from .testing import CableTest, FibreResult, Inspection, OtdrTrace
@@ -18,6 +19,7 @@ __all__ = [
     "FibreResult",
     "ForecastSnapshot",
     "Inspection",
+    "LabelBatch",
     "Link",
     "LinkSegment",
     "MaintenanceWindow",
