@@ -292,6 +292,13 @@ CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS = env.int(
     "CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS", default=365
 )
 
+# --- NetBox / Nautobot sync (optional) ---------------------------------------------------------
+CABLETRACK_NETBOX_URL = env.str("CABLETRACK_NETBOX_URL", default="")
+CABLETRACK_NETBOX_TOKEN = env.str("CABLETRACK_NETBOX_TOKEN", default="")
+CABLETRACK_NETBOX_SITES = env.list("CABLETRACK_NETBOX_SITES", default=[])
+if CABLETRACK_NETBOX_URL:
+    CELERY_BEAT_SCHEDULE["netbox-sync"] = {"task": "inventory.netbox_sync", "schedule": 3600.0}
+
 # --- Labels ----------------------------------------------------------------------------------
 # Up to this many labels render inline in the request; more go to a background batch.
 CABLETRACK_LABELS_INLINE_MAX = env.int("CABLETRACK_LABELS_INLINE_MAX", default=500)

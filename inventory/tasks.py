@@ -11,6 +11,27 @@ def links_refresh_task(port_ids: list[int]) -> int:
     return len(link_services.links_refresh_for_ports(port_ids=port_ids))
 
 
+@shared_task(name="inventory.netbox_sync", acks_late=True)
+def netbox_sync_task() -> int:
+    """Keep devices, racks, ports and cables current from NetBox (idempotent; conflicts recorded)."""
+    from django.conf import settings
+
+    from .services.netbox_import import netbox_sync
+
+    if not (
+        settings.CABLETRACK_NETBOX_URL
+        and settings.CABLETRACK_NETBOX_TOKEN
+        and settings.CABLETRACK_NETBOX_SITES
+    ):
+        return 0
+    runs = netbox_sync(
+        url=settings.CABLETRACK_NETBOX_URL,
+        token=settings.CABLETRACK_NETBOX_TOKEN,
+        sites=settings.CABLETRACK_NETBOX_SITES,
+    )
+    return len(runs)
+
+
 @shared_task(name="inventory.label_batch_render", acks_late=True)
 def label_batch_render_task(batch_id: int) -> int:
     """Render a label batch to its file (a finished batch is left alone)."""
