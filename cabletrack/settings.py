@@ -345,3 +345,10 @@ CABLETRACK_LOSS_INCREASE_DB = env.float("CABLETRACK_LOSS_INCREASE_DB", default=0
 CABLETRACK_MARGINAL_DB = env.float("CABLETRACK_MARGINAL_DB", default=0.3)
 CABLETRACK_OTDR_MIN_LENGTH_M = env.float("CABLETRACK_OTDR_MIN_LENGTH_M", default=20.0)
 CABLETRACK_BER_SOAK_MINUTES = env.int("CABLETRACK_BER_SOAK_MINUTES", default=10)
+# --- Labels ----------------------------------------------------------------------------------
+# Up to this many labels render inline in the request; more go to a background batch.
+CABLETRACK_LABELS_INLINE_MAX = env.int("CABLETRACK_LABELS_INLINE_MAX", default=500)
+CELERY_BEAT_SCHEDULE["label-batches-requeue"] = {
+    "task": "inventory.label_batches_requeue",
+    "schedule": 300.0,
+}

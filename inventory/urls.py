@@ -1,6 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from .views import labels as label_views
 from .views import pages
 from .views import testing as test_views
 from .views import alerts, pages
@@ -33,4 +34,9 @@ urlpatterns = [
     path("r/<str:name>/bringup", alerts.bringup, name="rack-bringup"),
     path("topology/export.<str:fmt>", alerts.topology_export, name="topology-export"),
     path("metrics", alerts.metrics, name="metrics"),
+    # Labels: the print form / bulk-action target, and background batches.
+    path("labels/print/", label_views.labels_print, name="labels-print"),
+    path("labels/batches/<uuid:uid>/", label_views.label_batch, name="label-batch"),
+    path("labels/batches/<uuid:uid>/status", label_views.label_batch_status, name="label-batch-status"),
+    path("labels/batches/<uuid:uid>/download", label_views.label_batch_download, name="label-batch-download"),
 ]

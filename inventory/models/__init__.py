@@ -4,6 +4,7 @@ from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
 from .external import ExternalRef, SyncRun
+from .labels import LabelBatch
 from .locations import Rack, Room, Row, Site, Team
 from .telemetry import ForecastSnapshot, TelemetrySample
 from .telemetry_storage import (
@@ -40,6 +41,7 @@ __all__ = [
     "ForecastSnapshot",
     "Inspection",
     "InstrumentMapping",
+    "LabelBatch",
     "Link",
     "LinkSegment",
     "MaintenanceWindow",
