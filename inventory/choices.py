@@ -180,3 +180,13 @@ class TokenKind(models.TextChoices):
     FULL = "full", "Full (the user's own permissions)"
     READ_ONLY = "read_only", "Read-only"
     INGEST = "ingest", "Telemetry ingest only"
+
+
+class FieldNoteKind(models.TextChoices):
+    """What a technician did or saw at the cable (the phone page's one-tap actions)."""
+
+    FAULT = "fault", "Fault reported"
+    RESEATED = "reseated", "Re-seated"
+    CLEANED = "cleaned", "Cleaned"
+    RESEATED_CLEANED = "reseated_cleaned", "Re-seated and cleaned"
+    NOTE = "note", "Note"

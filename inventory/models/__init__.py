@@ -2,6 +2,7 @@ from .accounts import ApiToken
 from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
+from .fieldwork import FieldNote
 from .locations import Rack, Room, Row, Site, Team
 from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
 from .testing import CableTest, FibreResult, Inspection, OtdrTrace
@@ -16,6 +17,7 @@ __all__ = [
     "Cage",
     "Device",
     "FibreResult",
+    "FieldNote",
     "ForecastSnapshot",
     "Inspection",
     "Link",
