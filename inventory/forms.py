@@ -15,6 +15,7 @@ from django.utils.dateparse import parse_datetime
 from .choices import CableKind, CableStatus, ConnectorType, FieldNoteKind, Polarity, Polish
 from .models import Cable, Port, Site, Transceiver, TransceiverModel, Vendor
 from .services.ports import ports_resolve
+from .validators import LABEL_RE, LABEL_RULE
 
 BOOL_CHOICES = [("", "unknown"), ("true", "pinned (male)"), ("false", "unpinned (female)")]
 
@@ -151,6 +152,8 @@ class ReplaceForm(forms.Form):
 
     def clean_new_label(self):
         label = self.cleaned_data["new_label"].strip()
+        if not LABEL_RE.match(label):
+            raise ValidationError(LABEL_RULE)
         if Cable.objects.filter(label=label).exists():
             raise ValidationError(
                 f"Label {label} is already on another cable; use the label of the new cable."
@@ -219,7 +222,10 @@ class CableCreateForm(CableDescriptionMixin):
             self.fields.update(EndFields.make(side))
 
     def clean_label(self):
-        return self.cleaned_data["label"].strip()
+        label = self.cleaned_data["label"].strip()
+        if not LABEL_RE.match(label):
+            raise ValidationError(LABEL_RULE)
+        return label
 
     def clean(self):
         data = super().clean()

@@ -259,8 +259,39 @@ def _trace_start(cable: Cable, ends: list[EndView]) -> tuple[Port | None, int]:
     return port, link_count
 
 
-def _history(cable: Cable, notes: list[FieldNote], limit: int = 30) -> list[dict]:
-    entries = history_for(cable)
+def _placement_entries(ends: list[EndView]) -> list[dict]:
+    """Module moves in the cages this cable plugs into, as history lines."""
+    out = []
+    for v in ends:
+        where = f"{v.device.name} {v.end.cage.name}" if v.end.cage_id and v.device else ""
+        for pl in v.placements:
+            serial = pl.transceiver.serial
+            out.append(
+                {
+                    "when": pl.installed_at.isoformat(),
+                    "who": pl.installed_by.get_username() if pl.installed_by else None,
+                    "what": "installed module",
+                    "subject": f"{serial} in {where}",
+                    "reason": "",
+                    "changes": [],
+                }
+            )
+            if pl.removed_at:
+                out.append(
+                    {
+                        "when": pl.removed_at.isoformat(),
+                        "who": pl.removed_by.get_username() if pl.removed_by else None,
+                        "what": f"removed module ({pl.get_end_reason_display().lower()})",
+                        "subject": f"{serial} from {where}",
+                        "reason": pl.notes,
+                        "changes": [],
+                    }
+                )
+    return out
+
+
+def _history(cable: Cable, notes: list[FieldNote], ends: list[EndView] = (), limit: int = 30) -> list[dict]:
+    entries = history_for(cable) + _placement_entries(list(ends))
     for n in notes:
         entries.append(
             {
@@ -320,7 +351,7 @@ def cable_page(cable: Cable) -> dict:
         "overdue": bool(cable.retest_due and cable.retest_due < today),
         "latest_tests": latest_tests(cable),
         "notes": notes,
-        "history": _history(cable, notes),
+        "history": _history(cable, notes, end_views),
         "replaces": list(cable.replaces.all().only("label")),
         "actions": cable_actions(cable),
     }

@@ -417,27 +417,24 @@ def parse_plan(text: str) -> list[dict]:
 
 
 def plan_outcome(result) -> dict:
-    """Normalise what the import service returns into rows the page can show."""
-    get = result.get if isinstance(result, dict) else lambda k, d=None: getattr(result, k, d)
-    errors = get("errors", None) or []
-    created = get("created", None) or []
-    changed = get("changed", None) or get("updated", None) or []
-    if isinstance(errors, dict):
-        errors = [{"row": k, "errors": v} for k, v in sorted(errors.items())]
-    out_errors = []
-    for e in errors:
-        if isinstance(e, dict):
-            row = e.get("row")
-            msgs = e.get("errors") or e.get("messages") or e.get("message") or e.get("error") or e
-        else:
-            row = getattr(e, "row", None)
-            msgs = getattr(e, "errors", None) or getattr(e, "message", None) or str(e)
-        if isinstance(msgs, dict):
-            msgs = [f"{k}: {v}" for k, v in msgs.items()]
-        elif isinstance(msgs, str):
-            msgs = [msgs]
-        out_errors.append({"row": row, "messages": [str(m) for m in msgs]})
-    return {"created": list(created), "changed": list(changed), "errors": out_errors}
+    """What the page shows of a ``PlanResult``: rows to create, rows that change, errors by row."""
+    rows = result.rows
+    return {
+        "created": [r for r in rows if r.action == "create"],
+        "changed": [r for r in rows if r.action == "change"],
+        "unchanged": sum(1 for r in rows if r.action == "unchanged"),
+        "errors": [
+            {
+                "row": r.row or None,
+                "label": r.label,
+                "messages": [
+                    f"{k}: {v}" if k not in ("rows", "__all__") else str(v) for k, v in r.errors.items()
+                ],
+            }
+            for r in rows
+            if r.errors
+        ],
+    }
 
 
 def _import_service():
