@@ -290,7 +290,8 @@ class TransceiverEditForm(forms.Form):
 
 
 class BulkStatusForm(forms.Form):
-    ids = forms.ModelMultipleChoiceField(
+    # ``cable`` is also what the label printer's form takes, so one ticked list serves both.
+    cable = forms.ModelMultipleChoiceField(
         queryset=Cable.objects.all(),
         error_messages={"required": "Tick the cables to change first."},
     )

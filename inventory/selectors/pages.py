@@ -24,8 +24,9 @@ from ..models import (
     Transceiver,
     TransceiverPlacement,
 )
+from ..pathcheck import PathVerdict
 from ..selectors.history import history_for
-from ..selectors.trace import port_trace
+from ..selectors.trace import Point, Segment, Trace, port_trace
 
 END_RELATED = ("port__device__rack", "cage__device__rack", "cage__transceiver__model__vendor")
 DUE_SOON_DAYS = 14
@@ -240,23 +241,109 @@ def latest_tests(cable: Cable) -> list[CableTest]:
     return sorted(seen.values(), key=lambda t: order.index(t.kind) if t.kind in order else 99)
 
 
-def _trace_start(cable: Cable, ends: list[EndView]) -> tuple[Port | None, int]:
-    """Where to trace from: the channel's A port when the cable carries one link, else end A."""
+def _port_point(port: Port) -> Point:
+    dev = port.device
+    return Point(
+        dev.name,
+        dev.rack.name if dev.rack_id else None,
+        dev.position_u,
+        port.name,
+        port_id=port.pk,
+        cage_id=port.cage_id,
+        connector=port.connector,
+        device_id=dev.pk,
+    )
+
+
+def _end_point(e: CableEnd) -> Point:
+    if e.port_id:
+        return _port_point(e.port)
+    cage = e.cage
+    dev = cage.device
+    xcvr = getattr(cage, "transceiver", None)
+    multi = bool(xcvr and xcvr.model.connector_count > 1)
+    name = f"{cage.name}/{e.connector}" if multi or (e.connector or 1) > 1 else cage.name
+    return Point(
+        dev.name,
+        dev.rack.name if dev.rack_id else None,
+        dev.position_u,
+        name,
+        cage_id=cage.pk,
+        connector=e.connector,
+        device_id=dev.pk,
+    )
+
+
+def _link_trace(link: Link) -> Trace:
+    """The path of a recorded link, from its stored segments (no walk through the panels).
+
+    ``links_refresh_for_ports`` keeps a link's segments and path verdict in step with the
+    cabling, so the page reads them in three queries instead of tracing hop by hop.
+    """
+    segs = list(link.segments.select_related("cable").order_by("seq"))
+    ends_by_cable: dict[int, list[CableEnd]] = {}
+    for e in (
+        CableEnd.objects.filter(cable_id__in=[s.cable_id for s in segs], active=True)
+        .select_related("cable", "port__device__rack", "cage__device__rack", "cage__transceiver__model")
+        .order_by("side", "leg")
+    ):
+        ends_by_cable.setdefault(e.cable_id, []).append(e)
+
+    def device_of(e: CableEnd) -> int | None:
+        return e.port.device_id if e.port_id else (e.cage.device_id if e.cage_id else None)
+
+    trace = Trace(start=_port_point(link.a_port))
+    trace.far, trace.far_port_id, trace.complete = _port_point(link.b_port), link.b_port_id, True
+    trace.verdict = PathVerdict(ok=link.path_ok, problems=[str(p) for p in (link.path_problems or [])])
+    prev_dev = link.a_port.device_id
+    for i, seg in enumerate(segs):
+        ends = ends_by_cable.get(seg.cable_id, [])
+        if not ends:
+            continue
+        if i + 1 < len(segs):
+            next_devs = {device_of(e) for e in ends_by_cable.get(segs[i + 1].cable_id, [])}
+        else:
+            next_devs = {link.b_port.device_id}
+        near = next((e for e in ends if device_of(e) == prev_dev), ends[0])
+        others = [e for e in ends if e.side != near.side] or [near]
+        far = next((e for e in others if device_of(e) in next_devs), others[0])
+        c = seg.cable
+        trace.segments.append(
+            Segment(
+                c.pk,
+                c.label,
+                c.kind,
+                c.role,
+                c.polarity,
+                c.status,
+                _end_point(near),
+                _end_point(far),
+                near.leg,
+                far.leg,
+            )
+        )
+        prev_dev = device_of(far)
+    return trace
+
+
+def cable_trace(cable: Cable, ends: list[EndView]) -> tuple[Trace | None, int]:
+    """The channel this cable is part of, and how many links it carries.
+
+    A cable on exactly one recorded link shows that link's whole path; otherwise (a trunk
+    carrying many links, or a cable on no complete link yet) the path is traced from end A.
+    """
     links = list(
         Link.objects.filter(active=True, segments__cable=cable)
-        .select_related("a_port__device__rack")
+        .select_related("a_port__device__rack", "b_port__device__rack")
         .distinct()[:2]
     )
-    link_count = (
-        len(links) if len(links) < 2 else Link.objects.filter(active=True, segments__cable=cable).count()
-    )
     if len(links) == 1:
-        return links[0].a_port, link_count
+        return _link_trace(links[0]), 1
+    link_count = len(links) and Link.objects.filter(active=True, segments__cable=cable).distinct().count()
     a = next((v for v in ends if v.end.side == "A" and v.end.active), None)
     if a is None or not a.ports:
         return None, link_count
-    port = a.ports[0]
-    return port, link_count
+    return port_trace(a.ports[0]), link_count
 
 
 def _placement_entries(ends: list[EndView]) -> list[dict]:
@@ -338,8 +425,7 @@ def cable_page_ends(cable: Cable) -> list[EndView]:
 def cable_page(cable: Cable) -> dict:
     today = timezone.localdate()
     end_views = cable_page_ends(cable)
-    start, link_count = _trace_start(cable, end_views) if cable.status != CableStatus.RETIRED else (None, 0)
-    trace = port_trace(start) if start else None
+    trace, link_count = cable_trace(cable, end_views) if cable.status != CableStatus.RETIRED else (None, 0)
     notes = list(FieldNote.objects.filter(cable=cable).select_related("actor").order_by("-at", "-id")[:50])
     ctx = {
         "cable": cable,
@@ -349,7 +435,6 @@ def cable_page(cable: Cable) -> dict:
         "today": today,
         "retest": retest_state(cable.retest_due, today),
         "overdue": bool(cable.retest_due and cable.retest_due < today),
-        "latest_tests": latest_tests(cable),
         "notes": notes,
         "history": _history(cable, notes, end_views),
         "replaces": list(cable.replaces.all().only("label")),
@@ -366,6 +451,8 @@ def cable_page(cable: Cable) -> dict:
     if tests_ctx is not None:
         ctx.update(tests_ctx(cable))
         ctx["tests_panel"] = True
+    else:
+        ctx["latest_tests"] = latest_tests(cable)
     return ctx
 
 

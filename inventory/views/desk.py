@@ -211,7 +211,7 @@ def cable_bulk_status(request):
     data = form.cleaned_data
     try:
         changed = cable_services.cables_set_status(
-            cables=list(data["ids"]), status=data["status"], reason=data["reason"] or "bulk status change"
+            cables=list(data["cable"]), status=data["status"], reason=data["reason"] or "bulk status change"
         )
     except ValidationError as exc:
         for m in exc.messages:

@@ -5,7 +5,7 @@
 
   // Bulk selection on the desk lists: "select all", a count, buttons enabled only with a selection.
   $all("form.bulk").forEach(function (form) {
-    var boxes = function () { return $all('input[type=checkbox][name=ids]', form); };
+    var boxes = function () { return $all("input[data-row-check]", form); };
     var counter = form.querySelector("[data-selected-count]");
     var buttons = $all("[data-needs-selection]", form);
     function update() {

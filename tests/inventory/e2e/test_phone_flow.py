@@ -118,8 +118,8 @@ def test_cable_list_on_the_desk(live_server, plant, desktop, artifacts):
     rows = desktop.locator("table.list tbody tr")
     assert rows.count() == 4
     # bulk status change on two ticked rows
-    desktop.locator("input[name=ids]").nth(0).check()
-    desktop.locator("input[name=ids]").nth(1).check()
+    desktop.locator("input[name=cable]").nth(0).check()
+    desktop.locator("input[name=cable]").nth(1).check()
     assert desktop.locator("[data-selected-count]").inner_text() == "2 selected"
     desktop.locator(".bulkbar select[name=status]").select_option("tested")
     desktop.get_by_role("button", name="Set status").click()

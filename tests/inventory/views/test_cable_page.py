@@ -199,3 +199,16 @@ def test_replace_with_a_label_in_use_writes_nothing(plant, tech_client):
 
 def test_login_user_model_is_the_default():
     assert get_user_model().USERNAME_FIELD == "username"
+
+
+def test_a_trunk_carrying_several_links_says_how_many(plant, tech_client):
+    """A second channel over T-100: [gpu eth2]--J-103--[pp-a F2]==T-100==[pp-b F2]--J-104--[leaf E2/2]"""
+    from inventory.choices import Polarity
+
+    f.jumper("J-103", plant["gpu"][2], plant["pa_front"][1], polarity=Polarity.A)
+    f.jumper("J-104", plant["pb_front"][1], plant["leaf"][3], polarity=Polarity.A)
+    html = tech_client.get("/c/T-100").content.decode()
+    assert "2 links" in html
+    # each jumper's page shows its own whole channel
+    html = tech_client.get("/c/J-104").content.decode()
+    assert "gpu-0001:eth2" in html and "leaf-01:Ethernet2/2" in html and 'href="/c/T-100"' in html

@@ -82,7 +82,7 @@ def test_cable_list_queries_do_not_grow_with_rows(
 def test_bulk_set_status_changes_the_ticked_cables(plant, engineer_client):
     ids = [plant["cables"]["J-100"].pk, plant["cables"]["J-101"].pk]
     resp = engineer_client.post(
-        "/cables/status", {"ids": ids, "status": "in_production", "next": "/cables/?rack=A01"}
+        "/cables/status", {"cable": ids, "status": "in_production", "next": "/cables/?rack=A01"}
     )
     assert resp.status_code == 302 and resp["Location"] == "/cables/?rack=A01"
     assert set(Cable.objects.filter(pk__in=ids).values_list("status", flat=True)) == {"in_production"}
@@ -91,7 +91,7 @@ def test_bulk_set_status_changes_the_ticked_cables(plant, engineer_client):
 def test_bulk_set_status_never_redirects_off_site(plant, engineer_client):
     resp = engineer_client.post(
         "/cables/status",
-        {"ids": [plant["cables"]["J-100"].pk], "status": "tested", "next": "https://evil.example/"},
+        {"cable": [plant["cables"]["J-100"].pk], "status": "tested", "next": "https://evil.example/"},
     )
     assert resp["Location"] == "/cables/"
 
@@ -106,7 +106,7 @@ def test_viewer_sees_the_list_but_cannot_bulk_change(plant, viewer_client):
     assert viewer_client.get("/cables/").status_code == 200
     assert (
         viewer_client.post(
-            "/cables/status", {"ids": [plant["cables"]["J-100"].pk], "status": "faulty"}
+            "/cables/status", {"cable": [plant["cables"]["J-100"].pk], "status": "faulty"}
         ).status_code
         == 403
     )
