@@ -2,6 +2,7 @@ from .accounts import ApiToken
 from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
+from .external import ExternalRef, SyncRun
 from .fieldwork import FieldNote
 from .locations import Rack, Room, Row, Site, Team
 from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
@@ -30,6 +31,8 @@ __all__ = [
     "CableTest",
     "Cage",
     "Device",
+    "ExternalRef",
+    "SyncRun",
     "FibreResult",
     "FieldNote",
     "ForecastSnapshot",
