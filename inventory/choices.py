@@ -192,3 +192,11 @@ class LabelBatchStatus(models.TextChoices):
 class LabelKind(models.TextChoices):
     CABLE = "cable", "Cable labels"
     RACK = "rack", "Rack labels"
+class FieldNoteKind(models.TextChoices):
+    """What a technician did or saw at the cable (the phone page's one-tap actions)."""
+
+    FAULT = "fault", "Fault reported"
+    RESEATED = "reseated", "Re-seated"
+    CLEANED = "cleaned", "Cleaned"
+    RESEATED_CLEANED = "reseated_cleaned", "Re-seated and cleaned"
+    NOTE = "note", "Note"

@@ -5,6 +5,7 @@ from .views import labels as label_views
 from .views import pages
 from .views import testing as test_views
 from .views import alerts, pages
+from .views import desk, pages
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
@@ -39,4 +40,19 @@ urlpatterns = [
     path("labels/batches/<uuid:uid>/", label_views.label_batch, name="label-batch"),
     path("labels/batches/<uuid:uid>/status", label_views.label_batch_status, name="label-batch-status"),
     path("labels/batches/<uuid:uid>/download", label_views.label_batch_download, name="label-batch-download"),
+    # Technician actions on the cable page.
+    path("c/<str:label>/fault", pages.cable_fault, name="cable-fault"),
+    path("c/<str:label>/serviced", pages.cable_serviced, name="cable-serviced"),
+    path("c/<str:label>/swap", pages.cable_swap, name="cable-swap"),
+    path("c/<str:label>/replace", pages.cable_replace, name="cable-replace"),
+    path("c/<str:label>/edit", desk.cable_edit, name="cable-edit"),
+    path("t/<int:pk>", pages.transceiver_detail, name="transceiver-detail"),
+    # Desk pages.
+    path("cables/", desk.cable_list, name="cable-list"),
+    path("cables/new", desk.cable_create, name="cable-create"),
+    path("cables/status", desk.cable_bulk_status, name="cable-bulk-status"),
+    path("cables/import", desk.cable_plan_import, name="cable-import"),
+    path("transceivers/", desk.transceiver_list, name="transceiver-list"),
+    path("transceivers/new", desk.transceiver_create, name="transceiver-create"),
+    path("t/<int:pk>/edit", desk.transceiver_edit, name="transceiver-edit"),
 ]

@@ -5,6 +5,7 @@ from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
 from .external import ExternalRef, SyncRun
 from .labels import LabelBatch
+from .fieldwork import FieldNote
 from .locations import Rack, Room, Row, Site, Team
 from .telemetry import ForecastSnapshot, TelemetrySample
 from .telemetry_storage import (
@@ -38,6 +39,7 @@ __all__ = [
     "ExternalRef",
     "SyncRun",
     "FibreResult",
+    "FieldNote",
     "ForecastSnapshot",
     "Inspection",
     "InstrumentMapping",
