@@ -9,6 +9,7 @@ No setting branches on an environment name: every difference is an explicit vari
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -263,3 +264,21 @@ LOGGING = {
 # --- Domain defaults -------------------------------------------------------------------------
 CABLETRACK_RETEST_INTERVAL_DAYS = env.int("CABLETRACK_RETEST_INTERVAL_DAYS", default=90)
 CABLETRACK_ANNUAL_FAILURE_RATE = env.float("CABLETRACK_ANNUAL_FAILURE_RATE", default=0.02)
+
+# --- Retests and reminders (see README "Retests and reminders") -----------------------------
+CABLETRACK_RETEST_SHORTEN_DAYS = env.int("CABLETRACK_RETEST_SHORTEN_DAYS", default=7)
+CABLETRACK_RETEST_NEW_INSTALL_DAYS = env.int("CABLETRACK_RETEST_NEW_INSTALL_DAYS", default=0)
+CABLETRACK_RETEST_REMIND_DAYS = env.int("CABLETRACK_RETEST_REMIND_DAYS", default=7)
+CABLETRACK_RETEST_ESCALATE_DAYS = env.int("CABLETRACK_RETEST_ESCALATE_DAYS", default=7)
+CABLETRACK_RETEST_ACCEPT_TELEMETRY = env.bool("CABLETRACK_RETEST_ACCEPT_TELEMETRY", default=False)
+CABLETRACK_REMINDER_LEASE_SECONDS = env.int("CABLETRACK_REMINDER_LEASE_SECONDS", default=300)
+CABLETRACK_REMINDER_RETRY_BASE_SECONDS = env.int("CABLETRACK_REMINDER_RETRY_BASE_SECONDS", default=60)
+CABLETRACK_REMINDER_RETRY_MAX_SECONDS = env.int("CABLETRACK_REMINDER_RETRY_MAX_SECONDS", default=1800)
+CABLETRACK_REMINDER_MAX_ATTEMPTS = env.int("CABLETRACK_REMINDER_MAX_ATTEMPTS", default=8)
+CABLETRACK_MAIL_DOMAIN = env.str("CABLETRACK_MAIL_DOMAIN", default="cabletrack.local")
+CABLETRACK_RETEST_SWEEP_HOUR = env.int("CABLETRACK_RETEST_SWEEP_HOUR", default=5)
+CELERY_BEAT_SCHEDULE["retests-sweep-daily"] = {
+    "task": "inventory.retests_sweep",
+    "schedule": crontab(hour=CABLETRACK_RETEST_SWEEP_HOUR, minute=0),
+}
+CELERY_BEAT_SCHEDULE["reminders-dispatch"] = {"task": "inventory.reminders_dispatch", "schedule": 300.0}

@@ -3,6 +3,14 @@ from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
 from .locations import Rack, Room, Row, Site, Team
+from .retests import (
+    ReminderDigest,
+    RetestPolicy,
+    RetestReminder,
+    RetestSweepRun,
+    RetestTrigger,
+    UserProfile,
+)
 from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
 from .testing import CableTest, FibreResult, Inspection, OtdrTrace
 from .transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
@@ -26,6 +34,11 @@ __all__ = [
     "PortAlias",
     "PortMapping",
     "Rack",
+    "ReminderDigest",
+    "RetestPolicy",
+    "RetestReminder",
+    "RetestSweepRun",
+    "RetestTrigger",
     "RmaCase",
     "Room",
     "Row",
@@ -36,6 +49,7 @@ __all__ = [
     "TransceiverModel",
     "TransceiverPlacement",
     "UntrackedWriteError",
+    "UserProfile",
     "Vendor",
     "sanctioned_bulk_write",
 ]
