@@ -193,3 +193,6 @@ class ApiTokenAdmin(admin.ModelAdmin):
         "last_used_at",
     ]
     readonly_fields = ["key_hash", "prefix", "last_used_at"]
+
+
+from . import admin_retests  # noqa: E402,F401  (retest policies, reminder digests, profiles)

@@ -15,7 +15,8 @@ Rules (each number configurable, see ``Defaults`` and ``RetestPolicy``):
 * Where the site accepts telemetry as the retest of a live link (``accept_telemetry``), a cable
   in production with no alert open and none opened during an interval has that interval
   accepted: the due date rolls forward one interval at a time, as each one comes within the
-  reminder window clean. Any alert in the interval stops the roll: a physical retest is needed.
+  reminder window clean. An alert in an interval stops the roll at that interval's end: a
+  physical retest is due then.
 """
 
 from __future__ import annotations
@@ -154,7 +155,7 @@ class CableFacts:
     last_pass: datetime | None = None
     triggers: tuple[datetime, ...] = ()  # failed tests, faults, re-seats, loss increases (any time)
     live: bool = False  # in production: telemetry can vouch for it
-    last_alert: datetime | None = None  # newest alert opened on the cable or its links
+    alerts: tuple[datetime, ...] = ()  # when alerts opened on the cable or its links
     alert_open: bool = False
 
 
@@ -169,8 +170,9 @@ def retest_due(facts: CableFacts, policy: Policy, defaults: Defaults, today: dat
         due = basis.date() + interval
         if policy.accept_telemetry and facts.live and not facts.alert_open:
             horizon = today + timedelta(days=defaults.remind_days)
-            last_alert = facts.last_alert.date() if facts.last_alert else None
-            while due <= horizon and (last_alert is None or last_alert < due - interval):
+            alerts = sorted(a.date() for a in facts.alerts)
+            # Each interval is accepted on its own: clean from its start to its end.
+            while due <= horizon and not any(due - interval <= a < due for a in alerts):
                 due += interval
     after = [t for t in facts.triggers if basis is None or t > basis]
     if after:

@@ -2,7 +2,7 @@
 
 ``on_data(envelope) -> str | None`` lets a test decide the reply to DATA: ``None`` (or a 250)
 accepts and keeps the message; any other reply (``"451 ..."``, ``"550 ..."``) refuses it and
-keeps nothing. The hook runs in a thread, so it may block (to kill a worker mid-send).
+keeps nothing; a hook may call ``sink.keep(envelope)`` itself first (accepted, then trouble). The hook runs in a thread, so it may block (to kill a worker mid-send).
 """
 
 from __future__ import annotations
@@ -65,9 +65,7 @@ class _Handler:
             reply = await asyncio.get_running_loop().run_in_executor(None, self.sink.on_data, envelope)
         reply = reply or "250 Message accepted for delivery"
         if reply.startswith("250"):
-            msg = email.message_from_bytes(envelope.original_content, policy=email.policy.default)
-            with self.sink.lock:
-                self.sink.received.append(Received(rcpt_tos=list(envelope.rcpt_tos), message=msg))
+            self.sink.keep(envelope)
         return reply
 
 
@@ -80,6 +78,7 @@ def free_port() -> int:
 class SmtpSink:
     def __init__(self):
         self.received: list[Received] = []
+        self._kept: set[int] = set()
         self.lock = threading.Lock()
         self.on_data = None
         self.controller: Controller | None = None
@@ -105,6 +104,16 @@ class SmtpSink:
     def env(self) -> dict[str, str]:
         """Environment for a worker subprocess, so that it mails this server too."""
         return {"EMAIL_URL": f"smtp://127.0.0.1:{self.port}"}
+
+    def keep(self, envelope) -> None:
+        """Store a message as accepted (once). A hook may call it before it kills the client:
+        aiosmtpd cancels the handler when the connection drops."""
+        with self.lock:
+            if id(envelope) in self._kept:
+                return
+            self._kept.add(id(envelope))
+            msg = email.message_from_bytes(envelope.original_content, policy=email.policy.default)
+            self.received.append(Received(rcpt_tos=list(envelope.rcpt_tos), message=msg))
 
     def messages(self) -> list[Received]:
         with self.lock:

@@ -2,6 +2,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from . import retests as retest_views
 from . import views
 
 router = DefaultRouter()
@@ -22,5 +23,7 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("retests/worklist/", retest_views.RetestWorklistView.as_view(), name="retests-worklist"),
+    path("retests/sweep/", retest_views.RetestSweepView.as_view(), name="retests-sweep-api"),
     path("", include(router.urls)),
 ]

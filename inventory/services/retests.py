@@ -99,10 +99,13 @@ def _local_date(dt: datetime) -> date:
 
 def _write_dates(
     model, field: str, changes: list[tuple[int, date | None]], *, reason: str, now: datetime
-) -> None:
-    """One UPDATE ... FROM for the batch, then one INSERT ... SELECT of the history rows."""
+) -> list[int]:
+    """One UPDATE ... FROM for the batch, then one INSERT ... SELECT of the history rows.
+
+    Returns the ids whose date this call actually changed.
+    """
     if not changes:
-        return
+        return []
     qn = connection.ops.quote_name
     meta = model._meta
     table = qn(meta.db_table)
@@ -116,7 +119,8 @@ def _write_dates(
             params += [pk, due]
         sql = (
             f"UPDATE {table} SET {column} = v.due, {updated} = %s "
-            f"FROM (VALUES {values}) AS v(id, due) WHERE {table}.id = v.id"
+            f"FROM (VALUES {values}) AS v(id, due) "
+            f"WHERE {table}.id = v.id AND {table}.{column} IS DISTINCT FROM v.due RETURNING {table}.id"
         )
     else:
         values = ", ".join(["(%s, %s)"] * len(changes))
@@ -124,7 +128,8 @@ def _write_dates(
             params += [pk, due.isoformat() if due else None]
         sql = (
             f"WITH v(id, due) AS (VALUES {values}) "
-            f"UPDATE {table} SET {column} = v.due, {updated} = %s FROM v WHERE {table}.id = v.id"
+            f"UPDATE {table} SET {column} = v.due, {updated} = %s FROM v "
+            f"WHERE {table}.id = v.id AND {table}.{column} IS NOT v.due RETURNING {table}.id"
         )
     now_param = now if pg else connection.ops.adapt_datetimefield_value(now)
     hist = model.history.model
@@ -132,15 +137,20 @@ def _write_dates(
     hist_cols = [qn(c) for c in base_cols] + [
         qn(n) for n in ("history_date", "history_change_reason", "history_type", "history_user_id")
     ]
-    ids = [pk for pk, _ in changes]
-    marks = ", ".join(["%s"] * len(ids))
-    hist_sql = (
-        f"INSERT INTO {qn(hist._meta.db_table)} ({', '.join(hist_cols)}) "
-        f"SELECT {', '.join(qn(c) for c in base_cols)}, %s, %s, '~', NULL FROM {table} WHERE id IN ({marks})"
-    )
     with sanctioned_bulk_write(), connection.cursor() as cur:
         cur.execute(sql, [now_param, *params] if pg else [*params, now_param])
-        cur.execute(hist_sql, [now_param, reason, *ids])
+        # Only the rows this statement changed: a concurrent recompute that got there first
+        # (same facts, same date) leaves nothing to record twice.
+        ids = [r[0] for r in cur.fetchall()]
+        if not ids:
+            return []
+        marks = ", ".join(["%s"] * len(ids))
+        cur.execute(
+            f"INSERT INTO {qn(hist._meta.db_table)} ({', '.join(hist_cols)}) "
+            f"SELECT {', '.join(qn(c) for c in base_cols)}, %s, %s, '~', NULL FROM {table} WHERE id IN ({marks})",
+            [now_param, reason, *ids],
+        )
+    return ids
 
 
 def _gather(
@@ -191,7 +201,7 @@ def _gather(
         ):
             classes[cable_id].add(cls)
 
-    last_alert: dict[int, datetime] = {}
+    alerts: dict[int, list[datetime]] = defaultdict(list)
     open_alert: set[int] = set()
     if resolver.uses_telemetry:
         for source in (
@@ -203,8 +213,7 @@ def _gather(
             for cable_id, at, state in source:
                 if cable_id is None:
                     continue
-                if cable_id not in last_alert or at > last_alert[cable_id]:
-                    last_alert[cable_id] = at
+                alerts[cable_id].append(at)
                 if state == "open":
                     open_alert.add(cable_id)
 
@@ -224,7 +233,7 @@ def _gather(
             last_pass=max(passes) if passes else None,
             triggers=tuple(triggers.get(pk, ())),
             live=status == CableStatus.IN_PRODUCTION,
-            last_alert=last_alert.get(pk),
+            alerts=tuple(alerts.get(pk, ())),
             alert_open=pk in open_alert,
         )
         out.append((pk, old, rules.retest_due(facts, policy, defaults, today)))
@@ -265,8 +274,7 @@ def retest_due_recompute(
         decided = _gather(rows, resolver, today, site_of_rack)
         changes = [(pk, new) for pk, old, new in decided if old != new]
         with transaction.atomic():
-            _write_dates(Cable, "retest_due", changes, reason=reason, now=now)
-        changed_ids += [pk for pk, _ in changes]
+            changed_ids += _write_dates(Cable, "retest_due", changes, reason=reason, now=now)
     links = _links_recompute(now=now, cable_ids=None if cable_ids is None else ids, reason=reason)
     return RecomputeResult(cables_seen=len(ids), cables_changed=len(changed_ids), links_changed=links)
 
@@ -294,10 +302,13 @@ def _links_recompute(
             .values_list("link_id", "due")
         )
     changes = [(pk, wanted.get(pk)) for pk in link_ids if wanted.get(pk) != current[pk]]
+    changed = 0
     for start in range(0, len(changes), batch_size):
         with transaction.atomic():
-            _write_dates(Link, "retest_due", changes[start : start + batch_size], reason=reason, now=now)
-    return len(changes)
+            changed += len(
+                _write_dates(Link, "retest_due", changes[start : start + batch_size], reason=reason, now=now)
+            )
+    return changed
 
 
 @transaction.atomic
