@@ -13,6 +13,7 @@ def facts(**kw):
         cable_id=1,
         kind="SMF_OS2",
         status="in_production",
+        live=True,
         install_date=date(2026, 1, 1),
         created=date(2026, 1, 1),
     )
@@ -79,7 +80,7 @@ def test_telemetry_rolls_a_clean_live_link_forward_but_not_a_noisy_one():
     assert r.retest_due(later, accept, D, date(2026, 6, 30)) == date(2026, 7, 4)
     open_alert = facts(last_pass=DAY0, alert_open=True)
     assert r.retest_due(open_alert, accept, D, today) == date(2026, 4, 5)
-    not_live = facts(last_pass=DAY0, status="tested")
+    not_live = facts(last_pass=DAY0, status="tested", live=False)
     assert r.retest_due(not_live, accept, D, today) == date(2026, 4, 5)
     # Default: a physical retest is required.
     assert r.retest_due(clean, policy(), D, today) == date(2026, 4, 5)
