@@ -150,9 +150,9 @@ class CableFacts:
     cable_id: int
     kind: str
     status: str
-    install_date: date | None
-    created: date
-    last_pass: datetime | None = None
+    install_date: date | None  # or the day the record was made
+    last_pass: date | None = None
+    last_pass_at: datetime | None = None  # precise, needed only to order triggers on that day
     triggers: tuple[datetime, ...] = ()  # failed tests, faults, re-seats, loss increases (any time)
     live: bool = False  # in production: telemetry can vouch for it
     alerts: tuple[datetime, ...] = ()  # when alerts opened on the cable or its links
@@ -164,17 +164,24 @@ def retest_due(facts: CableFacts, policy: Policy, defaults: Defaults, today: dat
         return None
     basis = facts.last_pass
     if basis is None:
-        due = (facts.install_date or facts.created) + timedelta(days=defaults.new_install_days)
+        due = (facts.install_date or today) + timedelta(days=defaults.new_install_days)
     else:
         interval = timedelta(days=policy.interval_days)
-        due = basis.date() + interval
+        due = basis + interval
         if policy.accept_telemetry and facts.live and not facts.alert_open:
             horizon = today + timedelta(days=defaults.remind_days)
             alerts = sorted(a.date() for a in facts.alerts)
             # Each interval is accepted on its own: clean from its start to its end.
             while due <= horizon and not any(due - interval <= a < due for a in alerts):
                 due += interval
-    after = [t for t in facts.triggers if basis is None or t > basis]
+    if not facts.triggers:
+        return due
+    if basis is None:
+        after = list(facts.triggers)
+    elif facts.last_pass_at is not None:
+        after = [t for t in facts.triggers if t > facts.last_pass_at]
+    else:
+        after = [t for t in facts.triggers if t.date() > basis]
     if after:
         due = min(due, min(after).date() + timedelta(days=policy.shorten_days))
     return due

@@ -176,9 +176,10 @@ def reminders_claim(*, now: datetime) -> ClaimResult:
         lead = leads.get(team_id)
         if lead is not None and it.due < today and (today - it.due).days >= escalate_after:
             wanted[lead].add((it.cable_id, it.due, ReminderKind.ESCALATION))
+    # Claims already made for these due dates (a range, not a list of ids: no parameter limit).
     existing = set(
         RetestReminder.objects.filter(
-            cable_id__in=[it.cable_id for it in items], due_date__lte=today + remind
+            due_date__gte=min(it.due for it in items), due_date__lte=today + remind
         ).values_list("recipient", "cable_id", "due_date", "kind")
     )
     claimed = 0

@@ -34,7 +34,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import F, Max, Min, Q
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
 
 from .. import retest_rules as rules
@@ -91,10 +91,6 @@ class RecomputeResult:
     cables_seen: int
     cables_changed: int
     links_changed: int
-
-
-def _local_date(dt: datetime) -> date:
-    return timezone.localdate(dt) if timezone.is_aware(dt) else dt.date()
 
 
 def _write_dates(
@@ -167,14 +163,16 @@ def _gather(
         .values_list("cable_id", "rack")
     )
 
-    last_by_kind: dict[int, dict[str, datetime]] = defaultdict(dict)
-    for cable_id, kind, at in (
+    # Dates, not datetimes: 100,000 timezone-aware datetimes cost seconds to load; the exact
+    # time is fetched below only for the few cables that have a trigger to order against it.
+    last_by_kind: dict[int, dict[str, date]] = defaultdict(dict)
+    for cable_id, kind, day in (
         CableTest.objects.filter(in_range, verdict__in=PASSING)
         .values("cable_id", "kind")
-        .annotate(at=Max("tested_at"))
-        .values_list("cable_id", "kind", "at")
+        .annotate(day=Max(TruncDate("tested_at")))
+        .values_list("cable_id", "kind", "day")
     ):
-        last_by_kind[cable_id][kind] = at
+        last_by_kind[cable_id][kind] = day
 
     triggers: dict[int, list[datetime]] = defaultdict(list)
     for cable_id, at in CableTest.objects.filter(in_range, verdict=Verdict.FAIL).values_list(
@@ -191,6 +189,16 @@ def _gather(
         in_range, link__alerts__rule=AlertRule.LOSS_INCREASE
     ).values_list("cable_id", "link__alerts__opened_at"):
         triggers[cable_id].append(at)
+
+    last_at: dict[int, dict[str, datetime]] = defaultdict(dict)
+    if triggers:
+        for cable_id, kind, at in (
+            CableTest.objects.filter(cable_id__in=list(triggers), verdict__in=PASSING)
+            .values("cable_id", "kind")
+            .annotate(at=Max("tested_at"))
+            .values_list("cable_id", "kind", "at")
+        ):
+            last_at[cable_id][kind] = at
 
     classes: dict[int, set[str]] = defaultdict(set)
     if resolver.uses_link_class:
@@ -218,22 +226,30 @@ def _gather(
                     open_alert.add(cable_id)
 
     defaults = resolver.defaults
+    qualifying_of: dict[str, frozenset[str] | None] = {}
     out = []
-    for pk, kind, status, install_date, created_at, old in cable_rows:
-        qualifying = rules.qualifying_test_kinds(kind)
-        passes = [at for k, at in last_by_kind.get(pk, {}).items() if qualifying is None or k in qualifying]
-        site_id = site_of_rack.get(rack_of.get(pk))
-        policy = resolver.resolve(site_id, kind, classes.get(pk, ()))
+    for pk, kind, status, since, old in cable_rows:
+        if kind not in qualifying_of:
+            qualifying_of[kind] = rules.qualifying_test_kinds(kind)
+        qualifying = qualifying_of[kind]
+        by_kind = last_by_kind.get(pk)
+        passes = [d for k, d in by_kind.items() if qualifying is None or k in qualifying] if by_kind else ()
+        precise = (
+            [a for k, a in last_at[pk].items() if qualifying is None or k in qualifying]
+            if pk in last_at
+            else ()
+        )
+        policy = resolver.resolve(site_of_rack.get(rack_of.get(pk)), kind, classes.get(pk, ()))
         facts = rules.CableFacts(
             cable_id=pk,
             kind=kind,
             status=status,
-            install_date=install_date,
-            created=_local_date(created_at),
+            install_date=since,
             last_pass=max(passes) if passes else None,
-            triggers=tuple(triggers.get(pk, ())),
+            last_pass_at=max(precise) if precise else None,
+            triggers=tuple(triggers[pk]) if pk in triggers else (),
             live=status == CableStatus.IN_PRODUCTION,
-            alerts=tuple(alerts.get(pk, ())),
+            alerts=tuple(alerts[pk]) if pk in alerts else (),
             alert_open=pk in open_alert,
         )
         out.append((pk, old, rules.retest_due(facts, policy, defaults, today)))
@@ -258,6 +274,7 @@ def retest_due_recompute(
     qs = Cable.objects.filter(
         ~Q(status__in=[CableStatus.PLANNED, CableStatus.RETIRED]) | Q(retest_due__isnull=False)
     )
+    base = qs  # the batch reads use id ranges over this, not lists of ids
     if cable_ids is not None:
         qs = qs.filter(pk__in=list(cable_ids))
     ids = list(qs.order_by("pk").values_list("pk", flat=True))
@@ -265,9 +282,11 @@ def retest_due_recompute(
     for start in range(0, len(ids), batch_size):
         chunk = ids[start : start + batch_size]
         rows = list(
-            Cable.objects.filter(pk__gte=chunk[0], pk__lte=chunk[-1], pk__in=chunk)
+            (qs if cable_ids is not None else base)
+            .filter(pk__gte=chunk[0], pk__lte=chunk[-1])
             .order_by("pk")
-            .values_list("pk", "kind", "status", "install_date", "created_at", "retest_due")
+            .annotate(since=Coalesce(F("install_date"), TruncDate("created_at")))
+            .values_list("pk", "kind", "status", "since", "retest_due")
         )
         if not rows:
             continue

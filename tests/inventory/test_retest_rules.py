@@ -5,7 +5,8 @@ from datetime import UTC, date, datetime, timedelta
 from inventory import retest_rules as r
 
 D = r.Defaults(interval_days=90, shorten_days=7, new_install_days=0, remind_days=7)
-DAY0 = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
+DAY0_AT = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
+DAY0 = DAY0_AT.date()
 
 
 def facts(**kw):
@@ -15,7 +16,6 @@ def facts(**kw):
         status="in_production",
         live=True,
         install_date=date(2026, 1, 1),
-        created=date(2026, 1, 1),
     )
     base.update(kw)
     return r.CableFacts(**base)
@@ -43,13 +43,13 @@ def test_a_new_install_is_due_before_production():
 
 
 def test_a_failure_after_the_pass_brings_it_forward_one_before_does_not():
-    later_fail = DAY0 + timedelta(days=10)
+    later_fail = DAY0_AT + timedelta(days=10)
     assert r.retest_due(facts(last_pass=DAY0, triggers=(later_fail,)), policy(), D, date(2026, 2, 1)) == date(
         2026, 1, 22
     )
-    earlier_fail = DAY0 - timedelta(hours=1)  # failed, cleaned, passed: the pass counts
+    earlier_fail = DAY0_AT - timedelta(hours=1)  # failed, cleaned, passed: the pass counts
     assert r.retest_due(
-        facts(last_pass=DAY0, triggers=(earlier_fail,)), policy(), D, date(2026, 2, 1)
+        facts(last_pass=DAY0, last_pass_at=DAY0_AT, triggers=(earlier_fail,)), policy(), D, date(2026, 2, 1)
     ) == date(2026, 4, 5)
 
 
@@ -73,10 +73,10 @@ def test_telemetry_rolls_a_clean_live_link_forward_but_not_a_noisy_one():
     today = date(2026, 4, 1)  # within 7 days of the first due date (2026-04-05)
     clean = facts(last_pass=DAY0)
     assert r.retest_due(clean, accept, D, today) == date(2026, 7, 4)
-    noisy = facts(last_pass=DAY0, alerts=(DAY0 + timedelta(days=40),))
+    noisy = facts(last_pass=DAY0, alerts=(DAY0_AT + timedelta(days=40),))
     assert r.retest_due(noisy, accept, D, today) == date(2026, 4, 5)
     # An alert in the second interval does not undo the first one's acceptance.
-    later = facts(last_pass=DAY0, alerts=(DAY0 + timedelta(days=120),))
+    later = facts(last_pass=DAY0, alerts=(DAY0_AT + timedelta(days=120),))
     assert r.retest_due(later, accept, D, date(2026, 6, 30)) == date(2026, 7, 4)
     open_alert = facts(last_pass=DAY0, alert_open=True)
     assert r.retest_due(open_alert, accept, D, today) == date(2026, 4, 5)
