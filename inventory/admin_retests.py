@@ -13,7 +13,7 @@ from .services import reminders as reminder_services
 def run_sweep(modeladmin, request, queryset):
     from .tasks import retests_sweep_task
 
-    transaction.on_commit(lambda: retests_sweep_task.delay())
+    transaction.on_commit(lambda: retests_sweep_task.delay(full=True))
     modeladmin.message_user(request, "Retest sweep queued.", messages.SUCCESS)
 
 

@@ -29,11 +29,12 @@ def _enqueue_sends(digest_ids: list[int], now: str | None) -> None:
 
 
 @shared_task(name="inventory.retests_sweep", acks_late=True)
-def retests_sweep_task(now: str | None = None) -> dict:
-    """Daily (beat) and on demand: recompute due dates, claim reminders, enqueue the digests."""
+def retests_sweep_task(now: str | None = None, full: bool = False) -> dict:
+    """Daily (beat: incremental) and on demand (``full``): recompute due dates, claim reminders,
+    enqueue the digests."""
     from .services import reminders
 
-    result = reminders.retests_sweep(now=_now(now))
+    result = reminders.retests_sweep(now=_now(now), full=full)
     _enqueue_sends(result.digests_ready, now)
     return {"cables_changed": result.cables_changed, "reminders_claimed": result.reminders_claimed}
 

@@ -74,5 +74,5 @@ class RetestSweepView(APIView):
     def post(self, request):
         from ..tasks import retests_sweep_task
 
-        transaction.on_commit(lambda: retests_sweep_task.delay())
+        transaction.on_commit(lambda: retests_sweep_task.delay(full=True))
         return Response({"queued": True}, status=status.HTTP_202_ACCEPTED)

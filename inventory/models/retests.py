@@ -49,6 +49,7 @@ class RetestPolicy(models.Model):
         "(default: no, a physical retest is required).",
     )
     notes = models.CharField(max_length=200, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         verbose_name_plural = "retest policies"
@@ -86,6 +87,7 @@ class RetestTrigger(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     note = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-occurred_at"]
@@ -161,6 +163,10 @@ class RetestSweepRun(models.Model):
 
     day = models.DateField(unique=True)
     started_at = models.DateTimeField()
+    watermark = models.DateTimeField(
+        null=True, blank=True, help_text="Wall-clock start: the next run recomputes what changed after it"
+    )
+    full = models.BooleanField(default=False)
     finished_at = models.DateTimeField(null=True, blank=True)
     cables_changed = models.PositiveIntegerField(default=0)
     reminders_claimed = models.PositiveIntegerField(default=0)

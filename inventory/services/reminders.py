@@ -219,16 +219,30 @@ class SweepResult:
     digests_ready: list[int]
 
 
-def retests_sweep(*, now: datetime) -> SweepResult:
-    """The daily sweep: recompute every due date (set-based), then claim due reminders.
+def retests_sweep(*, now: datetime, full: bool = False) -> SweepResult:
+    """The daily sweep: recompute due dates (set-based), then claim due reminders.
 
-    Recorded in ``RetestSweepRun`` for the day: a run that started and never finished (the
-    worker died) is re-enqueued by :func:`reminders_dispatch`. Safe to run any number of times.
+    Incremental by default: only the cables whose facts changed since the last finished run
+    (see ``retest_changed_cables``); everything on the first run, after a policy or structure
+    change, or when ``full`` (the on-demand sweep). Recorded in ``RetestSweepRun`` for the day:
+    a run that started and never finished (the worker died) is re-enqueued by
+    :func:`reminders_dispatch`. Safe to run any number of times.
     """
     today = timezone.localdate(now)
+    wall = timezone.now()  # compared with auto_now stamps, which are wall-clock too
+    previous = (
+        RetestSweepRun.objects.filter(finished_at__isnull=False, watermark__isnull=False)
+        .order_by("-watermark")
+        .first()
+    )
+    cable_ids = None
+    if not full and previous is not None:
+        cable_ids = retest_services.retest_changed_cables(since=previous.watermark, today=today)
     run, _ = RetestSweepRun.objects.get_or_create(day=today, defaults={"started_at": now})
-    RetestSweepRun.objects.filter(pk=run.pk).update(started_at=now, finished_at=None)
-    recomputed = retest_services.retest_due_recompute(now=now)
+    RetestSweepRun.objects.filter(pk=run.pk).update(
+        started_at=now, finished_at=None, watermark=wall, full=cable_ids is None
+    )
+    recomputed = retest_services.retest_due_recompute(now=now, cable_ids=cable_ids)
     claim = reminders_claim(now=now)
     RetestSweepRun.objects.filter(pk=run.pk).update(
         finished_at=now, cables_changed=recomputed.cables_changed, reminders_claimed=claim.claimed

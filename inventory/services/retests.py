@@ -27,7 +27,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -328,6 +328,52 @@ def _links_recompute(
                 _write_dates(Link, "retest_due", changes[start : start + batch_size], reason=reason, now=now)
             )
     return changed
+
+
+FULL_RECOMPUTE_ABOVE = 20_000
+
+
+def retest_changed_cables(*, since: datetime, today: date) -> list[int] | None:
+    """Cables whose due date may have changed since ``since`` (wall clock); None = all of them.
+
+    What moves a due date: the cable itself (install, status), a new test, a trigger, an alert
+    (on the cable or a link over it), a link change (class, path), a device move; and, where
+    telemetry is accepted, the calendar itself for cables near their date. A change of policy or
+    of the site/room/row/rack structure (intervals, teams) asks for everything.
+    """
+    from ..models import Room, Row
+
+    for model in (RetestPolicy, Site, Room, Row, Rack):
+        if model.objects.filter(updated_at__gte=since).exists():
+            return None
+    ids: set[int] = set()
+    ids.update(Cable.objects.filter(updated_at__gte=since).values_list("pk", flat=True))
+    ids.update(CableTest.objects.filter(created_at__gte=since).values_list("cable_id", flat=True))
+    ids.update(RetestTrigger.objects.filter(created_at__gte=since).values_list("cable_id", flat=True))
+    ids.update(
+        Alert.objects.filter(updated_at__gte=since, cable_id__isnull=False).values_list("cable_id", flat=True)
+    )
+    ids.update(
+        LinkSegment.objects.filter(
+            Q(link__updated_at__gte=since) | Q(link__alerts__updated_at__gte=since)
+        ).values_list("cable_id", flat=True)
+    )
+    ids.update(
+        CableEnd.objects.filter(
+            Q(port__device__updated_at__gte=since) | Q(cage__device__updated_at__gte=since)
+        ).values_list("cable_id", flat=True)
+    )
+    resolver = retest_policy_resolver()
+    if resolver.uses_telemetry:
+        horizon = today + timedelta(days=resolver.defaults.remind_days)
+        ids.update(
+            Cable.objects.filter(status=CableStatus.IN_PRODUCTION, retest_due__lte=horizon).values_list(
+                "pk", flat=True
+            )
+        )
+    if len(ids) > FULL_RECOMPUTE_ABOVE:
+        return None
+    return sorted(ids)
 
 
 @transaction.atomic

@@ -155,7 +155,7 @@ def retests_sweep_now(request):
         raise PermissionDenied
     from ..tasks import retests_sweep_task
 
-    transaction.on_commit(lambda: retests_sweep_task.delay())
+    transaction.on_commit(lambda: retests_sweep_task.delay(full=True))
     messages.success(request, "Retest sweep queued: due dates are recomputed and reminders go out shortly.")
     return redirect("retests-plan")
 
