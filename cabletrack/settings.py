@@ -9,6 +9,7 @@ No setting branches on an environment name: every difference is an explicit vari
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -145,6 +146,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 30 * 60  # below the broker visibility timeout (1 h)
 CELERY_TASK_SOFT_TIME_LIMIT = 25 * 60
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# Tasks that enqueue tasks send them here (a test worker sets its own queue through the env).
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
@@ -352,3 +355,21 @@ CELERY_BEAT_SCHEDULE["label-batches-requeue"] = {
     "task": "inventory.label_batches_requeue",
     "schedule": 300.0,
 }
+
+# --- Retests and reminders (see README "Retests and reminders") -----------------------------
+CABLETRACK_RETEST_SHORTEN_DAYS = env.int("CABLETRACK_RETEST_SHORTEN_DAYS", default=7)
+CABLETRACK_RETEST_NEW_INSTALL_DAYS = env.int("CABLETRACK_RETEST_NEW_INSTALL_DAYS", default=0)
+CABLETRACK_RETEST_REMIND_DAYS = env.int("CABLETRACK_RETEST_REMIND_DAYS", default=7)
+CABLETRACK_RETEST_ESCALATE_DAYS = env.int("CABLETRACK_RETEST_ESCALATE_DAYS", default=7)
+CABLETRACK_RETEST_ACCEPT_TELEMETRY = env.bool("CABLETRACK_RETEST_ACCEPT_TELEMETRY", default=False)
+CABLETRACK_REMINDER_LEASE_SECONDS = env.int("CABLETRACK_REMINDER_LEASE_SECONDS", default=300)
+CABLETRACK_REMINDER_RETRY_BASE_SECONDS = env.int("CABLETRACK_REMINDER_RETRY_BASE_SECONDS", default=60)
+CABLETRACK_REMINDER_RETRY_MAX_SECONDS = env.int("CABLETRACK_REMINDER_RETRY_MAX_SECONDS", default=1800)
+CABLETRACK_REMINDER_MAX_ATTEMPTS = env.int("CABLETRACK_REMINDER_MAX_ATTEMPTS", default=8)
+CABLETRACK_MAIL_DOMAIN = env.str("CABLETRACK_MAIL_DOMAIN", default="cabletrack.local")
+CABLETRACK_RETEST_SWEEP_HOUR = env.int("CABLETRACK_RETEST_SWEEP_HOUR", default=5)
+CELERY_BEAT_SCHEDULE["retests-sweep-daily"] = {
+    "task": "inventory.retests_sweep",
+    "schedule": crontab(hour=CABLETRACK_RETEST_SWEEP_HOUR, minute=0),
+}
+CELERY_BEAT_SCHEDULE["reminders-dispatch"] = {"task": "inventory.reminders_dispatch", "schedule": 300.0}

@@ -214,3 +214,4 @@ class SyncRunAdmin(admin.ModelAdmin):
 class InstrumentMappingAdmin(admin.ModelAdmin):
     list_display = ["instrument", "updated_at"]
     search_fields = ["instrument"]
+from . import admin_retests  # noqa: E402,F401  (retest policies, reminder digests, profiles)

@@ -6,6 +6,7 @@ from .views import pages
 from .views import testing as test_views
 from .views import alerts, pages
 from .views import desk, pages
+from .views import retests as retest_pages
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
@@ -55,4 +56,10 @@ urlpatterns = [
     path("transceivers/", desk.transceiver_list, name="transceiver-list"),
     path("transceivers/new", desk.transceiver_create, name="transceiver-create"),
     path("t/<int:pk>/edit", desk.transceiver_edit, name="transceiver-edit"),
+    # Retests: planning (desk and phone), exports, the on-demand sweep; reminder preferences.
+    path("retests/", retest_pages.retests_plan, name="retests-plan"),
+    path("retests/worklist.csv", retest_pages.retests_csv, name="retests-csv"),
+    path("retests/worklist.pdf", retest_pages.retests_pdf, name="retests-pdf"),
+    path("retests/sweep/", retest_pages.retests_sweep_now, name="retests-sweep"),
+    path("profile/", retest_pages.profile, name="profile"),
 ]

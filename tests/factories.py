@@ -328,3 +328,29 @@ def cable_test(cable, *, verdict: str, tested_at, kind: str = "olts", **kw):
     from inventory.models import CableTest
 
     return CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=tested_at, **kw)
+# --- Retests: teams, owned racks and tested cables --------------------------------------------
+
+
+def person(username: str, email: str | None = None, **kw):
+    user = UserFactory(username=username, **kw)
+    if email is not None or not user.email:
+        user.email = email if email is not None else f"{username}@example.net"
+        user.save(update_fields=["email"])
+    return user
+
+
+def team(name: str, *, email: str = "", lead=None, members=()):
+    from inventory.models import Team
+
+    t = Team.objects.create(name=name, email=email, lead=lead)
+    t.members.set(members)
+    return t
+
+
+def record_test(cable, *, at, verdict="pass", kind=None):
+    """A test result on a cable (what counts for its medium unless ``kind`` says otherwise)."""
+    from inventory.models import CableTest
+
+    if kind is None:
+        kind = "qualification" if cable.kind in CableKind.sealed() else "olts"
+    return CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=at)

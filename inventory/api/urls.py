@@ -4,6 +4,7 @@ from rest_framework.routers import DefaultRouter
 
 from . import testing as test_api
 from . import alerts as alert_views
+from . import retests as retest_views
 from . import views
 from .telemetry import TelemetryIngestView
 
@@ -36,5 +37,7 @@ urlpatterns = [
     path("vendor-comparison/", alert_views.VendorComparisonView.as_view(), name="api-vendor-comparison"),
     path("racks/<str:name>/bringup/", alert_views.BringupView.as_view(), name="api-rack-bringup"),
     path("topology/<str:fmt>/", alert_views.TopologyExportView.as_view(), name="api-topology-export"),
+    path("retests/worklist/", retest_views.RetestWorklistView.as_view(), name="retests-worklist"),
+    path("retests/sweep/", retest_views.RetestSweepView.as_view(), name="retests-sweep-api"),
     path("", include(router.urls)),
 ]

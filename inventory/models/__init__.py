@@ -8,6 +8,15 @@ from .labels import LabelBatch
 from .fieldwork import FieldNote
 from .locations import Rack, Room, Row, Site, Team
 from .telemetry import ForecastSnapshot, TelemetrySample
+from .retests import (
+    ReminderDigest,
+    RetestPolicy,
+    RetestReminder,
+    RetestSweepRun,
+    RetestTrigger,
+    UserProfile,
+)
+from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
 from .telemetry_storage import (
     FecBinLayout,
     PortObservation,
@@ -53,6 +62,11 @@ __all__ = [
     "PortAlias",
     "PortMapping",
     "Rack",
+    "ReminderDigest",
+    "RetestPolicy",
+    "RetestReminder",
+    "RetestSweepRun",
+    "RetestTrigger",
     "RmaCase",
     "Room",
     "Row",
@@ -63,6 +77,7 @@ __all__ = [
     "TransceiverModel",
     "TransceiverPlacement",
     "UntrackedWriteError",
+    "UserProfile",
     "Vendor",
     "sanctioned_bulk_write",
 ]
