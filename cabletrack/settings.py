@@ -9,6 +9,7 @@ No setting branches on an environment name: every difference is an explicit vari
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -263,3 +264,17 @@ LOGGING = {
 # --- Domain defaults -------------------------------------------------------------------------
 CABLETRACK_RETEST_INTERVAL_DAYS = env.int("CABLETRACK_RETEST_INTERVAL_DAYS", default=90)
 CABLETRACK_ANNUAL_FAILURE_RATE = env.float("CABLETRACK_ANNUAL_FAILURE_RATE", default=0.02)
+
+# --- Failure forecast and spares (see README, "Failure forecast") ----------------------------
+CABLETRACK_FORECAST_PRIOR_MODULE_YEARS = env.float("CABLETRACK_FORECAST_PRIOR_MODULE_YEARS", default=100.0)
+CABLETRACK_FORECAST_CREDIBLE_LEVEL = env.float("CABLETRACK_FORECAST_CREDIBLE_LEVEL", default=0.90)
+CABLETRACK_SPARES_SERVICE_LEVEL = env.float("CABLETRACK_SPARES_SERVICE_LEVEL", default=0.95)
+CABLETRACK_SPARES_LEAD_TIME_DAYS = env.int("CABLETRACK_SPARES_LEAD_TIME_DAYS", default=30)
+CABLETRACK_FAILURE_HOURS_PER_INCIDENT = env.float("CABLETRACK_FAILURE_HOURS_PER_INCIDENT", default=3.5)
+CABLETRACK_CLUSTER_GPUS = env.int("CABLETRACK_CLUSTER_GPUS", default=1024)
+CABLETRACK_GPU_HOUR_COST = env.float("CABLETRACK_GPU_HOUR_COST", default=2.5)
+CABLETRACK_RUN_HOURS = env.float("CABLETRACK_RUN_HOURS", default=720.0)
+CELERY_BEAT_SCHEDULE["forecast-snapshot-nightly"] = {
+    "task": "inventory.forecast_snapshot",
+    "schedule": crontab(hour=2, minute=15),
+}

@@ -1,7 +1,9 @@
 """Celery tasks: thin, idempotent wrappers (ids in, service call, nothing else)."""
 
 from celery import shared_task
+from django.utils import timezone
 
+from .services import forecast as forecast_services
 from .services import links as link_services
 
 
@@ -9,3 +11,9 @@ from .services import links as link_services
 def links_refresh_task(port_ids: list[int]) -> int:
     """Re-trace the channels through these ports (safe to run any number of times)."""
     return len(link_services.links_refresh_for_ports(port_ids=port_ids))
+
+
+@shared_task(name="inventory.forecast_snapshot", acks_late=True)
+def forecast_snapshot_task() -> str:
+    """Store today's forecast snapshot (one per day; a rerun replaces it, never duplicates)."""
+    return str(forecast_services.forecast_snapshot_store(now=timezone.now()).day)

@@ -1,6 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from .views import forecast as forecast_views
 from .views import pages
 
 urlpatterns = [
@@ -12,4 +13,6 @@ urlpatterns = [
     # Printed on QR labels: these two URLs never change.
     path("c/<str:label>", pages.cable_page, name="cable-page"),
     path("r/<str:name>", pages.rack_page, name="rack-page"),
+    path("forecast/", forecast_views.forecast_page, name="forecast"),
+    path("forecast/spares.csv", forecast_views.spares_csv, name="forecast-spares-csv"),
 ]

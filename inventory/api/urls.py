@@ -2,6 +2,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from . import forecast as forecast_api
 from . import views
 
 router = DefaultRouter()
@@ -22,5 +23,10 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("forecast/", forecast_api.ForecastView.as_view(), name="api-forecast"),
+    path("forecast/spares/", forecast_api.ForecastSparesView.as_view(), name="api-forecast-spares"),
+    path(
+        "forecast/snapshots/", forecast_api.ForecastSnapshotListView.as_view(), name="api-forecast-snapshots"
+    ),
     path("", include(router.urls)),
 ]
