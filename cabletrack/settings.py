@@ -84,7 +84,11 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------------------
-DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'cabletrack.sqlite3'}")}
+DATABASES = {
+    "default": env.db_url_config(
+        env.str("DATABASE_URL", default="") or f"sqlite:///{VAR_DIR / 'cabletrack.sqlite3'}"
+    )
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat write at once: WAL, IMMEDIATE transactions and a busy timeout keep
     # them from failing with "database is locked". Tests use a file so a worker process sees it.
@@ -264,6 +268,20 @@ LOGGING = {
 # --- Domain defaults -------------------------------------------------------------------------
 CABLETRACK_RETEST_INTERVAL_DAYS = env.int("CABLETRACK_RETEST_INTERVAL_DAYS", default=90)
 CABLETRACK_ANNUAL_FAILURE_RATE = env.float("CABLETRACK_ANNUAL_FAILURE_RATE", default=0.02)
+
+# --- Telemetry (POST /api/telemetry/, rollups, retention) ------------------------------------
+# The ingest endpoint reads the body itself (Django's DATA_UPLOAD_MAX_MEMORY_SIZE is far below a
+# 5,000-sample batch): bodies above this many bytes get a 413.
+CABLETRACK_TELEMETRY_MAX_BODY_BYTES = env.int("CABLETRACK_TELEMETRY_MAX_BODY_BYTES", default=32 * 1024 * 1024)
+CABLETRACK_TELEMETRY_MAX_SAMPLES = env.int("CABLETRACK_TELEMETRY_MAX_SAMPLES", default=50_000)
+# Samples stamped further than this in the future are refused per item (clock skew allowance).
+CABLETRACK_TELEMETRY_MAX_FUTURE_SECONDS = env.int("CABLETRACK_TELEMETRY_MAX_FUTURE_SECONDS", default=300)
+CABLETRACK_TELEMETRY_ROLLUP_SECONDS = env.int("CABLETRACK_TELEMETRY_ROLLUP_SECONDS", default=60)
+CABLETRACK_TELEMETRY_ROLLUP_BATCH_PORTS = env.int("CABLETRACK_TELEMETRY_ROLLUP_BATCH_PORTS", default=2_000)
+CABLETRACK_TELEMETRY_RAW_RETENTION_DAYS = env.int("CABLETRACK_TELEMETRY_RAW_RETENTION_DAYS", default=14)
+CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS = env.int(
+    "CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS", default=365
+)
 
 # --- Failure forecast and spares (see README, "Failure forecast") ----------------------------
 CABLETRACK_FORECAST_PRIOR_MODULE_YEARS = env.float("CABLETRACK_FORECAST_PRIOR_MODULE_YEARS", default=100.0)

@@ -12,3 +12,9 @@ def exception_handler(exc, context):
         else:
             exc = exceptions.ValidationError({"non_field_errors": exc.messages})
     return drf_handler(exc, context)
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = 413
+    default_detail = "Request body too large."
+    default_code = "payload_too_large"

@@ -1,6 +1,5 @@
 """API representations. Reads are flat and prefetched; writes validate and hand to a service."""
 
-import re
 from decimal import Decimal
 
 from rest_framework import serializers
@@ -23,15 +22,12 @@ from ..models import (
     TransceiverPlacement,
     Vendor,
 )
-
-LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,63}$")
+from ..validators import LABEL_RE, LABEL_RULE
 
 
 def validate_label(value: str) -> str:
     if not LABEL_RE.match(value):
-        raise serializers.ValidationError(
-            "Labels are 1-64 characters: letters, digits and . _ : + - (no spaces or slashes)."
-        )
+        raise serializers.ValidationError(f"Labels are {LABEL_RULE}")
     return value
 
 

@@ -4,10 +4,24 @@ from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
 from .locations import Rack, Room, Row, Site, Team
 from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
+from .telemetry_storage import (
+    FecBinLayout,
+    PortObservation,
+    PortRollup,
+    PortTelemetryState,
+    TelemetryHistogram,
+    TelemetryLaneSample,
+)
 from .testing import CableTest, FibreResult, Inspection, OtdrTrace
 from .transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
 
 __all__ = [
+    "TelemetryLaneSample",
+    "TelemetryHistogram",
+    "PortTelemetryState",
+    "PortRollup",
+    "PortObservation",
+    "FecBinLayout",
     "Alert",
     "ApiToken",
     "Cable",
