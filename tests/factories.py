@@ -228,7 +228,10 @@ def forecast_fleet(
     total = sum(c["n"] for c in cohorts)
     cages = bulk.bulk_insert(
         Cage,
-        [Cage(device=dev, name=f"OSFP{i + 1}", index=i + 1, form_factor=FormFactor.OSFP) for i in range(total)],
+        [
+            Cage(device=dev, name=f"OSFP{i + 1}", index=i + 1, form_factor=FormFactor.OSFP)
+            for i in range(total)
+        ],
     )
     out, i = {}, 0
     for ci, c in enumerate(cohorts):

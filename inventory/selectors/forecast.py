@@ -17,6 +17,7 @@ import numpy as np
 from django.apps import apps
 from django.db import connection
 from django.db.models import (
+    Avg,
     Case,
     CharField,
     Count,
@@ -47,6 +48,7 @@ from ..models import (
     Cable,
     CableTest,
     Link,
+    PortRollup,
     RmaCase,
     Transceiver,
     TransceiverPlacement,
@@ -316,13 +318,49 @@ def _link_rows() -> list[tuple]:
         return cur.fetchall()
 
 
-def _fec_ratios_from_rollups(link_ids: np.ndarray, now: datetime) -> dict[int, float]:
-    """Hook: recent / baseline FEC corrected rate per link from telemetry rollups.
+def telemetry_trends(*, now: datetime, recent_hours: int = 24, baseline_days: int = 7) -> dict[int, tuple]:
+    """FEC and DOM trends per link from the telemetry rollups (``PortRollup``), set-based.
 
-    When the telemetry rollup model (``PortRollup``) is on main, read the ratio from it here
-    (one aggregate query keyed by link). Until then the FEC trend comes from FEC alerts.
+    Per port: the corrected-codeword rate of the last ``recent_hours`` over the rate of the
+    ``baseline_days`` before (the FEC trend), and the lowest receive power of the recent window
+    against the baseline's average lowest (the DOM drift, dB, negative when it fell). Grouped by
+    link in the database (both ends), worst end kept. Returns {link id: (fec ratio, drift dB)}.
     """
-    return {}
+    recent_from = now - timedelta(hours=recent_hours)
+    base_from = recent_from - timedelta(days=baseline_days)
+    recent = Q(bucket__gte=recent_from, bucket__lte=now)
+    base = Q(bucket__gte=base_from, bucket__lt=recent_from)
+    out: dict[int, tuple] = {}
+    for side in ("links_a", "links_b"):
+        rows = (
+            PortRollup.objects.filter(
+                bucket__gte=base_from, bucket__lte=now, **{f"port__{side}__active": True}
+            )
+            .values(lid=F(f"port__{side}__id"))
+            .annotate(
+                cw_r=Sum("fec_corrected_cw", filter=recent),
+                s_r=Sum("covered_s", filter=recent & Q(fec_corrected_cw__isnull=False)),
+                cw_b=Sum("fec_corrected_cw", filter=base),
+                s_b=Sum("covered_s", filter=base & Q(fec_corrected_cw__isnull=False)),
+                rx_r=Min("rx_power_min_any_dbm", filter=recent),
+                rx_b=Avg("rx_power_min_any_dbm", filter=base),
+            )
+            .order_by()
+        )
+        for r in rows:
+            ratio = drift = np.nan
+            if r["s_r"] and r["s_b"] and r["cw_b"] is not None and r["cw_r"] is not None:
+                rate_b = r["cw_b"] / r["s_b"]
+                rate_r = r["cw_r"] / r["s_r"]
+                ratio = rate_r / rate_b if rate_b > 0 else (np.inf if rate_r > 0 else 1.0)
+            if r["rx_r"] is not None and r["rx_b"] is not None:
+                drift = r["rx_r"] - r["rx_b"]
+            old = out.get(r["lid"], (np.nan, np.nan))
+            out[r["lid"]] = (
+                np.fmax(old[0], ratio),
+                drift if np.isnan(old[1]) or abs(drift) > abs(old[1]) else old[1],
+            )
+    return out
 
 
 def link_features(*, now: datetime, lookback_days: int = 365, margin_below_db: float = 0.5) -> LinkFeatures:
@@ -382,8 +420,11 @@ def link_features(*, now: datetime, lookback_days: int = 365, margin_below_db: f
             )
             dom[i] = drift if np.isnan(dom[i]) else max(dom[i], abs(drift))
 
-    for lid, ratio in _fec_ratios_from_rollups(ids, now).items():
-        put(fec, lid, ratio)
+    for lid, (ratio, drift) in telemetry_trends(now=now).items():
+        if not np.isnan(ratio):
+            put(fec, lid, min(float(ratio), 1e6))
+        if not np.isnan(drift):
+            put(dom, lid, float(drift), lambda a, b: a if abs(a) >= abs(b) else b)
 
     # Thin margins: the worst recent test on any cable of the path (only the thin ones travel).
     for lid, m in (

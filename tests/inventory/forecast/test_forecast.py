@@ -98,7 +98,9 @@ def test_snapshot_task_is_idempotent_per_day(fleet):
 
 
 def test_snapshot_is_scheduled_nightly(settings):
-    entries = [e for e in settings.CELERY_BEAT_SCHEDULE.values() if e["task"] == "inventory.forecast_snapshot"]
+    entries = [
+        e for e in settings.CELERY_BEAT_SCHEDULE.values() if e["task"] == "inventory.forecast_snapshot"
+    ]
     assert len(entries) == 1
 
 

@@ -62,7 +62,9 @@ def test_spares_cover_the_lead_time_at_the_service_level_minus_stock():
 
 def test_cost_of_failure_reproduces_the_seed_arithmetic():
     """65 stalls x 3.5 h = 227.5 h lost of a 720-h run: 31% of the run."""
-    c = fm.failure_cost(incidents=65, hours_per_incident=3.5, run_hours=720, cluster_gpus=1000, gpu_hour_cost=2)
+    c = fm.failure_cost(
+        incidents=65, hours_per_incident=3.5, run_hours=720, cluster_gpus=1000, gpu_hour_cost=2
+    )
     assert c.hours_lost == pytest.approx(227.5)
     assert int(c.hours_lost) == 227
     assert int(c.fraction_of_run * 100) == 31

@@ -23,7 +23,9 @@ def test_demo_has_failures_with_history_and_a_flagged_bad_lot(demo):
     failed = TransceiverPlacement.objects.filter(end_reason="failed")
     assert failed.count() == demo.counts["failed_modules"]
     # The change is in the history, with the reason.
-    assert TransceiverPlacement.history.filter(end_reason="failed", history_type="~").count() == failed.count()
+    assert (
+        TransceiverPlacement.history.filter(end_reason="failed", history_type="~").count() == failed.count()
+    )
     p = forecast_services.forecast_compute(now=now)
     flagged = [r["cohort"] for r in p["breakdowns"]["lot"] if r["flagged"]]
     assert flagged and all(c.startswith(BAD_VENDOR) for c in flagged)
@@ -68,3 +70,33 @@ def test_links_with_alerts_and_thin_margins_rank_first_with_reasons(demo, django
     assert any("test margin -3.00 dB" in why for why in second["reasons"])
     untested = next(r for r in top if not any("margin" in why or "alert" in why for why in r["reasons"]))
     assert second["hazard"] > untested["hazard"]
+
+
+def test_a_rising_fec_rate_and_falling_rx_power_in_rollups_raise_a_links_risk(demo):
+    from inventory.models import PortRollup
+
+    now = datetime(2026, 11, 29, 12, tzinfo=UTC)
+    link = Link.objects.filter(active=True, link_class="rail").order_by("pk")[5]
+    rows = []
+    for h in range(1, 24 * 8, 6):  # every 6 hours over 8 days, one bucket of 60 s each
+        ts = now - timedelta(hours=h)
+        recent = h <= 24
+        rows.append(
+            PortRollup(
+                port_id=link.a_port_id,
+                bucket=ts,
+                seconds=60,
+                samples=6,
+                covered_s=60,
+                fec_corrected_cw=(40_000 if recent else 1_000) * 60,
+                rx_power_min_any_dbm=-6.5 if recent else -2.0,
+                computed_at=now,
+            )
+        )
+    PortRollup.objects.bulk_create(rows)
+    p = forecast_services.forecast_compute(
+        now=now, params=forecast_services.ForecastParams.from_settings(top_links=10_000)
+    )
+    row = next(r for r in p["risk"]["links"] if r["link_id"] == link.pk)
+    assert any("FEC corrected rate x40 of baseline" in why for why in row["reasons"])
+    assert any("DOM drift -4.5 dB" in why for why in row["reasons"])
