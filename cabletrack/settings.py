@@ -131,9 +131,10 @@ else:
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
-    for _d in ("queue", "processed"):
+    for _d in ("queue", "processed", "control"):
         (_broker_dir / _d).mkdir(parents=True, exist_ok=True)
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"  # sessions survive a Redis outage
@@ -223,6 +224,15 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "CableKindEnum": "inventory.choices.CableKind",
+        "CableRoleEnum": "inventory.choices.CableRole",
+        "CableStatusEnum": "inventory.choices.CableStatus",
+        "DeviceRoleEnum": "inventory.choices.DeviceRole",
+        "TransceiverStatusEnum": "inventory.choices.TransceiverStatus",
+        "PortKindEnum": "inventory.choices.PortKind",
+        "PlanStatusEnum": [("planned", "Planned"), ("installed", "Installed")],
+    },
     "SECURITY": [{"tokenAuth": []}, {"cookieAuth": []}],
     "APPEND_COMPONENTS": {
         "securitySchemes": {

@@ -8,6 +8,7 @@ class InventoryConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from .api import schema  # noqa: F401 - registers the OpenAPI auth extension
         from .roles import sync_roles
 
         post_migrate.connect(sync_roles, sender=self, dispatch_uid="inventory.sync_roles")
