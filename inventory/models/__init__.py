@@ -2,6 +2,7 @@ from .accounts import ApiToken
 from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
+from .external import ExternalRef
 from .locations import Rack, Room, Row, Site, Team
 from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
 from .telemetry_storage import (
@@ -29,6 +30,7 @@ __all__ = [
     "CableTest",
     "Cage",
     "Device",
+    "ExternalRef",
     "FibreResult",
     "ForecastSnapshot",
     "Inspection",

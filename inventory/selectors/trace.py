@@ -245,7 +245,10 @@ def port_trace(port: Port) -> Trace:
             return _finish(walk, trace, matings, fibres)
         cable = {k.removeprefix("cable__"): end[k] for k in _CABLE_COLS}
         others = walk.other_ends(end)
-        if cable["role"] == CableRole.BREAKOUT and end["side"] == "A":
+        same_leg = next((e for e in others if end["leg"] and e["leg"] == end["leg"]), None)
+        if same_leg is not None:  # a harness with legs on both sides: leg i pairs with leg i
+            far = same_leg
+        elif cable["role"] == CableRole.BREAKOUT and end["side"] == "A":
             far = next((e for e in others if e["leg"] == lane_index + 1), None)
             lane_index = 0
         elif cable["role"] == CableRole.BREAKOUT:
