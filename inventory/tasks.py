@@ -13,6 +13,27 @@ def links_refresh_task(port_ids: list[int]) -> int:
     return len(link_services.links_refresh_for_ports(port_ids=port_ids))
 
 
+@shared_task(name="inventory.netbox_sync", acks_late=True)
+def netbox_sync_task() -> int:
+    """Keep devices, racks, ports and cables current from NetBox (idempotent; conflicts recorded)."""
+    from django.conf import settings
+
+    from .services.netbox_import import netbox_sync
+
+    if not (
+        settings.CABLETRACK_NETBOX_URL
+        and settings.CABLETRACK_NETBOX_TOKEN
+        and settings.CABLETRACK_NETBOX_SITES
+    ):
+        return 0
+    runs = netbox_sync(
+        url=settings.CABLETRACK_NETBOX_URL,
+        token=settings.CABLETRACK_NETBOX_TOKEN,
+        sites=settings.CABLETRACK_NETBOX_SITES,
+    )
+    return len(runs)
+
+
 @shared_task(name="inventory.forecast_snapshot", acks_late=True)
 def forecast_snapshot_task() -> str:
     """Store today's forecast snapshot (one per day; a rerun replaces it, never duplicates)."""
