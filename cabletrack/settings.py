@@ -373,3 +373,16 @@ CELERY_BEAT_SCHEDULE["retests-sweep-daily"] = {
     "schedule": crontab(hour=CABLETRACK_RETEST_SWEEP_HOUR, minute=0),
 }
 CELERY_BEAT_SCHEDULE["reminders-dispatch"] = {"task": "inventory.reminders_dispatch", "schedule": 300.0}
+# --- Failure forecast and spares (see README, "Failure forecast") ----------------------------
+CABLETRACK_FORECAST_PRIOR_MODULE_YEARS = env.float("CABLETRACK_FORECAST_PRIOR_MODULE_YEARS", default=100.0)
+CABLETRACK_FORECAST_CREDIBLE_LEVEL = env.float("CABLETRACK_FORECAST_CREDIBLE_LEVEL", default=0.90)
+CABLETRACK_SPARES_SERVICE_LEVEL = env.float("CABLETRACK_SPARES_SERVICE_LEVEL", default=0.95)
+CABLETRACK_SPARES_LEAD_TIME_DAYS = env.int("CABLETRACK_SPARES_LEAD_TIME_DAYS", default=30)
+CABLETRACK_FAILURE_HOURS_PER_INCIDENT = env.float("CABLETRACK_FAILURE_HOURS_PER_INCIDENT", default=3.5)
+CABLETRACK_CLUSTER_GPUS = env.int("CABLETRACK_CLUSTER_GPUS", default=1024)
+CABLETRACK_GPU_HOUR_COST = env.float("CABLETRACK_GPU_HOUR_COST", default=2.5)
+CABLETRACK_RUN_HOURS = env.float("CABLETRACK_RUN_HOURS", default=720.0)
+CELERY_BEAT_SCHEDULE["forecast-snapshot-nightly"] = {
+    "task": "inventory.forecast_snapshot",
+    "schedule": crontab(hour=2, minute=15),
+}

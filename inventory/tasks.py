@@ -1,7 +1,9 @@
 """Celery tasks: thin, idempotent wrappers (ids in, service call, nothing else)."""
 
 from celery import shared_task
+from django.utils import timezone
 
+from .services import forecast as forecast_services
 from .services import links as link_services
 
 
@@ -160,3 +162,7 @@ def reminders_dispatch_task(now: str | None = None) -> int:
     if result.resweep:
         retests_sweep_task.delay(now)
     return len(result.digests)
+@shared_task(name="inventory.forecast_snapshot", acks_late=True)
+def forecast_snapshot_task() -> str:
+    """Store today's forecast snapshot (one per day; a rerun replaces it, never duplicates)."""
+    return str(forecast_services.forecast_snapshot_store(now=timezone.now()).day)

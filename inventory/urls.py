@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from .views import labels as label_views
+from .views import forecast as forecast_views
 from .views import pages
 from .views import testing as test_views
 from .views import alerts, pages
@@ -62,4 +63,6 @@ urlpatterns = [
     path("retests/worklist.pdf", retest_pages.retests_pdf, name="retests-pdf"),
     path("retests/sweep/", retest_pages.retests_sweep_now, name="retests-sweep"),
     path("profile/", retest_pages.profile, name="profile"),
+    path("forecast/", forecast_views.forecast_page, name="forecast"),
+    path("forecast/spares.csv", forecast_views.spares_csv, name="forecast-spares-csv"),
 ]

@@ -354,3 +354,74 @@ def record_test(cable, *, at, verdict="pass", kind=None):
     if kind is None:
         kind = "qualification" if cable.kind in CableKind.sealed() else "olts"
     return CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=at)
+def forecast_fleet(
+    *,
+    now,
+    cohorts: list[dict],
+    site_name: str = "Hall Test",
+    device_name: str = "fleet-sw-01",
+) -> dict:
+    """A fleet for the forecast, written in bulk: per cohort ``n`` modules installed ``years``
+    before ``now``, of which ``failed`` ended their placement failed (and left the cage).
+
+    A cohort: ``{"vendor": "A", "part": "P-1", "date_code": "240315", "n": 300, "failed": 3,
+    "years": 2.0}``. Returns the site, the device and {cohort index: [transceiver ids]}.
+    """
+    from datetime import timedelta
+
+    from inventory import bulk
+    from inventory.choices import PlacementEnd
+    from inventory.models import TransceiverPlacement
+
+    site = SiteFactory(name=site_name)
+    room, _ = Room.objects.get_or_create(site=site, name="Hall 1")
+    row, _ = Row.objects.get_or_create(room=room, name="F")
+    rack = RackFactory(name=f"{device_name}-rack", row=row)
+    dev = Device.objects.create(name=device_name, role=DeviceRole.LEAF, rack=rack, position_u=1)
+    total = sum(c["n"] for c in cohorts)
+    cages = bulk.bulk_insert(
+        Cage,
+        [
+            Cage(device=dev, name=f"OSFP{i + 1}", index=i + 1, form_factor=FormFactor.OSFP)
+            for i in range(total)
+        ],
+    )
+    out, i = {}, 0
+    for ci, c in enumerate(cohorts):
+        model = twin_dr4_model(vendor=c["vendor"], part=c["part"])
+        installed_at = now - timedelta(days=365.0 * c.get("years", 1.0))
+        rows, place = [], []
+        for k in range(c["n"]):
+            failed = k < c.get("failed", 0)
+            cage = cages[i]
+            i += 1
+            rows.append(
+                [
+                    model.pk,
+                    f"{c['vendor'][:2].upper()}{ci:02d}{k:06d}",
+                    c.get("date_code", ""),
+                    TransceiverStatus.FAILED if failed else TransceiverStatus.INSTALLED,
+                    None if failed else cage.pk,
+                ]
+            )
+            place.append((cage.pk, failed))
+        ids = bulk.bulk_insert_rows(
+            Transceiver, ["model_id", "serial", "date_code", "status", "cage_id"], rows, now=now
+        )
+        bulk.bulk_insert_rows(
+            TransceiverPlacement,
+            ["transceiver_id", "cage_id", "installed_at", "removed_at", "end_reason"],
+            [
+                [
+                    tid,
+                    cage_id,
+                    installed_at,
+                    now - timedelta(days=10) if failed else None,
+                    PlacementEnd.FAILED if failed else "",
+                ]
+                for tid, (cage_id, failed) in zip(ids, place, strict=True)
+            ],
+            now=now,
+        )
+        out[ci] = ids
+    return {"site": site, "device": dev, "ids": out}

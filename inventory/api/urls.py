@@ -5,6 +5,7 @@ from rest_framework.routers import DefaultRouter
 from . import testing as test_api
 from . import alerts as alert_views
 from . import retests as retest_views
+from . import forecast as forecast_api
 from . import views
 from .telemetry import TelemetryIngestView
 
@@ -39,5 +40,10 @@ urlpatterns = [
     path("topology/<str:fmt>/", alert_views.TopologyExportView.as_view(), name="api-topology-export"),
     path("retests/worklist/", retest_views.RetestWorklistView.as_view(), name="retests-worklist"),
     path("retests/sweep/", retest_views.RetestSweepView.as_view(), name="retests-sweep-api"),
+    path("forecast/", forecast_api.ForecastView.as_view(), name="api-forecast"),
+    path("forecast/spares/", forecast_api.ForecastSparesView.as_view(), name="api-forecast-spares"),
+    path(
+        "forecast/snapshots/", forecast_api.ForecastSnapshotListView.as_view(), name="api-forecast-snapshots"
+    ),
     path("", include(router.urls)),
 ]

@@ -63,6 +63,7 @@ from ..models import (
     TransceiverPlacement,
     Vendor,
 )
+from .demo_failures import demo_seed_failures
 
 NODES_PER_SU = 32
 NODES_PER_RACK = 4
@@ -751,9 +752,13 @@ def demo_seed(*, gpus: int, seed: int = 1, as_of: date | None = None, actor=None
         ],
         **w,
     )
+    failures = demo_seed_failures(
+        site=site, seed=seed, as_of=as_of, afr=settings.CABLETRACK_ANNUAL_FAILURE_RATE, w=w
+    )
     return SeedReport(
         site=site_name,
         counts={
+            **failures,
             "gpus": gpus,
             "nodes": b.nodes,
             "leaves": b.leaves,
