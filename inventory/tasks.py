@@ -9,3 +9,19 @@ from .services import links as link_services
 def links_refresh_task(port_ids: list[int]) -> int:
     """Re-trace the channels through these ports (safe to run any number of times)."""
     return len(link_services.links_refresh_for_ports(port_ids=port_ids))
+
+
+@shared_task(name="inventory.outbox_flush", acks_late=True)
+def outbox_flush_task() -> int:
+    """Send the task messages the broker refused during an outage (idempotent, row-locked)."""
+    from .services import reliability
+
+    return reliability.outbox_flush()
+
+
+@shared_task(name="inventory.idempotency_purge", acks_late=True)
+def idempotency_purge_task() -> int:
+    """Forget idempotency keys past their TTL."""
+    from .services import reliability
+
+    return reliability.idempotency_purge()

@@ -23,6 +23,7 @@ from ..models import (
     TransceiverPlacement,
     Vendor,
 )
+from .server_owned import MANUAL_CABLE_STATUSES
 
 LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,63}$")
 
@@ -354,7 +355,8 @@ class CableUpdateSerializer(serializers.ModelSerializer):
 
 
 class StatusSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=CableStatus.choices)
+    # Only the states a person sets: ``tested``/``in_production`` come from the test gate.
+    status = serializers.ChoiceField(choices=[(s.value, s.label) for s in MANUAL_CABLE_STATUSES])
     reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
 
 

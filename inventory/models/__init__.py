@@ -3,6 +3,7 @@ from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
 from .locations import Rack, Room, Row, Site, Team
+from .reliability import IdempotencyRecord, OutboxMessage
 from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
 from .testing import CableTest, FibreResult, Inspection, OtdrTrace
 from .transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
@@ -17,11 +18,13 @@ __all__ = [
     "Device",
     "FibreResult",
     "ForecastSnapshot",
+    "IdempotencyRecord",
     "Inspection",
     "Link",
     "LinkSegment",
     "MaintenanceWindow",
     "OtdrTrace",
+    "OutboxMessage",
     "Port",
     "PortAlias",
     "PortMapping",
