@@ -88,7 +88,11 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------------------
-DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'cabletrack.sqlite3'}")}
+DATABASES = {
+    "default": env.db_url_config(
+        env.str("DATABASE_URL", default="") or f"sqlite:///{VAR_DIR / 'cabletrack.sqlite3'}"
+    )
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat write at once: WAL, IMMEDIATE transactions and a busy timeout keep
     # them from failing with "database is locked". Tests use a file so a worker process sees it.
@@ -135,9 +139,10 @@ else:
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
-    for _d in ("queue", "processed"):
+    for _d in ("queue", "processed", "control"):
         (_broker_dir / _d).mkdir(parents=True, exist_ok=True)
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"  # sessions survive a Redis outage
@@ -216,6 +221,7 @@ CABLETRACK_BODY_LIMITS = {  # path prefix -> cap, for the bulk endpoints
     "/api/telemetry/": CABLETRACK_MAX_IMPORT_BYTES,
     "/api/import/": CABLETRACK_MAX_IMPORT_BYTES,
     "/api/imports/": CABLETRACK_MAX_IMPORT_BYTES,
+    "/api/cables/import/": CABLETRACK_MAX_IMPORT_BYTES,
 }
 CABLETRACK_IDEMPOTENCY_TTL_HOURS = env.int("CABLETRACK_IDEMPOTENCY_TTL_HOURS", default=24)
 
@@ -260,7 +266,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": _choice_enum_overrides(),
+    "ENUM_NAME_OVERRIDES": {
+        **_choice_enum_overrides(),
+        "CableKindEnum": "inventory.choices.CableKind",
+        "CableRoleEnum": "inventory.choices.CableRole",
+        "CableStatusEnum": "inventory.choices.CableStatus",
+        "DeviceRoleEnum": "inventory.choices.DeviceRole",
+        "TransceiverStatusEnum": "inventory.choices.TransceiverStatus",
+        "PortKindEnum": "inventory.choices.PortKind",
+        "PlanStatusEnum": [("planned", "Planned"), ("installed", "Installed")],
+    },
     "SECURITY": [{"tokenAuth": []}, {"cookieAuth": []}],
     "APPEND_COMPONENTS": {
         "securitySchemes": {
@@ -306,3 +321,17 @@ LOGGING = {
 # --- Domain defaults -------------------------------------------------------------------------
 CABLETRACK_RETEST_INTERVAL_DAYS = env.int("CABLETRACK_RETEST_INTERVAL_DAYS", default=90)
 CABLETRACK_ANNUAL_FAILURE_RATE = env.float("CABLETRACK_ANNUAL_FAILURE_RATE", default=0.02)
+
+# --- Telemetry (POST /api/telemetry/, rollups, retention) ------------------------------------
+# The ingest endpoint reads the body itself (Django's DATA_UPLOAD_MAX_MEMORY_SIZE is far below a
+# 5,000-sample batch): bodies above this many bytes get a 413.
+CABLETRACK_TELEMETRY_MAX_BODY_BYTES = env.int("CABLETRACK_TELEMETRY_MAX_BODY_BYTES", default=32 * 1024 * 1024)
+CABLETRACK_TELEMETRY_MAX_SAMPLES = env.int("CABLETRACK_TELEMETRY_MAX_SAMPLES", default=50_000)
+# Samples stamped further than this in the future are refused per item (clock skew allowance).
+CABLETRACK_TELEMETRY_MAX_FUTURE_SECONDS = env.int("CABLETRACK_TELEMETRY_MAX_FUTURE_SECONDS", default=300)
+CABLETRACK_TELEMETRY_ROLLUP_SECONDS = env.int("CABLETRACK_TELEMETRY_ROLLUP_SECONDS", default=60)
+CABLETRACK_TELEMETRY_ROLLUP_BATCH_PORTS = env.int("CABLETRACK_TELEMETRY_ROLLUP_BATCH_PORTS", default=2_000)
+CABLETRACK_TELEMETRY_RAW_RETENTION_DAYS = env.int("CABLETRACK_TELEMETRY_RAW_RETENTION_DAYS", default=14)
+CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS = env.int(
+    "CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS", default=365
+)

@@ -28,3 +28,9 @@ def exception_handler(exc, context):
     if settings.DEBUG:
         return None  # Django's debug page, for development
     return server_error_json(django_request, exc)
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = 413
+    default_detail = "Request body too large."
+    default_code = "payload_too_large"

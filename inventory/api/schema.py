@@ -1,4 +1,4 @@
-"""OpenAPI extensions: the bearer token scheme (so ``check --deploy`` stays quiet)."""
+"""OpenAPI extensions: describe our token authentication to drf-spectacular."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
@@ -11,5 +11,5 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
         return {
             "type": "http",
             "scheme": "bearer",
-            "description": "API token from your profile page: `Authorization: Bearer ct_...`",
+            "description": "API token from your profile: `Authorization: Bearer ct_...`",
         }

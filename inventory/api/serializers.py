@@ -1,6 +1,5 @@
 """API representations. Reads are flat and prefetched; writes validate and hand to a service."""
 
-import re
 from decimal import Decimal
 
 from rest_framework import serializers
@@ -23,16 +22,13 @@ from ..models import (
     TransceiverPlacement,
     Vendor,
 )
+from ..validators import LABEL_RE, LABEL_RULE
 from .server_owned import MANUAL_CABLE_STATUSES
-
-LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,63}$")
 
 
 def validate_label(value: str) -> str:
     if not LABEL_RE.match(value):
-        raise serializers.ValidationError(
-            "Labels are 1-64 characters: letters, digits and . _ : + - (no spaces or slashes)."
-        )
+        raise serializers.ValidationError(f"Labels are {LABEL_RULE}")
     return value
 
 

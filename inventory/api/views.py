@@ -295,6 +295,36 @@ class CableViewSet(NoDeleteModelViewSet):
     def history(self, request, label=None):
         return Response(history_for(self.get_object()))
 
+    @extend_schema(
+        summary="Import a cable plan (dry run first, then all-or-nothing)",
+        description=(
+            'Body: JSON `{"rows": [...]}` or CSV with a header line. Columns: label, kind, a_device, a_port, '
+            "b_device, b_port (breakout legs separated by ';'), and optionally role, polarity, length_m, vendor, "
+            "part_number, serial_a, serial_b, lot, install_date, status, notes, a_/b_connector, a_/b_fibres, "
+            "a_/b_pinned, a_/b_polish. `?dry_run=1` (the default) reports what would be created or changed and "
+            "every error by row; `?dry_run=0` applies the plan only if no row has an error. 20,000 rows and "
+            "`CABLETRACK_MAX_IMPORT_BYTES` per request."
+        ),
+        request={"application/json": dict, "text/csv": str},
+        responses={
+            200: OpenApiResponse(description="Per-row result"),
+            400: OpenApiResponse(description="Rows with errors"),
+        },
+    )
+    @action(detail=False, methods=["post"], url_path="import", parser_classes=[])
+    def import_plan(self, request):
+        from ..services.cable_plan import cable_plan_import
+
+        dry_run = request.query_params.get("dry_run", "1").lower() not in ("0", "false", "no")
+        rows = _read_plan_rows(request)
+        result = cable_plan_import(rows=rows, dry_run=dry_run, actor=request.user)
+        code = (
+            status.HTTP_400_BAD_REQUEST
+            if result.errors
+            else (status.HTTP_201_CREATED if result.applied else status.HTTP_200_OK)
+        )
+        return Response(result.as_dict(), status=code)
+
 
 class LinkViewSet(ServerOwnedFieldsMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Link.objects.select_related("a_port__device", "b_port__device").prefetch_related(
@@ -302,3 +332,42 @@ class LinkViewSet(ServerOwnedFieldsMixin, viewsets.ReadOnlyModelViewSet):
     )
     serializer_class = s.LinkSerializer
     filterset_fields = ["active", "pmd", "path_ok"]
+
+
+def _read_plan_rows(request) -> list[dict]:
+    """Rows from a JSON body ``{"rows": [...]}`` or a CSV body with a header line."""
+    import csv
+    import io
+
+    from django.conf import settings
+    from rest_framework.exceptions import ParseError, UnsupportedMediaType
+
+    limit = settings.CABLETRACK_MAX_IMPORT_BYTES
+    length = int(request.META.get("CONTENT_LENGTH") or 0)
+    if length > limit:
+        from .errors import PayloadTooLarge
+
+        raise PayloadTooLarge(f"The body is larger than the {limit:,}-byte import limit.")
+    ctype = (request.content_type or "").split(";")[0].strip().lower()
+    raw = request._request.read(limit + 1)
+    if len(raw) > limit:
+        from .errors import PayloadTooLarge
+
+        raise PayloadTooLarge(f"The body is larger than the {limit:,}-byte import limit.")
+    if ctype == "application/json":
+        import orjson
+
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise ParseError(f"Malformed JSON: {exc}") from exc
+        if not isinstance(body, dict) or not isinstance(body.get("rows"), list):
+            raise ParseError('Expected {"rows": [ {...}, ... ]}.')
+        return body["rows"]
+    if ctype in ("text/csv", "application/csv"):
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ParseError("CSV must be UTF-8.") from exc
+        return list(csv.DictReader(io.StringIO(text)))
+    raise UnsupportedMediaType(ctype or "none", detail="Send application/json or text/csv.")

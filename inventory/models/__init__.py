@@ -2,13 +2,28 @@ from .accounts import ApiToken
 from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
+from .external import ExternalRef
 from .locations import Rack, Room, Row, Site, Team
 from .reliability import IdempotencyRecord, OutboxMessage
 from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
+from .telemetry_storage import (
+    FecBinLayout,
+    PortObservation,
+    PortRollup,
+    PortTelemetryState,
+    TelemetryHistogram,
+    TelemetryLaneSample,
+)
 from .testing import CableTest, FibreResult, Inspection, OtdrTrace
 from .transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
 
 __all__ = [
+    "TelemetryLaneSample",
+    "TelemetryHistogram",
+    "PortTelemetryState",
+    "PortRollup",
+    "PortObservation",
+    "FecBinLayout",
     "Alert",
     "ApiToken",
     "Cable",
@@ -16,6 +31,7 @@ __all__ = [
     "CableTest",
     "Cage",
     "Device",
+    "ExternalRef",
     "FibreResult",
     "ForecastSnapshot",
     "IdempotencyRecord",

@@ -21,6 +21,7 @@ class Cable(TimestampedModel):
     serial_a = models.CharField(max_length=100, blank=True, help_text="EEPROM serial, A end (DAC/ACC/AOC)")
     serial_b = models.CharField(max_length=100, blank=True, help_text="EEPROM serial, B end (DAC/ACC/AOC)")
     lot = models.CharField(max_length=40, blank=True)
+    color = models.CharField(max_length=6, blank=True, help_text="Hex colour, e.g. ffeb3b")
     install_date = models.DateField(null=True, blank=True)
     status = models.CharField(max_length=14, choices=CableStatus.choices, default=CableStatus.PLANNED)
     retest_due = models.DateField(null=True, blank=True, db_index=True)

@@ -2,26 +2,43 @@
 
 from django.db import models
 
+from .telemetry_fields import UnsignedCounterField
+
 
 class TelemetrySample(models.Model):
-    """One sample of one port. Narrow on purpose: COPY-friendly, no JSON per row."""
+    """One sample of one port: the hot table. Narrow on purpose (COPY-friendly, no JSON per row).
+
+    Key ``(port, ts)``. Counters are cumulative since the device's last clear and may reset;
+    they are unsigned 64-bit and stored offset (``UnsignedCounterField``), so reads return the
+    device's value and SQL comparisons/differences on the stored column stay valid.
+    Per-lane gauges live in ``TelemetryLaneSample``, the FEC histogram in
+    ``TelemetryHistogram`` and module/neighbour identity in ``PortObservation`` (side tables,
+    written only when a sample carries them).
+
+    ``ib_symbol_errors`` is InfiniBand's ``SymbolErrorCounter`` (PHY symbol errors), kept apart
+    from ``fec_symbol_errors`` (SONiC/ethtool FEC symbols corrected).
+    """
 
     pk = models.CompositePrimaryKey("port_id", "ts")
     port = models.ForeignKey(
         "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
     )
     ts = models.DateTimeField()
-    fec_corrected_cw = models.BigIntegerField(null=True)
-    fec_uncorrectable_cw = models.BigIntegerField(null=True)
-    fec_corrected_bits = models.BigIntegerField(null=True)
-    fec_symbol_errors = models.BigIntegerField(null=True)
-    rx_bits = models.DecimalField(
-        max_digits=20, decimal_places=0, null=True, help_text="Unsigned 64-bit counter"
-    )
+    fec_corrected_cw = UnsignedCounterField(null=True)
+    fec_uncorrectable_cw = UnsignedCounterField(null=True)
+    fec_corrected_bits = UnsignedCounterField(null=True)
+    fec_symbol_errors = UnsignedCounterField(null=True)
+    rx_bits = UnsignedCounterField(null=True)
+    ib_symbol_errors = UnsignedCounterField(null=True)
+    pfc_pause_rx = UnsignedCounterField(null=True)
+    pfc_pause_tx = UnsignedCounterField(null=True)
+    pfc_pause_duration_us = UnsignedCounterField(null=True)
+    link_down_events = UnsignedCounterField(null=True)
+    link_error_recovery = UnsignedCounterField(null=True)
     pre_fec_ber = models.FloatField(null=True)
     post_fec_ber = models.FloatField(null=True)
-    link_down_events = models.BigIntegerField(null=True)
     temperature_c = models.FloatField(null=True)
+    voltage_v = models.FloatField(null=True)
 
     class Meta:
         ordering = ["port_id", "ts"]

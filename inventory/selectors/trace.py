@@ -3,6 +3,10 @@
 Topology terms: a logical ``Port`` exits through (cage, connector); a ``CableEnd`` plugs into
 a cage connector or a panel port; a panel front port maps to a rear-port position, and a
 trunk carries positions straight through to the far panel's rear port.
+
+The walk is hop by hop (each hop depends on the last), so each query is kept lean: plain
+``values()`` rows with only the columns the trace needs, and the devices' names, racks and
+U positions fetched once at the end for every device on the path.
 """
 
 from __future__ import annotations
@@ -10,10 +14,39 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..choices import CableKind, CableRole, PortKind
-from ..models import CableEnd, Port, PortMapping
+from ..models import CableEnd, Cage, Device, Port, PortMapping
 from ..pathcheck import FibreSegment, Mating, PathVerdict, check_path
 
 MAX_HOPS = 16
+
+_END_COLS = (
+    "id",
+    "cable_id",
+    "side",
+    "leg",
+    "connector_type",
+    "fibre_count",
+    "pinned",
+    "polish",
+    "cage_id",
+    "connector",
+    "port_id",
+    "active",
+)
+_CABLE_COLS = ("cable__label", "cable__kind", "cable__role", "cable__polarity", "cable__status")
+_PORT_COLS = (
+    "id",
+    "device_id",
+    "name",
+    "kind",
+    "cage_id",
+    "connector",
+    "lane_start",
+    "connector_type",
+    "fibre_count",
+    "pinned",
+    "polish",
+)
 
 
 @dataclass
@@ -27,6 +60,7 @@ class Point:
     port_id: int | None = None
     cage_id: int | None = None
     connector: int | None = None
+    device_id: int | None = None
 
     def __str__(self) -> str:
         return f"{self.device}:{self.name}"
@@ -60,193 +94,236 @@ class Trace:
         return [s.cable_id for s in self.segments]
 
 
-def _point_for_port(port: Port) -> Point:
-    dev = port.device
-    rack = dev.rack.name if dev.rack_id else None
-    return Point(
-        dev.name,
-        rack,
-        dev.position_u,
-        port.name,
-        port_id=port.pk,
-        cage_id=port.cage_id,
-        connector=port.connector,
-    )
+class _Walk:
+    """Per-trace caches and lean lookups."""
 
+    def __init__(self) -> None:
+        self.cages: dict[int, dict] = {}
+        self.points: list[Point] = []
 
-def _point_for_end(end: CableEnd) -> Point:
-    if end.port_id:
-        return _point_for_port(end.port)
-    cage = end.cage
-    dev = cage.device
-    rack = dev.rack.name if dev.rack_id else None
-    name = (
-        cage.name
-        if end.connector in (None, 1) and not _multi_connector(cage)
-        else f"{cage.name}/{end.connector}"
-    )
-    return Point(dev.name, rack, dev.position_u, name, cage_id=cage.pk, connector=end.connector)
+    def end_at(self, *, cage_id=None, connector=None, port_id=None) -> dict | None:
+        qs = CableEnd.objects.filter(active=True)
+        qs = (
+            qs.filter(port_id=port_id)
+            if port_id is not None
+            else qs.filter(cage_id=cage_id, connector=connector)
+        )
+        return qs.values(*_END_COLS, *_CABLE_COLS).first()
 
+    def other_ends(self, end: dict) -> list[dict]:
+        return list(
+            CableEnd.objects.filter(cable_id=end["cable_id"])
+            .exclude(side=end["side"])
+            .order_by("leg")
+            .values(*_END_COLS)
+        )
 
-def _multi_connector(cage) -> bool:
-    xcvr = getattr(cage, "transceiver", None)
-    return bool(xcvr and xcvr.model.connector_count > 1)
+    def port(self, port_id: int) -> dict:
+        return Port.objects.filter(pk=port_id).values(*_PORT_COLS).get()
 
+    def logical_ports_on(self, cage_id: int, connector: int) -> list[dict]:
+        return list(
+            Port.objects.filter(cage_id=cage_id, connector=connector, retired_at__isnull=True)
+            .order_by("lane_start")
+            .values(*_PORT_COLS)
+        )
 
-_END_RELATED = (
-    "cable",
-    "port__device__rack",
-    "cage__device__rack",
-    "cage__transceiver__model",
-)
+    def cage(self, cage_id: int) -> dict:
+        if cage_id not in self.cages:
+            self.cages[cage_id] = (
+                Cage.objects.filter(pk=cage_id)
+                .values(
+                    "name",
+                    "device_id",
+                    "transceiver__model__connector_type",
+                    "transceiver__model__fibre_count",
+                    "transceiver__model__pinned",
+                    "transceiver__model__polish",
+                    "transceiver__model__connector_count",
+                )
+                .get()
+            )
+        return self.cages[cage_id]
 
+    def point_for_port(self, p: dict) -> Point:
+        pt = Point(
+            "",
+            None,
+            None,
+            p["name"],
+            port_id=p["id"],
+            cage_id=p["cage_id"],
+            connector=p["connector"],
+            device_id=p["device_id"],
+        )
+        self.points.append(pt)
+        return pt
 
-def _end_at(*, cage_id=None, connector=None, port_id=None) -> CableEnd | None:
-    qs = CableEnd.objects.filter(active=True).select_related(*_END_RELATED)
-    if port_id is not None:
-        return qs.filter(port_id=port_id).first()
-    return qs.filter(cage_id=cage_id, connector=connector).first()
+    def point_for_end(self, end: dict) -> Point:
+        if end["port_id"]:
+            return self.point_for_port(self.port(end["port_id"]))
+        cage = self.cage(end["cage_id"])
+        multi = (cage["transceiver__model__connector_count"] or 1) > 1
+        name = f"{cage['name']}/{end['connector']}" if multi or (end["connector"] or 1) > 1 else cage["name"]
+        pt = Point(
+            "",
+            None,
+            None,
+            name,
+            cage_id=end["cage_id"],
+            connector=end["connector"],
+            device_id=cage["device_id"],
+        )
+        self.points.append(pt)
+        return pt
 
+    def socket(self, end: dict) -> tuple[str, int | None, bool | None, str]:
+        if end["port_id"]:
+            p = self.port(end["port_id"])
+            return p["connector_type"], p["fibre_count"], p["pinned"], p["polish"]
+        c = self.cage(end["cage_id"])
+        return (
+            c["transceiver__model__connector_type"] or "",
+            c["transceiver__model__fibre_count"],
+            c["transceiver__model__pinned"],
+            c["transceiver__model__polish"] or "",
+        )
 
-def _logical_ports_on(cage_id: int, connector: int) -> list[Port]:
-    return list(
-        Port.objects.filter(cage_id=cage_id, connector=connector, retired_at__isnull=True)
-        .select_related("device__rack")
-        .order_by("lane_start")
-    )
+    def mating(self, end: dict, point: Point, cable: dict) -> Mating:
+        st, sf, sp, spol = self.socket(end)
+        return Mating(
+            where=str(point),
+            cable=cable["label"],
+            plug_type=end["connector_type"],
+            plug_fibres=end["fibre_count"],
+            plug_pinned=end["pinned"],
+            plug_polish=end["polish"],
+            socket_type=st,
+            socket_fibres=sf,
+            socket_pinned=sp,
+            socket_polish=spol,
+            sealed=cable["kind"] in CableKind.sealed(),
+        )
 
-
-def _socket_of(end: CableEnd) -> tuple[str, int | None, bool | None, str]:
-    if end.port_id:
-        p = end.port
-        return p.connector_type, p.fibre_count, p.pinned, p.polish
-    xcvr = getattr(end.cage, "transceiver", None)
-    if xcvr is None:
-        return "", None, None, ""
-    m = xcvr.model
-    return m.connector_type, m.fibre_count, m.pinned, m.polish
-
-
-def _mating(end: CableEnd, point: Point) -> Mating:
-    st, sf, sp, spol = _socket_of(end)
-    return Mating(
-        where=str(point),
-        cable=end.cable.label,
-        plug_type=end.connector_type,
-        plug_fibres=end.fibre_count,
-        plug_pinned=end.pinned,
-        plug_polish=end.polish,
-        socket_type=st,
-        socket_fibres=sf,
-        socket_pinned=sp,
-        socket_polish=spol,
-        sealed=end.cable.kind in CableKind.sealed(),
-    )
+    def fill_devices(self) -> None:
+        ids = {p.device_id for p in self.points if p.device_id}
+        devices = {
+            d["id"]: d
+            for d in Device.objects.filter(pk__in=ids).values("id", "name", "rack__name", "position_u")
+        }
+        for p in self.points:
+            d = devices.get(p.device_id)
+            if d:
+                p.device, p.rack, p.u = d["name"], d["rack__name"], d["position_u"]
 
 
 def port_trace(port: Port) -> Trace:
     """Follow ``port``'s cable to the logical port at the far end of the channel."""
-    start = _point_for_port(port)
+    walk = _Walk()
+    start = walk.point_for_port(
+        {
+            "id": port.pk,
+            "device_id": port.device_id,
+            "name": port.name,
+            "cage_id": port.cage_id,
+            "connector": port.connector,
+        }
+    )
     trace = Trace(start=start)
     if port.cage_id:
-        end = _end_at(cage_id=port.cage_id, connector=port.connector)
-        siblings = _logical_ports_on(port.cage_id, port.connector)
-        lane_index = next((i for i, p in enumerate(siblings) if p.pk == port.pk), 0)
+        end = walk.end_at(cage_id=port.cage_id, connector=port.connector)
+        siblings = walk.logical_ports_on(port.cage_id, port.connector) if end else []
+        lane_index = next((i for i, p in enumerate(siblings) if p["id"] == port.pk), 0)
     else:
-        end = _end_at(port_id=port.pk)
+        end = walk.end_at(port_id=port.pk)
         lane_index = 0
     position = 1
     matings: list[Mating] = []
     fibres: list[FibreSegment] = []
     for _ in range(MAX_HOPS):
         if end is None:
-            return _finish(trace, matings, fibres)
-        cable = end.cable
-        others = [e for e in cable.ends.all().select_related(*_END_RELATED) if e.side != end.side]
-        if cable.role == CableRole.BREAKOUT and end.side == "A":
-            far = next((e for e in others if e.leg == lane_index + 1), None)
+            return _finish(walk, trace, matings, fibres)
+        cable = {k.removeprefix("cable__"): end[k] for k in _CABLE_COLS}
+        others = walk.other_ends(end)
+        same_leg = next((e for e in others if end["leg"] and e["leg"] == end["leg"]), None)
+        if same_leg is not None:  # a harness with legs on both sides: leg i pairs with leg i
+            far = same_leg
+        elif cable["role"] == CableRole.BREAKOUT and end["side"] == "A":
+            far = next((e for e in others if e["leg"] == lane_index + 1), None)
             lane_index = 0
-        elif cable.role == CableRole.BREAKOUT:
+        elif cable["role"] == CableRole.BREAKOUT:
             far = others[0] if others else None
-            lane_index = end.leg - 1
+            lane_index = end["leg"] - 1
         else:
             far = others[0] if others else None
-        near_point = _point_for_end(end)
-        matings.append(_mating(end, near_point))
-        if far is None or not far.active or (far.port_id is None and far.cage_id is None):
-            trace.segments.append(
-                Segment(
-                    cable.pk,
-                    cable.label,
-                    cable.kind,
-                    cable.role,
-                    cable.polarity,
-                    cable.status,
-                    near_point,
-                    Point("(unterminated)", None, None, "-"),
-                    end.leg,
-                    far.leg if far else 0,
-                )
-            )
-            return _finish(trace, matings, fibres)
-        far_point = _point_for_end(far)
-        matings.append(_mating(far, far_point))
-        trace.segments.append(
-            Segment(
-                cable.pk,
-                cable.label,
-                cable.kind,
-                cable.role,
-                cable.polarity,
-                cable.status,
+        near_point = walk.point_for_end(end)
+        matings.append(walk.mating(end, near_point, cable))
+
+        def segment(far_point: Point, far_leg: int, cable=cable, end=end, near_point=near_point) -> Segment:
+            return Segment(
+                end["cable_id"],
+                cable["label"],
+                cable["kind"],
+                cable["role"],
+                cable["polarity"],
+                cable["status"],
                 near_point,
                 far_point,
-                end.leg,
-                far.leg,
+                end["leg"],
+                far_leg,
             )
-        )
-        if cable.kind in CableKind.fibre():
-            fibres.append(FibreSegment(cable.label, cable.polarity, end.fibre_count or far.fibre_count))
-        if far.cage_id:
-            ports = _logical_ports_on(far.cage_id, far.connector)
+
+        if far is None or not far["active"] or (far["port_id"] is None and far["cage_id"] is None):
+            trace.segments.append(segment(Point("(unterminated)", None, None, "-"), far["leg"] if far else 0))
+            return _finish(walk, trace, matings, fibres)
+        far_point = walk.point_for_end(far)
+        matings.append(walk.mating(far, far_point, cable))
+        trace.segments.append(segment(far_point, far["leg"]))
+        if cable["kind"] in CableKind.fibre():
+            fibres.append(
+                FibreSegment(cable["label"], cable["polarity"], end["fibre_count"] or far["fibre_count"])
+            )
+        if far["cage_id"]:
+            ports = walk.logical_ports_on(far["cage_id"], far["connector"])
             if ports:
                 target = ports[min(lane_index, len(ports) - 1)]
-                trace.far_port_id = target.pk
-                trace.far = _point_for_port(target)
+                trace.far_port_id = target["id"]
+                trace.far = walk.point_for_port(target)
                 trace.complete = True
-            return _finish(trace, matings, fibres)
-        fport = far.port
-        if fport.kind == PortKind.INTERFACE:
-            trace.far_port_id = fport.pk
+            return _finish(walk, trace, matings, fibres)
+        fport = walk.port(far["port_id"])
+        if fport["kind"] == PortKind.INTERFACE:
+            trace.far_port_id = fport["id"]
             trace.far = far_point
             trace.complete = True
-            return _finish(trace, matings, fibres)
-        if fport.kind == PortKind.FRONT:
+            return _finish(walk, trace, matings, fibres)
+        if fport["kind"] == PortKind.FRONT:
             mapping = (
-                PortMapping.objects.filter(front_port_id=fport.pk)
-                .only("rear_port_id", "rear_position")
+                PortMapping.objects.filter(front_port_id=fport["id"])
+                .values("rear_port_id", "rear_position")
                 .first()
             )
             if mapping is None:
                 trace.verdict.fail(f"{far_point}: front port has no rear mapping")
-                return _finish(trace, matings, fibres)
-            position = mapping.rear_position
-            end = _end_at(port_id=mapping.rear_port_id)
+                return _finish(walk, trace, matings, fibres)
+            position = mapping["rear_position"]
+            end = walk.end_at(port_id=mapping["rear_port_id"])
         else:  # rear port: the trunk brought us here at ``position``
-            mapping = (
-                PortMapping.objects.filter(rear_port_id=fport.pk, rear_position=position)
-                .only("front_port_id")
+            front = (
+                PortMapping.objects.filter(rear_port_id=fport["id"], rear_position=position)
+                .values_list("front_port_id", flat=True)
                 .first()
             )
-            if mapping is None:
+            if front is None:
                 trace.verdict.fail(f"{far_point}: rear position {position} has no front port")
-                return _finish(trace, matings, fibres)
-            end = _end_at(port_id=mapping.front_port_id)
+                return _finish(walk, trace, matings, fibres)
+            end = walk.end_at(port_id=front)
     trace.verdict.fail(f"path longer than {MAX_HOPS} segments (a loop?)")
-    return trace
+    return _finish(walk, trace, matings, fibres)
 
 
-def _finish(trace: Trace, matings: list[Mating], fibres: list[FibreSegment]) -> Trace:
+def _finish(walk: _Walk, trace: Trace, matings: list[Mating], fibres: list[FibreSegment]) -> Trace:
+    walk.fill_devices()
     verdict = check_path(matings, fibres if trace.complete else [])
     trace.verdict.problems.extend(verdict.problems)
     trace.verdict.notes.extend(verdict.notes)

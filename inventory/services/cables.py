@@ -100,7 +100,7 @@ def cable_install(
     *,
     label: str,
     kind: str,
-    a: EndSpec,
+    a: EndSpec | list[EndSpec],
     b: list[EndSpec],
     role: str | None = None,
     polarity: str = "",
@@ -113,14 +113,20 @@ def cable_install(
     install_date: date | None = None,
     status: str | None = None,
     notes: str = "",
+    color: str = "",
 ) -> tuple[Cable, list[str]]:
     """Record a cable from ``a`` to ``b`` (one end, or 2-8 breakout legs).
+
+    ``a`` may list several ends too (a 2-to-2 trunk or harness): leg ``i`` of side A then
+    pairs with leg ``i`` of side B.
 
     Refuses, writing nothing, a duplicate label, a port that is already cabled or retired, a
     breakout with the wrong leg count and a plug that does not fit the module in the cage.
     Returns the cable and any warnings (a DAC past its reach).
     """
     errors: dict[str, str] = {}
+    a_legs = a if isinstance(a, list) else [a]
+    a = a_legs[0]
     label = (label or "").strip()
     if not label:
         errors["label"] = "A cable needs a label."
@@ -132,18 +138,22 @@ def cable_install(
         errors["b"] = "A cable needs a B end."
     elif len(b) > 1 and not 2 <= len(b) <= 8:
         errors["b"] = "A breakout has 2 to 8 legs."
+    if len(a_legs) > 1 and len(a_legs) != len(b):
+        errors["a"] = "A cable with several A ends needs as many B ends (leg i pairs with leg i)."
     role = role or (CableRole.BREAKOUT if len(b) > 1 else CableRole.DIRECT)
-    ports = [a.port, *[s.port for s in b]]
+    ports = [*[s.port for s in a_legs], *[s.port for s in b]]
     if len({p.pk for p in ports}) != len(ports):
         errors["b"] = "A cable cannot end twice on the same port."
-    for key, p in zip(["a", *[f"b{i}" for i in range(len(b))]], ports, strict=True):
+    keys = [*(["a"] * len(a_legs)), *[f"b{i}" if len(b) > 1 else "b" for i in range(len(b))]]
+    for key, p in zip(keys, ports, strict=True):
         if p.retired_at:
             errors[key] = f"{p} is retired."
     busy = _occupied(ports)
-    for key, p in zip(["a", *[f"b{i}" for i in range(len(b))]], ports, strict=True):
+    for key, p in zip(keys, ports, strict=True):
         if p.pk in busy:
             errors.setdefault(key, f"{p} is already cabled.")
-    _check_end_against_module(a, kind, errors, "a")
+    for spec in a_legs:
+        _check_end_against_module(spec, kind, errors, "a")
     for i, spec in enumerate(b):
         _check_end_against_module(spec, kind, errors, f"b{i}" if len(b) > 1 else "b")
     if errors:
@@ -164,9 +174,11 @@ def cable_install(
         install_date=install_date,
         status=status,
         notes=notes,
+        color=color,
     )
     default_type = ConnectorType.NONE if kind in CableKind.sealed() else ""
-    ends = [("A", 0, a)] + [("B", (i + 1) if len(b) > 1 else 0, s) for i, s in enumerate(b)]
+    ends = [("A", (i + 1) if len(a_legs) > 1 else 0, s) for i, s in enumerate(a_legs)]
+    ends += [("B", (i + 1) if len(b) > 1 else 0, s) for i, s in enumerate(b)]
     try:
         with transaction.atomic():
             for side, leg, spec in ends:

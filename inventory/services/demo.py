@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from .. import bulk
 from ..choices import (
@@ -192,6 +192,11 @@ class _Builder:
                 e.cage, e.connector = term
             self.ends.append(e)
         return c
+
+
+def _analyze() -> None:
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE")
 
 
 @transaction.atomic

@@ -104,7 +104,7 @@ def test_read_only_token_gets_200_on_get_and_403_on_every_write(plant, raw_token
         == 403
     )
     assert (
-        client.put("/api/sites/%d/" % plant.north.pk, {"name": "n", "slug": "n"}, format="json").status_code
+        client.put(f"/api/sites/{plant.north.pk}/", {"name": "n", "slug": "n"}, format="json").status_code
         == 403
     )
     assert client.post(f"/api/cables/{plant.north_cable.label}/retire/", {}, format="json").status_code == 403

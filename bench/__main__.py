@@ -1,0 +1,89 @@
+"""Run the benchmarks: ``python -m bench [topic ...]`` (``make bench``).
+
+Builds a fresh benchmark database (PostgreSQL when ``DATABASE_URL`` is set: a sibling
+database named ``<name>_bench``; otherwise SQLite in ``var/bench.sqlite3``), seeds the
+4,096-GPU demo cluster (timed), then runs ``run(report)`` of every module in this package
+(or the topics named), and prints every figure with its target. Results also go to
+``var/bench.json``. Timing lives here, never in test assertions.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import sys
+import time
+import traceback
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+ROOT = Path(__file__).resolve().parent.parent
+SKIP = {"common", "__main__"}
+
+
+def _bench_database() -> str:
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith(("postgres://", "postgresql://")):
+        import psycopg
+
+        parts = urlparse(url)
+        name = parts.path.lstrip("/") + "_bench"
+        admin = urlunparse(parts._replace(path="/postgres"))
+        with psycopg.connect(admin.replace("postgres://", "postgresql://", 1), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return urlunparse(parts._replace(path="/" + name))
+    db = ROOT / "var" / "bench.sqlite3"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+    return f"sqlite:///{db}"
+
+
+def main(argv: list[str]) -> int:
+    gpus = int(os.environ.get("BENCH_GPUS", "4096"))
+    os.environ["DATABASE_URL"] = _bench_database()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cabletrack.settings")
+    os.environ["BENCH_GPUS"] = str(gpus)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    results: list[dict] = []
+
+    def report(name: str, value: float, unit: str, target: str = "") -> None:
+        results.append({"name": name, "value": value, "unit": unit, "target": target})
+        print(f"  {name:<58} {value:>12,.2f} {unit:<10} {('target ' + target) if target else ''}", flush=True)
+
+    print(f"bench database: {os.environ['DATABASE_URL'].split('@')[-1]}", flush=True)
+    call_command("migrate", verbosity=0)
+    from inventory.services.demo import demo_seed
+
+    t = time.perf_counter()
+    counts = demo_seed(gpus=gpus, seed=1).counts
+    report(f"seed_demo --gpus {gpus}", time.perf_counter() - t, "s", "< 20 s")
+    print(f"  seeded: {counts}", flush=True)
+
+    topics = argv or sorted(
+        m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.name not in SKIP
+    )
+    failed = []
+    for topic in topics:
+        print(f"\n[{topic}]", flush=True)
+        try:
+            module = importlib.import_module(f"bench.{topic}")
+            module.run(report)
+        except Exception:  # one broken benchmark must not hide the others' figures
+            traceback.print_exc()
+            failed.append(topic)
+    out = ROOT / "var" / "bench.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(results, indent=2))
+    print(f"\n{len(results)} figures written to {out}" + (f"; FAILED: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,88 @@
+import pytest
+
+from inventory.choices import DeviceRole
+from inventory.models import Cable, Link
+from tests import factories as f
+
+pytestmark = pytest.mark.django_db
+
+CSV = """label,kind,a_device,a_port,b_device,b_port,polarity,length_m,install_date,vendor
+P-1,SMF_OS2,gpu-1,eth0,leaf-1,Ethernet1/1,B,12.5,2026-10-14,
+P-2,SMF_OS2,gpu-1,eth1,leaf-1,Ethernet1/2,B,13,2026-10-14,
+"""
+
+
+@pytest.fixture
+def plant():
+    _, gpu = f.twin_port_device("gpu-1", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
+    _, leaf = f.twin_port_device("leaf-1", u=20)
+    return gpu, leaf
+
+
+def test_dry_run_shows_what_would_be_created_and_writes_nothing(engineer_api, plant):
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=1", CSV, content_type="text/csv")
+    assert r.status_code == 200, r.json()
+    assert r.json()["summary"] == {"create": 2, "change": 0, "unchanged": 0, "error": 0}
+    assert not Cable.objects.exists()
+
+
+def test_apply_creates_cables_links_and_history_then_rerun_is_unchanged(engineer_api, plant):
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", CSV, content_type="text/csv")
+    assert r.status_code == 201, r.json()
+    assert Cable.objects.count() == 2
+    assert Link.objects.filter(active=True).count() == 2
+    cable = Cable.objects.get(label="P-1")
+    assert cable.history.count() == 1
+    assert cable.history.first().history_user.username == "engineer-user"
+    again = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", CSV, content_type="text/csv")
+    assert again.json()["summary"]["unchanged"] == 2
+
+
+def test_any_error_applies_nothing_and_every_error_is_reported_by_row(engineer_api, plant):
+    bad = (
+        CSV
+        + "P-3,SMF_OS2,gpu-1,eth9,leaf-1,Ethernet2/1,B,x,2026-13-01,\nP-1,SMF_OS2,gpu-1,eth2,leaf-1,Ethernet1/1,B,1,,\n"
+    )
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", bad, content_type="text/csv")
+    assert r.status_code == 400
+    errors = {row["row"]: row["errors"] for row in r.json()["rows"] if row["errors"]}
+    assert set(errors[3]) == {"length_m", "install_date"}
+    assert "Label repeated" in errors[4]["label"]
+    assert not Cable.objects.exists()
+
+
+def test_unknown_port_and_taken_port_are_named(engineer_api, plant):
+    gpu, leaf = plant
+    f.jumper("OLD", gpu[2], leaf[2])
+    rows = [
+        {
+            "label": "N-1",
+            "kind": "SMF_OS2",
+            "a_device": "gpu-1",
+            "a_port": "eth7",
+            "b_device": "leaf-1",
+            "b_port": "Ethernet1/1",
+        },
+        {
+            "label": "N-2",
+            "kind": "SMF_OS2",
+            "a_device": "gpu-1",
+            "a_port": "eth3",
+            "b_device": "leaf-1",
+            "b_port": "Ethernet2/1",
+        },
+    ]
+    r = engineer_api.post("/api/cables/import/?dry_run=1", {"rows": rows}, format="json")
+    errs = [row["errors"] for row in r.json()["rows"]]
+    assert "Unknown port gpu-1:eth7" in errs[0]["a_port"]
+    assert errs[1]["b_port"] == "leaf-1:Ethernet2/1 is already cabled (OLD)."
+
+
+def test_wrong_content_type_and_malformed_json(engineer_api, plant):
+    assert (
+        engineer_api.generic("POST", "/api/cables/import/", "x", content_type="text/plain").status_code == 415
+    )
+    assert (
+        engineer_api.generic("POST", "/api/cables/import/", "{", content_type="application/json").status_code
+        == 400
+    )

@@ -1,0 +1,149 @@
+import pytest
+from rest_framework.test import APIClient
+
+from inventory.choices import DeviceRole, TokenKind
+from inventory.models import ApiToken, Cable, CableEnd, Link
+from inventory.models.accounts import hash_token
+from tests import factories as f
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def plant():
+    """[gpu-1 eth0..eth3] and [leaf-1 Ethernet1/1..2/2], nothing cabled yet."""
+    _, gpu = f.twin_port_device("gpu-1", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
+    _, leaf = f.twin_port_device("leaf-1", u=20)
+    return gpu, leaf
+
+
+def body(label="C-1", a=("gpu-1", "eth0"), b=("leaf-1", "Ethernet1/1"), **kw):
+    return {
+        "label": label,
+        "kind": "SMF_OS2",
+        "polarity": "B",
+        "a": {"device": a[0], "port_name": a[1], "connector_type": "MPO", "fibre_count": 12, "polish": "APC"},
+        "b": [
+            {"device": b[0], "port_name": b[1], "connector_type": "MPO", "fibre_count": 12, "polish": "APC"}
+        ],
+        **kw,
+    }
+
+
+def token_client(user, kind=TokenKind.FULL):
+    raw = ApiToken.generate()
+    ApiToken.objects.create(user=user, name="t", kind=kind, key_hash=hash_token(raw), prefix=raw[:8])
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return client
+
+
+def test_anonymous_is_refused():
+    assert APIClient().get("/api/cables/").status_code in (401, 403)
+
+
+def test_viewer_reads_but_cannot_write(api_as, plant):
+    viewer = api_as("viewer")
+    assert viewer.get("/api/cables/").status_code == 200
+    r = viewer.post("/api/cables/", body(), format="json")
+    assert r.status_code == 403
+    assert not Cable.objects.exists()
+
+
+def test_engineer_installs_a_cable_by_device_and_alias(engineer_api, plant):
+    gpu, leaf = plant
+    f.alias(gpu[0], "mlx5_0", source="mlx5")
+    r = engineer_api.post("/api/cables/", body(a=("gpu-1", "mlx5_0")), format="json")
+    assert r.status_code == 201, r.json()
+    data = r.json()
+    assert data["label"] == "C-1"
+    assert {(e["side"], e["device"]) for e in data["ends"]} == {("A", "gpu-1"), ("B", "leaf-1")}
+    assert Link.objects.filter(active=True).count() == 1
+    trace = engineer_api.get("/api/cables/C-1/trace/").json()
+    assert trace["complete"] and trace["far"]["name"] == "Ethernet1/1"
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        (body(label="bad label/with slash"), "label"),
+        (body(kind="FIBRE"), "kind"),
+        (body(length_m="long"), "length_m"),
+        (body(b=("leaf-1", "Ethernet9/9")), "b"),
+        (body(a=("nope", "eth0")), "a"),
+        ({"label": "C-9"}, "kind"),
+    ],
+)
+def test_bad_input_is_a_clear_400_and_writes_nothing(engineer_api, plant, payload, field):
+    r = engineer_api.post("/api/cables/", payload, format="json")
+    assert r.status_code == 400
+    assert field in r.json()
+    assert not Cable.objects.exists()
+    assert not CableEnd.objects.exists()
+
+
+def test_duplicate_label_and_already_cabled_port_are_refused(engineer_api, plant):
+    assert engineer_api.post("/api/cables/", body(), format="json").status_code == 201
+    dup = engineer_api.post(
+        "/api/cables/", body(a=("gpu-1", "eth1"), b=("leaf-1", "Ethernet1/2")), format="json"
+    )
+    assert dup.status_code == 400
+    assert "already in use" in dup.json()["label"][0]
+    busy = engineer_api.post("/api/cables/", body(label="C-2", b=("leaf-1", "Ethernet1/2")), format="json")
+    assert busy.status_code == 400
+    assert "already cabled" in busy.json()["a"][0]
+    assert Cable.objects.count() == 1
+
+
+def test_read_only_token_reads_but_cannot_write(user_with_role, plant):
+    client = token_client(user_with_role("engineer"), TokenKind.READ_ONLY)
+    assert client.get("/api/cables/").status_code == 200
+    assert client.post("/api/cables/", body(), format="json").status_code == 403
+    assert not Cable.objects.exists()
+
+
+def test_ingest_token_cannot_read_the_plant(user_with_role):
+    client = token_client(user_with_role("collector"), TokenKind.INGEST)
+    assert client.get("/api/cables/").status_code == 403
+
+
+def test_revoked_and_expired_tokens_get_401(user_with_role):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    user = user_with_role("engineer")
+    client = token_client(user)
+    ApiToken.objects.update(revoked_at=timezone.now())
+    assert client.get("/api/cables/").status_code == 401
+    client = token_client(user)
+    ApiToken.objects.filter(revoked_at__isnull=True).update(expires_at=timezone.now() - timedelta(minutes=1))
+    assert client.get("/api/cables/").status_code == 401
+    assert APIClient(HTTP_AUTHORIZATION="Bearer ct_nonsense").get("/api/cables/").status_code == 401
+
+
+def test_retire_keeps_the_record_and_history_names_the_actor(engineer_api, plant):
+    engineer_api.post("/api/cables/", body(), format="json")
+    r = engineer_api.post("/api/cables/C-1/retire/", {"reason": "crushed under a floor tile"}, format="json")
+    assert r.status_code == 200
+    assert r.json()["status"] == "retired"
+    history = engineer_api.get("/api/cables/C-1/history/").json()
+    assert history[0]["who"] == "engineer-user"
+    assert any(c["field"] == "status" and c["new"] == "retired" for h in history for c in h["changes"])
+    assert engineer_api.delete("/api/cables/C-1/").status_code in (403, 405)
+    assert Cable.objects.filter(label="C-1").exists()
+
+
+def test_cable_list_query_count_does_not_grow_with_rows(engineer_api, plant, django_assert_max_num_queries):
+    gpu, leaf = plant
+    for i in range(4):
+        f.jumper(f"J-{i}", gpu[i], leaf[i])
+    with django_assert_max_num_queries(8):
+        r = engineer_api.get("/api/cables/?page_size=1000")
+    assert r.json()["count"] == 4
+
+
+def test_openapi_schema_is_served(engineer_api):
+    r = engineer_api.get("/api/schema/")
+    assert r.status_code == 200
+    assert b"/api/cables/" in r.content
