@@ -335,3 +335,10 @@ CABLETRACK_TELEMETRY_RAW_RETENTION_DAYS = env.int("CABLETRACK_TELEMETRY_RAW_RETE
 CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS = env.int(
     "CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS", default=365
 )
+
+# --- NetBox / Nautobot sync (optional) ---------------------------------------------------------
+CABLETRACK_NETBOX_URL = env.str("CABLETRACK_NETBOX_URL", default="")
+CABLETRACK_NETBOX_TOKEN = env.str("CABLETRACK_NETBOX_TOKEN", default="")
+CABLETRACK_NETBOX_SITES = env.list("CABLETRACK_NETBOX_SITES", default=[])
+if CABLETRACK_NETBOX_URL:
+    CELERY_BEAT_SCHEDULE["netbox-sync"] = {"task": "inventory.netbox_sync", "schedule": 3600.0}

@@ -201,3 +201,18 @@ class ApiTokenAdmin(admin.ModelAdmin):
         "last_used_at",
     ]
     readonly_fields = ["key_hash", "prefix", "last_used_at"]
+
+
+@admin.register(m.SyncRun)
+class SyncRunAdmin(admin.ModelAdmin):
+    list_display = ["source", "site", "dry_run", "started_at", "finished_at", "error"]
+    readonly_fields = [
+        "source",
+        "site",
+        "dry_run",
+        "started_at",
+        "finished_at",
+        "summary",
+        "conflicts",
+        "error",
+    ]

@@ -25,3 +25,24 @@ def idempotency_purge_task() -> int:
     from .services import reliability
 
     return reliability.idempotency_purge()
+
+
+@shared_task(name="inventory.netbox_sync", acks_late=True)
+def netbox_sync_task() -> int:
+    """Keep devices, racks, ports and cables current from NetBox (idempotent; conflicts recorded)."""
+    from django.conf import settings
+
+    from .services.netbox_import import netbox_sync
+
+    if not (
+        settings.CABLETRACK_NETBOX_URL
+        and settings.CABLETRACK_NETBOX_TOKEN
+        and settings.CABLETRACK_NETBOX_SITES
+    ):
+        return 0
+    runs = netbox_sync(
+        url=settings.CABLETRACK_NETBOX_URL,
+        token=settings.CABLETRACK_NETBOX_TOKEN,
+        sites=settings.CABLETRACK_NETBOX_SITES,
+    )
+    return len(runs)

@@ -3,7 +3,7 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -325,6 +325,30 @@ class CableViewSet(NoDeleteModelViewSet):
         )
         return Response(result.as_dict(), status=code)
 
+    @extend_schema(
+        summary="Export the cable plan (YAML, CSV, or NetBox's cable import CSV)",
+        parameters=[OpenApiParameter("as", str, enum=["yaml", "csv", "netbox"])],
+        responses={200: OpenApiResponse(description="The plan file")},
+    )
+    @action(detail=False, methods=["get"], url_path="export")
+    def export_plan(self, request):
+        from django.http import HttpResponse
+
+        from ..services import plan_files
+
+        fmt = request.query_params.get("as", "yaml")
+        cables = self.filter_queryset(self.get_queryset())
+        if fmt == "netbox":
+            body, ctype, ext = plan_files.netbox_csv_export(cables=cables), "text/csv", "netbox.csv"
+        elif fmt in ("yaml", "csv"):
+            body = plan_files.plan_export(cables=cables, fmt=fmt)
+            ctype, ext = ("application/yaml", "yaml") if fmt == "yaml" else ("text/csv", "csv")
+        else:
+            return Response({"as": ["yaml, csv or netbox"]}, status=status.HTTP_400_BAD_REQUEST)
+        resp = HttpResponse(body, content_type=f"{ctype}; charset=utf-8")
+        resp["Content-Disposition"] = f'attachment; filename="cable-plan.{ext}"'
+        return resp
+
 
 class LinkViewSet(ServerOwnedFieldsMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Link.objects.select_related("a_port__device", "b_port__device").prefetch_related(
@@ -364,10 +388,19 @@ def _read_plan_rows(request) -> list[dict]:
         if not isinstance(body, dict) or not isinstance(body.get("rows"), list):
             raise ParseError('Expected {"rows": [ {...}, ... ]}.')
         return body["rows"]
-    if ctype in ("text/csv", "application/csv"):
+    from ..services import plan_files
+
+    if ctype in ("text/csv", "application/csv", "application/yaml", "text/yaml", "application/x-yaml"):
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise ParseError("CSV must be UTF-8.") from exc
-        return list(csv.DictReader(io.StringIO(text)))
-    raise UnsupportedMediaType(ctype or "none", detail="Send application/json or text/csv.")
+            raise ParseError("The body must be UTF-8.") from exc
+        try:
+            if "yaml" in ctype:
+                return plan_files.plan_rows_from_yaml(text)
+            if request.query_params.get("dialect") == "netbox":
+                return plan_files.plan_rows_from_netbox_csv(text)
+            return list(csv.DictReader(io.StringIO(text)))
+        except plan_files.PlanFileError as exc:
+            raise ParseError(str(exc)) from exc
+    raise UnsupportedMediaType(ctype or "none", detail="Send application/json, text/csv or application/yaml.")

@@ -2,7 +2,7 @@ from .accounts import ApiToken
 from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
-from .external import ExternalRef
+from .external import ExternalRef, SyncRun
 from .locations import Rack, Room, Row, Site, Team
 from .reliability import IdempotencyRecord, OutboxMessage
 from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
@@ -32,6 +32,7 @@ __all__ = [
     "Cage",
     "Device",
     "ExternalRef",
+    "SyncRun",
     "FibreResult",
     "ForecastSnapshot",
     "IdempotencyRecord",

@@ -22,3 +22,22 @@ class ExternalRef(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} {self.kind} #{self.external_id} -> {self.object_id}"
+
+
+class SyncRun(models.Model):
+    """One run of an import or sync from another system: what it did and what it refused."""
+
+    source = models.CharField(max_length=200)
+    site = models.CharField(max_length=100)
+    dry_run = models.BooleanField(default=False)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    summary = models.JSONField(default=dict, blank=True)
+    conflicts = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.site} {self.started_at:%Y-%m-%d %H:%M}"

@@ -590,3 +590,64 @@ def _messages(exc: ValidationError) -> list[str]:
     if hasattr(exc, "message_dict"):
         return [f"{k}: {m}" for k, ms in exc.message_dict.items() for m in ms]
     return list(exc.messages)
+
+
+def netbox_sync(*, url: str, token: str, sites: list[str], now=None) -> list:
+    """Fetch and apply each site; conflicts are recorded on the run, never resolved by guessing."""
+    from ..integrations.netbox import NetboxError, netbox_fetch
+    from ..models import SyncRun
+
+    runs = []
+    for site in sites:
+        run = SyncRun.objects.create(
+            source=f"netbox:{url.rstrip('/')}", site=site, started_at=now or timezone.now()
+        )
+        try:
+            plan = netbox_import(snapshot=netbox_fetch(url=url, token=token, site=site), dry_run=False)
+            report = plan.as_dict()
+            run.summary, run.conflicts = report["summary"], report["conflicts"]
+        except (NetboxError, ValidationError) as exc:
+            run.error = str(exc)
+        run.finished_at = timezone.now()
+        run.save()
+        runs.append(run)
+    return runs
+
+
+def netbox_export(*, url: str, token: str, site: str | None = None) -> int:
+    """Write labels, statuses and retest due dates into NetBox custom fields on the cables.
+
+    Only cables that came from (or were matched to) that NetBox are written, in one bulk
+    PATCH per 500 cables. The custom fields ``cabletrack_label``, ``cabletrack_status`` and
+    ``cabletrack_retest_due`` must exist on ``dcim.cable`` in NetBox.
+    """
+    import pynetbox
+    import requests
+
+    from ..integrations.netbox import NetboxError
+
+    source = f"netbox:{url.rstrip('/')}"
+    refs = dict(
+        ExternalRef.objects.filter(source=source, kind="cable").values_list("object_id", "external_id")
+    )
+    cables = Cable.objects.filter(pk__in=refs).values("pk", "label", "status", "retest_due")
+    payload = [
+        {
+            "id": refs[c["pk"]],
+            "custom_fields": {
+                "cabletrack_label": c["label"],
+                "cabletrack_status": c["status"],
+                "cabletrack_retest_due": c["retest_due"].isoformat() if c["retest_due"] else None,
+            },
+        }
+        for c in cables
+    ]
+    api = pynetbox.api(url.rstrip("/"), token=token, threading=False)
+    try:
+        for i in range(0, len(payload), 500):
+            api.dcim.cables.update(payload[i : i + 500])
+    except pynetbox.RequestError as exc:
+        raise NetboxError(f"NetBox refused the update: {exc.req.status_code} {exc.error}") from exc
+    except requests.RequestException as exc:
+        raise NetboxError(f"NetBox at {url} is not reachable: {exc}") from exc
+    return len(payload)

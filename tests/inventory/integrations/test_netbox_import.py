@@ -38,6 +38,7 @@ class FakeNetbox:
         self.docs = {k: json.loads((DATA / v).read_text()) for k, v in ROUTES.items()}
         self.docs["status"] = json.loads((DATA / "status.json").read_text())
         self.requests: list[str] = []
+        self.patches: list = []
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -49,6 +50,11 @@ class FakeNetbox:
                 key = parts[-1] if parts[-1] != "" else parts[-2]
                 doc = owner.docs.get(key)
                 return self._send(200, doc) if doc is not None else self._send(404, {"detail": "Not found."})
+
+            def do_PATCH(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                owner.patches.append((self.path, body))
+                return self._send(200, body)
 
             def _send(self, code, body):
                 raw = json.dumps(body).encode()
@@ -145,3 +151,39 @@ def test_a_cable_moved_in_netbox_is_a_conflict_not_a_guess(netbox):
 def test_bad_token_is_a_clear_error(netbox):
     with pytest.raises(NetboxError, match="403"):
         netbox.fetch(token="wrong")
+
+
+def test_export_writes_labels_status_and_retest_due_to_netbox_custom_fields(netbox):
+    from datetime import date
+
+    from inventory.services.netbox_import import netbox_export
+
+    netbox_import(snapshot=netbox.fetch(), dry_run=False)
+    cable = Cable.objects.get(label="C-H1-0001")
+    cable.retest_due = date(2027, 1, 12)
+    cable.save()
+    assert netbox_export(url=netbox.url, token="secret-token") == 8
+    ((path, body),) = netbox.patches
+    assert path.startswith("/api/dcim/cables/")
+    c1 = next(item for item in body if item["id"] == 5001)
+    assert c1["custom_fields"] == {
+        "cabletrack_label": "C-H1-0001",
+        "cabletrack_status": "installed",
+        "cabletrack_retest_due": "2027-01-12",
+    }
+
+
+def test_periodic_sync_records_runs_and_conflicts(netbox, settings):
+    from inventory.models import SyncRun
+    from inventory.tasks import netbox_sync_task
+
+    settings.CABLETRACK_NETBOX_URL = netbox.url
+    settings.CABLETRACK_NETBOX_TOKEN = "secret-token"
+    settings.CABLETRACK_NETBOX_SITES = ["gpu-hall-1"]
+    assert netbox_sync_task() == 1
+    run = SyncRun.objects.get()
+    assert run.summary["cable"] == {"create": 8}
+    assert not run.error
+    settings.CABLETRACK_NETBOX_TOKEN = "revoked"
+    netbox_sync_task()
+    assert "403" in SyncRun.objects.first().error
