@@ -54,15 +54,19 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "inventory.requestid.RequestIdMiddleware",
+    "inventory.idempotency.BodyLimitMiddleware",
+    "inventory.failsafe.UnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "inventory.middleware.LoginRequiredMiddleware",
+    "inventory.writeguard.WriteGuardMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "axes.middleware.AxesMiddleware",
+    "inventory.idempotency.IdempotencyMiddleware",
 ]
 
 ROOT_URLCONF = "cabletrack.urls"
@@ -78,6 +82,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "inventory.context_processors.authz",
             ],
         },
     },
@@ -121,7 +126,11 @@ if REDIS_URL:
     DJANGO_REDIS_IGNORE_EXCEPTIONS = True
     DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
     CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+        "socket_connect_timeout": 2,
+        "socket_timeout": 5,
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     # A broker that needs no server: kombu's filesystem transport, same task code paths.
@@ -143,8 +152,9 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_TIME_LIMIT = 30 * 60  # below the broker visibility timeout (1 h)
-CELERY_TASK_SOFT_TIME_LIMIT = 25 * 60
+# Below the broker visibility timeout (1 h), so a running task is never redelivered beside itself.
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=30 * 60)
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=25 * 60)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # Tasks that enqueue tasks send them here (a test worker sets its own queue through the env).
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
@@ -162,6 +172,17 @@ CELERY_BEAT_SCHEDULE["alert-notifications-sweep"] = {
     "task": "inventory.alert_notifications_send",
     "schedule": 300.0,
 }
+# Security/reliability: resend what the broker refused during an outage; forget old idempotency keys.
+CELERY_BEAT_SCHEDULE["outbox-flush"] = {"task": "inventory.outbox_flush", "schedule": 30.0}
+CELERY_BEAT_SCHEDULE["idempotency-purge"] = {"task": "inventory.idempotency_purge", "schedule": 3600.0}
+# A broker outage must fail a publish fast (then the outbox keeps the message), not hang a page.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
 
 # --- Auth ----------------------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [
@@ -204,6 +225,16 @@ MEDIA_ROOT = Path(env.str("CABLETRACK_UPLOAD_ROOT", default=str(VAR_DIR / "uploa
 MEDIA_URL = None
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 CABLETRACK_MAX_IMPORT_BYTES = env.int("CABLETRACK_MAX_IMPORT_BYTES", default=64 * 1024 * 1024)
+# Request body caps (inventory/idempotency.py, BodyLimitMiddleware): 413 past them, before any read.
+CABLETRACK_MAX_BODY_BYTES = env.int("CABLETRACK_MAX_BODY_BYTES", default=DATA_UPLOAD_MAX_MEMORY_SIZE)
+CABLETRACK_MAX_UPLOAD_BYTES = env.int("CABLETRACK_MAX_UPLOAD_BYTES", default=32 * 1024 * 1024)
+CABLETRACK_BODY_LIMITS = {  # path prefix -> cap, for the bulk endpoints
+    "/api/telemetry/": CABLETRACK_MAX_IMPORT_BYTES,
+    "/api/import/": CABLETRACK_MAX_IMPORT_BYTES,
+    "/api/imports/": CABLETRACK_MAX_IMPORT_BYTES,
+    "/api/cables/import/": CABLETRACK_MAX_IMPORT_BYTES,
+}
+CABLETRACK_IDEMPOTENCY_TTL_HOURS = env.int("CABLETRACK_IDEMPOTENCY_TTL_HOURS", default=24)
 
 # --- REST API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -225,6 +256,18 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
 }
+
+
+def _choice_enum_overrides() -> dict[str, str]:
+    """Name every TextChoices in inventory/choices.py after itself, so OpenAPI enum names never
+    collide (``check --deploy`` fails on drf-spectacular's collision warnings)."""
+    import re
+
+    text = (BASE_DIR / "inventory" / "choices.py").read_text()
+    names = re.findall(r"^class (\w+)\(models\.(?:TextChoices|IntegerChoices)\)", text, re.M)
+    return {f"{n}Enum": f"inventory.choices.{n}" for n in names}
+
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "cabletrack API",
     "DESCRIPTION": "The physical-layer source of truth for AI/GPU clusters.",
@@ -235,6 +278,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
+        **_choice_enum_overrides(),
         "CableKindEnum": "inventory.choices.CableKind",
         "CableRoleEnum": "inventory.choices.CableRole",
         "CableStatusEnum": "inventory.choices.CableStatus",

@@ -192,6 +192,8 @@ class LabelBatchStatus(models.TextChoices):
 class LabelKind(models.TextChoices):
     CABLE = "cable", "Cable labels"
     RACK = "rack", "Rack labels"
+
+
 class FieldNoteKind(models.TextChoices):
     """What a technician did or saw at the cable (the phone page's one-tap actions)."""
 
@@ -200,6 +202,8 @@ class FieldNoteKind(models.TextChoices):
     CLEANED = "cleaned", "Cleaned"
     RESEATED_CLEANED = "reseated_cleaned", "Re-seated and cleaned"
     NOTE = "note", "Note"
+
+
 # --- Retests and reminders ------------------------------------------------------------------
 
 

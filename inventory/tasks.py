@@ -37,6 +37,8 @@ def telemetry_retention_task() -> int:
     from .services.telemetry_rollup import telemetry_retention_enforce
 
     return telemetry_retention_enforce(now=timezone.now()).samples
+
+
 @shared_task(name="inventory.alerts_evaluate", acks_late=True)
 def alerts_evaluate_task() -> dict:
     """Evaluate every alert rule over the telemetry window ending now (idempotent)."""
@@ -56,6 +58,22 @@ def alert_notifications_send_task() -> int:
     from .services import alerts as alert_services
 
     return alert_services.alert_notifications_send(now=timezone.now())
+
+
+@shared_task(name="inventory.outbox_flush", acks_late=True)
+def outbox_flush_task() -> int:
+    """Send the task messages the broker refused during an outage (idempotent, row-locked)."""
+    from .services import reliability
+
+    return reliability.outbox_flush()
+
+
+@shared_task(name="inventory.idempotency_purge", acks_late=True)
+def idempotency_purge_task() -> int:
+    """Forget idempotency keys past their TTL."""
+    from .services import reliability
+
+    return reliability.idempotency_purge()
 
 
 @shared_task(name="inventory.netbox_sync", acks_late=True)
@@ -90,6 +108,8 @@ def prometheus_pull_task() -> int:
     if not settings.CABLETRACK_PROMETHEUS_URL:
         return 0
     return telemetry_pull_prometheus(now=timezone.now()).stored
+
+
 @shared_task(name="inventory.label_batch_render", acks_late=True)
 def label_batch_render_task(batch_id: int) -> int:
     """Render a label batch to its file (a finished batch is left alone)."""
@@ -109,6 +129,8 @@ def label_batches_requeue_task() -> int:
     from .services import labels as label_services
 
     return len(label_services.label_batches_requeue(now=timezone.now()))
+
+
 # --- Retests and reminders ------------------------------------------------------------------
 # ``now`` travels as an ISO string so that tests can move time in a worker process too.
 
@@ -162,6 +184,8 @@ def reminders_dispatch_task(now: str | None = None) -> int:
     if result.resweep:
         retests_sweep_task.delay(now)
     return len(result.digests)
+
+
 @shared_task(name="inventory.forecast_snapshot", acks_late=True)
 def forecast_snapshot_task() -> str:
     """Store today's forecast snapshot (one per day; a rerun replaces it, never duplicates)."""

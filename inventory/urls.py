@@ -1,13 +1,11 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from .views import labels as label_views
+from .views import account, alerts, desk, pages
 from .views import forecast as forecast_views
-from .views import pages
-from .views import testing as test_views
-from .views import alerts, pages
-from .views import desk, pages
+from .views import labels as label_views
 from .views import retests as retest_pages
+from .views import testing as test_views
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
@@ -62,7 +60,10 @@ urlpatterns = [
     path("retests/worklist.csv", retest_pages.retests_csv, name="retests-csv"),
     path("retests/worklist.pdf", retest_pages.retests_pdf, name="retests-pdf"),
     path("retests/sweep/", retest_pages.retests_sweep_now, name="retests-sweep"),
-    path("profile/", retest_pages.profile, name="profile"),
+    path("profile/reminders/", retest_pages.profile, name="reminder-preferences"),
     path("forecast/", forecast_views.forecast_page, name="forecast"),
     path("forecast/spares.csv", forecast_views.spares_csv, name="forecast-spares-csv"),
+    # Security: the user's profile and API tokens.
+    path("profile/", account.profile, name="profile"),
+    path("profile/tokens/<int:pk>/revoke", account.token_revoke, name="token-revoke"),
 ]

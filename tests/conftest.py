@@ -70,3 +70,14 @@ def smtp_sink(settings):
     settings.EMAIL_USE_SSL = False
     yield sink
     sink.stop()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hashing():
+    """PBKDF2 at production strength costs ~2 s per user on a loaded 2-core box: tests use MD5."""
+    from django.conf import settings
+    from django.contrib.auth import hashers
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    hashers.get_hashers.cache_clear()
+    hashers.get_hashers_by_algorithm.cache_clear()

@@ -228,6 +228,8 @@ def telemetry_sample(device: str, port: str, ts, **fields) -> dict:
         "ts": ts.isoformat() if hasattr(ts, "isoformat") else ts,
         **fields,
     }
+
+
 # --- telemetry rollups and alerts (rules helper) ---------------------------------------------
 
 LINE_BITS_400G = 4 * 106.25e9  # per second: 4 lanes x 106.25 Gb/s
@@ -313,6 +315,8 @@ def seen(
             identity_seen_at=when,
         ),
     )
+
+
 # --- labels ------------------------------------------------------------------------------------
 
 
@@ -328,6 +332,8 @@ def cable_test(cable, *, verdict: str, tested_at, kind: str = "olts", **kw):
     from inventory.models import CableTest
 
     return CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=tested_at, **kw)
+
+
 # --- Retests: teams, owned racks and tested cables --------------------------------------------
 
 
@@ -354,6 +360,8 @@ def record_test(cable, *, at, verdict="pass", kind=None):
     if kind is None:
         kind = "qualification" if cable.kind in CableKind.sealed() else "olts"
     return CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=at)
+
+
 def forecast_fleet(
     *,
     now,

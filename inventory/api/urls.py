@@ -2,10 +2,10 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import testing as test_api
 from . import alerts as alert_views
-from . import retests as retest_views
 from . import forecast as forecast_api
+from . import retests as retest_views
+from . import testing as test_api
 from . import views
 from .telemetry import TelemetryIngestView
 

@@ -4,10 +4,10 @@ from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
 from .external import ExternalRef, SyncRun
-from .labels import LabelBatch
 from .fieldwork import FieldNote
+from .labels import LabelBatch
 from .locations import Rack, Room, Row, Site, Team
-from .telemetry import ForecastSnapshot, TelemetrySample
+from .reliability import IdempotencyRecord, OutboxMessage
 from .retests import (
     ReminderDigest,
     RetestPolicy,
@@ -16,7 +16,7 @@ from .retests import (
     RetestTrigger,
     UserProfile,
 )
-from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
+from .telemetry import ForecastSnapshot, TelemetrySample
 from .telemetry_storage import (
     FecBinLayout,
     PortObservation,
@@ -50,6 +50,7 @@ __all__ = [
     "FibreResult",
     "FieldNote",
     "ForecastSnapshot",
+    "IdempotencyRecord",
     "Inspection",
     "InstrumentMapping",
     "LabelBatch",
@@ -57,6 +58,7 @@ __all__ = [
     "LinkSegment",
     "MaintenanceWindow",
     "OtdrTrace",
+    "OutboxMessage",
     "Port",
     "PortBaseline",
     "PortAlias",

@@ -183,5 +183,5 @@ def profile(request):
                     form.add_error(field if field in form.fields else None, e)
         else:
             messages.success(request, "Saved.")
-            return redirect("profile")
-    return render(request, "inventory/profile.html", {"form": form, "email": request.user.email})
+            return redirect("reminder-preferences")
+    return render(request, "inventory/reminder_preferences.html", {"form": form, "email": request.user.email})

@@ -110,15 +110,15 @@ def test_the_pdf_worklist_carries_a_scannable_qr_code_per_cable(worklist, tech_c
 
 
 def test_the_profile_page_saves_preferences_and_rejects_bad_input(tech_client):
-    assert tech_client.get(reverse("profile")).status_code == 200
+    assert tech_client.get(reverse("reminder-preferences")).status_code == 200
     bad = tech_client.post(
-        reverse("profile"), {"reminder_mode": "daily", "digest_weekday": 2, "digest_hour": 25}
+        reverse("reminder-preferences"), {"reminder_mode": "daily", "digest_weekday": 2, "digest_hour": 25}
     )
     assert bad.status_code == 200
     assert "less than or equal to 23" in bad.content.decode()
     assert not UserProfile.objects.exists()
     ok = tech_client.post(
-        reverse("profile"), {"reminder_mode": "weekly", "digest_weekday": 4, "digest_hour": 6}
+        reverse("reminder-preferences"), {"reminder_mode": "weekly", "digest_weekday": 4, "digest_hour": 6}
     )
     assert ok.status_code == 302
     profile = UserProfile.objects.get()
