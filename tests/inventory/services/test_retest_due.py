@@ -138,6 +138,7 @@ def test_a_site_that_accepts_telemetry_skips_the_physical_retest_of_a_clean_live
         opened_at=T0 + timedelta(days=120),
         updated_at=T0 + timedelta(days=120),
         state="resolved",
+        resolved_at=T0 + timedelta(days=121),
         summary="pre-FEC BER rising",
     )
     retests.retest_due_recompute(now=T0 + timedelta(days=175))
