@@ -15,7 +15,6 @@ from ..choices import CableStatus, FieldNoteKind
 from ..models import Cable, FieldNote
 from ..selectors.responsible import cable_teams, team_addresses
 from .cables import cable_set_status
-from .retests import retest_due_refresh_on_commit
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +63,6 @@ def cable_fault_report(
     )
     if recipients:
         transaction.on_commit(lambda: _send_fault_notice(note.pk))
-    retest_due_refresh_on_commit(cable_id=locked.pk, now=now, reason="retest brought forward: fault reported")
     return note
 
 
@@ -105,7 +103,7 @@ def cable_serviced(
     locked = _locked(cable)
     if locked.status == CableStatus.RETIRED:
         raise ValidationError({"__all__": f"{locked.label} is retired."})
-    note = FieldNote.objects.create(
+    return FieldNote.objects.create(
         cable=locked,
         kind=kind,
         text=(text or "").strip(),
@@ -114,5 +112,3 @@ def cable_serviced(
         at=now or timezone.now(),
         actor=actor,
     )
-    retest_due_refresh_on_commit(cable_id=locked.pk, now=note.at, reason=f"retest brought forward: {kind}")
-    return note
