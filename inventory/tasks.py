@@ -56,3 +56,24 @@ def netbox_sync_task() -> int:
         sites=settings.CABLETRACK_NETBOX_SITES,
     )
     return len(runs)
+
+
+@shared_task(name="inventory.label_batch_render", acks_late=True)
+def label_batch_render_task(batch_id: int) -> int:
+    """Render a label batch to its file (a finished batch is left alone)."""
+    from django.utils import timezone
+
+    from .services import labels as label_services
+
+    batch = label_services.label_batch_run(batch_id=batch_id, now=timezone.now())
+    return batch.done if batch else 0
+
+
+@shared_task(name="inventory.label_batches_requeue", acks_late=True)
+def label_batches_requeue_task() -> int:
+    """Periodic: re-enqueue label batches whose message or worker was lost."""
+    from django.utils import timezone
+
+    from .services import labels as label_services
+
+    return len(label_services.label_batches_requeue(now=timezone.now()))

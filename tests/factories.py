@@ -228,3 +228,20 @@ def telemetry_sample(device: str, port: str, ts, **fields) -> dict:
         "ts": ts.isoformat() if hasattr(ts, "isoformat") else ts,
         **fields,
     }
+
+
+# --- labels ------------------------------------------------------------------------------------
+
+
+def breakout(label: str, a: Port, legs: list[Port], **kw):
+    """A breakout cable: one MPO end at ``a``, one leg per port in ``legs`` (labels ``<label>-N``)."""
+    cable, _ = cable_services.cable_install(
+        label=label, kind=CableKind.SMF_OS2, a=mpo_end(a), b=[mpo_end(p) for p in legs], **kw
+    )
+    return cable
+
+
+def cable_test(cable, *, verdict: str, tested_at, kind: str = "olts", **kw):
+    from inventory.models import CableTest
+
+    return CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=tested_at, **kw)
