@@ -90,9 +90,13 @@ def identities_record(*, rows: list[tuple[int, Sample]], now: datetime) -> list[
     serial_changed: list[int] = []
     for pid, s in latest.items():
         st = states.get(pid)
-        if st is not None and st.seen_at > s.ts:
+        if st is not None and st.identity_seen_at is not None and st.identity_seen_at > s.ts:
             continue  # an older sample (a backfill) does not overwrite a newer identity
-        new = PortTelemetryState(port_id=pid, seen_at=s.ts)
+        new = PortTelemetryState(
+            port_id=pid,
+            identity_seen_at=s.ts,
+            last_ts=max(s.ts, st.last_ts) if st is not None and st.last_ts else s.ts,
+        )
         changed = st is None
         for f in IDENTITY_FIELDS:
             v = getattr(s, f)
@@ -115,7 +119,7 @@ def identities_record(*, rows: list[tuple[int, Sample]], now: datetime) -> list[
             upserts,
             update_conflicts=True,
             unique_fields=["port"],
-            update_fields=["seen_at", *IDENTITY_FIELDS, *THRESHOLD_FIELDS],
+            update_fields=["identity_seen_at", "last_ts", *IDENTITY_FIELDS, *THRESHOLD_FIELDS],
         )
     if observations:
         PortObservation.objects.bulk_create(observations, ignore_conflicts=True)
