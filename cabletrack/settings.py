@@ -300,6 +300,14 @@ CABLETRACK_NETBOX_SITES = env.list("CABLETRACK_NETBOX_SITES", default=[])
 if CABLETRACK_NETBOX_URL:
     CELERY_BEAT_SCHEDULE["netbox-sync"] = {"task": "inventory.netbox_sync", "schedule": 3600.0}
 
+# --- Labels ----------------------------------------------------------------------------------
+# Up to this many labels render inline in the request; more go to a background batch.
+CABLETRACK_LABELS_INLINE_MAX = env.int("CABLETRACK_LABELS_INLINE_MAX", default=500)
+CELERY_BEAT_SCHEDULE["label-batches-requeue"] = {
+    "task": "inventory.label_batches_requeue",
+    "schedule": 300.0,
+}
+
 # --- Failure forecast and spares (see README, "Failure forecast") ----------------------------
 CABLETRACK_FORECAST_PRIOR_MODULE_YEARS = env.float("CABLETRACK_FORECAST_PRIOR_MODULE_YEARS", default=100.0)
 CABLETRACK_FORECAST_CREDIBLE_LEVEL = env.float("CABLETRACK_FORECAST_CREDIBLE_LEVEL", default=0.90)

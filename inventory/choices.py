@@ -180,3 +180,15 @@ class TokenKind(models.TextChoices):
     FULL = "full", "Full (the user's own permissions)"
     READ_ONLY = "read_only", "Read-only"
     INGEST = "ingest", "Telemetry ingest only"
+
+
+class LabelBatchStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Rendering"
+    DONE = "done", "Ready"
+    FAILED = "failed", "Failed"
+
+
+class LabelKind(models.TextChoices):
+    CABLE = "cable", "Cable labels"
+    RACK = "rack", "Rack labels"

@@ -46,7 +46,11 @@ TECHNICIAN_ACTIONS = [
     "add_transceiverplacement",
     "change_transceiverplacement",
     "add_maintenancewindow",
+    "print_cable_label",  # the labels of one cable (the one they replace), inline
 ]
+
+# Printing labels for racks, rows, selections and background batches is an engineer action.
+ENGINEER_LABEL_ACTIONS = {"print_labels", "print_cable_label", "view_labelbatch"}
 
 
 def role_permissions() -> dict[str, set[str]]:
@@ -55,9 +59,10 @@ def role_permissions() -> dict[str, set[str]]:
     return {
         "viewer": view,
         "technician": view | set(TECHNICIAN_ACTIONS),
-        "engineer": view | plant | {"add_telemetrysample", "add_forecastsnapshot"},
+        "engineer": view | plant | {"add_telemetrysample", "add_forecastsnapshot"} | ENGINEER_LABEL_ACTIONS,
         "admin": view
         | plant
+        | ENGINEER_LABEL_ACTIONS
         | {"add_telemetrysample", "add_forecastsnapshot", "add_apitoken", "change_apitoken", "view_apitoken"},
         "collector": {"add_telemetrysample"},
     }

@@ -34,6 +34,27 @@ def netbox_sync_task() -> int:
     return len(runs)
 
 
+@shared_task(name="inventory.label_batch_render", acks_late=True)
+def label_batch_render_task(batch_id: int) -> int:
+    """Render a label batch to its file (a finished batch is left alone)."""
+    from django.utils import timezone
+
+    from .services import labels as label_services
+
+    batch = label_services.label_batch_run(batch_id=batch_id, now=timezone.now())
+    return batch.done if batch else 0
+
+
+@shared_task(name="inventory.label_batches_requeue", acks_late=True)
+def label_batches_requeue_task() -> int:
+    """Periodic: re-enqueue label batches whose message or worker was lost."""
+    from django.utils import timezone
+
+    from .services import labels as label_services
+
+    return len(label_services.label_batches_requeue(now=timezone.now()))
+
+
 @shared_task(name="inventory.forecast_snapshot", acks_late=True)
 def forecast_snapshot_task() -> str:
     """Store today's forecast snapshot (one per day; a rerun replaces it, never duplicates)."""

@@ -201,6 +201,23 @@ def trunk(label: str, a: Port, b: Port, polarity: str = Polarity.B):
     return cable
 
 
+# --- labels ------------------------------------------------------------------------------------
+
+
+def breakout(label: str, a: Port, legs: list[Port], **kw):
+    """A breakout cable: one MPO end at ``a``, one leg per port in ``legs`` (labels ``<label>-N``)."""
+    cable, _ = cable_services.cable_install(
+        label=label, kind=CableKind.SMF_OS2, a=mpo_end(a), b=[mpo_end(p) for p in legs], **kw
+    )
+    return cable
+
+
+def cable_test(cable, *, verdict: str, tested_at, kind: str = "olts", **kw):
+    from inventory.models import CableTest
+
+    return CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=tested_at, **kw)
+
+
 def forecast_fleet(
     *,
     now,

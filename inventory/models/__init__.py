@@ -3,6 +3,7 @@ from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
 from .external import ExternalRef, SyncRun
+from .labels import LabelBatch
 from .locations import Rack, Room, Row, Site, Team
 from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
 from .telemetry_storage import (
@@ -35,6 +36,7 @@ __all__ = [
     "FibreResult",
     "ForecastSnapshot",
     "Inspection",
+    "LabelBatch",
     "Link",
     "LinkSegment",
     "MaintenanceWindow",

@@ -1,0 +1,63 @@
+"""What a label says: plain dataclasses, filled by the selector, drawn by ``pdf`` and ``zpl``.
+
+TIA-606 practice: a label carries permanent facts only (identifier, both ends, install date,
+commissioning test), so it never needs reprinting when the cable's state changes; the live
+state is on the page its QR code opens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from urllib.parse import quote
+
+
+def cable_url(base_url: str, label: str) -> str:
+    """``<base>/c/<label>``: the cable page (the label is path-quoted, so any label is a URL)."""
+    return f"{base_url.rstrip('/')}/c/{quote(label, safe='')}"
+
+
+def rack_url(base_url: str, name: str) -> str:
+    return f"{base_url.rstrip('/')}/r/{quote(name, safe='')}"
+
+
+@dataclass(frozen=True, slots=True)
+class EndInfo:
+    """Where one end of a cable is plugged: rack, U, device, port (any may be unknown)."""
+
+    rack: str = ""
+    u: int | None = None
+    device: str = ""
+    port: str = ""
+
+    def text(self) -> str:
+        parts = [self.rack, f"U{self.u}" if self.u is not None else "", self.device, self.port]
+        return " ".join(p for p in parts if p) or "unterminated"
+
+
+@dataclass(frozen=True, slots=True)
+class CableLabel:
+    """One printed cable label: one per plug (both ends, and every breakout leg).
+
+    ``identifier`` is what is printed big: the cable label, or the leg's own label.
+    ``this_end`` names the plug the label goes on (``A``, ``B``, ``B1`` ...).
+    """
+
+    identifier: str
+    url: str
+    this_end: str
+    a: EndInfo
+    b: EndInfo
+    installed: date | None = None
+    baseline: str = ""  # e.g. "OLTS PASS"
+    baseline_date: date | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RackLabel:
+    name: str
+    url: str
+    location: str = ""  # "Site · Hall 1 · Row A"
+
+
+Label = CableLabel | RackLabel
