@@ -9,6 +9,7 @@ No setting branches on an environment name: every difference is an explicit vari
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -53,15 +54,19 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "inventory.requestid.RequestIdMiddleware",
+    "inventory.idempotency.BodyLimitMiddleware",
+    "inventory.failsafe.UnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "inventory.middleware.LoginRequiredMiddleware",
+    "inventory.writeguard.WriteGuardMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "axes.middleware.AxesMiddleware",
+    "inventory.idempotency.IdempotencyMiddleware",
 ]
 
 ROOT_URLCONF = "cabletrack.urls"
@@ -77,6 +82,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "inventory.context_processors.authz",
             ],
         },
     },
@@ -120,7 +126,11 @@ if REDIS_URL:
     DJANGO_REDIS_IGNORE_EXCEPTIONS = True
     DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
     CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+        "socket_connect_timeout": 2,
+        "socket_timeout": 5,
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     # A broker that needs no server: kombu's filesystem transport, same task code paths.
@@ -142,15 +152,37 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_TIME_LIMIT = 30 * 60  # below the broker visibility timeout (1 h)
-CELERY_TASK_SOFT_TIME_LIMIT = 25 * 60
+# Below the broker visibility timeout (1 h), so a running task is never redelivered beside itself.
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=30 * 60)
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=25 * 60)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# Tasks that enqueue tasks send them here (a test worker sets its own queue through the env).
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # The one reviewed schedule. Far-future work (a retest in 90 days) is a date column swept by
 # these periodic tasks, never a delayed broker message.
 CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE["alerts-evaluate"] = {
+    "task": "inventory.alerts_evaluate",
+    "schedule": env.float("CABLETRACK_ALERT_EVERY_S", default=60.0),
+}
+CELERY_BEAT_SCHEDULE["alert-notifications-sweep"] = {
+    "task": "inventory.alert_notifications_send",
+    "schedule": 300.0,
+}
+# Security/reliability: resend what the broker refused during an outage; forget old idempotency keys.
+CELERY_BEAT_SCHEDULE["outbox-flush"] = {"task": "inventory.outbox_flush", "schedule": 30.0}
+CELERY_BEAT_SCHEDULE["idempotency-purge"] = {"task": "inventory.idempotency_purge", "schedule": 3600.0}
+# A broker outage must fail a publish fast (then the outbox keeps the message), not hang a page.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
 
 # --- Auth ----------------------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [
@@ -193,6 +225,16 @@ MEDIA_ROOT = Path(env.str("CABLETRACK_UPLOAD_ROOT", default=str(VAR_DIR / "uploa
 MEDIA_URL = None
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 CABLETRACK_MAX_IMPORT_BYTES = env.int("CABLETRACK_MAX_IMPORT_BYTES", default=64 * 1024 * 1024)
+# Request body caps (inventory/idempotency.py, BodyLimitMiddleware): 413 past them, before any read.
+CABLETRACK_MAX_BODY_BYTES = env.int("CABLETRACK_MAX_BODY_BYTES", default=DATA_UPLOAD_MAX_MEMORY_SIZE)
+CABLETRACK_MAX_UPLOAD_BYTES = env.int("CABLETRACK_MAX_UPLOAD_BYTES", default=32 * 1024 * 1024)
+CABLETRACK_BODY_LIMITS = {  # path prefix -> cap, for the bulk endpoints
+    "/api/telemetry/": CABLETRACK_MAX_IMPORT_BYTES,
+    "/api/import/": CABLETRACK_MAX_IMPORT_BYTES,
+    "/api/imports/": CABLETRACK_MAX_IMPORT_BYTES,
+    "/api/cables/import/": CABLETRACK_MAX_IMPORT_BYTES,
+}
+CABLETRACK_IDEMPOTENCY_TTL_HOURS = env.int("CABLETRACK_IDEMPOTENCY_TTL_HOURS", default=24)
 
 # --- REST API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -214,6 +256,18 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
 }
+
+
+def _choice_enum_overrides() -> dict[str, str]:
+    """Name every TextChoices in inventory/choices.py after itself, so OpenAPI enum names never
+    collide (``check --deploy`` fails on drf-spectacular's collision warnings)."""
+    import re
+
+    text = (BASE_DIR / "inventory" / "choices.py").read_text()
+    names = re.findall(r"^class (\w+)\(models\.(?:TextChoices|IntegerChoices)\)", text, re.M)
+    return {f"{n}Enum": f"inventory.choices.{n}" for n in names}
+
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "cabletrack API",
     "DESCRIPTION": "The physical-layer source of truth for AI/GPU clusters.",
@@ -224,6 +278,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
+        **_choice_enum_overrides(),
         "CableKindEnum": "inventory.choices.CableKind",
         "CableRoleEnum": "inventory.choices.CableRole",
         "CableStatusEnum": "inventory.choices.CableStatus",
@@ -291,6 +346,31 @@ CABLETRACK_TELEMETRY_RAW_RETENTION_DAYS = env.int("CABLETRACK_TELEMETRY_RAW_RETE
 CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS = env.int(
     "CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS", default=365
 )
+CABLETRACK_TELEMETRY_ROLLUP_DEBOUNCE_SECONDS = env.int(
+    "CABLETRACK_TELEMETRY_ROLLUP_DEBOUNCE_SECONDS", default=10
+)
+# A rollup bucket's first interval needs the sample before it: how far back to look for it.
+CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS = env.int(
+    "CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS", default=900
+)
+CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES = env.int("CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES", default=50)
+CELERY_BEAT_SCHEDULE["telemetry-rollup"] = {"task": "inventory.telemetry_rollup", "schedule": 60.0}
+CELERY_BEAT_SCHEDULE["telemetry-retention"] = {
+    "task": "inventory.telemetry_retention",
+    "schedule": 6 * 3600.0,
+}
+
+# --- Alerts (rules over telemetry), /metrics ------------------------------------------------------
+# Rule thresholds: a preset ("default" or the seed article's "seed") with per link class / PMD
+# overrides, e.g. {"preset": "default", "by_class": {"rail": {"fec_hold_s": 300}}}. JSON.
+CABLETRACK_ALERT_RULES = env.json("CABLETRACK_ALERT_RULES", default={"preset": "default"})
+# The rules read this much of PortRollup (the longest rule window: tail, flap, clear = 15 min).
+CABLETRACK_ALERT_LOOKBACK_S = env.float("CABLETRACK_ALERT_LOOKBACK_S", default=900.0)
+CABLETRACK_ALERT_BUCKET_S = float(CABLETRACK_TELEMETRY_ROLLUP_SECONDS)
+CABLETRACK_BASELINE_REFRESH_S = env.float("CABLETRACK_BASELINE_REFRESH_S", default=3600.0)
+# /metrics: a bearer scrape token and/or source networks (CIDRs). Neither set: 404 to everyone.
+CABLETRACK_METRICS_TOKEN = env.str("CABLETRACK_METRICS_TOKEN", default="")
+CABLETRACK_METRICS_NETWORKS = env.list("CABLETRACK_METRICS_NETWORKS", default=[])
 
 # --- NetBox / Nautobot sync (optional) ---------------------------------------------------------
 CABLETRACK_NETBOX_URL = env.str("CABLETRACK_NETBOX_URL", default="")
@@ -299,10 +379,54 @@ CABLETRACK_NETBOX_SITES = env.list("CABLETRACK_NETBOX_SITES", default=[])
 if CABLETRACK_NETBOX_URL:
     CELERY_BEAT_SCHEDULE["netbox-sync"] = {"task": "inventory.netbox_sync", "schedule": 3600.0}
 
+# --- Prometheus pull (optional): read FEC/DOM/PFC series a site already scrapes ---------------
+CABLETRACK_PROMETHEUS_URL = env.str("CABLETRACK_PROMETHEUS_URL", default="")
+CABLETRACK_PROMETHEUS_MAPPING = env.json("CABLETRACK_PROMETHEUS_MAPPING", default={})
+CABLETRACK_PROMETHEUS_WINDOW_SECONDS = env.int("CABLETRACK_PROMETHEUS_WINDOW_SECONDS", default=900)
+CABLETRACK_PROMETHEUS_STEP_SECONDS = env.int("CABLETRACK_PROMETHEUS_STEP_SECONDS", default=60)
+if CABLETRACK_PROMETHEUS_URL:
+    CELERY_BEAT_SCHEDULE["prometheus-pull"] = {"task": "inventory.prometheus_pull", "schedule": 300.0}
+# --- Tests and loss budgets (issue 4) ----------------------------------------------------------
+CABLETRACK_SOR_MAX_BYTES = env.int("CABLETRACK_SOR_MAX_BYTES", default=8 * 1024 * 1024)
+CABLETRACK_LOSS_INCREASE_DB = env.float("CABLETRACK_LOSS_INCREASE_DB", default=0.5)
+CABLETRACK_MARGINAL_DB = env.float("CABLETRACK_MARGINAL_DB", default=0.3)
+CABLETRACK_OTDR_MIN_LENGTH_M = env.float("CABLETRACK_OTDR_MIN_LENGTH_M", default=20.0)
+CABLETRACK_BER_SOAK_MINUTES = env.int("CABLETRACK_BER_SOAK_MINUTES", default=10)
 # --- Labels ----------------------------------------------------------------------------------
 # Up to this many labels render inline in the request; more go to a background batch.
 CABLETRACK_LABELS_INLINE_MAX = env.int("CABLETRACK_LABELS_INLINE_MAX", default=500)
 CELERY_BEAT_SCHEDULE["label-batches-requeue"] = {
     "task": "inventory.label_batches_requeue",
     "schedule": 300.0,
+}
+
+# --- Retests and reminders (see README "Retests and reminders") -----------------------------
+CABLETRACK_RETEST_SHORTEN_DAYS = env.int("CABLETRACK_RETEST_SHORTEN_DAYS", default=7)
+CABLETRACK_RETEST_NEW_INSTALL_DAYS = env.int("CABLETRACK_RETEST_NEW_INSTALL_DAYS", default=0)
+CABLETRACK_RETEST_REMIND_DAYS = env.int("CABLETRACK_RETEST_REMIND_DAYS", default=7)
+CABLETRACK_RETEST_ESCALATE_DAYS = env.int("CABLETRACK_RETEST_ESCALATE_DAYS", default=7)
+CABLETRACK_RETEST_ACCEPT_TELEMETRY = env.bool("CABLETRACK_RETEST_ACCEPT_TELEMETRY", default=False)
+CABLETRACK_REMINDER_LEASE_SECONDS = env.int("CABLETRACK_REMINDER_LEASE_SECONDS", default=300)
+CABLETRACK_REMINDER_RETRY_BASE_SECONDS = env.int("CABLETRACK_REMINDER_RETRY_BASE_SECONDS", default=60)
+CABLETRACK_REMINDER_RETRY_MAX_SECONDS = env.int("CABLETRACK_REMINDER_RETRY_MAX_SECONDS", default=1800)
+CABLETRACK_REMINDER_MAX_ATTEMPTS = env.int("CABLETRACK_REMINDER_MAX_ATTEMPTS", default=8)
+CABLETRACK_MAIL_DOMAIN = env.str("CABLETRACK_MAIL_DOMAIN", default="cabletrack.local")
+CABLETRACK_RETEST_SWEEP_HOUR = env.int("CABLETRACK_RETEST_SWEEP_HOUR", default=5)
+CELERY_BEAT_SCHEDULE["retests-sweep-daily"] = {
+    "task": "inventory.retests_sweep",
+    "schedule": crontab(hour=CABLETRACK_RETEST_SWEEP_HOUR, minute=0),
+}
+CELERY_BEAT_SCHEDULE["reminders-dispatch"] = {"task": "inventory.reminders_dispatch", "schedule": 300.0}
+# --- Failure forecast and spares (see README, "Failure forecast") ----------------------------
+CABLETRACK_FORECAST_PRIOR_MODULE_YEARS = env.float("CABLETRACK_FORECAST_PRIOR_MODULE_YEARS", default=100.0)
+CABLETRACK_FORECAST_CREDIBLE_LEVEL = env.float("CABLETRACK_FORECAST_CREDIBLE_LEVEL", default=0.90)
+CABLETRACK_SPARES_SERVICE_LEVEL = env.float("CABLETRACK_SPARES_SERVICE_LEVEL", default=0.95)
+CABLETRACK_SPARES_LEAD_TIME_DAYS = env.int("CABLETRACK_SPARES_LEAD_TIME_DAYS", default=30)
+CABLETRACK_FAILURE_HOURS_PER_INCIDENT = env.float("CABLETRACK_FAILURE_HOURS_PER_INCIDENT", default=3.5)
+CABLETRACK_CLUSTER_GPUS = env.int("CABLETRACK_CLUSTER_GPUS", default=1024)
+CABLETRACK_GPU_HOUR_COST = env.float("CABLETRACK_GPU_HOUR_COST", default=2.5)
+CABLETRACK_RUN_HOURS = env.float("CABLETRACK_RUN_HOURS", default=720.0)
+CELERY_BEAT_SCHEDULE["forecast-snapshot-nightly"] = {
+    "task": "inventory.forecast_snapshot",
+    "schedule": crontab(hour=2, minute=15),
 }

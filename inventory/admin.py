@@ -3,12 +3,20 @@
 from django.contrib import admin
 from simple_history.admin import SimpleHistoryAdmin
 
+from . import authz
 from . import models as m
 
 
 class NoDeleteAdmin(SimpleHistoryAdmin):
+    """No deletes; object-level rules (a technician's sites) as on the pages and the API."""
+
     def has_delete_permission(self, request, obj=None):
         return False
+
+    def has_change_permission(self, request, obj=None):
+        if not super().has_change_permission(request, obj):
+            return False
+        return obj is None or authz.object_change_allowed(request.user, obj)
 
 
 @admin.register(m.Site)
@@ -208,3 +216,12 @@ class SyncRunAdmin(admin.ModelAdmin):
         "conflicts",
         "error",
     ]
+
+
+@admin.register(m.InstrumentMapping)
+class InstrumentMappingAdmin(admin.ModelAdmin):
+    list_display = ["instrument", "updated_at"]
+    search_fields = ["instrument"]
+
+
+from . import admin_retests  # noqa: E402,F401  (retest policies, reminder digests, profiles)

@@ -8,7 +8,8 @@ class InventoryConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from .api import schema  # noqa: F401 - registers the OpenAPI auth extension
+        from . import audit  # noqa: F401 - connects the history signal
+        from .api import schema  # noqa: F401 - OpenAPI extension for the token scheme
         from .roles import sync_roles
 
         post_migrate.connect(sync_roles, sender=self, dispatch_uid="inventory.sync_roles")

@@ -102,7 +102,11 @@ def bulk_insert_rows(
     """
     if not rows:
         return []
+    from .audit import current_user, reason_with_actor
+
     now = now or timezone.now()
+    actor = actor if actor is not None else current_user()
+    reason = reason_with_actor(reason)
     meta = model._meta
     pk_name = meta.pk.attname
     named = set(attnames)

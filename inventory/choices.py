@@ -192,3 +192,54 @@ class LabelBatchStatus(models.TextChoices):
 class LabelKind(models.TextChoices):
     CABLE = "cable", "Cable labels"
     RACK = "rack", "Rack labels"
+
+
+class FieldNoteKind(models.TextChoices):
+    """What a technician did or saw at the cable (the phone page's one-tap actions)."""
+
+    FAULT = "fault", "Fault reported"
+    RESEATED = "reseated", "Re-seated"
+    CLEANED = "cleaned", "Cleaned"
+    RESEATED_CLEANED = "reseated_cleaned", "Re-seated and cleaned"
+    NOTE = "note", "Note"
+
+
+# --- Retests and reminders ------------------------------------------------------------------
+
+
+class RetestTriggerReason(models.TextChoices):
+    FAILED_TEST = "failed_test", "Failed test"
+    FAULT = "fault", "Fault report"
+    RESEAT = "reseat", "Re-seat"
+    LOSS_INCREASE = "loss_increase", "Loss increase finding"
+
+
+class ReminderKind(models.TextChoices):
+    DUE_SOON = "due_soon", "Due soon"
+    OVERDUE = "overdue", "Overdue"
+    ESCALATION = "escalation", "Escalation (overdue)"
+
+
+class DigestStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    SENDING = "sending", "Sending"
+    RETRY = "retry", "Waiting to retry"
+    SENT = "sent", "Sent"
+    FAILED = "failed", "Failed (permanent)"
+    CLEARED = "cleared", "Cleared before sending"
+
+
+class ReminderMode(models.TextChoices):
+    IMMEDIATE = "immediate", "Immediately, after each sweep"
+    DAILY = "daily", "Daily digest"
+    WEEKLY = "weekly", "Weekly digest"
+
+
+class Weekday(models.IntegerChoices):
+    MONDAY = 0, "Monday"
+    TUESDAY = 1, "Tuesday"
+    WEDNESDAY = 2, "Wednesday"
+    THURSDAY = 3, "Thursday"
+    FRIDAY = 4, "Friday"
+    SATURDAY = 5, "Saturday"
+    SUNDAY = 6, "Sunday"

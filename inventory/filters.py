@@ -1,11 +1,11 @@
 """FilterSets shared by the HTML lists and the API lists."""
 
 import django_filters
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from .choices import CableKind, CableStatus, DeviceRole, TransceiverStatus
-from .models import Cable, Device, Port, Rack, Transceiver
+from .models import Alert, Cable, CableEnd, Device, Port, Rack, Transceiver
 
 
 class CableFilter(django_filters.FilterSet):
@@ -38,15 +38,17 @@ class CableFilter(django_filters.FilterSet):
             Q(label__icontains=value) | Q(serial_a__icontains=value) | Q(serial_b__icontains=value)
         )
 
-    def _racks(self, field, value):
-        return Q(ends__port__device__rack__in=field) | Q(ends__cage__device__rack__in=field)
+    def _in_racks(self, qs, racks):
+        # A semi-join on the ends (no row multiplication, so no DISTINCT over the whole list).
+        ends = CableEnd.objects.filter(Q(port__device__rack__in=racks) | Q(cage__device__rack__in=racks))
+        return qs.filter(pk__in=ends.values("cable_id"))
 
     def by_site(self, qs, name, value):
         racks = Rack.objects.filter(Q(row__room__site__slug=value) | Q(row__room__site__name=value))
-        return qs.filter(self._racks(racks, value)).distinct()
+        return self._in_racks(qs, racks.values("pk"))
 
     def by_rack(self, qs, name, value):
-        return qs.filter(self._racks(Rack.objects.filter(name=value), value)).distinct()
+        return self._in_racks(qs, Rack.objects.filter(name=value).values("pk"))
 
     def by_overdue(self, qs, name, value):
         today = timezone.localdate()
@@ -54,8 +56,8 @@ class CableFilter(django_filters.FilterSet):
         return qs.filter(cond) if value else qs.exclude(cond)
 
     def by_alert(self, qs, name, value):
-        cond = Q(alerts__state="open")
-        return qs.filter(cond).distinct() if value else qs.exclude(cond)
+        cond = Exists(Alert.objects.filter(cable_id=OuterRef("pk"), state="open"))
+        return qs.filter(cond) if value else qs.exclude(cond)
 
 
 class TransceiverFilter(django_filters.FilterSet):

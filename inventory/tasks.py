@@ -1,7 +1,9 @@
 """Celery tasks: thin, idempotent wrappers (ids in, service call, nothing else)."""
 
 from celery import shared_task
+from django.utils import timezone
 
+from .services import forecast as forecast_services
 from .services import links as link_services
 
 
@@ -9,6 +11,69 @@ from .services import links as link_services
 def links_refresh_task(port_ids: list[int]) -> int:
     """Re-trace the channels through these ports (safe to run any number of times)."""
     return len(link_services.links_refresh_for_ports(port_ids=port_ids))
+
+
+@shared_task(name="inventory.telemetry_rollup", acks_late=True)
+def telemetry_rollup_task() -> int:
+    """Roll up queued telemetry batches; re-enqueues itself until the queue is empty."""
+    from django.core.cache import cache
+    from django.utils import timezone
+
+    from .services.telemetry import ROLLUP_PENDING_KEY
+    from .services.telemetry_rollup import telemetry_rollup
+
+    cache.delete(ROLLUP_PENDING_KEY)
+    outcome = telemetry_rollup(now=timezone.now())
+    if outcome.remaining:
+        telemetry_rollup_task.delay()
+    return outcome.buckets
+
+
+@shared_task(name="inventory.telemetry_retention", acks_late=True)
+def telemetry_retention_task() -> int:
+    """Delete raw samples and rollups past their retention (settings)."""
+    from django.utils import timezone
+
+    from .services.telemetry_rollup import telemetry_retention_enforce
+
+    return telemetry_retention_enforce(now=timezone.now()).samples
+
+
+@shared_task(name="inventory.alerts_evaluate", acks_late=True)
+def alerts_evaluate_task() -> dict:
+    """Evaluate every alert rule over the telemetry window ending now (idempotent)."""
+    from django.utils import timezone
+
+    from .services import alerts as alert_services
+
+    report = alert_services.alerts_evaluate(now=timezone.now())
+    return {"ports": report.ports, "findings": report.findings, "opened": len(report.opened)}
+
+
+@shared_task(name="inventory.alert_notifications_send", acks_late=True)
+def alert_notifications_send_task() -> int:
+    """Send claimed-once alert mails that are still unsent (also the periodic sweep)."""
+    from django.utils import timezone
+
+    from .services import alerts as alert_services
+
+    return alert_services.alert_notifications_send(now=timezone.now())
+
+
+@shared_task(name="inventory.outbox_flush", acks_late=True)
+def outbox_flush_task() -> int:
+    """Send the task messages the broker refused during an outage (idempotent, row-locked)."""
+    from .services import reliability
+
+    return reliability.outbox_flush()
+
+
+@shared_task(name="inventory.idempotency_purge", acks_late=True)
+def idempotency_purge_task() -> int:
+    """Forget idempotency keys past their TTL."""
+    from .services import reliability
+
+    return reliability.idempotency_purge()
 
 
 @shared_task(name="inventory.netbox_sync", acks_late=True)
@@ -32,6 +97,19 @@ def netbox_sync_task() -> int:
     return len(runs)
 
 
+@shared_task(name="inventory.prometheus_pull", acks_late=True)
+def prometheus_pull_task() -> int:
+    """Ingest the last window of FEC/DOM/PFC series from Prometheus (idempotent)."""
+    from django.conf import settings
+    from django.utils import timezone
+
+    from .services.prometheus_pull import telemetry_pull_prometheus
+
+    if not settings.CABLETRACK_PROMETHEUS_URL:
+        return 0
+    return telemetry_pull_prometheus(now=timezone.now()).stored
+
+
 @shared_task(name="inventory.label_batch_render", acks_late=True)
 def label_batch_render_task(batch_id: int) -> int:
     """Render a label batch to its file (a finished batch is left alone)."""
@@ -51,3 +129,64 @@ def label_batches_requeue_task() -> int:
     from .services import labels as label_services
 
     return len(label_services.label_batches_requeue(now=timezone.now()))
+
+
+# --- Retests and reminders ------------------------------------------------------------------
+# ``now`` travels as an ISO string so that tests can move time in a worker process too.
+
+
+def _now(now: str | None):
+    from datetime import datetime
+
+    from django.utils import timezone
+
+    return datetime.fromisoformat(now) if now else timezone.now()
+
+
+def _enqueue_sends(digest_ids: list[int], now: str | None) -> None:
+    for pk in digest_ids:
+        reminder_digest_send_task.delay_on_commit(pk, now)
+
+
+@shared_task(name="inventory.retests_sweep", acks_late=True)
+def retests_sweep_task(now: str | None = None, full: bool = False) -> dict:
+    """Daily (beat: incremental) and on demand (``full``): recompute due dates, claim reminders,
+    enqueue the digests."""
+    from .services import reminders
+
+    result = reminders.retests_sweep(now=_now(now), full=full)
+    _enqueue_sends(result.digests_ready, now)
+    return {"cables_changed": result.cables_changed, "reminders_claimed": result.reminders_claimed}
+
+
+@shared_task(name="inventory.reminder_digest_send", bind=True, acks_late=True, max_retries=None)
+def reminder_digest_send_task(self, digest_id: int, now: str | None = None) -> str:
+    """Send one digest (the database lease makes a duplicate delivery of this task harmless)."""
+    from datetime import timedelta
+
+    from .services import reminders
+
+    try:
+        return reminders.reminder_digest_send(digest_id=digest_id, now=_now(now))
+    except reminders.TransientSendError as exc:
+        later = (_now(now) + timedelta(seconds=exc.retry_in)).isoformat() if now else None
+        raise self.retry(args=[digest_id, later], countdown=exc.retry_in) from exc
+
+
+@shared_task(name="inventory.reminders_dispatch", acks_late=True)
+def reminders_dispatch_task(now: str | None = None) -> int:
+    """Every few minutes (beat): re-enqueue unfinished work found in the database."""
+    from .services import reminders
+
+    result = reminders.reminders_dispatch(now=_now(now))
+    for pk in result.digests:
+        reminder_digest_send_task.delay(pk, now)
+    if result.resweep:
+        retests_sweep_task.delay(now)
+    return len(result.digests)
+
+
+@shared_task(name="inventory.forecast_snapshot", acks_late=True)
+def forecast_snapshot_task() -> str:
+    """Store today's forecast snapshot (one per day; a rerun replaces it, never duplicates)."""
+    return str(forecast_services.forecast_snapshot_store(now=timezone.now()).day)

@@ -53,3 +53,31 @@ def celery_worker_proc(transactional_db):
     worker = Worker().start()
     yield worker
     worker.stop()
+
+
+@pytest.fixture
+def smtp_sink(settings):
+    """A real SMTP server on loopback; Django's mail goes to it (not the in-memory backend)."""
+    from tests.smtp import SmtpSink
+
+    sink = SmtpSink().start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = "127.0.0.1"
+    settings.EMAIL_PORT = sink.port
+    settings.EMAIL_HOST_USER = ""
+    settings.EMAIL_HOST_PASSWORD = ""
+    settings.EMAIL_USE_TLS = False
+    settings.EMAIL_USE_SSL = False
+    yield sink
+    sink.stop()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hashing():
+    """PBKDF2 at production strength costs ~2 s per user on a loaded 2-core box: tests use MD5."""
+    from django.conf import settings
+    from django.contrib.auth import hashers
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    hashers.get_hashers.cache_clear()
+    hashers.get_hashers_by_algorithm.cache_clear()

@@ -201,6 +201,122 @@ def trunk(label: str, a: Port, b: Port, polarity: str = Polarity.B):
     return cable
 
 
+# --- telemetry (ingest) ---------------------------------------------------------------------
+
+
+def api_token_client(user, kind: str = "full"):
+    """An APIClient authenticating with a fresh bearer token of ``kind`` for ``user``."""
+    from rest_framework.test import APIClient
+
+    from inventory.models import ApiToken
+    from inventory.models.accounts import hash_token
+
+    raw = ApiToken.generate()
+    ApiToken.objects.create(
+        user=user, name=f"{kind} token", kind=kind, key_hash=hash_token(raw), prefix=raw[:8]
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return client
+
+
+def telemetry_sample(device: str, port: str, ts, **fields) -> dict:
+    """One item of a ``{"samples": [...]}`` telemetry batch."""
+    return {
+        "device": device,
+        "port": port,
+        "ts": ts.isoformat() if hasattr(ts, "isoformat") else ts,
+        **fields,
+    }
+
+
+# --- telemetry rollups and alerts (rules helper) ---------------------------------------------
+
+LINE_BITS_400G = 4 * 106.25e9  # per second: 4 lanes x 106.25 Gb/s
+
+
+def rollup_rows(
+    port: Port,
+    start,
+    minutes: int,
+    *,
+    ber: float = 5e-9,
+    rx_dbm: float = -2.0,
+    tx_dbm: float = 1.0,
+    **fields,
+) -> list:
+    """``minutes`` one-minute ``PortRollup`` rows for a healthy 400G receiver (unsaved).
+
+    Healthy means pre-FEC BER ``ber`` (5e-9: thousands of corrected codewords per second),
+    no uncorrectables, no tail, no flaps. ``fields`` override any column on every row.
+    """
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from inventory.models import PortRollup
+
+    out = []
+    for m in range(minutes):
+        line = LINE_BITS_400G * 60
+        bits = int(ber * line)
+        row = dict(
+            port=port,
+            bucket=start + timedelta(minutes=m),
+            seconds=60,
+            samples=6,
+            covered_s=60.0,
+            fec_corrected_cw=int(bits / 1.2),
+            fec_uncorrectable_cw=0,
+            fec_corrected_bits=bits,
+            line_bits=line,
+            pre_fec_ber=bits / line,
+            hist_cw_warn=0,
+            hist_cw_crit=0,
+            fec_correction_limit=15,
+            pfc_pause_rx=0,
+            pfc_pause_tx=0,
+            pfc_pause_duration_us=0,
+            link_down_events=0,
+            link_error_recovery=0,
+            rx_power_min_dbm=[rx_dbm] * 4,
+            tx_power_min_dbm=[tx_dbm] * 4,
+            rx_power_min_any_dbm=rx_dbm,
+            temperature_max_c=45.0,
+            computed_at=timezone.now(),
+        )
+        row.update(fields)
+        out.append(PortRollup(**row))
+    return out
+
+
+def rollups(port: Port, start, minutes: int, **kw) -> None:
+    from inventory.models import PortRollup
+
+    PortRollup.objects.bulk_create(rollup_rows(port, start, minutes, **kw))
+
+
+def seen(
+    port: Port, when, *, serial: str = "", neighbor: Port | None = None, neighbor_name: str = ""
+) -> None:
+    """What telemetry last reported about a port's module and neighbour."""
+    from inventory.models import PortTelemetryState
+
+    ndev, nport = (neighbor.device.name, neighbor.name) if neighbor else ("", "")
+    if neighbor_name:
+        ndev, nport = neighbor_name.split(":", 1)
+    PortTelemetryState.objects.update_or_create(
+        port=port,
+        defaults=dict(
+            last_ts=when,
+            module_serial=serial,
+            neighbor_device=ndev,
+            neighbor_port=nport,
+            identity_seen_at=when,
+        ),
+    )
+
+
 # --- labels ------------------------------------------------------------------------------------
 
 
@@ -216,3 +332,104 @@ def cable_test(cable, *, verdict: str, tested_at, kind: str = "olts", **kw):
     from inventory.models import CableTest
 
     return CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=tested_at, **kw)
+
+
+# --- Retests: teams, owned racks and tested cables --------------------------------------------
+
+
+def person(username: str, email: str | None = None, **kw):
+    user = UserFactory(username=username, **kw)
+    if email is not None or not user.email:
+        user.email = email if email is not None else f"{username}@example.net"
+        user.save(update_fields=["email"])
+    return user
+
+
+def team(name: str, *, email: str = "", lead=None, members=()):
+    from inventory.models import Team
+
+    t = Team.objects.create(name=name, email=email, lead=lead)
+    t.members.set(members)
+    return t
+
+
+def record_test(cable, *, at, verdict="pass", kind=None):
+    """A test result on a cable (what counts for its medium unless ``kind`` says otherwise)."""
+    from inventory.models import CableTest
+
+    if kind is None:
+        kind = "qualification" if cable.kind in CableKind.sealed() else "olts"
+    return CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=at)
+
+
+def forecast_fleet(
+    *,
+    now,
+    cohorts: list[dict],
+    site_name: str = "Hall Test",
+    device_name: str = "fleet-sw-01",
+) -> dict:
+    """A fleet for the forecast, written in bulk: per cohort ``n`` modules installed ``years``
+    before ``now``, of which ``failed`` ended their placement failed (and left the cage).
+
+    A cohort: ``{"vendor": "A", "part": "P-1", "date_code": "240315", "n": 300, "failed": 3,
+    "years": 2.0}``. Returns the site, the device and {cohort index: [transceiver ids]}.
+    """
+    from datetime import timedelta
+
+    from inventory import bulk
+    from inventory.choices import PlacementEnd
+    from inventory.models import TransceiverPlacement
+
+    site = SiteFactory(name=site_name)
+    room, _ = Room.objects.get_or_create(site=site, name="Hall 1")
+    row, _ = Row.objects.get_or_create(room=room, name="F")
+    rack = RackFactory(name=f"{device_name}-rack", row=row)
+    dev = Device.objects.create(name=device_name, role=DeviceRole.LEAF, rack=rack, position_u=1)
+    total = sum(c["n"] for c in cohorts)
+    cages = bulk.bulk_insert(
+        Cage,
+        [
+            Cage(device=dev, name=f"OSFP{i + 1}", index=i + 1, form_factor=FormFactor.OSFP)
+            for i in range(total)
+        ],
+    )
+    out, i = {}, 0
+    for ci, c in enumerate(cohorts):
+        model = twin_dr4_model(vendor=c["vendor"], part=c["part"])
+        installed_at = now - timedelta(days=365.0 * c.get("years", 1.0))
+        rows, place = [], []
+        for k in range(c["n"]):
+            failed = k < c.get("failed", 0)
+            cage = cages[i]
+            i += 1
+            rows.append(
+                [
+                    model.pk,
+                    f"{c['vendor'][:2].upper()}{ci:02d}{k:06d}",
+                    c.get("date_code", ""),
+                    TransceiverStatus.FAILED if failed else TransceiverStatus.INSTALLED,
+                    None if failed else cage.pk,
+                ]
+            )
+            place.append((cage.pk, failed))
+        ids = bulk.bulk_insert_rows(
+            Transceiver, ["model_id", "serial", "date_code", "status", "cage_id"], rows, now=now
+        )
+        bulk.bulk_insert_rows(
+            TransceiverPlacement,
+            ["transceiver_id", "cage_id", "installed_at", "removed_at", "end_reason"],
+            [
+                [
+                    tid,
+                    cage_id,
+                    installed_at,
+                    now - timedelta(days=10) if failed else None,
+                    PlacementEnd.FAILED if failed else "",
+                ]
+                for tid, (cage_id, failed) in zip(ids, place, strict=True)
+            ],
+            now=now,
+        )
+        out[ci] = ids
+    return {"site": site, "device": dev, "ids": out}

@@ -1,8 +1,15 @@
-"""One error shape for the whole API: ``{"errors": {field: [messages]}}`` plus DRF's detail."""
+"""One error shape for the whole API: ``{"errors": {field: [messages]}}`` plus DRF's detail.
 
+A backing service down answers 503 with ``Retry-After``; any other unhandled error answers a
+JSON 500 with the request id (logged with its traceback), never a traceback to the client.
+"""
+
+from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import exceptions
 from rest_framework.views import exception_handler as drf_handler
+
+from ..failsafe import is_unavailable, server_error_json, unavailable_response
 
 
 def exception_handler(exc, context):
@@ -11,7 +18,16 @@ def exception_handler(exc, context):
             exc = exceptions.ValidationError(exc.message_dict)
         else:
             exc = exceptions.ValidationError({"non_field_errors": exc.messages})
-    return drf_handler(exc, context)
+    response = drf_handler(exc, context)
+    if response is not None:
+        return response
+    request = context.get("request")
+    django_request = getattr(request, "_request", request)
+    if is_unavailable(exc):
+        return unavailable_response(django_request, exc)
+    if settings.DEBUG:
+        return None  # Django's debug page, for development
+    return server_error_json(django_request, exc)
 
 
 class PayloadTooLarge(exceptions.APIException):

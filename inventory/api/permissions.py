@@ -1,13 +1,17 @@
 """Who may do what through the API.
 
-* Reads need an authenticated user (any role) and a token that is not ingest-only.
+* Reads need the model's view permission (every role but collector has it) and a token that is
+  not ingest-only.
 * Writes need the model permission (``inventory.add_cable`` ...) that the user's role grants,
-  and a token that is neither read-only nor ingest-only.
+  and a token that is neither read-only nor ingest-only. A POST to an object's own action
+  (``/api/cables/<label>/status/``) is a change of that object. Object-level rules
+  (a technician edits cables only in their team's sites) come from ``inventory.authz``.
 * Telemetry ingest needs ``inventory.add_telemetrysample``; an ingest token may do only that.
 """
 
 from rest_framework import permissions
 
+from .. import authz
 from ..choices import TokenKind
 from ..models import ApiToken
 
@@ -21,9 +25,9 @@ class PlantPermission(permissions.DjangoModelPermissions):
     """Model permissions, GET included, narrowed by the token's kind."""
 
     perms_map = {
-        "GET": [],
+        "GET": ["%(app_label)s.view_%(model_name)s"],
         "OPTIONS": [],
-        "HEAD": [],
+        "HEAD": ["%(app_label)s.view_%(model_name)s"],
         "POST": ["%(app_label)s.add_%(model_name)s"],
         "PUT": ["%(app_label)s.change_%(model_name)s"],
         "PATCH": ["%(app_label)s.change_%(model_name)s"],
@@ -46,6 +50,26 @@ class PlantPermission(permissions.DjangoModelPermissions):
         if not hasattr(view, "get_queryset") and not hasattr(view, "queryset"):
             return True
         return super().has_permission(request, view)
+
+    def get_required_permissions(self, method, model_cls):
+        if method == "POST" and getattr(self, "_detail_action", False):
+            method = "PATCH"  # an action on one object changes it
+        return super().get_required_permissions(method, model_cls)
+
+    def _queryset(self, view):
+        self._detail_action = bool(getattr(view, "detail", False)) and getattr(view, "action", "") not in (
+            "create",
+            None,
+        )
+        return super()._queryset(view)
+
+    def has_object_permission(self, request, view, obj):
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        if not authz.object_change_allowed(request.user, obj):
+            self.message = "You may change this only in the sites your team is assigned to."
+            return False
+        return True
 
 
 class IngestPermission(permissions.BasePermission):

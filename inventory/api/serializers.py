@@ -23,6 +23,7 @@ from ..models import (
     Vendor,
 )
 from ..validators import LABEL_RE, LABEL_RULE
+from .server_owned import MANUAL_CABLE_STATUSES
 
 
 def validate_label(value: str) -> str:
@@ -350,7 +351,8 @@ class CableUpdateSerializer(serializers.ModelSerializer):
 
 
 class StatusSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=CableStatus.choices)
+    # Only the states a person sets: ``tested``/``in_production`` come from the test gate.
+    status = serializers.ChoiceField(choices=[(s.value, s.label) for s in MANUAL_CABLE_STATUSES])
     reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
 
 

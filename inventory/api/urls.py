@@ -2,7 +2,12 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from . import alerts as alert_views
+from . import forecast as forecast_api
+from . import retests as retest_views
+from . import testing as test_api
 from . import views
+from .telemetry import TelemetryIngestView
 
 router = DefaultRouter()
 router.register("sites", views.SiteViewSet)
@@ -17,10 +22,28 @@ router.register("transceiver-models", views.TransceiverModelViewSet)
 router.register("transceivers", views.TransceiverViewSet)
 router.register("cables", views.CableViewSet, basename="cable")
 router.register("links", views.LinkViewSet)
+router.register("tests", test_api.CableTestViewSet, basename="cabletest")
+router.register("inspections", test_api.InspectionViewSet, basename="inspection")
+router.register("alerts", alert_views.AlertViewSet, basename="alert")
+router.register("maintenance-windows", alert_views.MaintenanceWindowViewSet, basename="maintenancewindow")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("telemetry/", TelemetryIngestView.as_view(), name="telemetry-ingest"),
+    path(
+        "reports/commissioning/", test_api.CommissioningReportView.as_view(), name="api-commissioning-report"
+    ),
+    path("vendor-comparison/", alert_views.VendorComparisonView.as_view(), name="api-vendor-comparison"),
+    path("racks/<str:name>/bringup/", alert_views.BringupView.as_view(), name="api-rack-bringup"),
+    path("topology/<str:fmt>/", alert_views.TopologyExportView.as_view(), name="api-topology-export"),
+    path("retests/worklist/", retest_views.RetestWorklistView.as_view(), name="retests-worklist"),
+    path("retests/sweep/", retest_views.RetestSweepView.as_view(), name="retests-sweep-api"),
+    path("forecast/", forecast_api.ForecastView.as_view(), name="api-forecast"),
+    path("forecast/spares/", forecast_api.ForecastSparesView.as_view(), name="api-forecast-spares"),
+    path(
+        "forecast/snapshots/", forecast_api.ForecastSnapshotListView.as_view(), name="api-forecast-snapshots"
+    ),
     path("", include(router.urls)),
 ]

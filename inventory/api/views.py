@@ -32,16 +32,24 @@ from ..services import cables as cable_services
 from ..services import ports as port_services
 from ..services import transceivers as xcvr_services
 from . import serializers as s
+from .concurrency import OptimisticConcurrencyMixin
+from .server_owned import ServerOwnedFieldsMixin
 
 
 class NoDeleteModelViewSet(
+    ServerOwnedFieldsMixin,
+    OptimisticConcurrencyMixin,
     mixins.CreateModelMixin,
     mixins.RetrieveModelMixin,
     mixins.UpdateModelMixin,
     mixins.ListModelMixin,
     viewsets.GenericViewSet,
 ):
-    """Create, read, update. Nothing is hard-deleted through the product."""
+    """Create, read, update. Nothing is hard-deleted through the product.
+
+    Reads carry an ``ETag``; writes honour ``If-Match`` (``concurrency.py``); server-owned
+    fields are read-only on every serializer (``server_owned.py``).
+    """
 
 
 class SiteViewSet(NoDeleteModelViewSet):
@@ -342,7 +350,7 @@ class CableViewSet(NoDeleteModelViewSet):
         return resp
 
 
-class LinkViewSet(viewsets.ReadOnlyModelViewSet):
+class LinkViewSet(ServerOwnedFieldsMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Link.objects.select_related("a_port__device", "b_port__device").prefetch_related(
         Prefetch("segments", queryset=LinkSegment.objects.select_related("cable"))
     )

@@ -1,23 +1,36 @@
 from .accounts import ApiToken
+from .alerts import Alert, AlertNotification, MaintenanceWindow, PortBaseline
 from .base import UntrackedWriteError, sanctioned_bulk_write
 from .cables import Cable, CableEnd, Link, LinkSegment
 from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
 from .external import ExternalRef, SyncRun
+from .fieldwork import FieldNote
 from .labels import LabelBatch
 from .locations import Rack, Room, Row, Site, Team
-from .telemetry import Alert, ForecastSnapshot, MaintenanceWindow, TelemetrySample
+from .reliability import IdempotencyRecord, OutboxMessage
+from .retests import (
+    ReminderDigest,
+    RetestPolicy,
+    RetestReminder,
+    RetestSweepRun,
+    RetestTrigger,
+    UserProfile,
+)
+from .telemetry import ForecastSnapshot, TelemetrySample
 from .telemetry_storage import (
     FecBinLayout,
     PortObservation,
     PortRollup,
     PortTelemetryState,
     TelemetryHistogram,
+    TelemetryIngestBatch,
     TelemetryLaneSample,
 )
-from .testing import CableTest, FibreResult, Inspection, OtdrTrace
+from .testing import CableTest, FibreResult, Inspection, InstrumentMapping, OtdrTrace
 from .transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
 
 __all__ = [
+    "TelemetryIngestBatch",
     "TelemetryLaneSample",
     "TelemetryHistogram",
     "PortTelemetryState",
@@ -25,6 +38,7 @@ __all__ = [
     "PortObservation",
     "FecBinLayout",
     "Alert",
+    "AlertNotification",
     "ApiToken",
     "Cable",
     "CableEnd",
@@ -34,17 +48,27 @@ __all__ = [
     "ExternalRef",
     "SyncRun",
     "FibreResult",
+    "FieldNote",
     "ForecastSnapshot",
+    "IdempotencyRecord",
     "Inspection",
+    "InstrumentMapping",
     "LabelBatch",
     "Link",
     "LinkSegment",
     "MaintenanceWindow",
     "OtdrTrace",
+    "OutboxMessage",
     "Port",
+    "PortBaseline",
     "PortAlias",
     "PortMapping",
     "Rack",
+    "ReminderDigest",
+    "RetestPolicy",
+    "RetestReminder",
+    "RetestSweepRun",
+    "RetestTrigger",
     "RmaCase",
     "Room",
     "Row",
@@ -55,6 +79,7 @@ __all__ = [
     "TransceiverModel",
     "TransceiverPlacement",
     "UntrackedWriteError",
+    "UserProfile",
     "Vendor",
     "sanctioned_bulk_write",
 ]

@@ -9,6 +9,7 @@ JSON per row.
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 from .telemetry_fields import BigIntArrayField, FloatArrayField
 
@@ -98,31 +99,51 @@ class PortObservation(models.Model):
 
 
 class PortTelemetryState(models.Model):
-    """One row per port that ever reported: the rollup queue and the last identity seen.
-
-    ``dirty_from`` is the earliest sample time written since the last rollup (null = clean);
-    the rollup task claims dirty ports in batches, recomputes their buckets from
-    ``dirty_from`` and clears it unless newer samples arrived meanwhile (``dirty_seq``).
-    """
+    """One row per port whose telemetry carried an identity: the last module and neighbour seen,
+    and the module's own DOM thresholds (read from its EEPROM), for the rules and the
+    reconciliation report."""
 
     port = models.OneToOneField(
         "inventory.Port", primary_key=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
     )
-    dirty_from = models.DateTimeField(null=True, blank=True, db_index=True)
-    dirty_seq = models.BigIntegerField(default=0)
-    last_ts = models.DateTimeField(null=True, blank=True)
     module_vendor = models.CharField(max_length=100, blank=True)
     module_part = models.CharField(max_length=100, blank=True)
     module_serial = models.CharField(max_length=100, blank=True)
     neighbor_device = models.CharField(max_length=128, blank=True)
     neighbor_port = models.CharField(max_length=128, blank=True)
-    identity_seen_at = models.DateTimeField(null=True, blank=True)
+    seen_at = models.DateTimeField(
+        default=timezone.now, help_text="Time of the latest sample that carried an identity"
+    )
+    rx_power_low_warn_dbm = models.FloatField(null=True, blank=True)
+    rx_power_low_alarm_dbm = models.FloatField(null=True, blank=True)
+    temperature_high_warn_c = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["port_id"]
 
     def __str__(self) -> str:
         return f"state {self.port_id}"
+
+
+class TelemetryIngestBatch(models.Model):
+    """The rollup queue: one row per stored batch, naming the ports it touched and its time span.
+
+    Append-only and cheap for the ingest path (one row per request, not one per port). The
+    rollup task claims rows (``SKIP LOCKED`` on PostgreSQL), recomputes the touched ports'
+    buckets from ``min_ts`` and deletes the rows in the same transaction: a crash or a retry
+    leaves them for the next run, and recomputing is idempotent.
+    """
+
+    received_at = models.DateTimeField()
+    min_ts = models.DateTimeField()
+    max_ts = models.DateTimeField()
+    port_ids = BigIntArrayField()
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"batch {self.pk} ({len(self.port_ids or [])} ports)"
 
 
 class PortRollup(models.Model):
@@ -172,10 +193,11 @@ class PortRollup(models.Model):
         null=True, help_text="Symbols the FEC corrects per codeword (from the histogram layout)"
     )
     hist_cw_warn = models.BigIntegerField(
-        null=True, help_text="Codewords in bins whose low edge is >= 40% and <= 80% of the limit"
+        null=True,
+        help_text="Codewords in bins whose low edge is at least 40% and below 80% of the limit (KP4: 6-11)",
     )
     hist_cw_crit = models.BigIntegerField(
-        null=True, help_text="Codewords in bins whose low edge is > 80% of the limit"
+        null=True, help_text="Codewords in bins whose low edge is at least 80% of the limit (KP4: 12-15)"
     )
     hist_max_bin_high = models.PositiveSmallIntegerField(
         null=True, help_text="High edge of the highest bin that gained codewords"

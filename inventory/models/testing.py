@@ -73,9 +73,14 @@ class FibreResult(models.Model):
 
 
 class OtdrTrace(models.Model):
-    """The parsed Bellcore/Telcordia SR-4731 file behind an OTDR test; the original is kept."""
+    """The parsed Bellcore/Telcordia SR-4731 file behind an OTDR test; the original is kept.
 
-    test = models.OneToOneField(CableTest, on_delete=models.CASCADE, related_name="otdr")
+    One file is one fibre at one wavelength; a test session holds one trace per file. The
+    original is stored under a generated name (never the uploader's) outside the web roots.
+    """
+
+    test = models.ForeignKey(CableTest, on_delete=models.CASCADE, related_name="traces")
+    fibre = models.PositiveSmallIntegerField(default=1)
     file = models.FileField(upload_to="sor/%Y/%m/", max_length=200)
     original_name = models.CharField(max_length=255)
     sha256 = models.CharField(max_length=64, db_index=True)
@@ -91,8 +96,12 @@ class OtdrTrace(models.Model):
     total_loss_db = models.FloatField(null=True, blank=True)
     orl_db = models.FloatField(null=True, blank=True)
     checksum_ok = models.BooleanField(null=True)
+    checksum_convention = models.CharField(max_length=100, blank=True)
     events = models.JSONField(default=list)
     trace = models.JSONField(default=list, help_text="Decimated (distance m, dB) points for the plot")
+
+    class Meta:
+        ordering = ["test_id", "fibre", "wavelength_nm"]
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.sor_version})"
@@ -134,3 +143,20 @@ class Inspection(models.Model):
 
     def __str__(self) -> str:
         return f"inspection {'pass' if self.passed else 'fail'} {self.inspected_at:%Y-%m-%d}"
+
+
+class InstrumentMapping(models.Model):
+    """A CSV column mapping for one instrument's export, confirmed once and reused."""
+
+    instrument = models.CharField(max_length=100, unique=True)
+    mapping = models.JSONField(help_text="Our field -> the export's column header")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["instrument"]
+
+    def __str__(self) -> str:
+        return self.instrument

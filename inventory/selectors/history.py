@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..audit import token_of
 from ..models import Cable, CableEnd, Transceiver, TransceiverPlacement
 
 TYPE = {"+": "created", "~": "changed", "-": "deleted"}
@@ -28,6 +29,7 @@ def _entries(records, subject: str) -> list[dict]:
                 "what": TYPE.get(rec.history_type, rec.history_type),
                 "subject": subject,
                 "reason": rec.history_change_reason or "",
+                "token": token_of(rec.history_change_reason),
                 "changes": changes,
             }
         )

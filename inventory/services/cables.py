@@ -230,13 +230,19 @@ def cable_retire(*, cable: Cable, reason: str = "", now: datetime | None = None)
     return cable
 
 
-def cable_set_status(*, cable: Cable, status: str, reason: str = "") -> Cable:
+def cable_set_status(*, cable: Cable, status: str, reason: str = "", now: datetime | None = None) -> Cable:
     if status not in CableStatus.values:
         raise ValidationError({"status": f"Unknown status {status!r}."})
     if status == CableStatus.RETIRED:
         return cable_retire(cable=cable, reason=reason)
     if cable.status == CableStatus.RETIRED:
         raise ValidationError({"status": f"{cable.label} is retired; install a new cable instead."})
+    if status == CableStatus.IN_PRODUCTION and cable.status != CableStatus.IN_PRODUCTION:
+        from . import testing as test_services  # the production gate (issue 4)
+
+        missing = test_services.cable_gate_check(cable=cable, now=now)
+        if missing:
+            raise ValidationError({"status": test_services.gate_message(cable, missing)})
     cable.status = status
     cable._change_reason = reason
     cable.save(update_fields=["status", "updated_at"])
@@ -305,3 +311,70 @@ def cable_replace(
     old._change_reason = f"replaced by {new.label}"
     old.save(update_fields=["replaced_by", "updated_at"])
     return new
+
+
+# --- edits from the desk forms ------------------------------------------------------------
+
+CABLE_EDITABLE = (
+    "polarity",
+    "length_m",
+    "vendor",
+    "part_number",
+    "serial_a",
+    "serial_b",
+    "lot",
+    "install_date",
+    "notes",
+)
+STALE_EDIT = (
+    "This record was changed since you opened it (by {who} at {when}). Reload it and make your change again."
+)
+
+
+def stale_edit_message(obj) -> str:
+    last = obj.history.select_related("history_user").order_by("-history_date", "-history_id").first()
+    who = last.history_user.get_username() if last and last.history_user else "someone else"
+    when = f"{obj.updated_at:%Y-%m-%d %H:%M:%S} UTC"
+    return STALE_EDIT.format(who=who, when=when)
+
+
+@transaction.atomic
+def cable_update(
+    *, cable: Cable, expected_updated_at: datetime | None = None, reason: str = "edited", **fields
+) -> tuple[Cable, list[str]]:
+    """Change a cable's descriptive fields (not its label, kind or ends).
+
+    ``expected_updated_at`` is the ``updated_at`` the editor saw: when the row has changed
+    since, nothing is written and the editor is told (optimistic concurrency).
+    """
+    unknown = set(fields) - set(CABLE_EDITABLE)
+    if unknown:
+        raise ValidationError(
+            {"__all__": f"These fields cannot be edited here: {', '.join(sorted(unknown))}."}
+        )
+    locked = Cable.objects.select_for_update().get(pk=cable.pk)
+    if expected_updated_at is not None and locked.updated_at != expected_updated_at:
+        raise ValidationError({"__all__": stale_edit_message(locked)})
+    if locked.status == CableStatus.RETIRED:
+        raise ValidationError({"__all__": f"{locked.label} is retired and cannot be edited."})
+    if fields.get("length_m") is not None and fields["length_m"] <= 0:
+        raise ValidationError({"length_m": "A length must be more than 0 m."})
+    changed = [k for k, v in fields.items() if getattr(locked, k) != v]
+    for k in changed:
+        setattr(locked, k, fields[k])
+    if changed:
+        locked._change_reason = reason
+        locked.save()
+    ports = list(Port.objects.filter(pk__in=_ports_of(locked)))
+    return locked, cable_warnings(kind=locked.kind, length_m=locked.length_m, ports=ports)
+
+
+@transaction.atomic
+def cables_set_status(*, cables: list[Cable], status: str, reason: str = "") -> list[Cable]:
+    """Set the status of a selection (a page of the desk list), all or nothing."""
+    if status not in CableStatus.values:
+        raise ValidationError({"status": f"Unknown status {status!r}."})
+    retired = [c.label for c in cables if c.status == CableStatus.RETIRED and status != CableStatus.RETIRED]
+    if retired:
+        raise ValidationError({"status": f"Retired cables cannot change status: {', '.join(retired[:10])}."})
+    return [cable_set_status(cable=c, status=status, reason=reason) for c in cables if c.status != status]

@@ -63,6 +63,7 @@ from ..models import (
     TransceiverPlacement,
     Vendor,
 )
+from .demo_failures import demo_seed_failures
 
 NODES_PER_SU = 32
 NODES_PER_RACK = 4
@@ -708,6 +709,38 @@ def demo_seed(*, gpus: int, seed: int = 1, as_of: date | None = None, actor=None
             )
             tests.append(t)
             results.append((t, losses))
+            if c.role == CableRole.TRUNK:  # long enough for an OTDR: a trace summary per session
+                otdr_loss = round(max(losses) - 0.04, 2)
+                otdr_margin = round(budget - otdr_loss, 2)
+                tests.append(
+                    CableTest(
+                        cable_id=c.pk,
+                        kind=TestKind.OTDR,
+                        tested_at=_dt(when),
+                        instrument="EXFO FTBx-730C",
+                        wavelength_nm=1310,
+                        loss_db=otdr_loss,
+                        budget_db=round(budget, 2),
+                        margin_db=otdr_margin,
+                        verdict=Verdict.PASS
+                        if otdr_margin >= 0.3
+                        else (Verdict.MARGINAL if otdr_margin >= 0 else Verdict.FAIL),
+                        is_baseline=n_run == 0,
+                        details={"source": "demo", "summary_only": True},
+                    )
+                )
+    for c in b.cables:  # sealed DAC/ACC/AOC: a link qualification at bring-up
+        if c.kind in CableKind.sealed():
+            tests.append(
+                CableTest(
+                    cable_id=c.pk,
+                    kind=TestKind.QUALIFICATION,
+                    tested_at=_dt(c.install_date + timedelta(days=1)),
+                    verdict=Verdict.PASS,
+                    is_baseline=True,
+                    details={"source": "demo", "link_up": True, "soak_minutes": 15, "pre_fec_ber": 1e-9},
+                )
+            )
     bulk.bulk_insert(CableTest, tests, **w)
     bulk.bulk_insert_rows(
         FibreResult,
@@ -719,9 +752,13 @@ def demo_seed(*, gpus: int, seed: int = 1, as_of: date | None = None, actor=None
         ],
         **w,
     )
+    failures = demo_seed_failures(
+        site=site, seed=seed, as_of=as_of, afr=settings.CABLETRACK_ANNUAL_FAILURE_RATE, w=w
+    )
     return SeedReport(
         site=site_name,
         counts={
+            **failures,
             "gpus": gpus,
             "nodes": b.nodes,
             "leaves": b.leaves,

@@ -135,3 +135,83 @@ def rma_close(*, case: RmaCase, outcome: str, now: datetime | None = None) -> Rm
         )
         xcvr.save()
     return case
+
+
+# --- desk forms ---------------------------------------------------------------------------
+
+TRANSCEIVER_EDITABLE = ("serial", "firmware", "date_code", "stock_site", "acquired_on")
+
+
+def _duplicate_serial(*, model, serial: str, exclude_pk=None) -> Transceiver | None:
+    qs = Transceiver.objects.filter(model__vendor_id=model.vendor_id, serial__iexact=serial)
+    if exclude_pk:
+        qs = qs.exclude(pk=exclude_pk)
+    return qs.select_related("model", "cage__device").first()
+
+
+def _duplicate_message(dup: Transceiver) -> str:
+    where = f"in {dup.cage}" if dup.cage_id else dup.get_status_display().lower()
+    return f"Serial {dup.serial} is already recorded for {dup.model.vendor.name} {dup.model.part_number} ({where})."
+
+
+@transaction.atomic
+def transceiver_create(
+    *,
+    model,
+    serial: str,
+    firmware: str = "",
+    date_code: str = "",
+    stock_site=None,
+    acquired_on=None,
+    actor=None,
+) -> Transceiver:
+    """Record a new module as a spare. Refuses a serial its vendor already has."""
+    serial = (serial or "").strip()
+    if not serial:
+        raise ValidationError({"serial": "A module needs its serial number (printed on its label)."})
+    dup = _duplicate_serial(model=model, serial=serial)
+    if dup:
+        raise ValidationError({"serial": _duplicate_message(dup)})
+    xcvr = Transceiver(
+        model=model,
+        serial=serial,
+        firmware=firmware,
+        date_code=date_code,
+        stock_site=stock_site,
+        acquired_on=acquired_on,
+        status=TransceiverStatus.SPARE,
+    )
+    xcvr._change_reason = "recorded"
+    xcvr.save()
+    return xcvr
+
+
+@transaction.atomic
+def transceiver_update(
+    *, transceiver: Transceiver, expected_updated_at: datetime | None = None, **fields
+) -> Transceiver:
+    """Change a module's descriptive fields, refusing an edit over someone else's newer change."""
+    from .cables import stale_edit_message
+
+    unknown = set(fields) - set(TRANSCEIVER_EDITABLE)
+    if unknown:
+        raise ValidationError(
+            {"__all__": f"These fields cannot be edited here: {', '.join(sorted(unknown))}."}
+        )
+    xcvr = _locked(transceiver)
+    if expected_updated_at is not None and xcvr.updated_at != expected_updated_at:
+        raise ValidationError({"__all__": stale_edit_message(xcvr)})
+    if "serial" in fields:
+        fields["serial"] = (fields["serial"] or "").strip()
+        if not fields["serial"]:
+            raise ValidationError({"serial": "A module needs its serial number."})
+        dup = _duplicate_serial(model=xcvr.model, serial=fields["serial"], exclude_pk=xcvr.pk)
+        if dup:
+            raise ValidationError({"serial": _duplicate_message(dup)})
+    changed = [k for k, v in fields.items() if getattr(xcvr, k) != v]
+    for k in changed:
+        setattr(xcvr, k, fields[k])
+    if changed:
+        xcvr._change_reason = "edited"
+        xcvr.save()
+    return xcvr

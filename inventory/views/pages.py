@@ -1,13 +1,20 @@
-"""Server-rendered pages: thin, they call selectors and render."""
+"""Technician pages (the phone at the rack): thin, they call selectors and services and render."""
 
-from django.contrib.auth.decorators import login_not_required
+from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required, permission_required
+from django.core.exceptions import ValidationError
 from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
-from ..models import Cable, Rack
+from ..choices import PlacementEnd
+from ..forms import FaultForm, ReplaceForm, ServicedForm, SwapForm, apply_errors
+from ..models import Cable, Cage, Rack, Transceiver
 from ..selectors import pages as page_selectors
+from ..services import cables as cable_services
+from ..services import fieldwork
+from ..services import transceivers as xcvr_services
 
 
 @login_not_required
@@ -24,22 +31,124 @@ def home(request):
 
 
 def search(request):
-    q = request.GET.get("q", "").strip()
+    q = request.GET.get("q", "").strip()[:100]
     results = page_selectors.search(q) if q else None
-    if (
-        results
-        and len(results["cables"]) == 1
-        and not any(results[k] for k in ("racks", "transceivers", "ports"))
-    ):
-        return redirect(results["cables"][0])
-    return render(request, "inventory/search.html", {"q": q, "results": results})
+    if results:
+        target = page_selectors.search_single_target(results)
+        if target:
+            return redirect(target)
+    total = sum(len(v) for v in results.values()) if results else 0
+    return render(request, "inventory/search.html", {"q": q, "results": results, "total": total})
+
+
+def _cable(label: str) -> Cable:
+    return get_object_or_404(Cable.objects.select_related("vendor", "replaced_by"), label=label)
 
 
 def cable_page(request, label: str):
-    cable = get_object_or_404(Cable.objects.select_related("vendor", "replaced_by"), label=label)
+    cable = _cable(label)
     return render(request, "inventory/cable.html", page_selectors.cable_page(cable))
 
 
 def rack_page(request, name: str):
     rack = get_object_or_404(Rack.objects.select_related("row__room__site"), name=name)
     return render(request, "inventory/rack.html", page_selectors.rack_page(rack))
+
+
+def transceiver_detail(request, pk: int):
+    xcvr = get_object_or_404(
+        Transceiver.objects.select_related("model__vendor", "cage__device__rack", "stock_site"), pk=pk
+    )
+    return render(request, "inventory/transceiver.html", page_selectors.transceiver_page(xcvr))
+
+
+def _action(request, cable: Cable, form, template: str, extra: dict | None = None):
+    return render(request, template, {"cable": cable, "form": form, **(extra or {})})
+
+
+@permission_required("inventory.change_cable", raise_exception=True)
+@require_http_methods(["GET", "POST"])
+def cable_fault(request, label: str):
+    cable = _cable(label)
+    form = FaultForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            note = fieldwork.cable_fault_report(cable=cable, actor=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            apply_errors(form, exc)
+        else:
+            told = (
+                ", ".join(note.notified)
+                if note.notified
+                else "nobody (no team is responsible for these racks)"
+            )
+            messages.success(
+                request,
+                f"Fault recorded; {cable.label} is now {note.get_status_after_display().lower()}. Told: {told}.",
+            )
+            return redirect(cable)
+    return _action(request, cable, form, "inventory/cable_fault.html")
+
+
+@permission_required("inventory.change_cable", raise_exception=True)
+@require_http_methods(["GET", "POST"])
+def cable_serviced(request, label: str):
+    cable = _cable(label)
+    form = ServicedForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            note = fieldwork.cable_serviced(cable=cable, actor=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, f"Recorded: {note.get_kind_display().lower()}.")
+            return redirect(cable)
+    return _action(request, cable, form, "inventory/cable_serviced.html")
+
+
+@permission_required("inventory.change_transceiver", raise_exception=True)
+@require_http_methods(["GET", "POST"])
+def cable_swap(request, label: str):
+    cable = _cable(label)
+    ends = page_selectors.cable_page_ends(cable)
+    form = SwapForm(request.POST or None, ends=ends)
+    if not form.fields["cage"].choices:
+        messages.error(request, f"{cable.label} does not end in a module cage; there is no module to swap.")
+        return redirect(cable)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        cage = get_object_or_404(Cage.objects.select_related("device"), pk=data["cage"])
+        try:
+            old, new = xcvr_services.transceiver_swap(
+                cage=cage,
+                new=data["new_serial"],
+                old_failed=data["old_to"] == PlacementEnd.FAILED,
+                actor=request.user,
+                notes=data["notes"],
+            )
+        except ValidationError as exc:
+            apply_errors(form, exc, {"transceiver": "new_serial", "cage": "new_serial"})
+        else:
+            went = f"; {old.serial} is now {old.get_status_display().lower()}" if old else ""
+            messages.success(request, f"Module {new.serial} installed in {cage}{went}.")
+            return redirect(cable)
+    return _action(request, cable, form, "inventory/cable_swap.html", {"ends": ends})
+
+
+@permission_required("inventory.change_cable", raise_exception=True)
+@require_http_methods(["GET", "POST"])
+def cable_replace(request, label: str):
+    cable = _cable(label)
+    form = ReplaceForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            new = cable_services.cable_replace(old=cable, new_label=data["new_label"], reason=data["reason"])
+        except ValidationError as exc:
+            apply_errors(
+                form, exc, {"label": "new_label", "a": "new_label", "b": "new_label", "status": None}
+            )
+        else:
+            messages.success(request, f"{new.label} replaces {cable.label}, which is retired.")
+            return redirect(new)
+    return _action(request, cable, form, "inventory/cable_replace.html")

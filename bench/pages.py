@@ -1,0 +1,72 @@
+"""Technician and desk pages: server time of ``/c/<label>``, the cable list and ``/r/<rack>``.
+
+Measured through a real gunicorn worker with a logged-in session, on the seeded cluster.
+"""
+
+from __future__ import annotations
+
+import random
+
+from bench.common import Http, WebServer, percentile
+
+
+def _session_cookie(username: str = "bench-pages", role: str = "engineer") -> str:
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.auth.models import Group
+    from django.contrib.sessions.backends.db import SessionStore
+
+    user, _ = get_user_model().objects.get_or_create(username=username)
+    user.groups.add(Group.objects.get(name=role))
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.save()
+    return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+
+
+def _timed(http: Http, paths: list[str], headers: dict) -> list[float]:
+    times = []
+    for path in paths:
+        status, body, ms = http.request("GET", path, headers=headers)
+        assert status == 200, (path, status, body[:300])
+        times.append(ms)
+    return times
+
+
+def _report(report, name: str, times: list[float], target: str) -> None:
+    report(f"{name}: p50", percentile(times, 50), "ms")
+    report(f"{name}: p95", percentile(times, 95), "ms", target)
+
+
+def run(report) -> None:
+    from inventory.choices import CableStatus
+    from inventory.models import Cable, Rack, Site
+
+    rng = random.Random(11)
+    labels = list(
+        Cable.objects.exclude(status=CableStatus.RETIRED).order_by("pk").values_list("label", flat=True)
+    )
+    sample = rng.sample(labels, min(300, len(labels)))
+    racks = list(Rack.objects.values_list("name", flat=True))
+    site = Site.objects.order_by("pk").values_list("slug", flat=True).first()
+    headers = {"Cookie": _session_cookie()}
+    with WebServer() as web:
+        http = Http(web.port)
+        _timed(http, [f"/c/{label}" for label in sample[:20]] + ["/cables/"] * 5, headers)  # warm up
+        _report(
+            report, "/c/<label> cable page", _timed(http, [f"/c/{x}" for x in sample], headers), "<= 30 ms"
+        )
+        pages = max(1, len(labels) // 50)
+        list_paths = [f"/cables/?page={rng.randint(1, pages)}" for _ in range(60)]
+        _report(report, "/cables/ list, page of 50", _timed(http, list_paths, headers), "<= 60 ms")
+        filtered = [
+            f"/cables/?site={site}&status=in_production&sort=-retest&page={rng.randint(1, 20)}",
+            "/cables/?retest_overdue=true",
+            "/cables/?kind=SMF_OS2&sort=installed",
+            "/cables/?q=C0012",
+        ] * 10
+        _report(report, "/cables/ list, filtered and sorted", _timed(http, filtered, headers), "<= 60 ms")
+        rack_paths = [f"/r/{rng.choice(racks)}" for _ in range(40)]
+        _report(report, "/r/<rack> rack page", _timed(http, rack_paths, headers), "")

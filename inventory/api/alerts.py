@@ -1,0 +1,281 @@
+"""Alerts API: list/filter, acknowledge, silence; maintenance windows; vendor comparison;
+bring-up report; expected-topology export. Thin: serializers validate, services write."""
+
+from __future__ import annotations
+
+import django_filters
+from django.db.models import Prefetch, Q
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..choices import AlertRule, AlertState, Severity
+from ..models import Alert, Cable, Device, Link, MaintenanceWindow, Rack
+from ..selectors import alerts as alert_selectors
+from ..selectors import wiring as wiring_selectors
+from ..services import alerts as alert_services
+
+
+class AlertFilter(django_filters.FilterSet):
+    state = django_filters.ChoiceFilter(choices=AlertState.choices)
+    rule = django_filters.MultipleChoiceFilter(choices=AlertRule.choices)
+    severity = django_filters.MultipleChoiceFilter(choices=Severity.choices)
+    silenced = django_filters.BooleanFilter()
+    acknowledged = django_filters.BooleanFilter(
+        field_name="acknowledged_at", lookup_expr="isnull", exclude=True
+    )
+    rack = django_filters.CharFilter(method="by_rack")
+    cable = django_filters.CharFilter(method="by_cable")
+    link = django_filters.NumberFilter(field_name="link_id")
+    opened_after = django_filters.IsoDateTimeFilter(field_name="opened_at", lookup_expr="gte")
+
+    class Meta:
+        model = Alert
+        fields = [
+            "state",
+            "rule",
+            "severity",
+            "silenced",
+            "acknowledged",
+            "rack",
+            "cable",
+            "link",
+            "opened_after",
+        ]
+
+    def by_rack(self, qs, name, value):
+        return qs.filter(
+            Q(link__a_port__device__rack__name=value)
+            | Q(link__b_port__device__rack__name=value)
+            | Q(port__device__rack__name=value)
+        ).distinct()
+
+    def by_cable(self, qs, name, value):
+        return qs.filter(Q(cables__label=value) | Q(cable__label=value)).distinct()
+
+
+class AlertSerializer(serializers.ModelSerializer):
+    cable = serializers.SlugRelatedField(slug_field="label", read_only=True)
+    cables = serializers.SlugRelatedField(slug_field="label", many=True, read_only=True)
+    acknowledged_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Alert
+        fields = [
+            "id",
+            "key",
+            "rule",
+            "severity",
+            "state",
+            "link",
+            "port",
+            "cable",
+            "cables",
+            "opened_at",
+            "updated_at",
+            "resolved_at",
+            "silenced",
+            "acknowledged_at",
+            "acknowledged_by",
+            "summary",
+            "recommendation",
+            "evidence",
+        ]
+        read_only_fields = fields
+
+
+class SilenceSerializer(serializers.Serializer):
+    hours = serializers.FloatField(min_value=0.25, max_value=336)
+    reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+
+class AlertViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Alerts (newest first). Open alerts by default: ``?state=resolved`` or ``?state=`` for all."""
+
+    serializer_class = AlertSerializer
+    filterset_class = AlertFilter
+    required_permission = "inventory.change_alert"
+    ordering_fields = ["opened_at", "severity", "updated_at"]
+    queryset = Alert.objects.select_related("cable", "acknowledged_by").prefetch_related(
+        Prefetch("cables", queryset=Cable.objects.only("id", "label"))
+    )
+
+    def get_queryset(self):
+        qs = super().get_queryset().order_by("-opened_at", "-id")
+        if self.action == "list" and "state" not in self.request.query_params:
+            qs = qs.filter(state=AlertState.OPEN)
+        return qs
+
+    @extend_schema(request=None, responses={200: AlertSerializer})
+    @action(detail=True, methods=["post"])
+    def acknowledge(self, request, pk=None):
+        if not request.user.has_perm("inventory.change_alert"):
+            return Response({"detail": "Your role does not allow this."}, status=status.HTTP_403_FORBIDDEN)
+        alert = alert_services.alert_acknowledge(
+            alert=self.get_object(), actor=request.user, now=timezone.now()
+        )
+        return Response(AlertSerializer(alert).data)
+
+    @extend_schema(request=SilenceSerializer, responses={200: AlertSerializer})
+    @action(detail=True, methods=["post"])
+    def silence(self, request, pk=None):
+        if not request.user.has_perm("inventory.add_maintenancewindow"):
+            return Response({"detail": "Your role does not allow this."}, status=status.HTTP_403_FORBIDDEN)
+        body = SilenceSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        alert = self.get_object()
+        alert_services.alert_silence(
+            alert=alert, actor=request.user, now=timezone.now(), **body.validated_data
+        )
+        alert.refresh_from_db()
+        return Response(AlertSerializer(alert).data)
+
+
+class MaintenanceWindowSerializer(serializers.ModelSerializer):
+    links = serializers.PrimaryKeyRelatedField(
+        many=True, queryset=Link.objects.filter(active=True), required=False
+    )
+    devices = serializers.SlugRelatedField(
+        slug_field="name", many=True, queryset=Device.objects.all(), required=False
+    )
+    racks = serializers.SlugRelatedField(
+        slug_field="name", many=True, queryset=Rack.objects.all(), required=False
+    )
+    starts_at = serializers.DateTimeField(required=False)
+
+    class Meta:
+        model = MaintenanceWindow
+        fields = [
+            "id",
+            "starts_at",
+            "ends_at",
+            "reason",
+            "links",
+            "devices",
+            "racks",
+            "created_by",
+            "created_at",
+        ]
+        read_only_fields = ["created_by", "created_at"]
+
+
+class MaintenanceWindowViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
+):
+    """Maintenance windows: silence links (ids), devices or racks (names) for a time window.
+
+    ``?active=true`` lists the windows in force now. ``POST .../{id}/end`` ends one early.
+    """
+
+    serializer_class = MaintenanceWindowSerializer
+    queryset = MaintenanceWindow.objects.prefetch_related("links", "devices", "racks").order_by("-starts_at")
+
+    def get_queryset(self):
+        qs = super().get_queryset()
+        if self.request.query_params.get("active") in ("true", "1"):
+            now = timezone.now()
+            qs = qs.filter(starts_at__lte=now, ends_at__gt=now)
+        return qs
+
+    def create(self, request, *args, **kwargs):
+        body = self.get_serializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        now = timezone.now()
+        data = dict(body.validated_data)
+        mw = alert_services.maintenance_start(
+            starts_at=data.pop("starts_at", now),
+            ends_at=data.pop("ends_at"),
+            reason=data.pop("reason"),
+            links=data.pop("links", []),
+            devices=data.pop("devices", []),
+            racks=data.pop("racks", []),
+            actor=request.user,
+            now=now,
+        )
+        return Response(self.get_serializer(mw).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: MaintenanceWindowSerializer})
+    @action(detail=True, methods=["post"])
+    def end(self, request, pk=None):
+        if not request.user.has_perm("inventory.add_maintenancewindow"):
+            return Response({"detail": "Your role does not allow this."}, status=status.HTTP_403_FORBIDDEN)
+        mw = alert_services.maintenance_end(window=self.get_object(), now=timezone.now())
+        return Response(self.get_serializer(mw).data)
+
+
+class VendorComparisonView(APIView):
+    """Corrected-error rates and alert counts by module vendor/model and by temperature band."""
+
+    queryset = Alert.objects.none()
+
+    @extend_schema(
+        parameters=[OpenApiParameter("days", int, description="Period, 1-90 days (default 7)")],
+        responses={200: OpenApiResponse(description="by_model and by_temperature rows")},
+    )
+    def get(self, request):
+        raw = request.query_params.get("days", "7")
+        if not raw.isdigit() or not 1 <= int(raw) <= 90:
+            return Response(
+                {"days": ["A whole number of days from 1 to 90."]}, status=status.HTTP_400_BAD_REQUEST
+            )
+        data = alert_selectors.vendor_comparison(now=timezone.now(), days=int(raw))
+        return Response(
+            {"since": data["since"], "by_model": data["by_model"], "by_temperature": data["by_temperature"]}
+        )
+
+
+class BringupView(APIView):
+    """Bring-up report of one rack: miswires, ports with no neighbour, rail-rule breaks."""
+
+    queryset = Rack.objects.none()
+
+    @extend_schema(responses={200: OpenApiResponse(description="The report")})
+    def get(self, request, name: str):
+        rack = get_object_or_404(Rack, name=name)
+        r = wiring_selectors.bringup_report(rack=rack, now=timezone.now())
+        rows = [
+            {
+                "port": f"{x['port'].device.name}:{x['port'].name}",
+                "expected": x["expected"],
+                "seen": x["seen"],
+                "status": x["status"],
+            }
+            for x in r["rows"]
+        ]
+        return Response(
+            {
+                "rack": rack.name,
+                "miswired": r["miswired"],
+                "no_neighbour": r["no_neighbour"],
+                "unrecorded": r["unrecorded"],
+                "rail_recorded": r["rail_recorded"],
+                "rail_seen": r["rail_seen"],
+                "ports": rows,
+            }
+        )
+
+
+class TopologyExportView(APIView):
+    """The expected topology: ``txt`` (port-to-port list), ``ufm`` (UFM CVT .topo), ``dot``."""
+
+    queryset = Link.objects.none()
+
+    @extend_schema(
+        parameters=[OpenApiParameter("site", str, description="Site slug or name")],
+        responses={200: OpenApiResponse(description="text/plain")},
+    )
+    def get(self, request, fmt: str):
+        site = request.query_params.get("site") or None
+        makers = {
+            "txt": wiring_selectors.topology_port_list,
+            "ufm": wiring_selectors.topology_ufm,
+            "dot": wiring_selectors.topology_dot,
+        }
+        if fmt not in makers:
+            return Response({"format": ["Use txt, ufm or dot."]}, status=status.HTTP_400_BAD_REQUEST)
+        return HttpResponse(makers[fmt](site=site), content_type="text/plain; charset=utf-8")

@@ -1,0 +1,166 @@
+"""Forecast API: the same figures as the desk page, read-only.
+
+``GET /api/forecast/`` the whole forecast; ``GET /api/forecast/spares/`` the spares table;
+``GET /api/forecast/snapshots/`` the stored nightly snapshots (day, AFR, fleet figures).
+Query parameters (all optional): ``days`` (custom horizon), ``lead_time_days``, ``service_level``.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..models import ForecastSnapshot
+from ..views.forecast import ForecastForm, forecast_for
+
+
+class ForecastQuerySerializer(serializers.Serializer):
+    days = serializers.IntegerField(required=False, min_value=1, max_value=3650)
+    lead_time_days = serializers.IntegerField(required=False, min_value=1, max_value=365)
+    service_level = serializers.FloatField(required=False, min_value=0.5, max_value=0.999)
+
+
+class CohortSerializer(serializers.Serializer):
+    cohort = serializers.CharField()
+    installed = serializers.IntegerField()
+    failures = serializers.IntegerField()
+    exposure_years = serializers.FloatField(help_text="Module-years in service")
+    afr_mean = serializers.FloatField(help_text="Posterior annual failure rate")
+    afr_low = serializers.FloatField()
+    afr_high = serializers.FloatField()
+    prob_above_fleet = serializers.FloatField()
+    flagged = serializers.BooleanField(help_text="Credibly above the fleet's rate")
+    expected = serializers.DictField(
+        child=serializers.FloatField(), help_text="Horizon (days) -> at budget AFR"
+    )
+    expected_learned = serializers.DictField(
+        child=serializers.FloatField(), help_text="Horizon (days) -> at the cohort's learned rate"
+    )
+
+
+class BreakdownsSerializer(serializers.Serializer):
+    site = CohortSerializer(many=True)
+    vendor = CohortSerializer(many=True)
+    part_number = CohortSerializer(many=True)
+    form_factor = CohortSerializer(many=True)
+    lot = CohortSerializer(many=True)
+
+
+class FleetSerializer(serializers.Serializer):
+    installed = serializers.IntegerField()
+    failures = serializers.IntegerField()
+    exposure_years = serializers.FloatField()
+    afr_budget = serializers.FloatField()
+    afr_learned = serializers.FloatField()
+    expected = serializers.DictField(child=serializers.FloatField())
+    expected_learned = serializers.DictField(child=serializers.FloatField())
+    flagged_cohorts = serializers.IntegerField()
+
+
+class SeriesSerializer(serializers.Serializer):
+    cohort = serializers.CharField()
+    values = serializers.ListField(child=serializers.FloatField())
+
+
+class MonthlySerializer(serializers.Serializer):
+    months = serializers.ListField(child=serializers.CharField())
+    series = SeriesSerializer(many=True)
+
+
+class SpareSerializer(serializers.Serializer):
+    site = serializers.CharField()
+    part_number = serializers.CharField()
+    installed = serializers.IntegerField()
+    afr = serializers.FloatField()
+    mean_demand = serializers.FloatField(help_text="Expected failures over the lead time")
+    hold = serializers.IntegerField(help_text="Poisson quantile at the service level")
+    on_hand = serializers.IntegerField()
+    to_order = serializers.IntegerField()
+
+
+class CostSerializer(serializers.Serializer):
+    incidents = serializers.FloatField()
+    hours_lost = serializers.FloatField()
+    run_hours = serializers.FloatField()
+    fraction_of_run = serializers.FloatField()
+    gpu_hours_lost = serializers.FloatField()
+    cost = serializers.FloatField()
+
+
+class CostsSerializer(serializers.Serializer):
+    budget = CostSerializer()
+    learned = CostSerializer()
+
+
+class RiskLinkSerializer(serializers.Serializer):
+    link_id = serializers.IntegerField()
+    a = serializers.CharField()
+    b = serializers.CharField()
+    pmd = serializers.CharField()
+    link_class = serializers.CharField()
+    hazard = serializers.FloatField(help_text="Failures per year")
+    probability_30d = serializers.FloatField()
+    reasons = serializers.ListField(child=serializers.CharField())
+
+
+class RiskSerializer(serializers.Serializer):
+    considered = serializers.IntegerField()
+    links = RiskLinkSerializer(many=True)
+
+
+class ForecastSerializer(serializers.Serializer):
+    as_of = serializers.CharField()
+    params = serializers.DictField()
+    fleet = FleetSerializer()
+    breakdowns = BreakdownsSerializer()
+    monthly = MonthlySerializer()
+    spares = SpareSerializer(many=True)
+    cost = CostsSerializer()
+    risk = RiskSerializer()
+
+
+class SnapshotSerializer(serializers.ModelSerializer):
+    fleet = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ForecastSnapshot
+        fields = ["day", "computed_at", "annual_failure_rate", "fleet"]
+
+    def get_fleet(self, obj) -> dict:
+        return obj.payload.get("fleet", {})
+
+
+_PARAMS = [
+    OpenApiParameter("days", int, description="Custom horizon in days (1-3650)"),
+    OpenApiParameter("lead_time_days", int, description="Replenishment lead time (1-365)"),
+    OpenApiParameter("service_level", float, description="Spares service level (0.5-0.999)"),
+]
+
+
+def _figures(request) -> dict:
+    q = ForecastQuerySerializer(data=request.query_params)
+    q.is_valid(raise_exception=True)
+    form = ForecastForm(q.validated_data)
+    form.is_valid()
+    return forecast_for(form.cleaned_data)
+
+
+class ForecastView(APIView):
+    @extend_schema(parameters=_PARAMS, responses={200: ForecastSerializer})
+    def get(self, request):
+        return Response(_figures(request))
+
+
+class ForecastSparesView(APIView):
+    @extend_schema(parameters=_PARAMS, responses={200: SpareSerializer(many=True)})
+    def get(self, request):
+        return Response(_figures(request)["spares"])
+
+
+class ForecastSnapshotListView(APIView):
+    @extend_schema(responses={200: SnapshotSerializer(many=True)})
+    def get(self, request):
+        snaps = ForecastSnapshot.objects.order_by("-day")[:90]
+        return Response(SnapshotSerializer(snaps, many=True).data)

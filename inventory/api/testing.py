@@ -1,0 +1,426 @@
+"""REST API for test results: thin views over ``services.testing`` and ``selectors.testing``."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db.models import Prefetch
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..choices import Direction, ReferenceMethod
+from ..models import (
+    Cable,
+    CableEnd,
+    CableTest,
+    FibreResult,
+    Inspection,
+    Link,
+    OtdrTrace,
+    Port,
+    Rack,
+    Row,
+    Site,
+)
+from ..selectors import testing as sel
+from ..services import tester_import
+from ..services import testing as svc
+
+
+class FibreResultSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = FibreResult
+        fields = [
+            "fibre",
+            "wavelength_nm",
+            "direction",
+            "reference_dbm",
+            "measured_dbm",
+            "loss_db",
+            "verdict",
+        ]
+
+
+class OtdrTraceSerializer(serializers.ModelSerializer):
+    download_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = OtdrTrace
+        fields = [
+            "id",
+            "fibre",
+            "original_name",
+            "sha256",
+            "sor_version",
+            "make",
+            "model",
+            "serial",
+            "measured_at",
+            "wavelength_nm",
+            "pulse_width_ns",
+            "index_of_refraction",
+            "fibre_length_m",
+            "total_loss_db",
+            "orl_db",
+            "checksum_ok",
+            "checksum_convention",
+            "events",
+            "download_url",
+        ]
+
+    def get_download_url(self, obj) -> str:
+        return f"/files/otdr/{obj.pk}"
+
+
+class CableTestSerializer(serializers.ModelSerializer):
+    cable = serializers.SlugRelatedField(slug_field="label", read_only=True)
+    technician = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    fibres = FibreResultSerializer(many=True, read_only=True)
+    traces = OtdrTraceSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = CableTest
+        fields = [
+            "id",
+            "cable",
+            "link",
+            "kind",
+            "tested_at",
+            "technician",
+            "instrument",
+            "instrument_serial",
+            "calibration_date",
+            "reference_method",
+            "launch_condition",
+            "wavelength_nm",
+            "loss_db",
+            "budget_db",
+            "margin_db",
+            "verdict",
+            "is_baseline",
+            "warnings",
+            "details",
+            "notes",
+            "fibres",
+            "traces",
+        ]
+
+
+class ReadingSerializer(serializers.Serializer):
+    fibre = serializers.IntegerField(min_value=1)
+    wavelength_nm = serializers.IntegerField()
+    loss_db = serializers.FloatField(required=False, allow_null=True)
+    direction = serializers.ChoiceField(choices=Direction.choices, default=Direction.A_TO_B)
+    reference_dbm = serializers.FloatField(required=False, allow_null=True)
+    measured_dbm = serializers.FloatField(required=False, allow_null=True)
+
+
+class OltsCreateSerializer(serializers.Serializer):
+    cable = serializers.CharField(help_text="Cable label")
+    link = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Set when the whole channel was measured"
+    )
+    tested_at = serializers.DateTimeField(required=False)
+    instrument = serializers.CharField(required=False, allow_blank=True, default="")
+    instrument_serial = serializers.CharField(required=False, allow_blank=True, default="")
+    calibration_date = serializers.DateField(required=False, allow_null=True)
+    reference_method = serializers.ChoiceField(
+        choices=ReferenceMethod.choices, default=ReferenceMethod.ONE_JUMPER
+    )
+    launch_condition = serializers.CharField(required=False, allow_blank=True, default="")
+    notes = serializers.CharField(required=False, allow_blank=True, default="")
+    readings = ReadingSerializer(many=True)
+
+
+class OtdrUploadSerializer(serializers.Serializer):
+    cable = serializers.CharField(help_text="Cable label")
+    fibre = serializers.IntegerField(min_value=1, default=1)
+    files = serializers.ListField(
+        child=serializers.FileField(), help_text="One or more .sor files (SOR v1 or v2)"
+    )
+    notes = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class QualificationSerializer(serializers.Serializer):
+    cable = serializers.CharField(help_text="Label of the DAC/ACC/AOC")
+    serial_a = serializers.CharField(required=False, allow_blank=True, default="")
+    serial_b = serializers.CharField(required=False, allow_blank=True, default="")
+    part_number = serializers.CharField(required=False, allow_blank=True, default="")
+    link_up = serializers.BooleanField()
+    speed_gbps = serializers.IntegerField(required=False, allow_null=True)
+    lanes = serializers.IntegerField(required=False, allow_null=True)
+    pre_fec_ber = serializers.FloatField(required=False, allow_null=True)
+    uncorrectable_codewords = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+    soak_minutes = serializers.FloatField(min_value=0)
+    tested_at = serializers.DateTimeField(required=False)
+
+
+class ImportSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="A tester CSV export, or a zip of SOR files and CSVs")
+    instrument = serializers.CharField(
+        help_text="Instrument name; its confirmed column mapping is remembered"
+    )
+    mapping = serializers.JSONField(
+        required=False, help_text='Our field -> the CSV column, e.g. {"cable": "Cable ID"}'
+    )
+    apply = serializers.BooleanField(default=False, help_text="false: preview; true: apply all-or-nothing")
+
+
+class InspectionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Inspection
+        fields = ["id", "cable_end", "port", "test", "inspected_at", "passed", "zones", "cleaned", "photo"]
+
+
+class InspectionCreateSerializer(serializers.Serializer):
+    cable = serializers.CharField(required=False, help_text="Cable label (with side/leg)")
+    side = serializers.ChoiceField(choices=["A", "B"], required=False)
+    leg = serializers.IntegerField(required=False, default=0)
+    port = serializers.IntegerField(required=False, help_text="Or a port id (module socket, panel port)")
+    passed = serializers.BooleanField()
+    zones = serializers.JSONField(required=False)
+    cleaned = serializers.BooleanField(default=False)
+    photo = serializers.FileField(required=False)
+
+
+def _cable(label: str) -> Cable:
+    cable = Cable.objects.filter(label=label).first()
+    if cable is None:
+        raise serializers.ValidationError({"cable": [f"No cable labelled {label!r}."]})
+    return cable
+
+
+class CableTestViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Test sessions (OLTS, OTDR, inspection, qualification) with their per-fibre results."""
+
+    queryset = (
+        CableTest.objects.select_related("cable", "technician")
+        .prefetch_related(
+            Prefetch("fibres", queryset=FibreResult.objects.order_by("fibre", "wavelength_nm")), "traces"
+        )
+        .order_by("-tested_at", "-pk")
+    )
+    serializer_class = CableTestSerializer
+    filterset_fields = {
+        "kind": ["exact"],
+        "verdict": ["exact"],
+        "cable__label": ["exact"],
+        "is_baseline": ["exact"],
+    }
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    @extend_schema(
+        summary="Record a power-meter (OLTS) session",
+        request=OltsCreateSerializer,
+        responses={201: CableTestSerializer},
+    )
+    def create(self, request):
+        body = OltsCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        d = body.validated_data
+        cable = _cable(d["cable"])
+        link = get_object_or_404(Link, pk=d["link"]) if d.get("link") else None
+        test = svc.cable_test_record_olts(
+            cable=cable,
+            data=svc.OltsInput(
+                readings=[svc.FibreReading(**r) for r in d["readings"]],
+                tested_at=d.get("tested_at") or timezone.now(),
+                technician=request.user,
+                instrument=d["instrument"],
+                instrument_serial=d["instrument_serial"],
+                calibration_date=d.get("calibration_date"),
+                reference_method=d["reference_method"],
+                launch_condition=d["launch_condition"],
+                notes=d["notes"],
+                link=link,
+                source="api",
+            ),
+        )
+        return Response(
+            CableTestSerializer(self.get_queryset().get(pk=test.pk)).data, status=status.HTTP_201_CREATED
+        )
+
+    @extend_schema(
+        summary="Upload OTDR .sor files (multipart)",
+        description=(
+            "SOR v1 and v2. Every file is parsed before anything is stored; a bad file (not a SOR, "
+            "truncated, HTML, over `CABLETRACK_SOR_MAX_BYTES`) gets a 400 naming it and nothing is written."
+        ),
+        request={"multipart/form-data": OtdrUploadSerializer},
+        responses={201: CableTestSerializer, 400: OpenApiResponse(description="Field errors")},
+    )
+    @action(detail=False, methods=["post"], parser_classes=[MultiPartParser, FormParser])
+    def otdr(self, request):
+        body = OtdrUploadSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        d = body.validated_data
+        cable = _cable(d["cable"])
+        cap = svc.sor_max_bytes()
+        big = [
+            f"{f.name}: the file is {f.size:,} bytes, over the {cap:,}-byte limit."
+            for f in d["files"]
+            if f.size > cap
+        ]
+        if big:
+            raise serializers.ValidationError({"files": big})
+        uploads = [svc.SorUpload(name=f.name, data=f.read(), fibre=d["fibre"]) for f in d["files"]]
+        test = svc.cable_test_upload_otdr(
+            cable=cable, files=uploads, technician=request.user, notes=d["notes"], source="api"
+        )
+        return Response(
+            CableTestSerializer(self.get_queryset().get(pk=test.pk)).data, status=status.HTTP_201_CREATED
+        )
+
+    @extend_schema(
+        summary="Record a link qualification of a sealed DAC/ACC/AOC",
+        description="EEPROM identity, link up at the expected speed and width, and a BER soak (measured values in).",
+        request=QualificationSerializer,
+        responses={201: CableTestSerializer},
+    )
+    @action(detail=False, methods=["post"])
+    def qualification(self, request):
+        body = QualificationSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        d = dict(body.validated_data)
+        cable = _cable(d.pop("cable"))
+        test = svc.link_qualify(cable=cable, data=svc.QualificationInput(**d, technician=request.user))
+        return Response(
+            CableTestSerializer(self.get_queryset().get(pk=test.pk)).data, status=status.HTTP_201_CREATED
+        )
+
+    @extend_schema(
+        summary="Production gate: what a cable still needs",
+        parameters=[OpenApiParameter("cable", OpenApiTypes.STR, required=True, description="Cable label")],
+        responses={
+            200: inline_serializer(
+                "GateResult",
+                {
+                    "cable": serializers.CharField(),
+                    "ready": serializers.BooleanField(),
+                    "missing": serializers.ListField(child=serializers.CharField()),
+                },
+            )
+        },
+    )
+    @action(detail=False, methods=["get"])
+    def gate(self, request):
+        cable = _cable(request.query_params.get("cable", ""))
+        missing = svc.cable_gate_check(cable=cable)
+        return Response({"cable": cable.label, "ready": not missing, "missing": missing})
+
+    @extend_schema(
+        summary="Import a tester CSV export or a tester project zip (preview, then apply)",
+        description=(
+            "A CSV (one row per fibre per wavelength) or a zip of SOR files and CSVs. The first time an "
+            "instrument is seen the answer proposes a column `mapping` (`needs_mapping: true`); send it back "
+            "confirmed and it is remembered. `apply=false` previews matched / unmatched / errors by row; "
+            "`apply=true` writes everything or nothing."
+        ),
+        request={"multipart/form-data": ImportSerializer},
+        responses={
+            200: OpenApiResponse(description="Preview or result"),
+            400: OpenApiResponse(description="Errors by row"),
+        },
+    )
+    @action(detail=False, methods=["post"], url_path="import", parser_classes=[MultiPartParser, FormParser])
+    def import_export(self, request):
+        body = ImportSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        d = body.validated_data
+        f = d["file"]
+        cap = settings.CABLETRACK_MAX_IMPORT_BYTES
+        if f.size > cap:
+            raise serializers.ValidationError(
+                {"file": [f"The file is {f.size:,} bytes, over the {cap:,}-byte limit."]}
+            )
+        data = f.read()
+        mapping = d.get("mapping") or None
+        if mapping is not None and not isinstance(mapping, dict):
+            raise serializers.ValidationError({"mapping": ["A JSON object: our field -> the CSV column."]})
+        kwargs = dict(instrument=d["instrument"], mapping=mapping, apply=d["apply"], technician=request.user)
+        if data[:4] == b"PK\x03\x04":
+            result = tester_import.instrument_project_import(zip_data=data, **kwargs)
+        elif f.name.lower().endswith(".sor"):
+            result = tester_import.instrument_project_import(files=[(f.name, data)], **kwargs)
+        else:
+            result = tester_import.instrument_csv_import(data=data, **kwargs)
+        code = (
+            status.HTTP_400_BAD_REQUEST
+            if (result.errors or (d["apply"] and not result.ok))
+            else status.HTTP_200_OK
+        )
+        return Response(result.as_dict(), status=code)
+
+
+class InspectionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    """End-face inspections (IEC 61300-3-35) of cable ends, module sockets and panel ports."""
+
+    queryset = Inspection.objects.order_by("-inspected_at", "-pk")
+    serializer_class = InspectionSerializer
+    filterset_fields = ["passed", "cable_end__cable__label", "port"]
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={
+            "application/json": InspectionCreateSerializer,
+            "multipart/form-data": InspectionCreateSerializer,
+        },
+        responses={201: InspectionSerializer},
+    )
+    def create(self, request):
+        body = InspectionCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        d = body.validated_data
+        cable = end = port = None
+        if d.get("cable"):
+            cable = _cable(d["cable"])
+            end = CableEnd.objects.filter(
+                cable=cable, side=d.get("side") or "A", leg=d.get("leg") or 0
+            ).first()
+            if end is None:
+                raise serializers.ValidationError({"side": ["That cable has no such end."]})
+        if d.get("port"):
+            port = get_object_or_404(Port, pk=d["port"])
+        photo = d.get("photo")
+        insp = svc.cable_inspect(
+            cable=cable,
+            end=end,
+            port=port,
+            passed=d["passed"],
+            zones=d.get("zones") or {},
+            cleaned=d["cleaned"],
+            photo=photo.read() if photo else None,
+            technician=request.user,
+        )
+        return Response(InspectionSerializer(insp).data, status=status.HTTP_201_CREATED)
+
+
+class CommissioningReportView(APIView):
+    """Every link of a rack, row or site with its TIA and PMD verdicts and what blocks production."""
+
+    queryset = CableTest.objects.none()
+
+    @extend_schema(
+        summary="Commissioning report (JSON)",
+        parameters=[
+            OpenApiParameter("site", OpenApiTypes.STR, description="Site slug"),
+            OpenApiParameter("row", OpenApiTypes.INT, description="Row id"),
+            OpenApiParameter("rack", OpenApiTypes.STR, description="Rack name"),
+        ],
+        responses={200: OpenApiResponse(description="Report: counts and one entry per link")},
+    )
+    def get(self, request):
+        q = request.query_params
+        rack = get_object_or_404(Rack, name=q["rack"]) if q.get("rack") else None
+        row = get_object_or_404(Row, pk=q["row"]) if q.get("row") and not rack else None
+        site = get_object_or_404(Site, slug=q["site"]) if q.get("site") and not (rack or row) else None
+        return Response(sel.commissioning_report(site=site, row=row, rack=rack).as_dict())
+
+
+__all__ = ["CableTestViewSet", "CommissioningReportView", "InspectionViewSet"]

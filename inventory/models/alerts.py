@@ -1,0 +1,151 @@
+"""Alerts on links and ports, their mail notices, maintenance windows and per-port baselines."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from ..choices import AlertRule, AlertState, Severity
+
+
+class Alert(models.Model):
+    """A finding on a link (or a port). Opens once, updates while it holds, resolves when it clears.
+
+    ``key`` names the condition (``fec_degradation:link:42``, ``miswire:port:7``): at most one
+    open alert per key is a database constraint, so a re-run or a concurrent run of the rule
+    task can only update the open alert, never add a second one.
+    """
+
+    key = models.CharField(max_length=80)
+    rule = models.CharField(max_length=20, choices=AlertRule.choices)
+    severity = models.CharField(max_length=10, choices=Severity.choices)
+    state = models.CharField(max_length=10, choices=AlertState.choices, default=AlertState.OPEN)
+    link = models.ForeignKey(
+        "inventory.Link", null=True, blank=True, on_delete=models.PROTECT, related_name="alerts"
+    )
+    port = models.ForeignKey(
+        "inventory.Port", null=True, blank=True, on_delete=models.PROTECT, related_name="alerts"
+    )
+    cable = models.ForeignKey(
+        "inventory.Cable",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="alerts",
+        help_text="The suspect cable (first segment unless the evidence points elsewhere)",
+    )
+    cables = models.ManyToManyField(
+        "inventory.Cable", blank=True, related_name="path_alerts", help_text="Every segment on the path"
+    )
+    opened_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    silenced = models.BooleanField(default=False, help_text="Found inside a maintenance window")
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    summary = models.CharField(max_length=300)
+    recommendation = models.CharField(max_length=500, blank=True)
+    evidence = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-opened_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["key"], condition=Q(state=AlertState.OPEN), name="alert_one_open_per_key"
+            ),
+            models.CheckConstraint(
+                condition=Q(state=AlertState.OPEN, resolved_at__isnull=True)
+                | Q(state=AlertState.RESOLVED, resolved_at__isnull=False),
+                name="alert_resolved_has_time",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["state", "severity"], name="alert_state_severity"),
+            models.Index(fields=["key", "state"], name="alert_key_state"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rule} {self.severity} {self.state}"
+
+
+class AlertNotification(models.Model):
+    """One mail notice about one alert. Claimed (a row) before it is sent, so it goes out once.
+
+    The ``message_id`` is deterministic: if a sender dies after the SMTP server accepted the
+    message but before ``sent_at`` was written, the retry after the claim lease carries the
+    same Message-ID, which mail clients and most MTAs collapse into one.
+    """
+
+    alert = models.ForeignKey(Alert, on_delete=models.CASCADE, related_name="notifications")
+    kind = models.CharField(max_length=10, default="opened")
+    recipients = models.JSONField(default=list)
+    message_id = models.CharField(max_length=200, unique=True)
+    created_at = models.DateTimeField()
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    claim_token = models.CharField(max_length=40, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["alert", "kind"], name="alert_notice_once")]
+        indexes = [models.Index(fields=["sent_at"], name="alert_notice_unsent")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} notice for alert {self.alert_id}"
+
+
+class MaintenanceWindow(models.Model):
+    """Silences alerts on chosen links, devices or racks for a time window.
+
+    Findings inside a window are still recorded (``Alert.silenced``); they send no mail and do
+    not change a cable's status.
+    """
+
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    reason = models.CharField(max_length=200)
+    links = models.ManyToManyField("inventory.Link", blank=True)
+    devices = models.ManyToManyField("inventory.Device", blank=True)
+    racks = models.ManyToManyField("inventory.Rack", blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-starts_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(ends_at__gt=models.F("starts_at")), name="maintenance_range"
+            )
+        ]
+        indexes = [models.Index(fields=["ends_at", "starts_at"], name="maintenance_active")]
+
+    def __str__(self) -> str:
+        return f"{self.reason} ({self.starts_at:%Y-%m-%d %H:%M}-{self.ends_at:%Y-%m-%d %H:%M})"
+
+
+class PortBaseline(models.Model):
+    """What is normal for one port's receiver: the yardstick of the relative rules.
+
+    Learnt from healthy windows (slow moving average in log space for BER and rates, in dB for
+    power); frozen while an alert on the port is open so a degradation is never learnt as normal.
+    """
+
+    port = models.OneToOneField(
+        "inventory.Port", primary_key=True, on_delete=models.CASCADE, related_name="baseline"
+    )
+    pre_fec_ber = models.FloatField(null=True, blank=True)
+    cw_rate = models.FloatField(null=True, blank=True, help_text="Corrected codewords per second")
+    rx_power_dbm = models.JSONField(null=True, blank=True, help_text="Per lane")
+    first_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["port_id"]
+
+    def __str__(self) -> str:
+        return f"baseline of port {self.port_id}"

@@ -1,0 +1,22 @@
+"""``{% load alerts_tags %}``: the alert blocks, for pages that do not build the context themselves.
+
+``{% cable_alerts cable %}`` renders ``inventory/_cable_alerts.html`` with
+``inventory.selectors.alerts.cable_alerts_context(cable)``; ``{% dashboard_alerts %}`` renders
+``inventory/_dashboard_alerts.html``.
+"""
+
+from django import template
+
+from ..selectors import alerts as alert_selectors
+
+register = template.Library()
+
+
+@register.inclusion_tag("inventory/_cable_alerts.html")
+def cable_alerts(cable):
+    return alert_selectors.cable_alerts_context(cable)
+
+
+@register.inclusion_tag("inventory/_dashboard_alerts.html")
+def dashboard_alerts():
+    return alert_selectors.dashboard_alerts()

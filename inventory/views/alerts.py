@@ -1,0 +1,247 @@
+"""Alert pages (list, detail with acknowledge/silence), maintenance form, vendor comparison,
+bring-up report, topology exports and ``/metrics``. Thin: forms validate, services write."""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+from datetime import timedelta
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required, permission_required
+from django.core.exceptions import ValidationError
+from django.db.models import Q
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from ..choices import AlertRule, AlertState, Severity
+from ..models import Alert, Device, Link, Rack
+from ..selectors import alerts as alert_selectors
+from ..selectors import wiring as wiring_selectors
+from ..services import alerts as alert_services
+
+
+class AlertFilterForm(forms.Form):
+    state = forms.ChoiceField(choices=[("", "Any"), *AlertState.choices], required=False, initial="open")
+    rule = forms.ChoiceField(choices=[("", "Any"), *AlertRule.choices], required=False)
+    severity = forms.ChoiceField(choices=[("", "Any"), *Severity.choices], required=False)
+    rack = forms.CharField(required=False)
+    cable = forms.CharField(required=False)
+
+
+def alert_list(request):
+    data = request.GET.copy()
+    data.setdefault("state", "open")
+    form = AlertFilterForm(data)
+    filters = form.cleaned_data if form.is_valid() else {"state": "open"}
+    qs = alert_selectors.alerts_list(**{k: v for k, v in filters.items() if v is not None})
+    return render(request, "inventory/alerts.html", {"form": form, "alerts": list(qs[:200])})
+
+
+class SilenceForm(forms.Form):
+    hours = forms.FloatField(min_value=0.25, max_value=336, initial=4, label="Silence for (hours)")
+    reason = forms.CharField(max_length=200, required=False)
+
+
+def alert_detail(request, pk: int):
+    alert = get_object_or_404(
+        Alert.objects.select_related(
+            "link__a_port__device", "link__b_port__device", "cable", "acknowledged_by"
+        ),
+        pk=pk,
+    )
+    return render(
+        request,
+        "inventory/alert_detail.html",
+        {"alert": alert, "silence_form": SilenceForm(), "ev": alert.evidence},
+    )
+
+
+@require_POST
+@permission_required("inventory.change_alert", raise_exception=True)
+def alert_acknowledge(request, pk: int):
+    alert = get_object_or_404(Alert, pk=pk)
+    alert_services.alert_acknowledge(alert=alert, actor=request.user, now=timezone.now())
+    messages.success(request, "Acknowledged.")
+    return redirect("alert-detail", pk=pk)
+
+
+@require_POST
+@permission_required("inventory.add_maintenancewindow", raise_exception=True)
+def alert_silence(request, pk: int):
+    alert = get_object_or_404(Alert.objects.select_related("link", "port__device"), pk=pk)
+    form = SilenceForm(request.POST)
+    if form.is_valid():
+        try:
+            alert_services.alert_silence(
+                alert=alert,
+                hours=form.cleaned_data["hours"],
+                reason=form.cleaned_data["reason"],
+                actor=request.user,
+                now=timezone.now(),
+            )
+        except ValidationError as exc:
+            for field, errs in exc.message_dict.items():
+                form.add_error(field if field in form.fields else None, errs)
+        else:
+            messages.success(request, f"Silenced for {form.cleaned_data['hours']:g} h.")
+            return redirect("alert-detail", pk=pk)
+    return render(
+        request,
+        "inventory/alert_detail.html",
+        {"alert": alert, "silence_form": form, "ev": alert.evidence},
+        status=400,
+    )
+
+
+class MaintenanceForm(forms.Form):
+    """Phone-friendly: type names (rack, device, or a port as device:port) and a duration."""
+
+    targets = forms.CharField(
+        label="Racks, devices or links (device:port)",
+        widget=forms.Textarea(attrs={"rows": 3, "autocapitalize": "none"}),
+        help_text="One per line or separated by commas.",
+    )
+    hours = forms.FloatField(min_value=0.25, max_value=336, initial=2, label="For (hours)")
+    reason = forms.CharField(max_length=200)
+
+    def clean_targets(self):
+        names = [t.strip() for t in self.cleaned_data["targets"].replace(",", "\n").splitlines() if t.strip()]
+        racks, devices, links, unknown = [], [], [], []
+        rack_by = {r.name: r for r in Rack.objects.filter(name__in=names)}
+        dev_by = {d.name: d for d in Device.objects.filter(name__in=names)}
+        for n in names:
+            if n in rack_by:
+                racks.append(rack_by[n])
+            elif n in dev_by:
+                devices.append(dev_by[n])
+            elif ":" in n:
+                dev, port = n.split(":", 1)
+                link = (
+                    Link.objects.filter(active=True)
+                    .filter(
+                        Q(a_port__device__name=dev, a_port__name=port)
+                        | Q(b_port__device__name=dev, b_port__name=port)
+                    )
+                    .first()
+                )
+                if link:
+                    links.append(link)
+                else:
+                    unknown.append(n)
+            else:
+                unknown.append(n)
+        if unknown:
+            raise forms.ValidationError(f"Not a rack, device or cabled port: {', '.join(unknown)}")
+        if not (racks or devices or links):
+            raise forms.ValidationError("Name at least one rack, device or link.")
+        return {"racks": racks, "devices": devices, "links": links}
+
+
+@require_http_methods(["GET", "POST"])
+def maintenance(request):
+    now = timezone.now()
+    initial = {"targets": request.GET.get("targets", "")}
+    form = MaintenanceForm(request.POST or None, initial=initial)
+    if request.method == "POST":
+        if not request.user.has_perm("inventory.add_maintenancewindow"):
+            return HttpResponse("Your role does not allow maintenance windows.", status=403)
+        if form.is_valid():
+            t = form.cleaned_data["targets"]
+            try:
+                alert_services.maintenance_start(
+                    starts_at=now,
+                    ends_at=now + timedelta(hours=form.cleaned_data["hours"]),
+                    reason=form.cleaned_data["reason"],
+                    actor=request.user,
+                    now=now,
+                    **t,
+                )
+            except ValidationError as exc:
+                for errs in exc.message_dict.values():
+                    form.add_error(None, errs)
+            else:
+                messages.success(request, "Maintenance window started: alerts there are recorded silently.")
+                return redirect("maintenance")
+    status = 400 if request.method == "POST" else 200
+    return render(
+        request,
+        "inventory/maintenance.html",
+        {"form": form, "windows": alert_selectors.maintenance_windows(now=now)},
+        status=status,
+    )
+
+
+def vendor_comparison(request):
+    days = int(request.GET.get("days", "7")) if request.GET.get("days", "7").isdigit() else 7
+    data = alert_selectors.vendor_comparison(now=timezone.now(), days=max(1, min(days, 90)))
+    return render(request, "inventory/vendors_compare.html", {**data, "days": days})
+
+
+def bringup(request, name: str):
+    rack = get_object_or_404(Rack, name=name)
+    return render(
+        request, "inventory/bringup.html", wiring_selectors.bringup_report(rack=rack, now=timezone.now())
+    )
+
+
+@require_GET
+def topology_export(request, fmt: str):
+    site = request.GET.get("site") or None
+    if fmt == "txt":
+        body = wiring_selectors.topology_port_list(site=site)
+        resp = HttpResponse(body, content_type="text/plain; charset=utf-8")
+        resp["Content-Disposition"] = 'attachment; filename="topology.txt"'
+    elif fmt == "ufm":
+        body = wiring_selectors.topology_ufm(site=site)
+        resp = HttpResponse(body, content_type="text/plain; charset=utf-8")
+        resp["Content-Disposition"] = 'attachment; filename="topology.topo"'
+    elif fmt == "dot":
+        body = wiring_selectors.topology_dot(site=site)
+        resp = HttpResponse(body, content_type="text/vnd.graphviz; charset=utf-8")
+        resp["Content-Disposition"] = 'attachment; filename="topology.dot"'
+    else:
+        raise Http404("Unknown format: use txt, ufm or dot.")
+    return resp
+
+
+# --- /metrics ------------------------------------------------------------------------------------
+
+
+def _metrics_allowed(request) -> bool:
+    token = settings.CABLETRACK_METRICS_TOKEN
+    if token:
+        header = request.headers.get("Authorization", "")
+        if header.lower().startswith("bearer ") and secrets.compare_digest(header[7:].strip(), token):
+            return True
+    nets = settings.CABLETRACK_METRICS_NETWORKS
+    if nets:
+        try:
+            addr = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
+        except ValueError:
+            return False
+        return any(addr in ipaddress.ip_network(n, strict=False) for n in nets)
+    return False
+
+
+@login_not_required
+@require_GET
+def metrics(request):
+    """Prometheus text exposition of link health. Only with the scrape token or from the
+    configured networks; with neither configured it does not exist (404)."""
+    if not (settings.CABLETRACK_METRICS_TOKEN or settings.CABLETRACK_METRICS_NETWORKS):
+        raise Http404("metrics are not enabled")
+    if not _metrics_allowed(request):
+        resp = HttpResponse(
+            "scrape token or allowed network required\n", status=401, content_type="text/plain"
+        )
+        resp["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return resp
+    from ..selectors.metrics import metrics_exposition
+
+    body, content_type = metrics_exposition(now=timezone.now())
+    return HttpResponse(body, content_type=content_type)

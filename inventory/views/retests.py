@@ -1,0 +1,187 @@
+"""Retest planning (desk and phone), its CSV/PDF exports, the on-demand sweep and the profile page.
+
+Thin: parse the filters, call the selector or service, render.
+"""
+
+from __future__ import annotations
+
+import csv
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from .. import worklist_pdf
+from ..choices import ReminderMode, Weekday
+from ..models import Rack, Row, Site, UserProfile
+from ..selectors import retests as sel
+from ..services import reminders as reminder_services
+
+BUCKETS = [
+    ("due", "Overdue, this week and next"),
+    (sel.OVERDUE, "Overdue"),
+    (sel.THIS_WEEK, "Due this week"),
+    (sel.NEXT_WEEK, "Due next week"),
+]
+
+
+class WorklistFilter(forms.Form):
+    bucket = forms.ChoiceField(choices=BUCKETS, required=False)
+    site = forms.ModelChoiceField(queryset=Site.objects.all(), required=False)
+    row = forms.ModelChoiceField(queryset=Row.objects.select_related("room__site"), required=False)
+    rack = forms.ModelChoiceField(queryset=Rack.objects.all(), required=False, to_field_name="name")
+
+
+def _worklist(request):
+    form = WorklistFilter(request.GET or None)
+    today = timezone.localdate()
+    _, _, end_next = sel.week_bounds(today)
+    if form.is_bound and not form.is_valid():
+        return form, today, []
+    data = form.cleaned_data if form.is_bound else {}
+    items = sel.retest_worklist(
+        today=today,
+        until=end_next,
+        site_id=data["site"].pk if data.get("site") else None,
+        row_id=data["row"].pk if data.get("row") else None,
+        rack_id=data["rack"].pk if data.get("rack") else None,
+    )
+    bucket = data.get("bucket") or "due"
+    if bucket != "due":
+        items = [i for i in items if i.bucket == bucket]
+    return form, today, items
+
+
+def retests_plan(request):
+    form, today, items = _worklist(request)
+    query = request.GET.urlencode()
+    rows: list[dict] = []
+    for group in sel.group_by_rack(items):
+        p = group.place
+        row_title = f"{p.site} / {p.room} / row {p.row}" if p else "Not in a rack"
+        if not rows or rows[-1]["title"] != row_title:
+            rows.append({"title": row_title, "racks": []})
+        rows[-1]["racks"].append(group)
+    return render(
+        request,
+        "inventory/retests.html",
+        {
+            "form": form,
+            "today": today,
+            "items": items,
+            "rows": rows,
+            "counts": sel.retest_counts(today=today),
+            "query": query,
+            "can_sweep": request.user.has_perm("inventory.change_cable"),
+        },
+    )
+
+
+def retests_csv(request):
+    _, today, items = _worklist(request)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="retests-{today:%Y-%m-%d}.csv"'
+    w = csv.writer(response)
+    w.writerow(
+        ["bucket", "due", "days_overdue", "site", "room", "row", "rack", "rack_position", "device", "u",
+         "cable", "kind", "test", "url"]
+    )  # fmt: skip
+    for i in items:
+        p = i.place
+        w.writerow(
+            [
+                i.bucket,
+                i.due.isoformat(),
+                i.days_overdue,
+                p.site if p else "",
+                p.room if p else "",
+                p.row if p else "",
+                p.rack if p else "",
+                p.position if p else "",
+                i.device,
+                i.u or "",
+                i.label,
+                i.kind,
+                i.what,
+                i.url,
+            ]
+        )
+    return response
+
+
+def _note(item: sel.WorkItem) -> str:
+    if item.days_overdue:
+        return f"{item.days_overdue} day{'s' if item.days_overdue != 1 else ''} overdue"
+    return sel.BUCKET_LABELS[item.bucket].lower()
+
+
+def retests_pdf(request):
+    _, today, items = _worklist(request)
+    groups = [
+        worklist_pdf.WorklistGroup(
+            heading=g.title,
+            lines=[
+                worklist_pdf.WorklistLine(
+                    label=i.label,
+                    url=i.url,
+                    what=i.what,
+                    due=i.due.isoformat(),
+                    note=_note(i),
+                    where=f"{i.device} U{i.u}" if i.u else i.device,
+                )
+                for i in g.items
+            ],
+        )
+        for g in sel.group_by_rack(items)
+    ]
+    pdf = worklist_pdf.render_worklist_pdf(
+        title="Retest worklist",
+        subtitle=f"{len(items)} cables, printed {today:%Y-%m-%d}; in walking order (row, rack, U).",
+        groups=groups,
+    )
+    response = HttpResponse(pdf, content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="retests-{today:%Y-%m-%d}.pdf"'
+    return response
+
+
+@require_POST
+def retests_sweep_now(request):
+    if not request.user.has_perm("inventory.change_cable"):
+        raise PermissionDenied
+    from ..tasks import retests_sweep_task
+
+    transaction.on_commit(lambda: retests_sweep_task.delay(full=True))
+    messages.success(request, "Retest sweep queued: due dates are recomputed and reminders go out shortly.")
+    return redirect("retests-plan")
+
+
+class ProfileForm(forms.Form):
+    reminder_mode = forms.ChoiceField(choices=ReminderMode.choices, label="Retest reminders")
+    digest_weekday = forms.TypedChoiceField(choices=Weekday.choices, coerce=int, label="Weekly digest day")
+    digest_hour = forms.IntegerField(min_value=0, max_value=23, label="Digest hour (UTC, 0-23)")
+
+
+def profile(request):
+    current = UserProfile.objects.filter(user=request.user).first()
+    initial = {
+        "reminder_mode": current.reminder_mode if current else ReminderMode.IMMEDIATE,
+        "digest_weekday": current.digest_weekday if current else Weekday.MONDAY,
+        "digest_hour": current.digest_hour if current else 7,
+    }
+    form = ProfileForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            reminder_services.user_profile_update(user=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            for field, errs in exc.message_dict.items():
+                for e in errs:
+                    form.add_error(field if field in form.fields else None, e)
+        else:
+            messages.success(request, "Saved.")
+            return redirect("reminder-preferences")
+    return render(request, "inventory/reminder_preferences.html", {"form": form, "email": request.user.email})

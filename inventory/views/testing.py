@@ -1,0 +1,262 @@
+"""Test pages: record a power-meter test, upload OTDR files, inspect an end, download the
+original files, and the commissioning report. Thin: forms check shape, services decide."""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib import messages
+from django.contrib.auth.decorators import permission_required
+from django.core.exceptions import ValidationError
+from django.http import FileResponse, Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from ..models import Cable, Inspection, OtdrTrace, Rack, Row, Site
+from ..selectors import testing as test_selectors
+from ..services import testing as svc
+from ..testing_forms import InspectionForm, OltsForm, OtdrForm
+
+
+def _add_errors(form, exc: ValidationError) -> None:
+    if hasattr(exc, "error_dict"):
+        for key, errs in exc.message_dict.items():
+            target = key if key in form.fields else None
+            for e in errs:
+                form.add_error(target, e)
+    else:
+        for e in exc.messages:
+            form.add_error(None, e)
+
+
+def _cable(label: str) -> Cable:
+    return get_object_or_404(Cable, label=label)
+
+
+@permission_required("inventory.add_cabletest", raise_exception=True)
+def cable_test_olts(request, label: str):
+    cable = _cable(label)
+    fibres = svc.fibres_in_use(cable)
+    form = OltsForm(request.POST or None, fibres=fibres)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        readings = [
+            svc.FibreReading(
+                fibre=i,
+                wavelength_nm=d["wavelength_nm"],
+                loss_db=d[f"loss_{i}"],
+                direction=d["direction"],
+                reference_dbm=d.get("reference_dbm"),
+            )
+            for i in range(1, fibres + 1)
+            if d.get(f"loss_{i}") is not None
+        ]
+        try:
+            test = svc.cable_test_record_olts(
+                cable=cable,
+                data=svc.OltsInput(
+                    readings=readings,
+                    tested_at=timezone.now(),
+                    technician=request.user,
+                    instrument=d["instrument"],
+                    instrument_serial=d["instrument_serial"],
+                    calibration_date=d["calibration_date"],
+                    reference_method=d["reference_method"],
+                    launch_condition=d["launch_condition"],
+                    notes=d["notes"],
+                ),
+            )
+        except ValidationError as exc:
+            _add_errors(form, exc)
+        else:
+            messages.success(request, f"Power-meter test recorded: {test.get_verdict_display()}.")
+            return redirect(cable)
+    return render(request, "inventory/test_olts.html", {"cable": cable, "form": form})
+
+
+@permission_required("inventory.add_cabletest", raise_exception=True)
+def cable_test_otdr(request, label: str):
+    cable = _cable(label)
+    form = OtdrForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        cap = svc.sor_max_bytes()
+        uploads, too_big = [], []
+        for f in d["files"]:
+            if f.size > cap:
+                too_big.append(f"{f.name}: the file is {f.size:,} bytes, over the {cap:,}-byte limit.")
+                continue
+            uploads.append(svc.SorUpload(name=f.name, data=f.read(), fibre=d["fibre"]))
+        try:
+            if too_big:
+                raise ValidationError({"files": too_big})
+            test = svc.cable_test_upload_otdr(
+                cable=cable, files=uploads, technician=request.user, notes=d["notes"]
+            )
+        except ValidationError as exc:
+            for key, errs in exc.message_dict.items():
+                for e in errs:
+                    form.add_error("files" if key.startswith("file") else None, e)
+        else:
+            messages.success(request, f"OTDR trace stored: {test.get_verdict_display()}.")
+            return redirect(cable)
+    return render(request, "inventory/test_otdr.html", {"cable": cable, "form": form})
+
+
+@permission_required("inventory.add_inspection", raise_exception=True)
+def cable_inspect(request, label: str):
+    cable = _cable(label)
+    ends = list(cable.ends.select_related("port__device", "cage__device").order_by("side", "leg"))
+    choices = []
+    for e in ends:
+        where = e.port or (f"{e.cage.device.name} {e.cage.name}" if e.cage_id else "unterminated")
+        choices.append((e, f"{e.side}{e.leg or ''} at {where}"))
+    form = InspectionForm(request.POST or None, request.FILES or None, ends=choices)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        end = next(e for e in ends if str(e.pk) == d["end"])
+        photo = d.get("photo")
+        try:
+            svc.cable_inspect(
+                cable=cable,
+                end=end,
+                passed=d["passed"],
+                zones=form.zones(),
+                cleaned=d["cleaned"],
+                photo=photo.read() if photo else None,
+                technician=request.user,
+            )
+        except ValidationError as exc:
+            _add_errors(form, exc)
+        else:
+            messages.success(request, "Inspection recorded.")
+            return redirect(cable)
+    return render(request, "inventory/test_inspect.html", {"cable": cable, "form": form})
+
+
+def _attachment(name: str, path_name: str, fallback: str) -> FileResponse:
+    from django.core.files.storage import default_storage
+
+    if not path_name or not default_storage.exists(path_name):
+        raise Http404("The file is not in storage.")
+    safe = re.sub(r"[^A-Za-z0-9._ -]", "_", name or fallback)[:120] or fallback
+    resp = FileResponse(
+        default_storage.open(path_name, "rb"),
+        as_attachment=True,
+        filename=safe,
+        content_type="application/octet-stream",
+    )
+    resp["X-Content-Type-Options"] = "nosniff"
+    resp["Content-Security-Policy"] = "default-src 'none'; sandbox"
+    return resp
+
+
+@require_GET
+def otdr_download(request, pk: int):
+    """The original .sor file, to logged-in users only (the middleware), as an attachment."""
+    trace = get_object_or_404(OtdrTrace, pk=pk)
+    return _attachment(trace.original_name, trace.file.name, f"trace-{pk}.sor")
+
+
+@require_GET
+def inspection_photo(request, pk: int):
+    insp = get_object_or_404(Inspection, pk=pk)
+    ext = insp.photo.name.rsplit(".", 1)[-1] if insp.photo else "jpg"
+    return _attachment(f"inspection-{pk}.{ext}", insp.photo.name, f"inspection-{pk}.{ext}")
+
+
+def _scope(request):
+    site = row = rack = None
+    if request.GET.get("rack"):
+        rack = get_object_or_404(Rack, name=request.GET["rack"])
+    elif request.GET.get("row"):
+        row = get_object_or_404(Row, pk=request.GET["row"])
+    elif request.GET.get("site"):
+        site = get_object_or_404(Site, slug=request.GET["site"])
+    return site, row, rack
+
+
+@require_GET
+def commissioning_report(request):
+    site, row, rack = _scope(request)
+    report = test_selectors.commissioning_report(site=site, row=row, rack=rack)
+    return render(
+        request,
+        "inventory/commissioning.html",
+        {"report": report, "query": request.GET.urlencode(), "sites": Site.objects.order_by("name")},
+    )
+
+
+@require_GET
+def commissioning_report_pdf(request):
+    from ..commissioning_pdf import commissioning_pdf
+
+    site, row, rack = _scope(request)
+    report = test_selectors.commissioning_report(site=site, row=row, rack=rack)
+    pdf = commissioning_pdf(report.as_dict())
+    resp = HttpResponse(pdf, content_type="application/pdf")
+    resp["Content-Disposition"] = 'attachment; filename="commissioning-report.pdf"'
+    return resp
+
+
+_TOKEN = re.compile(r"^[0-9a-f]{32}\.(csv|zip|sor)$")
+
+
+@permission_required("inventory.add_cabletest", raise_exception=True)
+def test_import_page(request):
+    """Import a tester CSV or project zip: upload, confirm the column mapping, preview, apply."""
+    import uuid
+
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    from ..services import tester_import
+
+    ctx: dict = {"fields": tester_import.FIELDS}
+    if request.method != "POST":
+        return render(request, "inventory/test_import.html", ctx)
+    instrument = request.POST.get("instrument", "").strip()
+    token = request.POST.get("token", "")
+    upload = request.FILES.get("file")
+    if upload is not None:
+        if upload.size > svc._setting("CABLETRACK_MAX_IMPORT_BYTES", 64 * 1024 * 1024):
+            ctx["error"] = "The file is over the import size limit."
+            return render(request, "inventory/test_import.html", ctx)
+        data = upload.read()
+        ext = (
+            "zip" if data[:4] == b"PK\x03\x04" else ("sor" if upload.name.lower().endswith(".sor") else "csv")
+        )
+        token = f"{uuid.uuid4().hex}.{ext}"
+        default_storage.save(f"imports/{token}", ContentFile(data))
+    elif not _TOKEN.match(token) or not default_storage.exists(f"imports/{token}"):
+        ctx["error"] = "Choose the export file to import."
+        return render(request, "inventory/test_import.html", ctx)
+    else:
+        with default_storage.open(f"imports/{token}", "rb") as fh:
+            data = fh.read()
+    mapping = {
+        k: request.POST[f"map_{k}"] for k in tester_import.FIELDS if request.POST.get(f"map_{k}")
+    } or None
+    apply = request.POST.get("apply") == "1"
+    kwargs = dict(instrument=instrument, mapping=mapping, apply=apply, technician=request.user)
+    try:
+        if token.endswith(".zip"):
+            result = tester_import.instrument_project_import(zip_data=data, **kwargs)
+        elif token.endswith(".sor"):
+            result = tester_import.instrument_project_import(files=[("upload.sor", data)], **kwargs)
+        else:
+            result = tester_import.instrument_csv_import(data=data, **kwargs)
+    except ValidationError as exc:
+        ctx.update(
+            {"error": "; ".join(f"{k}: {', '.join(v)}" for k, v in exc.message_dict.items()), "token": token}
+        )
+        return render(request, "inventory/test_import.html", ctx)
+    if result.applied:
+        default_storage.delete(f"imports/{token}")
+        messages.success(
+            request, f"Imported {len(result.tests)} test session(s) for {len(result.matched)} cable(s)."
+        )
+        return redirect("test-import")
+    ctx.update({"result": result, "token": token, "instrument": instrument})
+    return render(request, "inventory/test_import.html", ctx)

@@ -1,0 +1,158 @@
+"""Alert pages, the cable-page block, maintenance form, bring-up report, exports and /metrics.
+
+Topology::
+
+    [gpu-p eth0]--J-P0--[leaf-p Ethernet1/1]     healthy
+    [gpu-p eth1]--J-P1--[leaf-p Ethernet1/2]     degraded (alert open)
+"""
+
+from datetime import timedelta
+
+import pytest
+from django.template.loader import render_to_string
+from django.test import Client
+from django.utils import timezone
+
+from inventory.choices import DeviceRole
+from inventory.models import Alert, Cable, MaintenanceWindow
+from inventory.selectors.alerts import cable_alerts_context, sparkline
+from inventory.services import alerts as svc
+from tests import factories as f
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def scene():
+    now = timezone.now().replace(second=0, microsecond=0)
+    rack = f.RackFactory(name="R-PAGES")
+    _, gpu = f.twin_port_device(
+        "gpu-p", rack=rack, role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}"
+    )
+    _, leaf = f.twin_port_device("leaf-p", rack=rack, u=30)
+    f.jumper("J-P0", gpu[0], leaf[0])
+    f.jumper("J-P1", gpu[1], leaf[1])
+    for p in (gpu[0], gpu[1], leaf[0]):
+        f.rollups(p, now - timedelta(minutes=20), 20)
+    f.rollups(leaf[1], now - timedelta(minutes=20), 20, ber=1e-4)
+    svc.alerts_evaluate(now=now)
+    return {"now": now, "gpu": gpu, "leaf": leaf, "rack": rack, "alert": Alert.objects.get()}
+
+
+@pytest.fixture
+def tech_client():
+    c = Client()
+    c.force_login(f.UserFactory(username="tech-pages", role="technician"))
+    return c
+
+
+def test_the_cable_block_shows_the_open_alert_sparkline_and_fec_health(scene):
+    cable = Cable.objects.get(label="J-P1")
+    ctx = cable_alerts_context(cable, now=scene["now"])
+    assert ctx["cable_alerts"] == [scene["alert"]]
+    assert ctx["fec_health"]["state"] == "bad"  # 1e-4 is under a decade from 2.4e-4
+    html = render_to_string("inventory/_cable_alerts.html", ctx)
+    assert "<svg" in html and "<polyline" in html
+    assert "FEC degradation" in html and "near the FEC limit" in html
+    healthy = render_to_string(
+        "inventory/_cable_alerts.html", cable_alerts_context(Cable.objects.get(label="J-P0"))
+    )
+    assert "No open alerts on this cable." in healthy and "healthy" in healthy
+
+
+def test_sparkline_scales_into_the_box_and_keeps_gaps():
+    s = sparkline([1e-9, None, 1e-7, 1e-5], width=100, height=20)
+    xs = [float(p.split(",")[0]) for p in s["points"].split()]
+    ys = [float(p.split(",")[1]) for p in s["points"].split()]
+    assert len(xs) == 3 and min(ys) >= 0 and max(ys) <= 20 and ys[0] > ys[-1]
+    assert sparkline([None, None])["empty"]
+
+
+def test_alert_list_and_detail_pages(scene, tech_client, django_assert_max_num_queries):
+    with django_assert_max_num_queries(12):
+        r = tech_client.get("/alerts/")
+    assert r.status_code == 200 and "J-P1" in r.content.decode()
+    r = tech_client.get(f"/alerts/{scene['alert'].pk}/")
+    body = r.content.decode()
+    assert r.status_code == 200 and "Recommendation" in body and "gpu-p:eth1" in body
+
+
+def test_acknowledge_and_silence_from_the_detail_page(scene, tech_client):
+    pk = scene["alert"].pk
+    assert tech_client.post(f"/alerts/{pk}/acknowledge").status_code == 302
+    assert Alert.objects.get(pk=pk).acknowledged_at is not None
+    r = tech_client.post(f"/alerts/{pk}/silence", {"hours": "0", "reason": "x"})
+    assert r.status_code == 400 and "greater than or equal to 0.25" in r.content.decode()
+    assert not MaintenanceWindow.objects.exists()
+    assert tech_client.post(f"/alerts/{pk}/silence", {"hours": "2", "reason": "swap"}).status_code == 302
+    mw = MaintenanceWindow.objects.get()
+    assert list(mw.links.all()) == [scene["alert"].link]
+
+
+def test_viewers_cannot_acknowledge(scene):
+    c = Client()
+    c.force_login(f.UserFactory(username="viewer-pages", role="viewer"))
+    assert c.post(f"/alerts/{scene['alert'].pk}/acknowledge").status_code == 403
+
+
+def test_the_phone_maintenance_form_silences_a_rack_and_names_bad_input(scene, tech_client):
+    r = tech_client.post(
+        "/maintenance/", {"targets": "R-PAGES, nope-9", "hours": "2", "reason": "re-cabling"}
+    )
+    assert r.status_code == 400 and "nope-9" in r.content.decode()
+    assert not MaintenanceWindow.objects.exists()
+    r = tech_client.post(
+        "/maintenance/", {"targets": "R-PAGES\nleaf-p:Ethernet1/1", "hours": "2", "reason": "re-cabling"}
+    )
+    assert r.status_code == 302
+    mw = MaintenanceWindow.objects.get()
+    assert [r.name for r in mw.racks.all()] == ["R-PAGES"] and mw.links.count() == 1
+
+
+def test_bringup_report_lists_miswires_and_silent_ports(scene, tech_client):
+    gpu, leaf = scene["gpu"], scene["leaf"]
+    f.seen(gpu[0], scene["now"], neighbor=leaf[1])
+    r = tech_client.get("/r/R-PAGES/bringup")
+    body = r.content.decode()
+    assert r.status_code == 200
+    assert "gpu-p:eth0: expected leaf-p:Ethernet1/1, sees leaf-p:Ethernet1/2" in body
+    assert "gpu-p:eth1 (expected leaf-p:Ethernet1/2)" in body  # no neighbour seen
+
+
+def test_topology_exports(scene, tech_client):
+    txt = tech_client.get("/topology/export.txt").content.decode()
+    assert "leaf-p Ethernet1/1 gpu-p eth0 J-P0" in txt
+    ufm = tech_client.get("/topology/export.ufm").content.decode()
+    assert "leaf-p" in ufm and "-4x-100G-> HCA gpu-p eth0/P1" in ufm
+    dot = tech_client.get("/topology/export.dot").content.decode()
+    assert '"leaf-p":"Ethernet1/1" -- "gpu-p":"eth0"' in dot
+    assert tech_client.get("/topology/export.xml").status_code == 404
+
+
+def test_metrics_are_not_served_to_the_world(scene, settings):
+    c = Client()
+    assert c.get("/metrics").status_code == 404  # nothing configured: it does not exist
+    settings.CABLETRACK_METRICS_TOKEN = "scrape-secret-1"
+    assert c.get("/metrics").status_code == 401
+    assert c.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 401
+    r = c.get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-secret-1")
+    assert r.status_code == 200
+    body = r.content.decode()
+    link = scene["alert"].link_id
+    assert 'cabletrack_link_info{a_device="gpu-p"' in body or "cabletrack_link_info{" in body
+    assert 'cable="J-P1"' in body and 'rack="R-PAGES"' in body
+    assert 'cabletrack_link_pre_fec_ber{end="' in body or "cabletrack_link_pre_fec_ber{" in body
+    assert f'cabletrack_link_alert_open{{link="{link}",rule="fec_degradation"}} 1.0' in body
+    assert 'cabletrack_alerts_open{rule="fec_degradation",severity="notify",silenced="false"} 1.0' in body
+    assert "cabletrack_cables_retest_overdue" in body
+
+
+def test_metrics_from_an_allowed_network(scene, settings):
+    settings.CABLETRACK_METRICS_NETWORKS = ["10.0.0.0/8"]
+    assert Client(REMOTE_ADDR="10.1.2.3").get("/metrics").status_code == 200
+    assert Client(REMOTE_ADDR="192.0.2.1").get("/metrics").status_code == 401
+
+
+def test_vendor_comparison_page(scene, tech_client):
+    r = tech_client.get("/vendors/compare/")
+    assert r.status_code == 200 and "MMS4X00-NM" in r.content.decode()

@@ -1,0 +1,79 @@
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from inventory.models import Cable
+
+pytestmark = pytest.mark.django_db
+
+HEADER = "label,kind,a_device,a_port,b_device,b_port,polarity,length_m,a_connector,a_fibres,a_polish,a_pinned,b_connector,b_fibres,b_polish,b_pinned\n"
+GOOD = (
+    HEADER
+    + "P-1,SMF_OS2,gpu-0001,eth2,leaf-01,Ethernet1/2,B,3,MPO,12,APC,no,MPO,12,APC,no\n"
+    + "J-100,SMF_OS2,gpu-0001,eth1,pp-a,Front 1,A,5,MPO,12,APC,no,MPO,12,APC,no\n"
+)
+BAD = (
+    HEADER
+    + "P-1,SMF_OS2,gpu-0001,eth2,leaf-01,Ethernet1/2,B,3,MPO,12,APC,no,MPO,12,APC,no\n"
+    + "P-2,SMF_OS2,gpu-0001,eth0,leaf-01,Ethernet9/9,B,3,,,,,,,,\n"
+    + "P-3,string,gpu-0001,eth3,leaf-01,Ethernet2/2,B,-1,,,,,,,,\n"
+)
+
+
+def upload(client, text: str, name: str = "plan.csv"):
+    return client.post("/cables/import", {"file": SimpleUploadedFile(name, text.encode(), "text/csv")})
+
+
+def test_dry_run_shows_what_would_happen_and_writes_nothing_then_apply_writes_all(plant, engineer_client):
+    resp = upload(engineer_client, GOOD)
+    html = resp.content.decode()
+    assert resp.status_code == 200
+    assert "1 would be created" in html and "1 would change" in html
+    assert "length_m" in html  # J-100: 5 m is new
+    assert not Cable.objects.filter(label="P-1").exists()
+    import re
+
+    token = re.search(r'name="token" value="([0-9a-f]+)"', html).group(1)
+    sha = re.search(r'name="sha256" value="([0-9a-f]+)"', html).group(1)
+    resp = engineer_client.post("/cables/import", {"apply": "1", "token": token, "sha256": sha})
+    assert resp.status_code == 302 and resp["Location"] == "/cables/"
+    assert Cable.objects.filter(label="P-1").exists()
+    assert str(Cable.objects.get(label="J-100").length_m) == "5.00"
+    # the same dry run cannot be applied twice
+    again = engineer_client.post("/cables/import", {"apply": "1", "token": token, "sha256": sha}, follow=True)
+    assert "expired" in again.content.decode()
+
+
+def test_dry_run_lists_every_error_by_row_and_offers_no_apply(plant, engineer_client):
+    html = upload(engineer_client, BAD).content.decode()
+    assert "The plan has errors" in html
+    assert "Unknown port leaf-01:Ethernet9/9" in html
+    assert "already cabled (J-102)" in html
+    assert "Unknown cable kind" in html
+    assert 'name="apply"' not in html
+    assert not Cable.objects.filter(label__startswith="P-").exists()
+
+
+def test_a_tampered_apply_writes_nothing(plant, engineer_client):
+    import re
+
+    html = upload(engineer_client, GOOD).content.decode()
+    token = re.search(r'name="token" value="([0-9a-f]+)"', html).group(1)
+    resp = engineer_client.post(
+        "/cables/import", {"apply": "1", "token": token, "sha256": "0" * 64}, follow=True
+    )
+    assert "changed since its dry run" in resp.content.decode()
+    assert engineer_client.post("/cables/import", {"apply": "1", "token": "../../etc"}).status_code == 404
+    assert not Cable.objects.filter(label="P-1").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"", "The submitted file is empty"), (b"\xff\xfe\x00bad", "not UTF-8"), (b"label,kind\n", "no rows")],
+)
+def test_unreadable_files_are_refused_next_to_the_field(plant, engineer_client, content, message):
+    resp = engineer_client.post("/cables/import", {"file": SimpleUploadedFile("p.csv", content, "text/csv")})
+    assert message in resp.content.decode()
+
+
+def test_technicians_cannot_import(plant, tech_client):
+    assert upload(tech_client, GOOD).status_code == 403

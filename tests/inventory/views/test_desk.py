@@ -1,0 +1,301 @@
+import csv
+import io
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from inventory.choices import CableKind, CableStatus, ConnectorType, FormFactor, Polish
+from inventory.models import Alert, Cable, Transceiver
+from tests import factories as f
+
+pytestmark = pytest.mark.django_db
+
+
+def labels_in(html: str) -> list[str]:
+    import re
+
+    return re.findall(r'<a class="mono" href="/c/([^"]+)"', html)
+
+
+# --- cable list -------------------------------------------------------------------------------
+
+
+def test_cable_list_filters_like_the_api(plant, engineer_client):
+    Alert.objects.create(
+        rule="fec_tail",
+        severity="warning",
+        cable=plant["cables"]["J-101"],
+        opened_at=timezone.now(),
+        updated_at=timezone.now(),
+        summary="tail",
+    )
+    get = lambda **q: labels_in(engineer_client.get("/cables/", q).content.decode())  # noqa: E731
+    assert get() == ["J-100", "J-101", "J-102", "T-100"]
+    assert get(retest_overdue="true") == ["J-102"]
+    assert get(has_open_alert="true") == ["J-101"]
+    assert get(status="in_production") == ["J-102"]
+    assert get(rack="B01") == ["J-101", "J-102", "T-100"]
+    assert get(site="hall-test", q="t-") == ["T-100"]
+    assert get(vendor="nobody") == []
+
+
+def test_cable_list_sorts_and_paginates(plant, engineer_client):
+    html = engineer_client.get("/cables/", {"sort": "-label"}).content.decode()
+    assert labels_in(html) == ["T-100", "J-102", "J-101", "J-100"]
+    html = engineer_client.get("/cables/", {"sort": "label", "per_page": 3, "page": 2}).content.decode()
+    assert labels_in(html) == ["T-100"]
+    assert "page 2 of 2" in html and 'rel="prev"' in html
+    # the sort link on the active column flips the direction
+    assert "sort=-label" in engineer_client.get("/cables/", {"sort": "label"}).content.decode()
+
+
+def test_cable_list_bad_filter_input_is_reported_not_ignored(plant, engineer_client):
+    html = engineer_client.get("/cables/", {"status": "melted"}).content.decode()
+    assert "Select a valid choice" in html
+    assert labels_in(html) == []
+
+
+def test_cable_list_csv_export_has_every_matching_row(plant, engineer_client):
+    resp = engineer_client.get("/cables/", {"format": "csv", "rack": "A01"})
+    assert resp["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(b"".join(resp.streaming_content).decode())))
+    assert [r["label"] for r in rows] == ["J-100", "J-102", "T-100"]
+    j102 = next(r for r in rows if r["label"] == "J-102")
+    assert j102["a_end"] == "A01 U10 gpu-0001 OSFP1" and "leaf-01" in j102["b_end"]
+
+
+@pytest.mark.parametrize("n_cables", [4, 24])
+def test_cable_list_queries_do_not_grow_with_rows(
+    plant, engineer_client, django_assert_max_num_queries, n_cables
+):
+    if n_cables > 4:
+        dev = f.twin_port_device("gpu-many", cages=10, role="gpu_node", with_modules=False)[1]
+        leaf = f.twin_port_device("leaf-many", cages=10, with_modules=False)[1]
+        for i in range(n_cables - 4):
+            f.jumper(f"M-{i:02d}", dev[i], leaf[i])
+    with django_assert_max_num_queries(10):
+        resp = engineer_client.get("/cables/", {"per_page": 50})
+    assert len(labels_in(resp.content.decode())) == n_cables
+
+
+def test_bulk_set_status_changes_the_ticked_cables(plant, engineer_client):
+    ids = [plant["cables"]["J-100"].pk, plant["cables"]["J-101"].pk]
+    resp = engineer_client.post(
+        "/cables/status", {"cable": ids, "status": "in_production", "next": "/cables/?rack=A01"}
+    )
+    assert resp.status_code == 302 and resp["Location"] == "/cables/?rack=A01"
+    assert set(Cable.objects.filter(pk__in=ids).values_list("status", flat=True)) == {"in_production"}
+
+
+def test_bulk_set_status_never_redirects_off_site(plant, engineer_client):
+    resp = engineer_client.post(
+        "/cables/status",
+        {"cable": [plant["cables"]["J-100"].pk], "status": "tested", "next": "https://evil.example/"},
+    )
+    assert resp["Location"] == "/cables/"
+
+
+def test_bulk_set_status_with_nothing_ticked_writes_nothing(plant, engineer_client):
+    resp = engineer_client.post("/cables/status", {"status": "faulty"}, follow=True)
+    assert "Tick the cables to change first" in resp.content.decode()
+    assert not Cable.objects.filter(status="faulty").exists()
+
+
+def test_viewer_sees_the_list_but_cannot_bulk_change(plant, viewer_client):
+    assert viewer_client.get("/cables/").status_code == 200
+    assert (
+        viewer_client.post(
+            "/cables/status", {"cable": [plant["cables"]["J-100"].pk], "status": "faulty"}
+        ).status_code
+        == 403
+    )
+
+
+# --- add / edit a cable -----------------------------------------------------------------------
+
+
+def cable_form(**over):
+    data = {
+        "label": "N-1",
+        "kind": CableKind.SMF_OS2,
+        "polarity": "B",
+        "length_m": "3",
+        "a_device": "gpu-0001",
+        "a_port": "eth2",
+        "a_connector_type": "MPO",
+        "a_fibre_count": "12",
+        "a_polish": "APC",
+        "a_pinned": "false",
+        "b_device": "leaf-01",
+        "b_port": "Ethernet1/2",
+        "b_connector_type": "MPO",
+        "b_fibre_count": "12",
+        "b_polish": "APC",
+        "b_pinned": "false",
+    }
+    data.update(over)
+    return data
+
+
+def test_add_cable_records_it_with_both_ends(plant, engineer_client):
+    resp = engineer_client.post("/cables/new", cable_form())
+    assert resp.status_code == 302 and resp["Location"] == "/c/N-1"
+    cable = Cable.objects.get(label="N-1")
+    assert sorted(e.side for e in cable.ends.all()) == ["A", "B"]
+
+
+@pytest.mark.parametrize(
+    ("over", "field", "message"),
+    [
+        ({"a_port": "eth0"}, "a_port", "is already cabled"),  # J-102 is on eth0
+        ({"a_connector_type": "LC", "a_fibre_count": "2"}, "a_port", "takes MPO, not LC"),
+        ({"b_polish": "UPC"}, "b_port", "is APC; an UPC plug"),
+        ({"label": "J-100"}, "label", "already in use"),
+        ({"a_device": "gpu-9999"}, "a_port", "There is no device called gpu-9999"),
+        ({"b_port": "Ethernet9/9"}, "b_port", "leaf-01 has no port called Ethernet9/9"),
+        ({"length_m": "-2"}, "length_m", "greater than or equal to 0.01"),
+        ({"kind": "string"}, "kind", "Select a valid choice"),
+    ],
+)
+def test_add_cable_errors_appear_next_to_the_field_and_nothing_is_written(
+    plant, engineer_client, over, field, message
+):
+    before = Cable.objects.count()
+    resp = engineer_client.post("/cables/new", cable_form(**over))
+    html = resp.content.decode()
+    assert resp.status_code == 200
+    assert message in html
+    # the message sits in the field's own block
+    block = html[html.index(f'id="id_{field}"') :]
+    assert block.index(message) < block.index('class="field')
+    assert Cable.objects.count() == before
+
+
+def test_mpo12_sr8_module_refuses_an_lc_cable(plant, engineer_client):
+    sr8 = f.twin_dr4_model(
+        part="SR8-16",
+        pmd="400GBASE-SR8",
+        connector_type=ConnectorType.MPO,
+        fibre_count=16,
+        polish=Polish.UPC,
+        connector_count=1,
+        single_mode=False,
+    )
+    dev, ports = f.twin_port_device("gpu-sr8", cages=1, with_modules=False, role="gpu_node")
+    from inventory.services.transceivers import transceiver_install
+
+    transceiver_install(transceiver=f.module(sr8), cage=ports[0].cage)
+    resp = engineer_client.post(
+        "/cables/new",
+        cable_form(
+            a_device="gpu-sr8",
+            a_port=ports[0].name,
+            a_connector_type="MPO",
+            a_fibre_count="12",
+            a_polish="UPC",
+            kind=CableKind.MMF_OM4,
+        ),
+    )
+    assert "takes MPO-16, not MPO-12" in resp.content.decode()
+    assert not Cable.objects.filter(label="N-1").exists()
+
+
+def test_too_long_dac_is_recorded_with_a_warning(plant, engineer_client):
+    _, a = f.twin_port_device("sw-dac-a", cages=1, with_modules=False)
+    _, b = f.twin_port_device("sw-dac-b", cages=1, with_modules=False)
+    resp = engineer_client.post(
+        "/cables/new",
+        {
+            "label": "DAC-7",
+            "kind": CableKind.DAC,
+            "length_m": "7",
+            "a_device": "sw-dac-a",
+            "a_port": a[0].name,
+            "b_device": "sw-dac-b",
+            "b_port": b[0].name,
+        },
+        follow=True,
+    )
+    html = resp.content.decode()
+    assert Cable.objects.filter(label="DAC-7").exists()
+    assert "past the usual 3 m reach" in html and "msg-warning" in html
+
+
+def test_edit_cable_saves_and_keeps_history(plant, engineer_client):
+    cable = plant["cables"]["J-100"]
+    form = engineer_client.get("/c/J-100/edit").content.decode()
+    import re
+
+    version = re.search(r'name="version" value="([^"]+)"', form).group(1)
+    resp = engineer_client.post("/c/J-100/edit", {"length_m": "4.5", "polarity": "A", "version": version})
+    assert resp.status_code == 302
+    cable.refresh_from_db()
+    assert str(cable.length_m) == "4.50"
+    assert "length_m" in engineer_client.get("/c/J-100").content.decode()
+
+
+def test_edit_over_someone_elses_newer_change_is_refused(plant, engineer_client, tech_client):
+    import re
+
+    cable = plant["cables"]["J-100"]
+    form = engineer_client.get("/c/J-100/edit").content.decode()
+    version = re.search(r'name="version" value="([^"]+)"', form).group(1)
+    # meanwhile a technician reports the cable degraded from the phone
+    tech_client.post("/c/J-100/fault", {"seen": "flaky", "status": "degraded"})
+    resp = engineer_client.post("/c/J-100/edit", {"length_m": "9", "polarity": "A", "version": version})
+    html = resp.content.decode()
+    assert resp.status_code == 200
+    assert "changed since you opened it" in html and "tech" in html
+    cable.refresh_from_db()
+    assert cable.length_m != 9
+
+
+# --- transceivers -----------------------------------------------------------------------------
+
+
+def test_transceiver_list_filters_sorts_and_exports(plant, engineer_client, django_assert_max_num_queries):
+    spare = f.module(serial="SPARE-1")
+    with django_assert_max_num_queries(10):
+        html = engineer_client.get("/transceivers/", {"status": "spare"}).content.decode()
+    assert "SPARE-1" in html and plant["gpu"][0].cage.transceiver.serial not in html
+    html = engineer_client.get("/transceivers/", {"rack": "A01", "sort": "-serial"}).content.decode()
+    assert spare.serial not in html
+    resp = engineer_client.get("/transceivers/", {"format": "csv", "device": "leaf-01"})
+    rows = list(csv.DictReader(io.StringIO(b"".join(resp.streaming_content).decode())))
+    assert len(rows) == 2 and {r["device"] for r in rows} == {"leaf-01"}
+
+
+def test_add_transceiver_refuses_a_duplicate_serial(plant, engineer_client):
+    model = f.twin_dr4_model()
+    existing = plant["gpu"][0].cage.transceiver
+    resp = engineer_client.post("/transceivers/new", {"model": model.pk, "serial": existing.serial.lower()})
+    html = resp.content.decode()
+    assert resp.status_code == 200
+    assert f"Serial {existing.serial} is already recorded" in html
+    assert Transceiver.objects.filter(serial__iexact=existing.serial).count() == 1
+    resp = engineer_client.post("/transceivers/new", {"model": model.pk, "serial": "FRESH-1"})
+    assert resp.status_code == 302
+    assert Transceiver.objects.get(serial="FRESH-1").status == "spare"
+
+
+def test_edit_transceiver_refuses_a_stale_form(plant, engineer_client):
+    import re
+
+    xcvr = f.module(serial="EDIT-1")
+    form = engineer_client.get(f"/t/{xcvr.pk}/edit").content.decode()
+    version = re.search(r'name="version" value="([^"]+)"', form).group(1)
+    ok = engineer_client.post(
+        f"/t/{xcvr.pk}/edit", {"serial": "EDIT-1", "firmware": "1.2", "version": version}
+    )
+    assert ok.status_code == 302
+    stale = engineer_client.post(
+        f"/t/{xcvr.pk}/edit", {"serial": "EDIT-1", "firmware": "9.9", "version": version}
+    )
+    assert "changed since you opened it" in stale.content.decode()
+    xcvr.refresh_from_db()
+    assert xcvr.firmware == "1.2"
+
+
+def test_unused_imports_are_used():
+    assert FormFactor and CableStatus and timedelta

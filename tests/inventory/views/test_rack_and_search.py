@@ -1,0 +1,64 @@
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_rack_page_lists_cables_and_modules_top_u_first(plant, tech_client):
+    html = tech_client.get("/r/A01").content.decode()
+    # pp-a sits at U40, gpu-0001 at U10: a technician works down the rack
+    assert html.index("pp-a") < html.index("gpu-0001")
+    for label in ("J-100", "T-100", "J-102"):
+        assert f'href="/c/{label}"' in html
+    assert "retest overdue" in html  # J-102
+    gpu_cage = plant["gpu"][0].cage
+    assert gpu_cage.transceiver.serial in html
+    # where each cable goes
+    assert "leaf-01" in html
+
+
+def test_rack_page_queries_do_not_grow_with_the_rack(plant, tech_client, django_assert_max_num_queries):
+    with django_assert_max_num_queries(12):
+        assert tech_client.get("/r/A01").status_code == 200
+
+
+def test_unknown_rack_is_a_404(plant, tech_client):
+    assert tech_client.get("/r/ZZ").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("q", "expect"),
+    [
+        ("j-10", ["J-100", "J-101", "J-102"]),  # partial label, any case
+        ("gpu-000", ["gpu-0001"]),  # partial device
+        ("ethernet2/", ["leaf-01:Ethernet2/1", "leaf-01:Ethernet2/2"]),  # partial port
+    ],
+)
+def test_search_finds_partial_matches(plant, tech_client, q, expect):
+    resp = tech_client.get("/search/", {"q": q}, follow=True)
+    html = resp.content.decode()
+    for e in expect:
+        assert e in html
+
+
+def test_search_by_module_serial_opens_the_module(plant, tech_client):
+    xcvr = plant["gpu"][0].cage.transceiver
+    resp = tech_client.get("/search/", {"q": xcvr.serial.lower()})
+    assert resp.status_code == 302 and resp["Location"] == f"/t/{xcvr.pk}"
+    assert "J-102" in tech_client.get(resp["Location"]).content.decode()
+
+
+def test_search_by_port_alias_opens_the_cable_on_it(plant, tech_client):
+    from tests.factories import alias
+
+    alias(plant["leaf"][0], "swp1s0", source="sonic")
+    resp = tech_client.get("/search/", {"q": "leaf-01:swp1s0"})
+    assert resp.status_code == 302 and resp["Location"] == "/c/J-102"
+
+
+def test_search_box_is_on_every_page(plant, tech_client):
+    for url in ("/", "/c/J-100", "/r/A01", "/cables/", "/transceivers/"):
+        assert 'role="search"' in tech_client.get(url).content.decode()
+
+
+def test_search_with_nothing_found_says_so(plant, tech_client):
+    assert "Nothing matches" in tech_client.get("/search/", {"q": "qqqq"}).content.decode()

@@ -1,0 +1,159 @@
+"""Phone pages for tests: power meter, OTDR upload, inspection, downloads, the test panel
+include and the commissioning report (HTML and PDF)."""
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from inventory.choices import DeviceRole, Polarity, Verdict
+from inventory.models import CableTest, OtdrTrace
+from inventory.selectors.testing import cable_tests_context
+from tests import factories as f
+
+pytestmark = pytest.mark.django_db
+SOR = Path(__file__).resolve().parents[2] / "data" / "sor"
+
+
+@pytest.fixture(autouse=True)
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "uploads"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def tech(client):
+    client.force_login(f.UserFactory(username="tina", role="technician"))
+    return client
+
+
+@pytest.fixture
+def jumper():
+    """[gpu-1 eth0]--J-1 (3 m OS2)--[leaf-1 Ethernet1/1]"""
+    _, gpu = f.twin_port_device("gpu-1", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
+    _, leaf = f.twin_port_device("leaf-1", u=20)
+    return f.jumper("J-1", gpu[0], leaf[0], polarity=Polarity.B, length_m=Decimal("3"))
+
+
+def test_url_names_are_the_agreed_ones():
+    assert reverse("cable-test-olts", kwargs={"label": "C1"}) == "/c/C1/test/power-meter"
+    assert reverse("cable-test-otdr", kwargs={"label": "C1"}) == "/c/C1/test/otdr"
+    assert reverse("cable-inspect", kwargs={"label": "C1"}) == "/c/C1/inspect"
+
+
+def test_power_meter_form_records_a_test(tech, jumper):
+    url = reverse("cable-test-olts", kwargs={"label": "J-1"})
+    page = tech.get(url)
+    assert page.status_code == 200 and b"Fibre 8 loss" in page.content
+    form = {"wavelength_nm": "1310", "direction": "AB", "reference_method": "1"}
+    form.update({f"loss_{i}": "0.35" for i in range(1, 9)})
+    resp = tech.post(url, form)
+    assert resp.status_code == 302 and resp["Location"] == "/c/J-1"
+    test = CableTest.objects.get()
+    assert test.verdict == Verdict.PASS and test.fibres.count() == 8 and test.technician.username == "tina"
+
+
+def test_power_meter_form_shows_errors_next_to_fields(tech, jumper):
+    url = reverse("cable-test-olts", kwargs={"label": "J-1"})
+    resp = tech.post(
+        url, {"wavelength_nm": "1310", "direction": "AB", "reference_method": "1", "loss_1": "abc"}
+    )
+    assert resp.status_code == 200
+    assert b"Enter a number" in resp.content
+    assert not CableTest.objects.exists()
+
+
+def test_viewer_cannot_record(client, jumper):
+    client.force_login(f.UserFactory(username="val", role="viewer"))
+    assert client.get(reverse("cable-test-olts", kwargs={"label": "J-1"})).status_code == 403
+
+
+def test_otdr_upload_then_download_as_attachment(tech, jumper, client):
+    data = (SOR / "anritsu-mt9090a_1310_example3.sor").read_bytes()
+    with open(SOR / "anritsu-mt9090a_1310_example3.sor", "rb") as fh:
+        resp = tech.post(reverse("cable-test-otdr", kwargs={"label": "J-1"}), {"files": fh, "fibre": "2"})
+    assert resp.status_code == 302
+    trace = OtdrTrace.objects.get()
+    assert trace.fibre == 2
+    dl = tech.get(reverse("otdr-download", kwargs={"pk": trace.pk}))
+    assert dl.status_code == 200
+    assert dl["Content-Disposition"].startswith("attachment;")
+    assert dl["Content-Type"] == "application/octet-stream"
+    assert b"".join(dl.streaming_content) == data
+    tech.logout()
+    anon = tech.get(reverse("otdr-download", kwargs={"pk": trace.pk}))
+    assert anon.status_code == 302 and "/login/" in anon["Location"]
+
+
+def test_otdr_upload_of_an_html_page_shows_the_reason_and_stores_nothing(tech, jumper, media):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    page = SimpleUploadedFile("trace.sor", b"<!doctype html><html><body>Sign in</body></html>")
+    resp = tech.post(reverse("cable-test-otdr", kwargs={"label": "J-1"}), {"files": page, "fibre": "1"})
+    assert resp.status_code == 200
+    assert b"web page (HTML), not an OTDR file" in resp.content
+    assert not CableTest.objects.exists()
+    assert not media.exists() or not any(p.is_file() for p in media.rglob("*"))
+
+
+def test_inspection_form(tech, jumper):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    end = jumper.ends.get(side="B")
+    photo = SimpleUploadedFile("p.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 32, content_type="image/png")
+    resp = tech.post(
+        reverse("cable-inspect", kwargs={"label": "J-1"}),
+        {"end": str(end.pk), "passed": "0", "zone_core": "fail", "cleaned": "on", "photo": photo},
+    )
+    assert resp.status_code == 302
+    insp = end.inspections.get()
+    assert not insp.passed and insp.zones == {"core": "fail"} and insp.cleaned
+    dl = tech.get(reverse("inspection-photo", kwargs={"pk": insp.pk}))
+    assert dl["Content-Disposition"].startswith("attachment;")
+
+
+def test_cable_tests_include_plots_the_trace_with_events(tech, jumper, client):
+    from inventory.services import testing as svc
+
+    data = (SOR / "anritsu-mt9090a_1310_example3.sor").read_bytes()
+    svc.cable_test_upload_otdr(cable=jumper, files=[svc.SorUpload("t.sor", data)])
+    html = render_to_string("inventory/_cable_tests.html", cable_tests_context(jumper))
+    assert "<svg" in html and "otdr-plot" in html
+    assert "1F9999" not in html  # the table shows kinds in words
+    assert "reflective" in html and "power-meter (OLTS) test of all 8 fibres" in html
+    assert "/c/J-1/test/power-meter" in html
+
+
+def test_commissioning_report_html_and_pdf(tech, jumper):
+    html = tech.get(reverse("commissioning-report"))
+    assert html.status_code == 200
+    assert b"gpu-1:eth0" in html.content and b"J-1: needs a power-meter" in html.content
+    pdf = tech.get(reverse("commissioning-report-pdf"))
+    assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
+
+
+def test_import_page_preview_confirm_mapping_then_apply(tech, jumper, media):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    csv_text = "Cable,Fibre,Lambda,IL\nJ-1,1,1310,0.41\nJ-1,2,1310,0.39\n"
+    url = reverse("test-import")
+    assert tech.get(url).status_code == 200
+    first = tech.post(
+        url, {"instrument": "Acme OLTS", "file": SimpleUploadedFile("e.csv", csv_text.encode())}
+    )
+    assert first.status_code == 200
+    result = first.context["result"]
+    assert result.needs_mapping and result.mapping["loss_db"] == "IL"
+    token = first.context["token"]
+    mapping = {f"map_{k}": v for k, v in result.mapping.items()}
+    applied = tech.post(url, {"instrument": "Acme OLTS", "token": token, "apply": "1", **mapping})
+    assert applied.status_code == 302
+    assert CableTest.objects.get().fibres.count() == 2
+    assert not any(p.is_file() for p in (media / "imports").rglob("*"))
+
+
+def test_import_page_refuses_a_forged_token(tech):
+    resp = tech.post(reverse("test-import"), {"instrument": "x", "token": "../../etc/passwd"})
+    assert resp.status_code == 200 and "Choose the export file" in resp.content.decode()
