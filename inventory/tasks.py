@@ -144,8 +144,10 @@ def _now(now: str | None):
 
 
 def _enqueue_sends(digest_ids: list[int], now: str | None) -> None:
-    for pk in digest_ids:
-        reminder_digest_send_task.delay_on_commit(pk, now)
+    from django.db import transaction
+
+    for pk in digest_ids:  # after commit (OutboxTask has no delay_on_commit)
+        transaction.on_commit(lambda pk=pk: reminder_digest_send_task.delay(pk, now))
 
 
 @shared_task(name="inventory.retests_sweep", acks_late=True)

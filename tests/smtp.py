@@ -78,7 +78,6 @@ def free_port() -> int:
 class SmtpSink:
     def __init__(self):
         self.received: list[Received] = []
-        self._kept: set[int] = set()
         self.lock = threading.Lock()
         self.on_data = None
         self.controller: Controller | None = None
@@ -109,9 +108,10 @@ class SmtpSink:
         """Store a message as accepted (once). A hook may call it before it kills the client:
         aiosmtpd cancels the handler when the connection drops."""
         with self.lock:
-            if id(envelope) in self._kept:
+            # Mark the envelope itself: an id() can be reused once an envelope is freed.
+            if getattr(envelope, "_ct_kept", False):
                 return
-            self._kept.add(id(envelope))
+            envelope._ct_kept = True
             msg = email.message_from_bytes(envelope.original_content, policy=email.policy.default)
             self.received.append(Received(rcpt_tos=list(envelope.rcpt_tos), message=msg))
 
