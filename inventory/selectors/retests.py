@@ -70,8 +70,8 @@ def week_bounds(today: date) -> tuple[date, date, date]:
     return end_this, end_this + timedelta(days=1), end_this + timedelta(days=7)
 
 
-def bucket_of(due: date, today: date) -> str:
-    end_this, _, end_next = week_bounds(today)
+def bucket_of(due: date, today: date, bounds: tuple[date, date, date] | None = None) -> str:
+    end_this, _, end_next = bounds or week_bounds(today)
     if due < today:
         return OVERDUE
     if due <= end_this:
@@ -150,6 +150,8 @@ def retest_worklist(
         "device",
     )
     items = []
+    bounds = week_bounds(today)
+    base_url = f"{settings.CABLETRACK_BASE_URL}/c/"
     for cable_id, label, kind, status, due, rack, u, device in rows:
         if due is None:
             continue
@@ -168,16 +170,37 @@ def retest_worklist(
                 status=status,
                 due=due,
                 days_overdue=max(0, (today - due).days),
-                bucket=bucket_of(due, today),
+                bucket=bucket_of(due, today, bounds),
                 what=rules.retest_kind_label(kind),
                 device=device or "",
                 u=u,
                 place=place,
-                url=cable_url(label),
+                url=base_url + quote(label, safe=""),
             )
         )
     items.sort(key=lambda i: i.sort_key)
     return items
+
+
+def retest_due_owners(*, until: date) -> list[tuple[int, date, int | None]]:
+    """(cable id, due date, responsible team id) of every live cable due by ``until``.
+
+    The lean read behind the reminder claim: one query for the racks' teams, one for the cables,
+    no per-cable objects.
+    """
+    team_of_rack = {
+        pk: rack_team or row_team or site_team
+        for pk, rack_team, row_team, site_team in Rack.objects.values_list(
+            "pk", "team_id", "row__team_id", "row__room__site__team_id"
+        )
+    }
+    rows = (
+        CableEnd.objects.filter(side="A", leg=0, cable__retest_due__lte=until)
+        .exclude(cable__status__in=[CableStatus.PLANNED, CableStatus.RETIRED])
+        .annotate(rack_id_=Coalesce(F("cage__device__rack_id"), F("port__device__rack_id")))
+        .values_list("cable_id", "cable__retest_due", "rack_id_")
+    )
+    return [(cable_id, due, team_of_rack.get(rack)) for cable_id, due, rack in rows]
 
 
 @dataclass

@@ -145,6 +145,39 @@ def _open_digest(recipient: Recipient, now: datetime) -> ReminderDigest:
     raise RuntimeError(f"could not open a digest for {recipient.email}")
 
 
+def _insert_claims(*, recipient: str, keys: list[tuple], digest_id: int, now: datetime) -> int:
+    """Insert the claims, skipping any that exist (the unique constraint decides). Returns how
+    many were new. One statement on PostgreSQL (arrays through ``unnest``), ``executemany`` on
+    SQLite: no model instance per row."""
+    from django.db import connection
+
+    table = connection.ops.quote_name(RetestReminder._meta.db_table)
+    cols = "recipient, cable_id, due_date, kind, digest_id, claimed_at"
+    with connection.cursor() as cur:
+        if connection.vendor == "postgresql":
+            cur.execute(
+                f"INSERT INTO {table} ({cols}) SELECT %s, c, d, k, %s, %s "
+                "FROM unnest(%s::bigint[], %s::date[], %s::text[]) AS t(c, d, k) "
+                "ON CONFLICT DO NOTHING",
+                [
+                    recipient,
+                    digest_id,
+                    now,
+                    [k[0] for k in keys],
+                    [k[1] for k in keys],
+                    [str(k[2]) for k in keys],
+                ],
+            )
+            return cur.rowcount
+        stamp = connection.ops.adapt_datetimefield_value(now)
+        before = connection.connection.total_changes
+        cur.executemany(
+            f"INSERT OR IGNORE INTO {table} ({cols}) VALUES (%s, %s, %s, %s, %s, %s)",
+            [(recipient, c, d.isoformat(), str(k), digest_id, stamp) for c, d, k in keys],
+        )
+        return connection.connection.total_changes - before
+
+
 @dataclass(frozen=True)
 class ClaimResult:
     claimed: int
@@ -161,25 +194,25 @@ def reminders_claim(*, now: datetime) -> ClaimResult:
     today = timezone.localdate(now)
     remind = timedelta(days=_setting("CABLETRACK_RETEST_REMIND_DAYS", 7))
     escalate_after = _setting("CABLETRACK_RETEST_ESCALATE_DAYS", 7)
-    items = retest_selectors.retest_worklist(today=today, until=today + remind)
+    items = retest_selectors.retest_due_owners(until=today + remind)
     if not items:
         return ClaimResult(0, [])
     members, leads = _team_recipients()
     wanted: dict[Recipient, set[tuple[int, object, str]]] = defaultdict(set)
-    for it in items:
-        team_id = it.place.team_id if it.place else None
+    escalate_before = today - timedelta(days=escalate_after)
+    for cable_id, due, team_id in items:
         if team_id is None:
             continue
-        kind = ReminderKind.OVERDUE if it.due < today else ReminderKind.DUE_SOON
+        kind = ReminderKind.OVERDUE if due < today else ReminderKind.DUE_SOON
         for r in members.get(team_id, ()):
-            wanted[r].add((it.cable_id, it.due, kind))
+            wanted[r].add((cable_id, due, kind))
         lead = leads.get(team_id)
-        if lead is not None and it.due < today and (today - it.due).days >= escalate_after:
-            wanted[lead].add((it.cable_id, it.due, ReminderKind.ESCALATION))
+        if lead is not None and due <= escalate_before:
+            wanted[lead].add((cable_id, due, ReminderKind.ESCALATION))
     # Claims already made for these due dates (a range, not a list of ids: no parameter limit).
     existing = set(
         RetestReminder.objects.filter(
-            due_date__gte=min(it.due for it in items), due_date__lte=today + remind
+            due_date__gte=min(due for _, due, _ in items), due_date__lte=today + remind
         ).values_list("recipient", "cable_id", "due_date", "kind")
     )
     claimed = 0
@@ -190,22 +223,8 @@ def reminders_claim(*, now: datetime) -> ClaimResult:
             continue
         with transaction.atomic():
             digest = _open_digest(recipient, now)
-            made = RetestReminder.objects.bulk_create(
-                [
-                    RetestReminder(
-                        recipient=recipient.email,
-                        cable_id=c,
-                        due_date=d,
-                        kind=k,
-                        digest=digest,
-                        claimed_at=now,
-                    )
-                    for c, d, k in new
-                ],
-                ignore_conflicts=True,
-                batch_size=2000,
-            )
-        claimed += len(made)
+            made = _insert_claims(recipient=recipient.email, keys=new, digest_id=digest.pk, now=now)
+        claimed += made
         if digest.send_after <= now:
             ready.append(digest.pk)
     return ClaimResult(claimed=claimed, digests_ready=sorted(set(ready)))
