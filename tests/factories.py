@@ -297,7 +297,13 @@ def rollups(port: Port, start, minutes: int, **kw) -> None:
 
 
 def seen(
-    port: Port, when, *, serial: str = "", neighbor: Port | None = None, neighbor_name: str = ""
+    port: Port,
+    when,
+    *,
+    serial: str = "",
+    neighbor: Port | None = None,
+    neighbor_name: str = "",
+    rx_low_warn_dbm: float | None = None,
 ) -> None:
     """What telemetry last reported about a port's module and neighbour."""
     from inventory.models import PortTelemetryState
@@ -308,11 +314,11 @@ def seen(
     PortTelemetryState.objects.update_or_create(
         port=port,
         defaults=dict(
-            last_ts=when,
+            seen_at=when,
             module_serial=serial,
             neighbor_device=ndev,
             neighbor_port=nport,
-            identity_seen_at=when,
+            rx_power_low_warn_dbm=rx_low_warn_dbm,
         ),
     )
 

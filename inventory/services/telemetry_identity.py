@@ -163,11 +163,11 @@ def _unrecorded_swap_raise(
         },
     }
     recommendation = "Record the module move (swap) or re-seat the recorded module; then resolve."
-    alert = Alert.objects.filter(
-        rule=AlertRule.UNRECORDED_SWAP, port_id=port_id, state=AlertState.OPEN
-    ).first()
+    key = f"{AlertRule.UNRECORDED_SWAP}:port:{port_id}"  # the rule task's key for the same finding
+    alert = Alert.objects.filter(key=key, state=AlertState.OPEN).first()
     if alert is None:
         return Alert.objects.create(
+            key=key,
             rule=AlertRule.UNRECORDED_SWAP,
             severity=Severity.NOTIFY,
             state=AlertState.OPEN,
