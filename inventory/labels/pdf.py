@@ -58,17 +58,34 @@ def _qr_xobject(canvas: Canvas, url: str, seen: dict[str, tuple[str, str, int]])
     return seen[url]
 
 
-def _draw_label(canvas: Canvas, seen: dict, label: Label, stock: Stock, x0: float, top: float) -> None:
-    """Draw one label whose top-left corner is at (x0, top) in points."""
+def _guides(stock: Stock, x0: float, top: float) -> str:
+    """Light dashed fold lines (raw PDF operators; the same on every label)."""
+    ops = []
     for fx in stock.folds:
-        canvas.setStrokeColor(GUIDE)
-        canvas.setLineWidth(0.3)
-        canvas.setDash(1, 2)
-        canvas.line(x0 + fx * MM, top, x0 + fx * MM, top - stock.height * MM)
-        canvas.setDash()
+        x = x0 + fx * MM
+        ops.append(f"{x:.2f} {top:.2f} m {x:.2f} {top - stock.height * MM:.2f} l S")
+    return f"q {GUIDE.red:.2f} G 0.3 w [1 2] 0 d " + " ".join(ops) + " Q" if ops else ""
+
+
+def _draw_label(canvas: Canvas, seen: dict, label: Label, stock: Stock, x0: float, top: float) -> None:
+    """Draw one label whose top-left corner is at (x0, top) in points.
+
+    A face the same size as one already drawn (the second face of a flag) replays the first
+    face's drawing operators, shifted: same result, half the work.
+    """
+    if stock.folds:
+        canvas._code.append(_guides(stock, x0, top))
     specs = text_specs(label, stock)
-    blocks: dict = {}
+    drawn: dict[tuple[float, float], tuple[float, float, list[str]]] = {}
     for face in stock.faces:
+        if (face.w, face.h) in drawn:
+            fx, fy, ops = drawn[(face.w, face.h)]
+            dx, dy = (face.x - fx) * MM, -(face.y - fy) * MM
+            canvas._code.append(f"q 1 0 0 1 {dx:.3f} {dy:.3f} cm")
+            canvas._code.extend(ops)
+            canvas._code.append("Q")
+            continue
+        start = len(canvas._code)
         lay = face_layout(stock, face)
         if lay.qr_side > 0:
             name, reg, n = _qr_xobject(canvas, label.url, seen)
@@ -78,8 +95,7 @@ def _draw_label(canvas: Canvas, seen: dict, label: Label, stock: Stock, x0: floa
             qy = top - (lay.qr_y + lay.qr_side) * MM + module * QUIET_MODULES
             canvas._code.append(f"q {side:.3f} 0 0 {side:.3f} {qx:.3f} {qy:.3f} cm /{reg} Do Q")
             canvas._formsinuse.append(name)
-        box = (lay.text_w * MM, lay.text_h * MM)
-        block = blocks.get(box) or blocks.setdefault(box, fit_block(specs, *box))
+        block = fit_block(specs, lay.text_w * MM, lay.text_h * MM)
         tx = x0 + lay.text_x * MM
         ty = top - lay.text_y * MM
         text = canvas.beginText()
@@ -88,6 +104,7 @@ def _draw_label(canvas: Canvas, seen: dict, label: Label, stock: Stock, x0: floa
             text.setTextOrigin(tx, ty - line.baseline)
             text.textOut(line.text)
         canvas.drawText(text)
+        drawn[(face.w, face.h)] = (face.x, face.y, canvas._code[start:])
 
 
 def render_pdf(

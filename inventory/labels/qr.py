@@ -44,8 +44,12 @@ class _Template:
 
 
 @cache
-def _generator(ec_count: int) -> tuple[int, ...]:
-    """Log-domain coefficients (after the leading 1) of the RS generator polynomial."""
+def _generator_table(ec_count: int) -> tuple[int, ...]:
+    """For each feedback byte, the generator polynomial times it, as one ``ec_count``-byte int.
+
+    The Reed-Solomon remainder is then a shift register held in a single Python int: per data
+    byte one shift, one XOR and one table look-up.
+    """
     poly = [1]
     for i in range(ec_count):
         root = _EXP[i % 255]
@@ -55,22 +59,22 @@ def _generator(ec_count: int) -> tuple[int, ...]:
             if coef:
                 nxt[j + 1] ^= _EXP[(_LOG[coef] + _LOG[root]) % 255]
         poly = nxt
-    return tuple(_LOG[c] for c in poly[1:])
+    logs = [_LOG[c] for c in poly[1:]]
+    table = [0]
+    for factor in range(1, 256):
+        lf = _LOG[factor]
+        table.append(int.from_bytes(bytes(_EXP[(lf + g) % 255] for g in logs), "big"))
+    return tuple(table)
 
 
 def _rs_remainder(data: list[int], ec_count: int) -> list[int]:
-    gen = _generator(ec_count)
-    ec = [0] * ec_count
-    exp, log = _EXP, _LOG
+    table = _generator_table(ec_count)
+    top = 8 * (ec_count - 1)
+    mask = (1 << (8 * ec_count)) - 1
+    reg = 0
     for byte in data:
-        factor = byte ^ ec[0]
-        del ec[0]
-        ec.append(0)
-        if factor:
-            lf = log[factor]
-            for i, g in enumerate(gen):
-                ec[i] ^= exp[(lf + g) % 255]
-    return ec
+        reg = ((reg << 8) & mask) ^ table[(reg >> top) ^ byte]
+    return list(reg.to_bytes(ec_count, "big"))
 
 
 @cache
