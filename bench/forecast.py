@@ -219,18 +219,24 @@ def _build(n: int, now: datetime, report) -> None:
     )
     bulk.bulk_insert_rows(
         Alert,
-        ["rule", "severity", "state", "link_id", "opened_at", "updated_at", "summary"],
+        ["rule", "severity", "state", "link_id", "opened_at", "updated_at", "resolved_at", "summary", "key"],
         [
             [
                 rng.choice(["fec_degradation", "rx_power_drift", "link_flap"]),
                 rng.choice([Severity.WARNING, Severity.NOTIFY, Severity.PAGE]),
-                rng.choice([AlertState.OPEN, AlertState.RESOLVED]),
+                state,
                 lid,
-                now - timedelta(days=rng.randint(0, 200)),
+                now - timedelta(days=rng.randint(1, 200)),
                 now,
+                now if state == AlertState.RESOLVED else None,
                 "bench",
+                f"bench:{lid}",
             ]
-            for lid in rng.sample(links, min(5_000, len(links)))
+            for lid, state in zip(
+                rng.sample(links, min(5_000, len(links))),
+                [rng.choice([AlertState.OPEN, AlertState.RESOLVED]) for _ in range(min(5_000, len(links)))],
+                strict=True,
+            )
         ],
         **kw,
     )

@@ -56,7 +56,9 @@ class CableFilter(django_filters.FilterSet):
         return qs.filter(cond) if value else qs.exclude(cond)
 
     def by_alert(self, qs, name, value):
-        cond = Exists(Alert.objects.filter(cable_id=OuterRef("pk"), state="open"))
+        # The suspect cable, or any segment on the alert's path.
+        on_cable = Q(cable_id=OuterRef("pk")) | Q(cables=OuterRef("pk"))
+        cond = Exists(Alert.objects.filter(on_cable, state="open"))
         return qs.filter(cond) if value else qs.exclude(cond)
 
 

@@ -314,7 +314,8 @@ def seen(
     PortTelemetryState.objects.update_or_create(
         port=port,
         defaults=dict(
-            seen_at=when,
+            last_ts=when,
+            identity_seen_at=when,
             module_serial=serial,
             neighbor_device=ndev,
             neighbor_port=nport,

@@ -9,7 +9,6 @@ JSON per row.
 from __future__ import annotations
 
 from django.db import models
-from django.utils import timezone
 
 from .telemetry_fields import BigIntArrayField, FloatArrayField
 
@@ -99,21 +98,24 @@ class PortObservation(models.Model):
 
 
 class PortTelemetryState(models.Model):
-    """One row per port whose telemetry carried an identity: the last module and neighbour seen,
-    and the module's own DOM thresholds (read from its EEPROM), for the rules and the
-    reconciliation report."""
+    """One row per port that reported: its last sample time, the last module identity and
+    neighbour seen, and the module's own DOM thresholds (read from its EEPROM).
+
+    ``identity_seen_at`` is the time of the latest sample that carried an identity, neighbour
+    or thresholds (written by the ingest); ``last_ts`` the latest sample of any kind (written
+    by the rollup task, off the ingest path). Empty strings: never reported.
+    """
 
     port = models.OneToOneField(
         "inventory.Port", primary_key=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
     )
+    last_ts = models.DateTimeField(null=True, blank=True, db_index=True)
     module_vendor = models.CharField(max_length=100, blank=True)
     module_part = models.CharField(max_length=100, blank=True)
     module_serial = models.CharField(max_length=100, blank=True)
     neighbor_device = models.CharField(max_length=128, blank=True)
     neighbor_port = models.CharField(max_length=128, blank=True)
-    seen_at = models.DateTimeField(
-        default=timezone.now, help_text="Time of the latest sample that carried an identity"
-    )
+    identity_seen_at = models.DateTimeField(null=True, blank=True)
     rx_power_low_warn_dbm = models.FloatField(null=True, blank=True)
     rx_power_low_alarm_dbm = models.FloatField(null=True, blank=True)
     temperature_high_warn_c = models.FloatField(null=True, blank=True)

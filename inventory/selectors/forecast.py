@@ -18,8 +18,6 @@ from django.apps import apps
 from django.db import connection
 from django.db.models import (
     Avg,
-    Case,
-    CharField,
     Count,
     DateField,
     DurationField,
@@ -31,9 +29,8 @@ from django.db.models import (
     Q,
     Sum,
     Value,
-    When,
 )
-from django.db.models.functions import Coalesce, Substr, TruncDate
+from django.db.models.functions import Coalesce, TruncDate
 
 from ..choices import (
     AlertState,
@@ -60,16 +57,6 @@ NO_SITE = "(no site)"
 _SITE = "cage__device__rack__row__room__site__name"
 
 
-def lot_expr(field: str = "date_code"):
-    """A date-code lot: the YYMM (monthly batch) of an SFF-8472/CMIS ``YYMMDD`` date code, or the
-    whole code when it is not in that form. Kept in step with :func:`lot_of`."""
-    return Case(
-        When(**{f"{field}__regex": r"^[0-9]{6}"}, then=Substr(field, 1, 4)),
-        default=F(field),
-        output_field=CharField(),
-    )
-
-
 def lot_of(date_code: str | None) -> str:
     dc = date_code or ""
     return dc[:4] if len(dc) >= 6 and dc[:6].isdigit() else dc
@@ -79,7 +66,7 @@ _XCVR_KEY = {
     "k_vendor": F("model__vendor__name"),
     "k_part": F("model__part_number"),
     "k_ff": F("model__form_factor"),
-    "k_lot": lot_expr(),
+    "k_lot": F("date_code"),
 }
 _CABLE_IN_SERVICE = [
     CableStatus.INSTALLED,
@@ -109,7 +96,7 @@ def _key(row: dict) -> Key:
         row.get("k_vendor") or "(unknown)",
         row.get("k_part") or "(unknown)",
         row.get("k_ff") or "",
-        row.get("k_lot") or "",
+        lot_of(row.get("k_lot")),
     )
 
 
@@ -191,7 +178,7 @@ def cohort_data(*, now: datetime) -> CohortData:
             k_vendor=F("transceiver__model__vendor__name"),
             k_part=F("transceiver__model__part_number"),
             k_ff=F("transceiver__model__form_factor"),
-            k_lot=lot_expr("transceiver__date_code"),
+            k_lot=F("transceiver__date_code"),
         )
         .annotate(t=Sum(span))
         .order_by()
@@ -218,7 +205,7 @@ def cohort_data(*, now: datetime) -> CohortData:
             k_vendor=F("transceiver__model__vendor__name"),
             k_part=F("transceiver__model__part_number"),
             k_ff=F("transceiver__model__form_factor"),
-            k_lot=lot_expr("transceiver__date_code"),
+            k_lot=F("transceiver__date_code"),
         )
         .annotate(n=Count("pk"))
         .order_by()

@@ -485,8 +485,11 @@ def rack_page(rack: Rack) -> dict:
         .order_by("side", "leg")
     ):
         far_by_cable.setdefault(e.cable_id, []).append(e)
+    here_ids = {e.cable_id for e in here}
     alerting = set(
-        Alert.objects.filter(state="open", cable_id__in={e.cable_id for e in here}).values_list(
+        Alert.objects.filter(state="open", cable_id__in=here_ids).values_list("cable_id", flat=True)
+    ) | set(
+        Alert.cables.through.objects.filter(cable_id__in=here_ids, alert__state="open").values_list(
             "cable_id", flat=True
         )
     )
@@ -569,7 +572,7 @@ def cable_list_queryset(qs, *, sort: str = "label"):
     """The desk cable list: the FilterSet's queryset, sorted, with what each row shows."""
     sort, order = _ordering(sort, CABLE_SORTS, "label")
     ends = CableEnd.objects.select_related("port__device__rack", "cage__device__rack").order_by("side", "leg")
-    open_alert = Alert.objects.filter(cable_id=OuterRef("pk"), state="open")
+    open_alert = Alert.objects.filter(Q(cable_id=OuterRef("pk")) | Q(cables=OuterRef("pk")), state="open")
     qs = (
         qs.select_related("vendor")
         .prefetch_related(Prefetch("ends", queryset=ends))

@@ -14,8 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import Q
+
 from ..choices import AlertRule, AlertState, CableKind, Severity
-from ..models import Alert, CableEnd, Port, PortObservation, PortTelemetryState, Transceiver
+from ..models import Alert, CableEnd, Link, Port, PortObservation, PortTelemetryState, Transceiver
 from ..telemetry.decode import IDENTITY_FIELDS, THRESHOLD_FIELDS, Sample
 
 
@@ -90,9 +92,13 @@ def identities_record(*, rows: list[tuple[int, Sample]], now: datetime) -> list[
     serial_changed: list[int] = []
     for pid, s in latest.items():
         st = states.get(pid)
-        if st is not None and st.seen_at > s.ts:
+        if st is not None and st.identity_seen_at is not None and st.identity_seen_at > s.ts:
             continue  # an older sample (a backfill) does not overwrite a newer identity
-        new = PortTelemetryState(port_id=pid, seen_at=s.ts)
+        new = PortTelemetryState(
+            port_id=pid,
+            identity_seen_at=s.ts,
+            last_ts=max(s.ts, st.last_ts) if st is not None and st.last_ts else s.ts,
+        )
         changed = st is None
         for f in IDENTITY_FIELDS:
             v = getattr(s, f)
@@ -115,14 +121,14 @@ def identities_record(*, rows: list[tuple[int, Sample]], now: datetime) -> list[
             upserts,
             update_conflicts=True,
             unique_fields=["port"],
-            update_fields=["seen_at", *IDENTITY_FIELDS, *THRESHOLD_FIELDS],
+            update_fields=["identity_seen_at", "last_ts", *IDENTITY_FIELDS, *THRESHOLD_FIELDS],
         )
     if observations:
         PortObservation.objects.bulk_create(observations, ignore_conflicts=True)
     if not serial_changed:
         return []
     recorded = recorded_identities(serial_changed)
-    raised = []
+    findings = []
     for pid in serial_changed:
         rec = recorded.get(pid)
         s = latest[pid]
@@ -130,57 +136,62 @@ def identities_record(*, rows: list[tuple[int, Sample]], now: datetime) -> list[
             continue
         if _norm(rec.serial) == _norm(s.module_serial):
             continue
-        raised.append(_unrecorded_swap_raise(port_id=pid, recorded=rec, sample=s, now=now))
-    return raised
+        findings.append(_swap_finding(port_id=pid, recorded=rec, sample=s))
+    if not findings:
+        return []
+    return _raise(findings, now=now)
 
 
-def _unrecorded_swap_raise(
-    *, port_id: int, recorded: RecordedIdentity, sample: Sample, now: datetime
-) -> Alert:
-    """Open (or update) the port's ``unrecorded_swap`` finding. Idempotent: one open per port."""
+def _swap_finding(*, port_id: int, recorded: RecordedIdentity, sample: Sample):
+    """The ``unrecorded_swap`` finding, keyed as the periodic rule evaluation keys it, so the
+    ingest-time check and the rules update one alert, never two."""
+    from ..telemetry.rules import Finding
+
+    link = (
+        Link.objects.filter(Q(a_port_id=port_id) | Q(b_port_id=port_id), active=True)
+        .values_list("pk", "a_port_id")
+        .first()
+    )
+    side = "port" if link is None else ("a" if link[1] == port_id else "b")
     what = (
         "module" if recorded.kind == "module" else f"cable {recorded.cable_label} end {recorded.cable_side}"
     )
     seen = " ".join(x for x in (sample.module_vendor, sample.module_part, sample.module_serial) if x)
-    summary = (
-        f"Unrecorded swap on port {sample.device}:{sample.port}: the {what} recorded here is "
-        f"s/n {recorded.serial}, telemetry reports {seen}."
-    )[:300]
-    evidence = {
-        "recorded": {
-            "kind": recorded.kind,
-            "vendor": recorded.vendor,
-            "part": recorded.part,
-            "serial": recorded.serial,
-            "transceiver_id": recorded.transceiver_id,
-            "cable_id": recorded.cable_id,
+    return Finding(
+        key=f"unrecorded_swap:port:{port_id}",
+        rule=AlertRule.UNRECORDED_SWAP,
+        severity=Severity.NOTIFY,
+        link_id=link[0] if link else None,
+        port_id=port_id,
+        headline=f"reports {seen}; the {what} recorded here is s/n {recorded.serial}",
+        recommendation="Record the module swap (or find who changed the module) so its history stays true.",
+        recommendation_code="record_swap",
+        ends={
+            side: {
+                "port_id": port_id,
+                "reported_serial": sample.module_serial or "",
+                "reported_vendor": sample.module_vendor or "",
+                "reported_part": sample.module_part or "",
+                "recorded_serial": recorded.serial,
+                "recorded_kind": recorded.kind,
+                "transceiver_id": recorded.transceiver_id,
+                "cable_id": recorded.cable_id,
+                "ts": sample.ts.isoformat(),
+            }
         },
-        "reported": {
-            "vendor": sample.module_vendor or "",
-            "part": sample.module_part or "",
-            "serial": sample.module_serial or "",
-            "ts": sample.ts.isoformat(),
-        },
-    }
-    recommendation = "Record the module move (swap) or re-seat the recorded module; then resolve."
-    key = f"{AlertRule.UNRECORDED_SWAP}:port:{port_id}"  # the rule task's key for the same finding
-    alert = Alert.objects.filter(key=key, state=AlertState.OPEN).first()
-    if alert is None:
-        return Alert.objects.create(
-            key=key,
-            rule=AlertRule.UNRECORDED_SWAP,
-            severity=Severity.NOTIFY,
-            state=AlertState.OPEN,
-            port_id=port_id,
-            cable_id=recorded.cable_id,
-            opened_at=now,
-            updated_at=now,
-            summary=summary,
-            recommendation=recommendation,
-            evidence=evidence,
-        )
-    alert.updated_at = now
-    alert.summary = summary
-    alert.evidence = evidence
-    alert.save(update_fields=["updated_at", "summary", "evidence"])
-    return alert
+    )
+
+
+def _raise(findings: list, *, now: datetime) -> list[Alert]:
+    """Through the alert lifecycle service (``inventory.services.alerts``): opens once, updates
+    while it holds, honours maintenance windows, never resolves here."""
+    from .alerts import alerts_apply
+
+    alerts_apply(
+        findings=findings,
+        holding={f.key for f in findings},
+        reporting_port_ids=set(),
+        now=now,
+        resolve=False,
+    )
+    return list(Alert.objects.filter(state=AlertState.OPEN, key__in=[f.key for f in findings]))

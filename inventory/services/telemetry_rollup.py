@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -22,6 +22,7 @@ from ..models import (
     Port,
     PortObservation,
     PortRollup,
+    PortTelemetryState,
     TelemetryHistogram,
     TelemetryIngestBatch,
     TelemetryLaneSample,
@@ -162,7 +163,27 @@ def _rollup_ports(port_ids: list[int], since: datetime, *, now: datetime) -> int
             )
     PortRollup.objects.filter(port_id__in=port_ids, bucket__gte=since_aligned).delete()
     PortRollup.objects.bulk_create(rows, batch_size=2000)
+    _last_seen(samples)
     return len(rows)
+
+
+def _last_seen(samples: dict[int, list[RawSample]]) -> None:
+    """Move each port's ``PortTelemetryState.last_ts`` forward to its newest sample."""
+    newest = {pid: max(s.t for s in ss) for pid, ss in samples.items() if ss}
+    if not newest:
+        return
+    known = dict(
+        PortTelemetryState.objects.filter(port_id__in=list(newest)).values_list("port_id", "last_ts")
+    )
+    changed = []
+    for pid, t in newest.items():
+        ts = datetime.fromtimestamp(t, UTC)
+        old = known.get(pid)
+        if old is None or ts > old:
+            changed.append(PortTelemetryState(port_id=pid, last_ts=ts))
+    PortTelemetryState.objects.bulk_create(
+        changed, update_conflicts=True, unique_fields=["port"], update_fields=["last_ts"], batch_size=2000
+    )
 
 
 def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> RollupOutcome:

@@ -49,8 +49,11 @@ def test_matching_serial_is_quiet_and_a_different_one_raises_once(leaf):
     )
     alert = Alert.objects.get(rule=AlertRule.UNRECORDED_SWAP)
     assert alert.port_id == ports[0].pk and alert.state == "open"
+    assert alert.key == f"unrecorded_swap:port:{ports[0].pk}"
     assert recorded.serial in alert.summary and "XX-OTHER-9" in alert.summary
-    assert alert.evidence["recorded"]["transceiver_id"] == recorded.pk
+    # a second port swapped in the same batch gets its own alert
+    ingest([f.telemetry_sample("leaf-id", "Ethernet2/1", T0 + timedelta(minutes=6), module_serial="YY-2")])
+    assert Alert.objects.filter(rule=AlertRule.UNRECORDED_SWAP, state="open").count() == 2
     # the identity is kept once per change, the state holds the latest
     assert list(PortObservation.objects.filter(port=ports[0]).values_list("module_serial", flat=True)) == [
         recorded.serial,

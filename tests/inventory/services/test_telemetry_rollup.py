@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.test import override_settings
 
-from inventory.models import PortRollup, TelemetryIngestBatch, TelemetrySample
+from inventory.models import PortRollup, PortTelemetryState, TelemetryIngestBatch, TelemetrySample
 from inventory.services.telemetry import telemetry_ingest
 from inventory.services.telemetry_rollup import telemetry_retention_enforce, telemetry_rollup
 from inventory.telemetry.decode import decode_objects
@@ -83,6 +83,8 @@ def test_rollup_increases_ber_gauges_and_histogram_tail(port):
     ) and b2.rx_power_min_any_dbm == pytest.approx(-3.0)
     assert b2.temperature_max_c == 67
     assert b2.module_serial == "MT-A"
+    state = PortTelemetryState.objects.get(port=port)
+    assert state.last_ts == T0 + timedelta(seconds=170) and state.module_serial == "MT-A"
 
 
 def test_reset_and_out_of_order_and_rerun_are_handled(port):

@@ -82,10 +82,19 @@ def test_cable_list_queries_do_not_grow_with_rows(
 def test_bulk_set_status_changes_the_ticked_cables(plant, engineer_client):
     ids = [plant["cables"]["J-100"].pk, plant["cables"]["J-101"].pk]
     resp = engineer_client.post(
-        "/cables/status", {"cable": ids, "status": "in_production", "next": "/cables/?rack=A01"}
+        "/cables/status", {"cable": ids, "status": "tested", "next": "/cables/?rack=A01"}
     )
     assert resp.status_code == 302 and resp["Location"] == "/cables/?rack=A01"
-    assert set(Cable.objects.filter(pk__in=ids).values_list("status", flat=True)) == {"in_production"}
+    assert set(Cable.objects.filter(pk__in=ids).values_list("status", flat=True)) == {"tested"}
+
+
+def test_bulk_set_status_is_all_or_nothing_through_the_production_gate(plant, engineer_client):
+    """J-100 and J-101 have no tests: the gate refuses production, and neither changes."""
+    ids = [plant["cables"]["J-100"].pk, plant["cables"]["J-101"].pk]
+    before = dict(Cable.objects.filter(pk__in=ids).values_list("pk", "status"))
+    resp = engineer_client.post("/cables/status", {"cable": ids, "status": "in_production"}, follow=True)
+    assert "msg-error" in resp.content.decode()
+    assert dict(Cable.objects.filter(pk__in=ids).values_list("pk", "status")) == before
 
 
 def test_bulk_set_status_never_redirects_off_site(plant, engineer_client):
@@ -299,3 +308,19 @@ def test_edit_transceiver_refuses_a_stale_form(plant, engineer_client):
 
 def test_unused_imports_are_used():
     assert FormFactor and CableStatus and timedelta
+
+
+def test_an_alert_on_the_path_marks_every_segment(plant, engineer_client):
+    """An alert names J-100 as the suspect and the whole path J-100, T-100, J-101."""
+    alert = Alert.objects.create(
+        rule="fec_tail",
+        severity="warning",
+        cable=plant["cables"]["J-100"],
+        opened_at=timezone.now(),
+        updated_at=timezone.now(),
+        summary="tail",
+    )
+    alert.cables.set([plant["cables"][x] for x in ("J-100", "T-100", "J-101")])
+    html = engineer_client.get("/cables/", {"has_open_alert": "true"}).content.decode()
+    assert labels_in(html) == ["J-100", "J-101", "T-100"]
+    assert "alert" in engineer_client.get("/r/B01").content.decode()

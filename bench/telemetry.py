@@ -1,0 +1,284 @@
+"""Telemetry ingest throughput end to end through ``POST /api/telemetry/``.
+
+A real gunicorn (2 sync workers, loopback) receives batches of 5,000 samples for the interface
+ports of the seeded cluster, from two client threads with pre-built bodies (the client's own
+JSON encoding is not timed). Two shapes: FEC counters only (device, port, ts and four
+counters) and full samples (plus a 16-bin histogram, per-lane Rx/Tx power and bias, DOM
+gauges, BER gauges). The same rows are then loaded by a raw PostgreSQL COPY (pre-built text,
+one process, batches of 5,000, a commit per batch, into tables shaped and keyed like the real
+ones) as the reference, and the ratio is reported, with the peak RSS of the web workers.
+
+Targets (2-core machine): >= 0.5 of the raw COPY rate for both shapes, >= 100,000 samples/s
+end to end for the FEC-only shape, web worker < 250 MB.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+
+import orjson
+
+from bench.common import Http, WebServer, make_token
+
+BATCH = 5_000
+OFFSET = 1 << 63
+
+
+def _ports(limit: int) -> list[tuple[str, str, int, int]]:
+    from inventory.choices import PortKind
+    from inventory.models import Port
+
+    return list(
+        Port.objects.filter(kind=PortKind.INTERFACE, retired_at__isnull=True)
+        .order_by("pk")
+        .values_list("device__name", "name", "pk", "lane_count")[:limit]
+    )
+
+
+def _sample(shape: str, dev: str, name: str, ts: str, i: int, lanes: int) -> dict:
+    s = {
+        "device": dev,
+        "port": name,
+        "ts": ts,
+        "fec_corrected_codewords": 1_000_000 + i * 997,
+        "fec_uncorrectable_codewords": i % 3,
+        "fec_corrected_bits": 2_000_000 + i * 1013,
+        "fec_symbol_errors": 1_100_000 + i * 991,
+    }
+    if shape == "full":
+        lanes = max(1, min(lanes, 8))
+        s.update(
+            fec_hist=[10**12 + i, 10**6 + i, 10**4, 900, 80, 7, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            rx_power_dbm=[-1.5 - (i % 7) * 0.1] * lanes,
+            tx_power_dbm=[1.25] * lanes,
+            bias_ma=[7.5] * lanes,
+            temperature_c=45.0 + (i % 10),
+            voltage_v=3.3,
+            pre_fec_ber=2.5e-9,
+            post_fec_ber=0.0,
+        )
+    return s
+
+
+def _bodies(shape: str, ports, total: int, base: datetime) -> tuple[list[bytes], list[tuple]]:
+    """Batches of samples for ``total`` samples, one ts per round over the ports."""
+    bodies, rows = [], []
+    batch: list[dict] = []
+    n = 0
+    rnd = 0
+    while n < total:
+        ts = base + timedelta(seconds=10 * rnd)
+        ts_s = ts.isoformat().replace("+00:00", "Z")
+        for dev, name, pk, lanes in ports:
+            if n >= total:
+                break
+            s = _sample(shape, dev, name, ts_s, n, lanes)
+            batch.append(s)
+            rows.append((pk, ts, s))
+            n += 1
+            if len(batch) == BATCH:
+                bodies.append(orjson.dumps({"samples": batch}))
+                batch = []
+        rnd += 1
+    if batch:
+        bodies.append(orjson.dumps({"samples": batch}))
+    return bodies, rows
+
+
+def _post_all(port: int, token: str, bodies: list[bytes], threads: int = 2) -> tuple[float, int]:
+    q: queue.Queue = queue.Queue()
+    for b in bodies:
+        q.put(b)
+    stored = [0]
+    errors: list = []
+    lock = threading.Lock()
+
+    def worker():
+        http = Http(port, token)
+        while True:
+            try:
+                body = q.get_nowait()
+            except queue.Empty:
+                return
+            status, data, _ = http.request(
+                "POST", "/api/telemetry/", body=body, headers={"Content-Type": "application/json"}
+            )
+            if status != 200:
+                errors.append((status, data[:300]))
+                return
+            with lock:
+                stored[0] += orjson.loads(data)["stored"]
+
+    t = time.perf_counter()
+    ts = [threading.Thread(target=worker) for _ in range(threads)]
+    for th in ts:
+        th.start()
+    for th in ts:
+        th.join()
+    elapsed = time.perf_counter() - t
+    if errors:
+        raise RuntimeError(f"ingest failed: {errors[0]}")
+    return elapsed, stored[0]
+
+
+def _copy_reference(shape: str, rows: list[tuple]) -> float:
+    """Seconds for a raw COPY of the same rows into tables keyed like the real ones."""
+    import psycopg
+    from django.db import connection
+
+    from inventory.models import TelemetryHistogram, TelemetryLaneSample, TelemetrySample
+
+    settings = connection.settings_dict
+    conninfo = psycopg.conninfo.make_conninfo(
+        dbname=settings["NAME"],
+        user=settings["USER"] or "",
+        host=settings["HOST"] or "127.0.0.1",
+        port=str(settings["PORT"] or 5432),
+        **({"password": settings["PASSWORD"]} if settings.get("PASSWORD") else {}),
+    )
+    counters = ["fec_corrected_cw", "fec_uncorrectable_cw", "fec_corrected_bits", "fec_symbol_errors"]
+    keys = [
+        "fec_corrected_codewords",
+        "fec_uncorrectable_codewords",
+        "fec_corrected_bits",
+        "fec_symbol_errors",
+    ]
+    gauges = ["pre_fec_ber", "post_fec_ber", "temperature_c", "voltage_v"]
+
+    def arr(v):
+        return "{" + ",".join(repr(x) for x in v) + "}"
+
+    chunks = []
+    for i in range(0, len(rows), BATCH):
+        part = rows[i : i + BATCH]
+        main_lines, lane_lines, hist_lines = [], [], []
+        for pk, ts, s in part:
+            t = ts.isoformat()
+            cols = [str(pk), t, *(str(s[k] - OFFSET) for k in keys)]
+            if shape == "full":
+                cols += [repr(s[g]) for g in gauges]
+                lane_lines.append(
+                    f"{pk}\t{t}\t{arr(s['rx_power_dbm'])}\t{arr(s['tx_power_dbm'])}\t{arr(s['bias_ma'])}\n"
+                )
+                hist_lines.append(f"{pk}\t{t}\t1\t{arr(s['fec_hist'])}\n")
+            main_lines.append("\t".join(cols) + "\n")
+        chunks.append(
+            ("".join(main_lines).encode(), "".join(lane_lines).encode(), "".join(hist_lines).encode())
+        )
+    tables = [
+        ("bench_copy_sample", TelemetrySample._meta.db_table),
+        ("bench_copy_lanes", TelemetryLaneSample._meta.db_table),
+        ("bench_copy_hist", TelemetryHistogram._meta.db_table),
+    ]
+    main_cols = ", ".join(["port_id", "ts", *counters, *(gauges if shape == "full" else [])])
+    with psycopg.connect(conninfo) as conn:
+        for copy_t, real in tables:
+            conn.execute(f"DROP TABLE IF EXISTS {copy_t}")
+            conn.execute(
+                f"CREATE TABLE {copy_t} (LIKE {real} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)"
+            )
+        conn.commit()
+        t = time.perf_counter()
+        for main, lanes, hist in chunks:
+            with conn.cursor() as cur:
+                with cur.copy(f"COPY bench_copy_sample ({main_cols}) FROM STDIN") as cp:
+                    cp.write(main)
+                if lanes:
+                    with cur.copy(
+                        "COPY bench_copy_lanes (port_id, ts, rx_power_dbm, tx_power_dbm, bias_ma) FROM STDIN"
+                    ) as cp:
+                        cp.write(lanes)
+                    with cur.copy("COPY bench_copy_hist (port_id, ts, layout_id, counts) FROM STDIN") as cp:
+                        cp.write(hist)
+            conn.commit()
+        elapsed = time.perf_counter() - t
+        for copy_t, _ in tables:
+            conn.execute(f"DROP TABLE IF EXISTS {copy_t}")
+        conn.commit()
+    return elapsed
+
+
+def _cleanup(since: datetime) -> None:
+    from django.db import connection
+
+    from inventory.models import (
+        PortObservation,
+        TelemetryHistogram,
+        TelemetryIngestBatch,
+        TelemetryLaneSample,
+        TelemetrySample,
+    )
+
+    for model in (TelemetrySample, TelemetryLaneSample, TelemetryHistogram, PortObservation):
+        with connection.cursor() as cur:
+            cur.execute(f"DELETE FROM {model._meta.db_table} WHERE ts >= %s", [since])  # noqa: S608
+    TelemetryIngestBatch.objects.all().delete()
+
+
+def run(report) -> None:
+    from django.db import connection
+
+    pg = connection.vendor == "postgresql"
+    fec_total = int(os.environ.get("BENCH_TELEMETRY_FEC_SAMPLES", "200000" if pg else "20000"))
+    full_total = int(os.environ.get("BENCH_TELEMETRY_FULL_SAMPLES", "100000" if pg else "10000"))
+    ports = _ports(40_000)
+    report("telemetry bench: interface ports used", len(ports), "ports")
+    token = make_token("bench-ingest", role="collector", kind="ingest")
+    base = (datetime.now(UTC) - timedelta(days=2)).replace(microsecond=0)
+    _cleanup(base - timedelta(hours=1))
+    try:
+        with WebServer(workers=2) as web:
+            warm, _ = _bodies("fec", ports[:BATCH], BATCH, base - timedelta(hours=1))
+            _post_all(web.port, token, warm, threads=1)
+            for shape, total, start in (
+                ("fec", fec_total, base),
+                ("full", full_total, base + timedelta(hours=6)),
+            ):
+                bodies, rows = _bodies(shape, ports, total, start)
+                elapsed, stored = _post_all(web.port, token, bodies)
+                if stored != len(rows):
+                    raise RuntimeError(f"{shape}: stored {stored} of {len(rows)}")
+                rate = stored / elapsed
+                label = "FEC counters only" if shape == "fec" else "full samples"
+                report(
+                    f"ingest {label}: end to end (HTTP, 5,000/batch)",
+                    rate,
+                    "samples/s",
+                    ">= 100,000" if shape == "fec" else "",
+                )
+                if pg:
+                    copy_s = _copy_reference(shape, rows)
+                    copy_rate = len(rows) / copy_s
+                    report(f"ingest {label}: raw PostgreSQL COPY, same rows", copy_rate, "samples/s")
+                    report(f"ingest {label}: end to end / raw COPY", rate / copy_rate, "ratio", ">= 0.5")
+            report("ingest: web worker peak RSS", web.peak_rss_mb(), "MB", "< 250 MB")
+        from django.utils import timezone
+
+        from inventory.models import TelemetryIngestBatch
+        from inventory.services.telemetry_rollup import telemetry_rollup
+
+        queued = TelemetryIngestBatch.objects.count()
+        t = time.perf_counter()
+        samples = fec_total + full_total
+        while telemetry_rollup(now=timezone.now(), max_batches=10).remaining:
+            pass
+        report(
+            f"rollup of the ingested samples ({queued} batches)",
+            samples / (time.perf_counter() - t),
+            "samples/s",
+        )
+    finally:
+        _cleanup(base - timedelta(hours=1))
+        from inventory.models import PortRollup
+
+        PortRollup.objects.filter(bucket__gte=base - timedelta(hours=1)).delete()
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit("run through the runner: python -m bench telemetry")
