@@ -5,10 +5,10 @@ a mailbox and three people) with a passing test 0-100 days old, so about 10% are
 due within the reminder window. Then times, with no SMTP involved (sending is per digest, not
 per cable):
 
-* the first recompute (every due date changes: one UPDATE ... FROM + history per batch),
-* the first claim (catch-up: every due reminder claimed into per-recipient digests),
-* the daily sweep the next day (recompute everything + claim the day's new reminders), the
-  steady state that beat runs every morning: this is the figure with the 2 s target.
+* a full recompute (every due date changes: one UPDATE ... FROM + history per batch),
+* the first sweep (full: recompute everything again, claim every due reminder),
+* the daily sweep the next day (incremental recompute of what changed + claim the day's new
+  reminders), the steady state that beat runs every morning: the figure with the 2 s target.
 """
 
 from __future__ import annotations
@@ -114,20 +114,21 @@ def run(report) -> None:
     t = time.perf_counter()
     first = retests.retest_due_recompute(now=now)
     report(
-        f"retest due recompute, first run ({first.cables_changed:,} dates set)",
+        f"retest due recompute, full ({first.cables_changed:,} dates set)", time.perf_counter() - t, "s", ""
+    )
+
+    t = time.perf_counter()
+    catch_up = reminders.retests_sweep(now=now)  # full (first run): recompute + catch-up claim
+    report(
+        f"first sweep: full recompute + catch-up claim ({RetestReminder.objects.count():,} reminders)",
         time.perf_counter() - t,
         "s",
         "",
     )
 
-    t = time.perf_counter()
-    claim = reminders.reminders_claim(now=now)
-    took = time.perf_counter() - t
-    report(f"reminder claim, catch-up ({RetestReminder.objects.count():,} reminders)", took, "s", "")
-
     tomorrow = now + timedelta(days=1)
     t = time.perf_counter()
-    sweep = reminders.retests_sweep(now=tomorrow)
+    sweep = reminders.retests_sweep(now=tomorrow)  # the daily beat run: incremental
     took = time.perf_counter() - t
     report(
         f"daily retest sweep, {total:,} cables ({sweep.cables_changed} changed, {sweep.reminders_claimed:,} new reminders)",
@@ -135,7 +136,7 @@ def run(report) -> None:
         "s",
         "< 2 s",
     )
-    del claim
+    del catch_up
 
 
 if __name__ == "__main__":  # python -m bench.retests (the runner is python -m bench retests)

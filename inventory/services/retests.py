@@ -38,12 +38,13 @@ from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
 
 from .. import retest_rules as rules
-from ..choices import AlertRule, CableStatus, RetestTriggerReason, Verdict
+from ..choices import AlertRule, CableStatus, FieldNoteKind, RetestTriggerReason, Verdict
 from ..models import (
     Alert,
     Cable,
     CableEnd,
     CableTest,
+    FieldNote,
     Link,
     LinkSegment,
     Rack,
@@ -56,6 +57,12 @@ from ..models import (
 log = logging.getLogger(__name__)
 
 PASSING = (Verdict.PASS, Verdict.MARGINAL)
+FIELD_TRIGGERS = (
+    FieldNoteKind.FAULT,
+    FieldNoteKind.RESEATED,
+    FieldNoteKind.CLEANED,
+    FieldNoteKind.RESEATED_CLEANED,
+)
 
 
 def retest_defaults() -> rules.Defaults:
@@ -180,6 +187,11 @@ def _gather(
     ):
         triggers[cable_id].append(at)
     for cable_id, at in RetestTrigger.objects.filter(in_range).values_list("cable_id", "occurred_at"):
+        triggers[cable_id].append(at)
+    # Faults reported and re-seats/cleanings done from the phone page (the fieldwork notes).
+    for cable_id, at in FieldNote.objects.filter(in_range, kind__in=FIELD_TRIGGERS).values_list(
+        "cable_id", "at"
+    ):
         triggers[cable_id].append(at)
     for cable_id, at in Alert.objects.filter(in_range, rule=AlertRule.LOSS_INCREASE).values_list(
         "cable_id", "opened_at"
@@ -351,6 +363,9 @@ def retest_changed_cables(*, since: datetime, today: date) -> list[int] | None:
     ids.update(CableTest.objects.filter(created_at__gte=since).values_list("cable_id", flat=True))
     ids.update(RetestTrigger.objects.filter(created_at__gte=since).values_list("cable_id", flat=True))
     ids.update(
+        FieldNote.objects.filter(at__gte=since, kind__in=FIELD_TRIGGERS).values_list("cable_id", flat=True)
+    )
+    ids.update(
         Alert.objects.filter(updated_at__gte=since, cable_id__isnull=False).values_list("cable_id", flat=True)
     )
     ids.update(
@@ -374,6 +389,12 @@ def retest_changed_cables(*, since: datetime, today: date) -> list[int] | None:
     if len(ids) > FULL_RECOMPUTE_ABOVE:
         return None
     return sorted(ids)
+
+
+def retest_due_refresh_on_commit(*, cable_id: int, now: datetime, reason: str) -> None:
+    """For the services that record a test, a fault or a re-seat: the cable's due date (and its
+    links') is recomputed right after their transaction commits, not at the next daily sweep."""
+    transaction.on_commit(lambda: retest_due_recompute(now=now, cable_ids=[cable_id], reason=reason))
 
 
 @transaction.atomic

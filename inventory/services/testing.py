@@ -326,7 +326,12 @@ def cable_test_record_olts(*, cable: Cable, data: OltsInput, now: datetime | Non
 
 
 def _after_test(test: CableTest, *, now: datetime) -> None:
-    """Baseline on the first pass; compare a retest with the baseline."""
+    """Baseline on the first pass; compare a retest with the baseline; move the retest due date."""
+    from .retests import retest_due_refresh_on_commit
+
+    retest_due_refresh_on_commit(
+        cable_id=test.cable_id, now=now, reason=f"{test.kind} test recorded: {test.verdict}"
+    )
     base = _baseline(test.cable, test.kind, exclude=test.pk)
     if base is None:
         if test.verdict in PASSING:

@@ -124,7 +124,8 @@ def test_planned_and_retired_cables_lose_their_due_date(plant):
 def test_a_site_that_accepts_telemetry_skips_the_physical_retest_of_a_clean_live_link(plant):
     fibre = plant["fibre"]
     f.record_test(fibre, at=T0)
-    cable_services.cable_set_status(cable=fibre, status=CableStatus.IN_PRODUCTION)
+    fibre.status = CableStatus.IN_PRODUCTION  # in service since T0 (the gate reads today's clock)
+    fibre.save()
     RetestPolicy.objects.create(site=plant["rack"].row.room.site, accept_telemetry=True)
     day85 = T0 + timedelta(days=85)
     retests.retest_due_recompute(now=day85)
@@ -137,6 +138,7 @@ def test_a_site_that_accepts_telemetry_skips_the_physical_retest_of_a_clean_live
         opened_at=T0 + timedelta(days=120),
         updated_at=T0 + timedelta(days=120),
         state="resolved",
+        resolved_at=T0 + timedelta(days=121),
         summary="pre-FEC BER rising",
     )
     retests.retest_due_recompute(now=T0 + timedelta(days=175))
@@ -160,3 +162,27 @@ def test_the_recompute_is_set_based_and_keeps_history(plant, django_assert_max_n
     assert history[-1].history_change_reason == "retest due recomputed"
     assert history[-1].history_type == "~"
     assert history[-2].retest_due is None
+
+
+def test_a_fault_or_a_reseat_from_the_phone_page_brings_the_retest_forward(
+    plant, django_capture_on_commit_callbacks
+):
+    from inventory.services import fieldwork
+
+    fibre = plant["fibre"]
+    f.record_test(fibre, at=T0)
+    retests.retest_due_recompute(now=T0)
+    when = T0 + timedelta(days=30)
+    with django_capture_on_commit_callbacks(execute=True):
+        fieldwork.cable_serviced(cable=fibre, kind="reseated", text="re-seated both ends", now=when)
+    retests.retest_due_recompute(now=when, reason="retest brought forward: fault reported")
+    assert due("F-1") == (when + timedelta(days=7)).date()
+    dac = plant["dac"]
+    f.record_test(dac, at=T0)
+    retests.retest_due_recompute(now=T0)
+    with django_capture_on_commit_callbacks(execute=True):
+        fieldwork.cable_fault_report(cable=dac, seen="link light off", status=CableStatus.FAULTY, now=when)
+    retests.retest_due_recompute(now=when, reason="retest brought forward: fault reported")
+    assert due("D-1") == (when + timedelta(days=7)).date()
+    history = Cable.objects.get(label="D-1").history.order_by("-history_id").first()
+    assert history.history_change_reason == "retest brought forward: fault reported"
