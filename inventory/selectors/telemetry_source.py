@@ -105,7 +105,12 @@ def _latest(*, start: datetime, end: datetime, port_ids: list[int] | None) -> di
     if port_ids is not None:
         states = states.filter(port_id__in=port_ids)
     for pid, serial, ndev, nport, seen, warn in states.values_list(
-        "port_id", "module_serial", "neighbor_device", "neighbor_port", "identity_seen_at", "rx_power_low_warn_dbm"
+        "port_id",
+        "module_serial",
+        "neighbor_device",
+        "neighbor_port",
+        "identity_seen_at",
+        "rx_power_low_warn_dbm",
     ):
         d = out[pid]
         d["module_serial"] = serial or None

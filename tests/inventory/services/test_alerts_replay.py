@@ -134,7 +134,9 @@ def test_a_link_whose_corrected_rate_climbs_for_ten_minutes_alerts_exactly_that_
     # ... then the climb on the leaf's receiver of link 1.
     later = []
     for d, p in PORTS:
-        rows = series(d, p, start, end, ber=climbing if (d, p) == ("leaf-r", "Ethernet1/2") else (lambda t: 5e-9))
+        rows = series(
+            d, p, start, end, ber=climbing if (d, p) == ("leaf-r", "Ethernet1/2") else (lambda t: 5e-9)
+        )
         later += [s for s in rows if s["ts"] >= baseline_end.isoformat()]
     post(client, later)
     roll(end)
