@@ -11,7 +11,8 @@ import logging
 import os
 import uuid
 
-from celery import Celery, Task
+from celery import Celery
+from celery.contrib.django.task import DjangoTask
 from kombu.exceptions import OperationalError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cabletrack.settings")
@@ -27,7 +28,7 @@ BROKER_ERRORS = (OperationalError, _RedisError, ConnectionError, TimeoutError)
 KEPT_OPTIONS = ("queue", "priority", "countdown", "expires")
 
 
-class OutboxTask(Task):
+class OutboxTask(DjangoTask):
     def apply_async(self, args=None, kwargs=None, task_id=None, producer=None, link=None, link_error=None,
                     shadow=None, _outbox=True, **options):  # fmt: skip
         try:

@@ -297,7 +297,13 @@ def rollups(port: Port, start, minutes: int, **kw) -> None:
 
 
 def seen(
-    port: Port, when, *, serial: str = "", neighbor: Port | None = None, neighbor_name: str = ""
+    port: Port,
+    when,
+    *,
+    serial: str = "",
+    neighbor: Port | None = None,
+    neighbor_name: str = "",
+    rx_low_warn_dbm: float | None = None,
 ) -> None:
     """What telemetry last reported about a port's module and neighbour."""
     from inventory.models import PortTelemetryState
@@ -309,10 +315,11 @@ def seen(
         port=port,
         defaults=dict(
             last_ts=when,
+            identity_seen_at=when,
             module_serial=serial,
             neighbor_device=ndev,
             neighbor_port=nport,
-            identity_seen_at=when,
+            rx_power_low_warn_dbm=rx_low_warn_dbm,
         ),
     )
 

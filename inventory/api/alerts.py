@@ -173,6 +173,7 @@ class MaintenanceWindowViewSet(
     """
 
     serializer_class = MaintenanceWindowSerializer
+    required_permission = "inventory.add_maintenancewindow"  # start and end alike (technicians)
     queryset = MaintenanceWindow.objects.prefetch_related("links", "devices", "racks").order_by("-starts_at")
 
     def get_queryset(self):

@@ -110,6 +110,8 @@ class CableTestSerializer(serializers.ModelSerializer):
             "fibres",
             "traces",
         ]
+        # Computed by the budget engine and the baseline rule, never taken from a client.
+        read_only_fields = ["link", "loss_db", "budget_db", "margin_db", "verdict", "is_baseline", "warnings"]
 
 
 class ReadingSerializer(serializers.Serializer):

@@ -100,16 +100,23 @@ def _latest(*, start: datetime, end: datetime, port_ids: list[int] | None) -> di
             continue
         out[pid]["rx_power_dbm"] = rx
         out[pid]["tx_power_dbm"] = tx
-    states = PortTelemetryState.objects.filter(last_ts__gte=start)
+    # Identity is sticky (collectors send the EEPROM rarely): the latest per port, however old.
+    states = PortTelemetryState.objects.all()
     if port_ids is not None:
         states = states.filter(port_id__in=port_ids)
-    for pid, serial, ndev, nport, seen in states.values_list(
-        "port_id", "module_serial", "neighbor_device", "neighbor_port", "identity_seen_at"
+    for pid, serial, ndev, nport, seen, warn in states.values_list(
+        "port_id",
+        "module_serial",
+        "neighbor_device",
+        "neighbor_port",
+        "identity_seen_at",
+        "rx_power_low_warn_dbm",
     ):
         d = out[pid]
         d["module_serial"] = serial or None
         d["neighbor_device"] = ndev or None
         d["neighbor_port"] = nport or None
+        d["rx_low_warn_dbm"] = warn
         d["ts"] = seen
     return dict(out)
 

@@ -20,7 +20,32 @@ from ..optics import budgets
 from ..optics.plot import trace_svg
 
 PASSING = (Verdict.PASS, Verdict.MARGINAL)
-CHUNK = 2000
+CHUNK = 2000  # ids per IN list (SQLite); PostgreSQL takes far more per round trip
+CHUNK_PG = 50_000
+
+
+@dataclass(frozen=True)
+class CableFacts:
+    """What the verdicts need of a cable, without a model instance per row."""
+
+    pk: int
+    label: str
+    kind: str
+    role: str
+    length_m: object
+
+
+@dataclass(frozen=True)
+class EndFacts:
+    connector_type: str
+    fibre_count: int | None
+    polish: str
+
+
+def _chunk_size() -> int:
+    from django.db import connection
+
+    return CHUNK_PG if connection.vendor == "postgresql" else CHUNK
 
 
 @dataclass
@@ -42,8 +67,9 @@ def _chunks(ids) -> Iterable:
         yield ids
         return
     ids = list(ids)
-    for i in range(0, len(ids), CHUNK):
-        yield ids[i : i + CHUNK]
+    size = _chunk_size()
+    for i in range(0, len(ids), size):
+        yield ids[i : i + size]
 
 
 def latest_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, dict[str, LatestTest]]:
@@ -58,16 +84,37 @@ def latest_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, 
         qs = CableTest.objects.filter(cable_id__in=chunk)
         if kinds:
             qs = qs.filter(kind__in=list(kinds))
-        for row in qs.order_by("cable_id", "kind", "-tested_at", "-pk").values_list(*cols):
+        qs = qs.order_by("cable_id", "kind", "-tested_at", "-pk")
+        if _chunk_size() == CHUNK_PG:
+            qs = qs.distinct("cable_id", "kind")  # PostgreSQL DISTINCT ON: one row per pair
+        for row in qs.values_list(*cols):
             per = out.setdefault(row[1], {})
             if row[2] not in per:
                 per[row[2]] = LatestTest(*row)
     olts = [t for per in out.values() for k, t in per.items() if k == TestKind.OLTS]
     by_id = {t.id: t for t in olts}
-    ids = list(by_id)
-    for i in range(0, len(ids), CHUNK):
+    if isinstance(cable_ids, QuerySet) and _chunk_size() == CHUNK_PG:
+        latest_olts = (
+            CableTest.objects.filter(cable_id__in=cable_ids, kind=TestKind.OLTS)
+            .order_by("cable_id", "-tested_at", "-pk")
+            .distinct("cable_id")
+            .values("pk")
+        )
         rows = (
-            FibreResult.objects.filter(test_id__in=ids[i : i + CHUNK], verdict__in=PASSING)
+            FibreResult.objects.filter(test_id__in=latest_olts, verdict__in=PASSING)
+            .values("test_id")
+            .annotate(n=Count("fibre", distinct=True))
+            .values_list("test_id", "n")
+        )
+        for test_id, n in rows:
+            if test_id in by_id:
+                by_id[test_id].fibres_passed = n
+        return out
+    ids = list(by_id)
+    size = _chunk_size()
+    for i in range(0, len(ids), size):
+        rows = (
+            FibreResult.objects.filter(test_id__in=ids[i : i + size], verdict__in=PASSING)
             .values("test_id")
             .annotate(n=Count("fibre", distinct=True))
             .values_list("test_id", "n")
@@ -268,7 +315,9 @@ class LinkVerdict:
         }
 
 
-def link_verdicts(*, links: list[Link], now: datetime | None = None) -> dict[int, LinkVerdict]:
+def link_verdicts(
+    *, links: list[Link], now: datetime | None = None, link_qs: QuerySet | None = None
+) -> dict[int, LinkVerdict]:
     """Every link's verdicts in a fixed number of queries.
 
     * TIA: each fibre segment's latest power-meter verdict (against its component budget).
@@ -281,31 +330,41 @@ def link_verdicts(*, links: list[Link], now: datetime | None = None) -> dict[int
 
     now = now or timezone.now()
     link_ids = [link.pk for link in links]
+    size = _chunk_size()
     segs: dict[int, list[int]] = {}
-    for i in range(0, len(link_ids), CHUNK):
+    # With ``link_qs`` (a queryset of the same links) every read is a subquery: no id lists.
+    scopes = (
+        [link_qs] if link_qs is not None else [link_ids[i : i + size] for i in range(0, len(link_ids), size)]
+    )
+    for scope in scopes:
         for link_id, cable_id in (
-            LinkSegment.objects.filter(link_id__in=link_ids[i : i + CHUNK])
+            LinkSegment.objects.filter(link_id__in=scope)
             .order_by("link_id", "seq")
             .values_list("link_id", "cable_id")
         ):
             segs.setdefault(link_id, []).append(cable_id)
     cable_ids = sorted({c for ids in segs.values() for c in ids})
-    cables: dict[int, Cable] = {}
-    for i in range(0, len(cable_ids), CHUNK):
-        for c in Cable.objects.filter(pk__in=cable_ids[i : i + CHUNK]).only(
-            "pk", "label", "kind", "role", "length_m", "status"
-        ):
-            cables[c.pk] = c
-    latest = latest_tests(cable_ids=cable_ids)
-    ends: dict[int, list[CableEnd]] = {}
-    for i in range(0, len(cable_ids), CHUNK):
-        for e in CableEnd.objects.filter(cable_id__in=cable_ids[i : i + CHUNK]).only(
+    cable_scope = (
+        LinkSegment.objects.filter(link_id__in=link_qs).values("cable_id") if link_qs is not None else None
+    )
+    cscopes = (
+        [cable_scope]
+        if cable_scope is not None
+        else [cable_ids[i : i + size] for i in range(0, len(cable_ids), size)]
+    )
+    cables: dict[int, CableFacts] = {}
+    ends: dict[int, list[EndFacts]] = {}
+    for scope in cscopes:
+        for row in Cable.objects.filter(pk__in=scope).values_list("pk", "label", "kind", "role", "length_m"):
+            cables[row[0]] = CableFacts(*row)
+        for cable_id, ctype, fcount, polish in CableEnd.objects.filter(cable_id__in=scope).values_list(
             "cable_id", "connector_type", "fibre_count", "polish"
         ):
-            ends.setdefault(e.cable_id, []).append(e)
+            ends.setdefault(cable_id, []).append(EndFacts(ctype, fcount, polish))
+    latest = latest_tests(cable_ids=cable_scope if cable_scope is not None else cable_ids)
     gate = _gate_from(cables, latest, ends, now=now, svc=svc)
-    port_names = _port_names(links)
-    whole_link = _whole_link_tests(link_ids)
+    port_names = _port_names(links, link_qs)
+    whole_link = _whole_link_tests(link_qs if link_qs is not None else link_ids)
     out: dict[int, LinkVerdict] = {}
     for link in links:
         seg_v = []
@@ -391,28 +450,40 @@ def _gate_from(cables, latest, ends, *, now, svc) -> dict[int, list[str]]:
     return svc.gate_missing(cables=list(cables.values()), latest=latest, ends=ends, now=now)
 
 
-def _port_names(links: list[Link]) -> dict[int, str]:
+def _port_names(links: list[Link], link_qs: QuerySet | None = None) -> dict[int, str]:
     from ..models import Port
+
+    if link_qs is not None:
+        out = {}
+        for a, a_dev, a_name, b, b_dev, b_name in link_qs.order_by().values_list(
+            "a_port_id",
+            "a_port__device__name",
+            "a_port__name",
+            "b_port_id",
+            "b_port__device__name",
+            "b_port__name",
+        ):
+            out[a] = f"{a_dev}:{a_name}"
+            out[b] = f"{b_dev}:{b_name}"
+        return out
 
     ids = {p for link in links for p in (link.a_port_id, link.b_port_id)}
     out = {}
     ids = sorted(ids)
-    for i in range(0, len(ids), CHUNK):
-        for pk, dev, name in Port.objects.filter(pk__in=ids[i : i + CHUNK]).values_list(
+    for i in range(0, len(ids), _chunk_size()):
+        for pk, dev, name in Port.objects.filter(pk__in=ids[i : i + _chunk_size()]).values_list(
             "pk", "device__name", "name"
         ):
             out[pk] = f"{dev}:{name}"
     return out
 
 
-def _whole_link_tests(link_ids: list[int]) -> dict[int, float]:
+def _whole_link_tests(link_ids) -> dict[int, float]:
     """Latest OLTS measured over a whole link (test.link set): its worst-fibre loss."""
     out: dict[int, float] = {}
-    for i in range(0, len(link_ids), CHUNK):
+    for chunk in _chunks(link_ids):
         for link_id, loss in (
-            CableTest.objects.filter(
-                link_id__in=link_ids[i : i + CHUNK], kind=TestKind.OLTS, loss_db__isnull=False
-            )
+            CableTest.objects.filter(link_id__in=chunk, kind=TestKind.OLTS, loss_db__isnull=False)
             .order_by("link_id", "-tested_at", "-pk")
             .values_list("link_id", "loss_db")
         ):
@@ -471,10 +542,7 @@ def commissioning_report(
         if site is not None
         else "everything"
     )
-    links = list(
-        links_in_scope(site=site, row=row, rack=rack).only(
-            "pk", "a_port_id", "b_port_id", "pmd", "loss_budget_db"
-        )
-    )
-    verdicts = link_verdicts(links=links, now=now)
+    qs = links_in_scope(site=site, row=row, rack=rack)
+    links = list(qs.only("pk", "a_port_id", "b_port_id", "pmd", "loss_budget_db"))
+    verdicts = link_verdicts(links=links, now=now, link_qs=qs.values("pk"))
     return CommissioningReport(scope, now, [verdicts[link.pk] for link in links])

@@ -135,13 +135,15 @@ def _raise_loss_increase(
     link = test.link or (
         Link.objects.filter(active=True, segments__cable=test.cable).select_related("a_port").first()
     )
-    existing = Alert.objects.filter(rule=AlertRule.LOSS_INCREASE, state="open", cable=test.cable).first()
+    key = f"{AlertRule.LOSS_INCREASE}:cable:{test.cable_id}"  # one open alert per key (a constraint)
+    existing = Alert.objects.filter(key=key, state="open").first()
     if existing:
         return existing
     port_id = link.a_port_id if link else None
     if port_id and Alert.objects.filter(rule=AlertRule.LOSS_INCREASE, state="open", port_id=port_id).exists():
         port_id = None  # one open alert per (rule, port): the cable still gets its own row
     return Alert.objects.create(
+        key=key,
         rule=AlertRule.LOSS_INCREASE,
         severity=Severity.NOTIFY,
         state="open",
