@@ -4,6 +4,7 @@ from django.urls import path
 from .views import account, alerts, desk, pages
 from .views import forecast as forecast_views
 from .views import labels as label_views
+from .views import reconciliation as recon_views
 from .views import retests as retest_pages
 from .views import testing as test_views
 
@@ -35,6 +36,10 @@ urlpatterns = [
     path("r/<str:name>/bringup", alerts.bringup, name="rack-bringup"),
     path("topology/export.<str:fmt>", alerts.topology_export, name="topology-export"),
     path("metrics", alerts.metrics, name="metrics"),
+    # Telemetry vs the recorded plant; creating the missing module records in one reviewed step.
+    path("reconciliation/", recon_views.report, name="reconciliation"),
+    path("reconciliation/preview", recon_views.preview, name="reconciliation-preview"),
+    path("reconciliation/apply", recon_views.apply, name="reconciliation-apply"),
     # Labels: the print form / bulk-action target, and background batches.
     path("labels/print/", label_views.labels_print, name="labels-print"),
     path("labels/batches/<uuid:uid>/", label_views.label_batch, name="label-batch"),

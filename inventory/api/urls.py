@@ -4,6 +4,7 @@ from rest_framework.routers import DefaultRouter
 
 from . import alerts as alert_views
 from . import forecast as forecast_api
+from . import reconciliation as recon_api
 from . import retests as retest_views
 from . import testing as test_api
 from . import views
@@ -38,6 +39,15 @@ urlpatterns = [
     path("vendor-comparison/", alert_views.VendorComparisonView.as_view(), name="api-vendor-comparison"),
     path("racks/<str:name>/bringup/", alert_views.BringupView.as_view(), name="api-rack-bringup"),
     path("topology/<str:fmt>/", alert_views.TopologyExportView.as_view(), name="api-topology-export"),
+    path("reconciliation/", recon_api.ReconciliationReportView.as_view(), name="api-reconciliation"),
+    path(
+        "reconciliation/preview/",
+        recon_api.ReconciliationPreviewView.as_view(),
+        name="api-reconciliation-preview",
+    ),
+    path(
+        "reconciliation/apply/", recon_api.ReconciliationApplyView.as_view(), name="api-reconciliation-apply"
+    ),
     path("retests/worklist/", retest_views.RetestWorklistView.as_view(), name="retests-worklist"),
     path("retests/sweep/", retest_views.RetestSweepView.as_view(), name="retests-sweep-api"),
     path("forecast/", forecast_api.ForecastView.as_view(), name="api-forecast"),

@@ -6,10 +6,11 @@ from datetime import datetime
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models.functions import Upper
 from django.utils import timezone
 
 from ..choices import CableKind, PlacementEnd, RmaOutcome, TransceiverStatus
-from ..models import CableEnd, Cage, RmaCase, Transceiver, TransceiverPlacement
+from ..models import CableEnd, Cage, RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
 
 
 def _locked(xcvr: Transceiver) -> Transceiver:
@@ -215,3 +216,81 @@ def transceiver_update(
         xcvr._change_reason = "edited"
         xcvr.save()
     return xcvr
+
+
+# --- many new modules at once (telemetry reconciliation) ----------------------------------
+
+
+def transceivers_install_new(
+    *, rows: list[tuple[Cage, TransceiverModel, str]], actor=None, reason: str, now: datetime | None = None
+) -> list[Transceiver]:
+    """Record new modules already sitting in their cages: one ``(cage, model, serial)`` per row.
+
+    The same rules as ``transceiver_create`` + ``transceiver_install`` (serial unique per
+    vendor, an empty cage of the module's form factor, no DAC/ACC/AOC plug in it), checked
+    set-based, then written with the sanctioned bulk writer: the modules and their open
+    placements, each with a history row naming ``actor`` and ``reason``. All or nothing: any
+    broken rule raises ``ValidationError`` with one message per row (``{"cage:<id>": [...]}``)
+    and writes nothing. Call it inside a transaction that holds the cages' row locks.
+    """
+    from .. import bulk
+
+    now = now or timezone.now()
+    if not rows:
+        return []
+    cage_ids = [c.pk for c, _, _ in rows]
+    errors: dict[str, str] = {}
+    if len(set(cage_ids)) != len(cage_ids):
+        raise ValidationError({"__all__": "A cage is named twice."})
+    occupied = dict(Transceiver.objects.filter(cage_id__in=cage_ids).values_list("cage_id", "serial"))
+    plugged = set(
+        CableEnd.objects.filter(
+            active=True, cage_id__in=cage_ids, cable__kind__in=CableKind.sealed()
+        ).values_list("cage_id", flat=True)
+    )
+    serials = {(m.vendor_id, s.strip().upper()) for _, m, s in rows}
+    taken = {
+        (v, s.upper())
+        for v, s in Transceiver.objects.annotate(up=Upper("serial"))
+        .filter(model__vendor_id__in={v for v, _ in serials}, up__in={s for _, s in serials})
+        .values_list("model__vendor_id", "serial")
+    }
+    seen: set[tuple[int, str]] = set()
+    for cage, model, serial in rows:
+        key = f"cage:{cage.pk}"
+        serial = (serial or "").strip()
+        vs = (model.vendor_id, serial.upper())
+        if not serial:
+            errors[key] = "A module needs its serial number."
+        elif cage.pk in occupied:
+            errors[key] = f"{cage} already holds module {occupied[cage.pk]}."
+        elif cage.pk in plugged:
+            errors[key] = f"{cage} is occupied by a DAC/ACC/AOC plug."
+        elif model.form_factor != cage.form_factor:
+            errors[key] = f"A {model.form_factor} module does not fit a {cage.form_factor} cage."
+        elif vs in taken or vs in seen:
+            errors[key] = f"Serial {serial} is already recorded for {model.vendor.name}."
+        seen.add(vs)
+    if errors:
+        raise ValidationError({k: [v] for k, v in errors.items()})
+    units = bulk.bulk_insert(
+        Transceiver,
+        [
+            Transceiver(model=m, serial=s.strip(), status=TransceiverStatus.INSTALLED, cage=c)
+            for c, m, s in rows
+        ],
+        actor=actor,
+        reason=reason,
+        now=now,
+    )
+    bulk.bulk_insert(
+        TransceiverPlacement,
+        [
+            TransceiverPlacement(transceiver=u, cage=c, installed_at=now, installed_by=actor, notes=reason)
+            for u, (c, _, _) in zip(units, rows, strict=True)
+        ],
+        actor=actor,
+        reason=reason,
+        now=now,
+    )
+    return units
