@@ -69,17 +69,7 @@ def cable_alerts_context(cable: Cable, *, now: datetime | None = None) -> dict:
     port_ids = [p for _, a, b, _ in links for p in (a, b)]
     limit = FEC_LIMITS.get(links[0][3] if links else "RS544", FEC_LIMITS["RS544"])[0]
     series = fec_series(port_ids=port_ids, start=now - timedelta(days=1), end=now, bucket_s=3600)
-    # Worst receiver per hour: corrected codewords/s and pre-FEC BER.
-    hours = 24
-    rate: list[float | None] = [None] * hours
-    ber: list[float | None] = [None] * hours
-    for pts in series.values():
-        for i, (cw_rate, b) in enumerate(pts[-hours:]):
-            j = hours - len(pts[-hours:]) + i
-            if cw_rate is not None:
-                rate[j] = max(rate[j] or 0.0, cw_rate)
-            if b is not None:
-                ber[j] = max(ber[j] or 0.0, b)
+    rate, ber = _worst_hourly(list(series.values()))
     last_ber = next((b for b in reversed(ber) if b is not None), None)
     last_rate = next((r for r in reversed(rate) if r is not None), None)
     return {
@@ -90,6 +80,46 @@ def cable_alerts_context(cable: Cable, *, now: datetime | None = None) -> dict:
         "fec_health": fec_health(last_ber, limit),
         "fec_has_links": bool(links),
     }
+
+
+def _worst_hourly(per_port: list[list], hours: int = 24) -> tuple[list, list]:
+    """Worst receiver per hour of several ports' ``fec_series``: (corrected codewords/s, BER)."""
+    rate: list[float | None] = [None] * hours
+    ber: list[float | None] = [None] * hours
+    for pts in per_port:
+        for i, (cw_rate, b) in enumerate(pts[-hours:]):
+            j = hours - len(pts[-hours:]) + i
+            if cw_rate is not None:
+                rate[j] = max(rate[j] or 0.0, cw_rate)
+            if b is not None:
+                ber[j] = max(ber[j] or 0.0, b)
+    return rate, ber
+
+
+def rack_alerts_context(rack, *, now: datetime | None = None, limit: int = 20) -> dict:
+    """Open alerts on the rack's links and ports, each with a sparkline of its link's FEC rate
+    over the last day (worst receiver, hourly). Three queries, whatever the rack holds."""
+    now = now or timezone.now()
+    qs = alerts_list(state=AlertState.OPEN, rack=rack.name).distinct()
+    total = qs.count()
+    alerts = list(qs[:limit])
+    ports = {
+        a.pk: [p for p in (a.link.a_port_id, a.link.b_port_id)] if a.link_id else [a.port_id] for a in alerts
+    }
+    wanted = sorted({p for ps in ports.values() for p in ps if p})
+    series = fec_series(port_ids=wanted, start=now - timedelta(days=1), end=now, bucket_s=3600)
+    rows = []
+    for a in alerts:
+        rate, ber = _worst_hourly([series[p] for p in ports[a.pk] if p in series])
+        use_ber = any(b is not None for b in ber)
+        rows.append(
+            {
+                "alert": a,
+                "spark": sparkline(ber if use_ber else rate),
+                "metric": "pre-FEC BER" if use_ber else "corrected codewords/s",
+            }
+        )
+    return {"rack": rack, "rack_alerts": rows, "rack_alerts_total": total}
 
 
 def alerts_list(

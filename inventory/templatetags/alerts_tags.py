@@ -2,7 +2,8 @@
 
 ``{% cable_alerts cable %}`` renders ``inventory/_cable_alerts.html`` with
 ``inventory.selectors.alerts.cable_alerts_context(cable)``; ``{% dashboard_alerts %}`` renders
-``inventory/_dashboard_alerts.html``.
+``inventory/_dashboard_alerts.html``; ``{% rack_alerts rack %}`` renders ``inventory/_rack_alerts.html``
+(open alerts of a rack, each with its link's FEC sparkline over the last day).
 """
 
 from django import template
@@ -20,3 +21,8 @@ def cable_alerts(cable):
 @register.inclusion_tag("inventory/_dashboard_alerts.html")
 def dashboard_alerts():
     return alert_selectors.dashboard_alerts()
+
+
+@register.inclusion_tag("inventory/_rack_alerts.html")
+def rack_alerts(rack):
+    return alert_selectors.rack_alerts_context(rack)
