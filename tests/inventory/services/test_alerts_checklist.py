@@ -1,0 +1,107 @@
+"""Issue 5 checklist items that had no test of their own: the evidence names each segment's last
+test and margin and the least-margin segment is the one moved to "degraded"; thresholds chosen
+per PMD through the settings; vendor comparison by module temperature band.
+
+Topology (from ``test_alerts.py``)::
+
+    [gpu-a eth0]--J-0--[leaf-a Ethernet1/1]
+    [gpu-a eth1]--J-1--[leaf-a Ethernet1/2]
+    [leaf-a Ethernet2/1]--J-U1--[pp-1 F1]==T-1==[pp-2 F1]--J-U2--[spine-a Ethernet1/1]
+"""
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+
+from inventory.choices import CableStatus, Verdict
+from inventory.choices import TestKind as Kind
+from inventory.models import Alert, Cable, CableTest
+from inventory.selectors.alerts import vendor_comparison
+from inventory.services import alerts as svc
+from tests import factories as f
+from tests.inventory.services.test_alerts import T0, healthy
+from tests.inventory.services.test_alerts import plant as plant  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.django_db
+
+
+def _olts(label: str, loss: float, margin: float, days_ago: int = 30):
+    CableTest.objects.create(
+        cable=Cable.objects.get(label=label),
+        kind=Kind.OLTS,
+        tested_at=T0 - timedelta(days=days_ago),
+        wavelength_nm=1310,
+        loss_db=loss,
+        budget_db=loss + margin,
+        margin_db=margin,
+        verdict=Verdict.PASS,
+    )
+
+
+def test_the_evidence_names_each_segments_last_test_and_the_least_margin_segment_degrades(plant):  # noqa: F811
+    _olts("J-U1", 0.4, 2.6)
+    _olts("T-1", 2.7, 0.3)  # the trunk barely passed: the suspect
+    _olts("J-U2", 0.5, 2.5)
+    healthy(plant, T0 - timedelta(minutes=12), 12, skip=[plant["spine"][0]])
+    f.rollups(plant["spine"][0], T0 - timedelta(minutes=12), 12, ber=5e-5)
+    svc.alerts_evaluate(now=T0)
+    alert = Alert.objects.get()
+    segs = {s["label"]: s["last_test"] for s in alert.evidence["segments"]}
+    assert segs["T-1"]["margin_db"] == pytest.approx(0.3) and segs["T-1"]["loss_db"] == pytest.approx(2.7)
+    assert (
+        segs["J-U1"]["kind"] == Kind.OLTS
+        and segs["J-U2"]["date"] == (T0 - timedelta(days=30)).date().isoformat()
+    )
+    assert alert.cable.label == "T-1"
+    statuses = dict(Cable.objects.filter(label__in=["J-U1", "T-1", "J-U2"]).values_list("label", "status"))
+    assert statuses == {
+        "J-U1": CableStatus.IN_PRODUCTION,
+        "T-1": CableStatus.DEGRADED,
+        "J-U2": CableStatus.IN_PRODUCTION,
+    }
+    page = Client()
+    page.force_login(f.UserFactory(username="eng-ev", role="engineer"))
+    html = page.get(f"/alerts/{alert.pk}/").content.decode()
+    assert "T-1" in html and "0.3" in html and "2.7" in html
+
+
+def test_thresholds_follow_the_links_pmd_from_settings(plant, settings):  # noqa: F811
+    """Six minutes of a 400x BER rise: under the default 10-minute hold nothing yet; a
+    400GBASE-DR4 profile holding 5 minutes alerts that link."""
+    healthy(plant, T0 - timedelta(minutes=30), 30)
+    svc.alerts_evaluate(now=T0)  # baselines
+    later = T0 + timedelta(minutes=6)
+    for p in (*plant["gpu"][:2], plant["leaf"][0], plant["leaf"][2], plant["spine"][0]):
+        f.rollups(p, T0, 6)
+    f.rollups(plant["leaf"][1], T0, 6, ber=2e-6)
+    assert plant["links"]["l1"].pmd == "400GBASE-DR4"
+    svc.alerts_evaluate(now=later)
+    assert not Alert.objects.exists()
+    settings.CABLETRACK_ALERT_RULES = {"preset": "default", "by_pmd": {"400GBASE-DR4": {"fec_hold_s": 300}}}
+    svc.alerts_evaluate(now=later)
+    alert = Alert.objects.get()
+    assert (alert.rule, alert.link_id) == ("fec_degradation", plant["links"]["l1"].pk)
+    # Another PMD's profile does not apply to this link.
+    Alert.objects.all().delete()
+    settings.CABLETRACK_ALERT_RULES = {"preset": "default", "by_pmd": {"400GBASE-FR4": {"fec_hold_s": 300}}}
+    svc.alerts_evaluate(now=later)
+    assert not Alert.objects.filter(state="open").exists()
+
+
+def test_vendor_comparison_by_module_temperature_band(plant):  # noqa: F811
+    """The hot modules (72 °C) correct far more than the cool ones (35 °C)."""
+    start = T0 - timedelta(hours=2)
+    hot = {plant["gpu"][1].pk, plant["leaf"][1].pk}
+    for p in (*plant["gpu"], *plant["leaf"], *plant["spine"]):
+        if p.pk in hot:
+            f.rollups(p, start, 60, ber=5e-7, temperature_max_c=72.0)
+        else:
+            f.rollups(p, start, 60, temperature_max_c=35.0)
+    data = vendor_comparison(now=T0, days=1)
+    bands = {b["band"]: b for b in data["by_temperature"]}
+    assert bands["≥ 70 °C"]["ports"] == 2 and bands["< 40 °C"]["ports"] >= 4
+    assert bands["≥ 70 °C"]["median_cw_rate"] > 50 * bands["< 40 °C"]["median_cw_rate"]
+    api = f.api_token_client(f.UserFactory(username="viewer-vc", role="viewer"), kind="read_only")
+    body = api.get("/api/vendor-comparison/?days=90").json()
+    assert {b["band"] for b in body["by_temperature"]} >= {"≥ 70 °C", "< 40 °C"}
