@@ -306,8 +306,10 @@ def _module_rows(ports, states, reports_modules, scope) -> list[ModuleRow]:
                 row.status = "swap"
         elif row.recorded_kind != "none" and row.recorded_serial and first[5] in reports_modules:
             row.status = "not_seen"
-        elif row.recorded_kind == "none":
-            continue  # an empty cage nobody sees a module in: nothing to say
+        else:
+            # An empty cage nobody sees a module in, or a device whose collector says nothing
+            # about modules: nothing to compare, so neither a difference nor an agreement.
+            continue
         rows.append(row)
     _match_models([r for r in rows if r.status == "missing_record" and not r.problem])
     rows.sort(key=lambda r: (r.site, r.rack, -(r.position_u or 0), r.device, r.cage))

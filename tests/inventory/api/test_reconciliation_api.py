@@ -280,3 +280,18 @@ def test_the_report_reads_with_a_fixed_number_of_queries(recon, api_as, django_a
     with django_assert_max_num_queries(14):
         big = client.get("/api/reconciliation/").json()
     assert big["counts"]["module_missing_record"] > small["counts"]["module_missing_record"]
+
+
+def test_a_collector_that_reports_no_modules_says_nothing_about_them(recon, api_as):
+    """gpu-0002's collector sends neighbours only: its recorded modules are neither 'not seen'
+    nor 'agree'."""
+    rack = f.RackFactory(name="REC-1")
+    _, gpu2 = f.twin_port_device(
+        "gpu-0002", rack=rack, u=12, role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}"
+    )
+    identity(gpu2[0], neighbor="leaf-01:Ethernet2/1")
+    body = api_as("viewer").get("/api/reconciliation/?rack=REC-1&include_ok=1").json()
+    assert not [r for r in body["modules"] if r["device"] == "gpu-0002"]
+    assert body["counts"]["module_ok"] == 1 and body["counts"]["module_not_seen"] == 1
+    (n,) = [r for r in body["neighbours"] if r["device"] == "gpu-0002"]
+    assert (n["status"], n["seen"], n["expected"]) == ("unrecorded", "leaf-01:Ethernet2/1", None)

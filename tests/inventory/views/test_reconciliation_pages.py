@@ -27,7 +27,7 @@ def _client(user_with_role, role):
 def test_the_page_shows_each_kind_of_difference_per_rack(recon, user_with_role):  # noqa: F811
     html = _client(user_with_role, "engineer").get("/reconciliation/?rack=REC-1").content.decode()
     assert "Rack REC-1" in html
-    assert "LEAF-SN-1" in html and "not recorded" in html
+    assert "LEAF-SN-1" in html and "no record" in html
     assert "SWAPPED-IN-1" in html and "swap" in html
     assert "sees none" in html
     assert "No module model ACME FOO-1" in html
@@ -35,7 +35,7 @@ def test_the_page_shows_each_kind_of_difference_per_rack(recon, user_with_role):
     osfp1 = Cage.objects.get(device__name="leaf-01", name="OSFP1")
     assert f'name="key" value="cage:{osfp1.pk}"' in html
     assert html.count('name="key"') == 1  # only creatable rows can be ticked
-    assert "Preview all 1 missing records of rack REC-1" in html
+    assert "Preview all missing records of rack REC-1 (1)" in html
     # reachable from the module list and the rack's bring-up report
     assert "/reconciliation/" in _client(user_with_role, "engineer").get("/transceivers/").content.decode()
 
@@ -88,3 +88,21 @@ def test_viewers_and_technicians_see_the_report_but_cannot_create(recon, user_wi
     )
     assert c.post("/reconciliation/apply", {"token": eng_page.context["preview"].token}).status_code == 403
     assert not Transceiver.objects.filter(serial="LEAF-SN-1").exists()
+
+
+def test_a_large_report_is_capped_on_the_page_but_preview_all_takes_everything(
+    recon, user_with_role, monkeypatch
+):  # noqa: F811
+    from inventory.views import reconciliation as views
+    from tests import factories as f
+
+    monkeypatch.setattr(views, "PAGE_ROWS", 3)
+    rack = f.RackFactory(name="REC-1")
+    _, spine = f.twin_port_device("spine-09", rack=rack, u=30, cages=3, with_modules=False)
+    for i, p in enumerate(spine[::2]):
+        identity(p, vendor="NVIDIA", part="MMS4X00-NM", serial=f"SP9-{i}")
+    eng = _client(user_with_role, "engineer")
+    html = eng.get("/reconciliation/?rack=REC-1").content.decode()
+    assert "more rows not shown" in html
+    page = eng.post("/reconciliation/preview", {"all": "1", "rack": "REC-1"})
+    assert "4 module records to create" in page.content.decode()  # leaf-01 OSFP1 + spine-09's three
