@@ -210,13 +210,18 @@ class MaintenanceWindowViewSet(
 
 
 class VendorComparisonView(APIView):
-    """Corrected-error rates and alert counts by module vendor/model and by temperature band."""
+    """Corrected-error rates and alert counts by module vendor/model, by module temperature band,
+    and by model within each band (which optics degrade under thermal load)."""
 
     queryset = Alert.objects.none()
 
     @extend_schema(
         parameters=[OpenApiParameter("days", int, description="Period, 1-90 days (default 7)")],
-        responses={200: OpenApiResponse(description="by_model and by_temperature rows")},
+        responses={
+            200: OpenApiResponse(
+                description="by_model, by_temperature and by_model_temperature (model within each band) rows"
+            )
+        },
     )
     def get(self, request):
         raw = request.query_params.get("days", "7")
@@ -226,7 +231,12 @@ class VendorComparisonView(APIView):
             )
         data = alert_selectors.vendor_comparison(now=timezone.now(), days=int(raw))
         return Response(
-            {"since": data["since"], "by_model": data["by_model"], "by_temperature": data["by_temperature"]}
+            {
+                "since": data["since"],
+                "by_model": data["by_model"],
+                "by_temperature": data["by_temperature"],
+                "by_model_temperature": data["by_model_temperature"],
+            }
         )
 
 

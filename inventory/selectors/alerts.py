@@ -205,7 +205,8 @@ def temperature_band(t: float | None) -> str:
 
 
 def vendor_comparison(*, now: datetime, days: int = 7) -> dict:
-    """Corrected-error rates and alert counts by module vendor/model, and by temperature band.
+    """Corrected-error rates and alert counts by module vendor/model, by temperature band, and
+    by model within each band (``by_model_temperature``: which optics degrade under thermal load).
 
     Rates are per installed module port over the last ``days`` (mean corrected codewords/s and
     pre-FEC BER from bits, median across ports, so one bad module does not hide a model's
@@ -225,6 +226,7 @@ def vendor_comparison(*, now: datetime, days: int = 7) -> dict:
     stats = port_stats(start=start, end=now, port_ids=list(model_of))
     groups: dict[tuple, dict] = {}
     bands: dict[str, dict] = {}
+    cross: dict[tuple, dict] = {}  # (vendor, model, band): which optics degrade when hot
     for pid, key in model_of.items():
         g = groups.setdefault(
             key, {"vendor": key[0], "model": key[1], "ports": 0, "rates": [], "bers": [], "alerts": 0}
@@ -239,11 +241,24 @@ def vendor_comparison(*, now: datetime, days: int = 7) -> dict:
             g["bers"].append(s["pre_fec_ber"])
         band = temperature_band(s.get("temperature_c"))
         b = bands.setdefault(band, {"band": band, "ports": 0, "rates": [], "bers": [], "alerts": 0})
-        b["ports"] += 1
-        if s.get("corrected_cw_rate") is not None:
-            b["rates"].append(s["corrected_cw_rate"])
-        if s.get("pre_fec_ber") is not None:
-            b["bers"].append(s["pre_fec_ber"])
+        x = cross.setdefault(
+            (*key, band),
+            {
+                "vendor": key[0],
+                "model": key[1],
+                "band": band,
+                "ports": 0,
+                "rates": [],
+                "bers": [],
+                "alerts": 0,
+            },
+        )
+        for acc in (b, x):
+            acc["ports"] += 1
+            if s.get("corrected_cw_rate") is not None:
+                acc["rates"].append(s["corrected_cw_rate"])
+            if s.get("pre_fec_ber") is not None:
+                acc["bers"].append(s["pre_fec_ber"])
     alert_rows = Alert.objects.filter(
         opened_at__gte=start, rule__in=PHYSICAL_RULES, link__isnull=False
     ).values_list("link__a_port_id", "link__b_port_id")
@@ -254,6 +269,9 @@ def vendor_comparison(*, now: datetime, days: int = 7) -> dict:
         for band in {port_band[p] for p in (a, b_) if p in port_band and (stats.get(p) or {})}:
             if band in bands:
                 bands[band]["alerts"] += 1
+        for key in {(*model_of[p], port_band[p]) for p in (a, b_) if p in model_of and (stats.get(p) or {})}:
+            if key in cross:
+                cross[key]["alerts"] += 1
 
     def finish(g):
         rates, bers = sorted(g.pop("rates")), sorted(g.pop("bers"))
@@ -268,5 +286,9 @@ def vendor_comparison(*, now: datetime, days: int = 7) -> dict:
     return {
         "by_model": sorted((finish(g) for g in groups.values()), key=lambda g: (g["vendor"], g["model"])),
         "by_temperature": sorted((finish(b) for b in bands.values()), key=lambda b: order.index(b["band"])),
+        "by_model_temperature": sorted(
+            (finish(x) for x in cross.values()),
+            key=lambda x: (x["vendor"], x["model"], order.index(x["band"])),
+        ),
         "since": start,
     }

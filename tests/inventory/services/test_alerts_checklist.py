@@ -13,6 +13,7 @@ from datetime import timedelta
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from inventory.choices import CableStatus, Verdict
 from inventory.choices import TestKind as Kind
@@ -89,19 +90,46 @@ def test_thresholds_follow_the_links_pmd_from_settings(plant, settings):  # noqa
     assert not Alert.objects.filter(state="open").exists()
 
 
-def test_vendor_comparison_by_module_temperature_band(plant):  # noqa: F811
-    """The hot modules (72 °C) correct far more than the cool ones (35 °C)."""
-    start = T0 - timedelta(hours=2)
-    hot = {plant["gpu"][1].pk, plant["leaf"][1].pk}
+def test_vendor_comparison_by_module_temperature_band_and_by_model_within_a_band(plant):  # noqa: F811
+    """Hot (72 °C) NVIDIA modules in gpu-a OSFP1 correct far more than the cool rest; the ACME
+    module in spine-a OSFP1 runs just as hot and stays clean: NVIDIA's degrade under heat."""
+    from inventory.services.transceivers import transceiver_swap
+
+    acme = f.twin_dr4_model(vendor="ACME", part="ACME-DR4")
+    transceiver_swap(cage=plant["spine"][0].cage, new=f.module(model=acme, serial="ACME-1"))
+    now = timezone.now().replace(second=0, microsecond=0)  # the API and the page read "now"
+    start = now - timedelta(hours=2)
+    hot_bad = {plant["gpu"][0].pk, plant["gpu"][1].pk}
+    hot_good = {plant["spine"][0].pk, plant["spine"][1].pk}
     for p in (*plant["gpu"], *plant["leaf"], *plant["spine"]):
-        if p.pk in hot:
+        if p.pk in hot_bad:
             f.rollups(p, start, 60, ber=5e-7, temperature_max_c=72.0)
+        elif p.pk in hot_good:
+            f.rollups(p, start, 60, temperature_max_c=72.0)
         else:
             f.rollups(p, start, 60, temperature_max_c=35.0)
-    data = vendor_comparison(now=T0, days=1)
+    data = vendor_comparison(now=now, days=1)
     bands = {b["band"]: b for b in data["by_temperature"]}
-    assert bands["≥ 70 °C"]["ports"] == 2 and bands["< 40 °C"]["ports"] >= 4
-    assert bands["≥ 70 °C"]["median_cw_rate"] > 50 * bands["< 40 °C"]["median_cw_rate"]
+    assert bands["≥ 70 °C"]["ports"] == 4 and bands["< 40 °C"]["ports"] >= 4
+    cross = {(x["vendor"], x["band"]): x for x in data["by_model_temperature"]}
+    nv_hot, nv_cool, acme_hot = (
+        cross[("NVIDIA", "≥ 70 °C")],
+        cross[("NVIDIA", "< 40 °C")],
+        cross[("ACME", "≥ 70 °C")],
+    )
+    assert (nv_hot["ports"], acme_hot["ports"]) == (2, 2)
+    assert nv_hot["median_cw_rate"] > 50 * nv_cool["median_cw_rate"]
+    assert nv_hot["median_cw_rate"] > 50 * acme_hot["median_cw_rate"]
+    assert ("ACME", "< 40 °C") not in cross
     api = f.api_token_client(f.UserFactory(username="viewer-vc", role="viewer"), kind="read_only")
-    body = api.get("/api/vendor-comparison/?days=90").json()
+    body = api.get("/api/vendor-comparison/?days=1").json()
     assert {b["band"] for b in body["by_temperature"]} >= {"≥ 70 °C", "< 40 °C"}
+    assert {(x["model"], x["band"]) for x in body["by_model_temperature"]} >= {
+        ("MMS4X00-NM", "≥ 70 °C"),
+        ("ACME-DR4", "≥ 70 °C"),
+    }
+    page = Client()
+    page.force_login(f.UserFactory(username="eng-vc", role="engineer"))
+    html = page.get("/vendors/compare/?days=1").content.decode()
+    table = html.split('id="by-model-temperature"', 1)[1].split("</table>", 1)[0]
+    assert "ACME-DR4" in table and "≥ 70 °C" in table
