@@ -33,3 +33,24 @@ def test_a_rack_without_open_alerts_shows_no_alert_block(scene, tech_client):  #
     f.twin_port_device("leaf-quiet", rack=f.RackFactory(name="R-QUIET"), u=5)
     html = tech_client.get("/r/R-QUIET").content.decode()
     assert 'id="rack-alerts-h"' not in html
+
+
+def test_a_technician_silences_the_rack_from_its_phone_page(scene, tech_client):  # noqa: F811
+    from inventory.models import MaintenanceWindow
+
+    html = tech_client.get("/r/R-PAGES").content.decode()
+    assert 'href="/maintenance/?targets=R-PAGES"' in html
+    form = tech_client.get("/maintenance/?targets=R-PAGES").content.decode()
+    assert "R-PAGES</textarea>" in form
+    r = tech_client.post("/maintenance/", {"targets": "R-PAGES", "hours": "2", "reason": "re-cabling"})
+    assert r.status_code == 302
+    mw = MaintenanceWindow.objects.get()
+    assert [x.name for x in mw.racks.all()] == ["R-PAGES"] and mw.reason == "re-cabling"
+
+
+def test_a_viewer_gets_no_maintenance_button(scene, user_with_role):  # noqa: F811
+    from django.test import Client
+
+    c = Client()
+    c.force_login(user_with_role("viewer"))
+    assert "/maintenance/?targets=" not in c.get("/r/R-PAGES").content.decode()
