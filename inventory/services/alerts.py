@@ -28,11 +28,12 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from ..choices import AlertRule, AlertState, CableStatus, Severity
+from ..choices import AlertRule, AlertState, CableKind, CableStatus, Severity
 from ..models import (
     Alert,
     AlertNotification,
     Cable,
+    CableEnd,
     CableTest,
     Device,
     Link,
@@ -166,12 +167,27 @@ def _port_label(p: Port | None) -> str:
     return f"{p.device.name}:{p.name}" if p else "?"
 
 
-def _module(p: Port | None) -> dict | None:
+def _module(p: Port | None, sealed: dict[int, CableEnd] | None = None) -> dict | None:
+    """The module in the port's cage or, for a DAC/ACC/AOC plugged into it, that cable's end
+    (its EEPROM: part and serial of that end); None when the cage holds neither."""
     if p is None or not p.cage_id:
         return None
     x = getattr(p.cage, "transceiver", None)
     if x is None:
-        return None
+        e = (sealed or {}).get(p.cage_id)
+        if e is None:
+            return None
+        c = e.cable
+        return {
+            "serial": (c.serial_a if e.side == "A" else c.serial_b) or "",
+            "part_number": c.part_number,
+            "vendor": c.vendor.name if c.vendor_id else "",
+            "transceiver_id": None,
+            "cable": c.label,
+            "cable_kind": c.kind,
+            "end": e.side,
+            "cage": f"{p.device.name} {p.cage.name}",
+        }
     return {
         "serial": x.serial,
         "part_number": x.model.part_number,
@@ -187,6 +203,7 @@ class _Context:
     ports: dict[int, Port]
     segments: dict[int, list[Cable]]
     last_tests: dict[int, dict]
+    sealed: dict[int, CableEnd] = field(default_factory=dict)  # cage id -> DAC/ACC/AOC end in it
 
 
 def _context(findings: list[engine.Finding]) -> _Context:
@@ -220,7 +237,14 @@ def _context(findings: list[engine.Finding]) -> _Context:
             "margin_db": t.margin_db,
             "verdict": t.verdict,
         }
-    return _Context(links, ports, segments, last_tests)
+    cage_ids = {p.cage_id for p in ports.values() if p.cage_id}
+    sealed = {
+        e.cage_id: e
+        for e in CableEnd.objects.filter(
+            active=True, cage_id__in=cage_ids, cable__kind__in=CableKind.sealed()
+        ).select_related("cable__vendor")
+    }
+    return _Context(links, ports, segments, last_tests, sealed)
 
 
 def _suspect(cables: list[Cable], last_tests: dict[int, dict]) -> Cable | None:
@@ -249,6 +273,16 @@ def _describe(f: engine.Finding, ctx: _Context) -> dict:
         cables = []
         devices = [a.device] if a else []
     rule_label = AlertRule(f.rule).label if f.rule in AlertRule.values else f.rule
+    recommendation, code = f.recommendation, f.recommendation_code
+    if f.rule in engine.PHYSICAL_RULES and len(cables) == 1 and cables[0].kind in CableKind.sealed():
+        # A DAC/ACC/AOC: its transceivers are sealed into the cable; "replace the module" means
+        # replacing the cable, and there is no connector to clean on the path.
+        c = cables[0]
+        recommendation = (
+            f"Both ends are the sealed {c.get_kind_display()} {c.label}: re-seat both plugs; if errors "
+            f"persist, replace {c.label} (its transceivers are part of the cable)."
+        )
+        code = "replace_cable"
     evidence = {
         "ports": {"a": _port_label(a), "b": _port_label(b) if b else None},
         "link": None
@@ -264,14 +298,14 @@ def _describe(f: engine.Finding, ctx: _Context) -> dict:
             }
             for i, c in enumerate(cables)
         ],
-        "modules": {"a": _module(a), "b": _module(b)},
+        "modules": {"a": _module(a, ctx.sealed), "b": _module(b, ctx.sealed)},
         "ends": f.ends,
         **f.evidence,
-        "recommendation_code": f.recommendation_code,
+        "recommendation_code": code,
     }
     return {
         "summary": f"{rule_label}: {pair}: {f.headline}"[:300],
-        "recommendation": f.recommendation[:500],
+        "recommendation": recommendation[:500],
         "evidence": evidence,
         "cables": cables,
         "suspect": _suspect(cables, ctx.last_tests) if f.rule in engine.PHYSICAL_RULES else None,

@@ -133,3 +133,43 @@ def test_vendor_comparison_by_module_temperature_band_and_by_model_within_a_band
     html = page.get("/vendors/compare/?days=1").content.decode()
     table = html.split('id="by-model-temperature"', 1)[1].split("</table>", 1)[0]
     assert "ACME-DR4" in table and "≥ 70 °C" in table
+
+
+def test_an_alert_on_an_aoc_names_both_sealed_ends_and_recommends_replacing_the_cable(plant):  # noqa: F811
+    """[leaf-c Ethernet1/1]==AOC-7 (ends AOC7-A / AOC7-B)==[spine-c Ethernet1/1]: its "modules"
+    are the cable's two ends; errors at one receiver point at the cable itself."""
+    from inventory.choices import CableKind
+    from inventory.models import Link, Vendor
+    from inventory.services import cables as cable_services
+
+    _, lc = f.twin_port_device("leaf-c", rack=plant["rack"], u=20, cages=1, with_modules=False)
+    _, sc = f.twin_port_device("spine-c", rack=plant["rack"], u=21, cages=1, with_modules=False)
+    aoc, _ = cable_services.cable_install(
+        label="AOC-7",
+        kind=CableKind.AOC,
+        a=cable_services.EndSpec(port=lc[0]),
+        b=[cable_services.EndSpec(port=sc[0])],
+        vendor=Vendor.objects.get(name="NVIDIA"),
+        part_number="MFA7U10-H003",
+        serial_a="AOC7-A",
+        serial_b="AOC7-B",
+        status=CableStatus.IN_PRODUCTION,
+    )
+    link = Link.objects.get(active=True, segments__cable=aoc)
+    healthy(plant, T0 - timedelta(minutes=12), 12)
+    f.rollups(sc[0], T0 - timedelta(minutes=12), 12, ber=5e-5)
+    f.rollups(lc[0], T0 - timedelta(minutes=12), 12)
+    svc.alerts_evaluate(now=T0)
+    alert = Alert.objects.get(link=link)
+    mods = alert.evidence["modules"]
+    assert {(m["cable"], m["end"], m["serial"], m["part_number"]) for m in mods.values()} == {
+        ("AOC-7", "A", "AOC7-A", "MFA7U10-H003"),
+        ("AOC-7", "B", "AOC7-B", "MFA7U10-H003"),
+    }
+    assert alert.evidence["recommendation_code"] == "replace_cable"
+    assert "replace AOC-7" in alert.recommendation and "sealed" in alert.recommendation
+    assert Cable.objects.get(label="AOC-7").status == CableStatus.DEGRADED
+    page = Client()
+    page.force_login(f.UserFactory(username="eng-aoc", role="engineer"))
+    html = page.get(f"/alerts/{alert.pk}/").content.decode()
+    assert "s/n AOC7-B (end B of the sealed cable AOC-7)" in html
