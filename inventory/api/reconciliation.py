@@ -150,11 +150,14 @@ class ReconciliationReportView(APIView):
             OpenApiParameter("rack", str, description="Rack name"),
             OpenApiParameter("include_ok", bool, description="Also list rows that agree"),
         ],
-        responses={200: ReportSerializer},
+        responses={200: ReportSerializer, 400: OpenApiResponse(description="Unknown site or rack")},
     )
     def get(self, request):
-        report = reconciliation_report(now=timezone.now(), **_scope(request))
         include_ok = request.query_params.get("include_ok") in ("1", "true", "yes")
+        try:
+            report = reconciliation_report(now=timezone.now(), include_ok=include_ok, **_scope(request))
+        except DjangoValidationError as exc:
+            return Response(exc.message_dict, status=status.HTTP_400_BAD_REQUEST)
         return Response(
             {
                 "generated_at": report.generated_at,

@@ -26,11 +26,22 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.db.models.functions import Upper
 
 from ..choices import CableKind, PortKind
-from ..models import CableEnd, Link, Port, PortTelemetryState, Transceiver, TransceiverModel
+from ..models import (
+    CableEnd,
+    Link,
+    LinkSegment,
+    Port,
+    PortTelemetryState,
+    Rack,
+    Site,
+    Transceiver,
+    TransceiverModel,
+)
 from ..services.ports import ports_resolve
 
 MODULE_STATUSES = ("missing_record", "swap", "not_seen", "ok")
@@ -137,6 +148,9 @@ class Report:
     modules: list[ModuleRow]
     neighbours: list[NeighbourRow]
     generated_at: datetime
+    # Rows that agree and were only counted (``include_ok=False``): status -> count.
+    ok_modules: int = 0
+    ok_neighbours: int = 0
 
     def counts(self) -> dict:
         out = {f"module_{s}": 0 for s in MODULE_STATUSES} | {f"neighbour_{s}": 0 for s in NEIGHBOUR_STATUSES}
@@ -144,6 +158,8 @@ class Report:
             out[f"module_{r.status}"] += 1
         for r in self.neighbours:
             out[f"neighbour_{r.status}"] += 1
+        out["module_ok"] += self.ok_modules
+        out["neighbour_ok"] += self.ok_neighbours
         out["creatable"] = sum(1 for r in self.modules if r.creatable)
         return out
 
@@ -163,18 +179,38 @@ class Report:
         return [groups[k] for k in sorted(groups)]
 
 
-def _port_scope(*, site: str | None, rack: str | None, cage_ids: list[int] | None):
+def resolve_scope(*, site: str | None, rack: str | None) -> tuple[int | None, int | None]:
+    """Site (slug or name) and rack (name) to ids; an unknown one is refused by name."""
+    site_id = rack_id = None
+    errors = {}
+    if site:
+        site_id = (
+            Site.objects.filter(Q(slug=site) | Q(name=site))
+            .order_by("pk")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if site_id is None:
+            errors["site"] = f"No site {site!r} (give its slug or name)."
+    if rack:
+        rack_id = Rack.objects.filter(name=rack).values_list("pk", flat=True).first()
+        if rack_id is None:
+            errors["rack"] = f"No rack {rack!r}."
+    if errors:
+        raise ValidationError(errors)
+    return site_id, rack_id
+
+
+def _port_scope(*, site_id: int | None, rack_id: int | None, cage_ids: list[int] | None):
     qs = Port.objects.filter(
         kind=PortKind.INTERFACE, retired_at__isnull=True, device__retired_at__isnull=True
     )
     if cage_ids is not None:
         qs = qs.filter(cage_id__in=cage_ids)
-    if site:
-        qs = qs.filter(
-            Q(device__rack__row__room__site__slug=site) | Q(device__rack__row__room__site__name=site)
-        )
-    if rack:
-        qs = qs.filter(device__rack__name=rack)
+    if site_id is not None:
+        qs = qs.filter(device__rack__row__room__site_id=site_id)
+    if rack_id is not None:
+        qs = qs.filter(device__rack_id=rack_id)
     return qs
 
 
@@ -185,9 +221,15 @@ def reconciliation_report(
     rack: str | None = None,
     cage_ids: list[int] | None = None,
     neighbours: bool = True,
+    include_ok: bool = True,
 ) -> Report:
-    """The report for a site and/or rack (or exactly ``cage_ids``), in a fixed number of queries."""
-    scope = _port_scope(site=site, rack=rack, cage_ids=cage_ids)
+    """The report for a site and/or rack (or exactly ``cage_ids``), in a fixed number of queries.
+
+    ``include_ok=False`` only counts the rows that agree (most of a healthy plant) instead of
+    building them. Raises ``ValidationError`` for an unknown site or rack.
+    """
+    site_id, rack_id = resolve_scope(site=site, rack=rack)
+    scope = _port_scope(site_id=site_id, rack_id=rack_id, cage_ids=cage_ids)
     ports = list(
         scope.values_list(
             "pk",
@@ -219,18 +261,22 @@ def reconciliation_report(
     reports_modules = {port_device[pid] for pid, s in states.items() if s[3].strip()}
     reports_neighbours = {port_device[pid] for pid, s in states.items() if s[4].strip()}
 
-    modules = _module_rows(ports, states, reports_modules, scope)
-    nrows = _neighbour_rows(ports, states, reports_neighbours, scope) if neighbours else []
-    return Report(modules=modules, neighbours=nrows, generated_at=now)
+    report = Report(modules=[], neighbours=[], generated_at=now)
+    report.modules, report.ok_modules = _module_rows(ports, states, reports_modules, scope, include_ok)
+    if neighbours:
+        report.neighbours, report.ok_neighbours = _neighbour_rows(
+            ports, states, reports_neighbours, scope, include_ok
+        )
+    return report
 
 
-def _module_rows(ports, states, reports_modules, scope) -> list[ModuleRow]:
+def _module_rows(ports, states, reports_modules, scope, include_ok) -> tuple[list[ModuleRow], int]:
     cages: dict[int, list] = defaultdict(list)
     for p in ports:
         if p[2] is not None:
             cages[p[2]].append(p)
     if not cages:
-        return []
+        return [], 0
     cage_scope = scope.filter(cage__isnull=False).values("cage_id")
     recorded_modules = {
         x[0]: x
@@ -253,12 +299,47 @@ def _module_rows(ports, states, reports_modules, scope) -> list[ModuleRow]:
         )
     }
     rows: list[ModuleRow] = []
+    ok = 0
     for cage_id, cports in cages.items():
+        # The latest identity any of the cage's ports reported (a twin-port module: both).
+        seen = [states[p[0]] for p in cports if p[0] in states and states[p[0]][3].strip()]
+        s = max(seen, key=lambda s: s[6].timestamp() if s[6] else 0.0) if seen else None
+        seen_serial = s[3].strip() if s else ""
+        rec_kind, rec = "none", None
+        if cage_id in recorded_modules:
+            rec_kind, rec = "module", recorded_modules[cage_id]
+            rec_serial = rec[4]
+        elif cage_id in sealed:
+            rec_kind, rec = "cable_end", sealed[cage_id]
+            rec_serial = rec[5] if rec[1] == "A" else rec[6]
+        else:
+            rec_serial = ""
+        problem = ""
+        if seen_serial:
+            if rec_kind == "none":
+                status = "missing_record"
+            elif not rec_serial:
+                # A sealed cable recorded without its end's serial: nothing to swap, a gap to fill.
+                status = "missing_record"
+                problem = f"Cable {rec[2]} is recorded here without the serial of its end {rec[1]}; record it on the cable."
+            elif norm(rec_serial) != norm(seen_serial):
+                status = "swap"
+            else:
+                status = "ok"
+        elif rec_kind != "none" and rec_serial and cports[0][5] in reports_modules:
+            status = "not_seen"
+        else:
+            # An empty cage nobody sees a module in, or a device whose collector says nothing
+            # about modules: nothing to compare, so neither a difference nor an agreement.
+            continue
+        if status == "ok" and not include_ok:
+            ok += 1
+            continue
         cports.sort(key=lambda p: p[1])
         first = cports[0]
         row = ModuleRow(
             key=f"cage:{cage_id}",
-            status="ok",
+            status=status,
             site=first[9] or "",
             rack=first[8] or "",
             device=first[6],
@@ -267,53 +348,25 @@ def _module_rows(ports, states, reports_modules, scope) -> list[ModuleRow]:
             cage_id=cage_id,
             form_factor=first[4],
             ports=[p[1] for p in cports],
+            problem=problem,
         )
-        # The latest identity any of the cage's ports reported.
-        seen = [states[p[0]] for p in cports if p[0] in states and states[p[0]][3].strip()]
-        if seen:
-            s = max(seen, key=lambda s: s[6].timestamp() if s[6] else 0.0)
+        if s is not None:
             row.seen_vendor, row.seen_part, row.seen_serial, row.seen_at = (
                 s[1].strip(),
                 s[2].strip(),
-                s[3].strip(),
+                seen_serial,
                 s[6],
             )
-        if cage_id in recorded_modules:
-            _c, pk, vendor, part, serial = recorded_modules[cage_id]
-            row.recorded_kind, row.recorded_vendor, row.recorded_part, row.recorded_serial = (
-                "module",
-                vendor,
-                part,
-                serial,
-            )
-            row.transceiver_id = pk
-        elif cage_id in sealed:
-            _c, side, label, vendor, part, sa, sb = sealed[cage_id]
-            row.recorded_kind, row.recorded_vendor, row.recorded_part = "cable_end", vendor or "", part
-            row.recorded_serial = sa if side == "A" else sb
-            row.cable_label, row.cable_side = label, side
-        if row.seen_serial:
-            if row.recorded_kind == "none":
-                row.status = "missing_record"
-            elif not row.recorded_serial:
-                # A sealed cable recorded without its end's serial: nothing to swap, a gap to fill.
-                row.status = "missing_record"
-                row.problem = (
-                    f"Cable {row.cable_label} is recorded here without the serial of its end "
-                    f"{row.cable_side}; record it on the cable."
-                )
-            elif norm(row.recorded_serial) != norm(row.seen_serial):
-                row.status = "swap"
-        elif row.recorded_kind != "none" and row.recorded_serial and first[5] in reports_modules:
-            row.status = "not_seen"
-        else:
-            # An empty cage nobody sees a module in, or a device whose collector says nothing
-            # about modules: nothing to compare, so neither a difference nor an agreement.
-            continue
+        row.recorded_kind, row.recorded_serial = rec_kind, rec_serial
+        if rec_kind == "module":
+            row.transceiver_id, row.recorded_vendor, row.recorded_part = rec[1], rec[2], rec[3]
+        elif rec_kind == "cable_end":
+            row.cable_side, row.cable_label = rec[1], rec[2]
+            row.recorded_vendor, row.recorded_part = rec[3] or "", rec[4]
         rows.append(row)
     _match_models([r for r in rows if r.status == "missing_record" and not r.problem])
     rows.sort(key=lambda r: (r.site, r.rack, -(r.position_u or 0), r.device, r.cage))
-    return rows
+    return rows, ok
 
 
 def _match_models(rows: list[ModuleRow]) -> None:
@@ -364,12 +417,11 @@ def _match_models(rows: list[ModuleRow]) -> None:
         r.model_id = pk
 
 
-def _neighbour_rows(ports, states, reports_neighbours, scope) -> list[NeighbourRow]:
+def _neighbour_rows(ports, states, reports_neighbours, scope, include_ok) -> tuple[list[NeighbourRow], int]:
     ids = scope.values("pk")
+    link_qs = Link.objects.filter(active=True).filter(Q(a_port_id__in=ids) | Q(b_port_id__in=ids))
     links = list(
-        Link.objects.filter(active=True)
-        .filter(Q(a_port_id__in=ids) | Q(b_port_id__in=ids))
-        .values_list(
+        link_qs.values_list(
             "pk",
             "a_port_id",
             "a_port__device__name",
@@ -383,19 +435,10 @@ def _neighbour_rows(ports, states, reports_neighbours, scope) -> list[NeighbourR
     for lid, a, adev, aname, b, bdev, bname in links:
         far[a] = (b, f"{bdev}:{bname}", lid)
         far[b] = (a, f"{adev}:{aname}", lid)
-    cables: dict[int, list[str]] = defaultdict(list)
-    if links:
-        from ..models import LinkSegment
-
-        for lid, label in (
-            LinkSegment.objects.filter(link_id__in=[lk[0] for lk in links])
-            .order_by("link_id", "seq")
-            .values_list("link_id", "cable__label")
-        ):
-            cables[lid].append(label)
     pairs = {(s[4].strip(), s[5].strip()) for s in states.values() if s[4].strip()}
     resolved = ports_resolve(pairs)
-    rows = []
+    found = []
+    ok = 0
     for p in ports:
         pid = p[0]
         s = states.get(pid)
@@ -413,20 +456,37 @@ def _neighbour_rows(ports, states, reports_neighbours, scope) -> list[NeighbourR
             status = "ok"
         else:
             status = "miswire"
-        rows.append(
-            NeighbourRow(
-                key=f"port:{pid}",
-                status=status,
-                site=p[9] or "",
-                rack=p[8] or "",
-                device=p[6],
-                position_u=p[7],
-                port=p[1],
-                expected=expected[1] if expected else None,
-                seen=seen,
-                seen_at=s[6] if s else None,
-                cables=cables.get(expected[2], []) if expected else [],
+        if status == "ok" and not include_ok:
+            ok += 1
+            continue
+        found.append((p, s, seen, expected, status))
+    # The cables of the recorded paths of the rows shown (one query).
+    cables: dict[int, list[str]] = defaultdict(list)
+    link_ids = sorted({e[2] for *_, e, _st in found if e is not None})
+    if link_ids:
+        for lid, label in (
+            LinkSegment.objects.filter(
+                link_id__in=link_ids if len(link_ids) <= 5000 else link_qs.values("pk")
             )
+            .order_by("link_id", "seq")
+            .values_list("link_id", "cable__label")
+        ):
+            cables[lid].append(label)
+    rows = [
+        NeighbourRow(
+            key=f"port:{p[0]}",
+            status=status,
+            site=p[9] or "",
+            rack=p[8] or "",
+            device=p[6],
+            position_u=p[7],
+            port=p[1],
+            expected=expected[1] if expected else None,
+            seen=seen,
+            seen_at=s[6] if s else None,
+            cables=cables.get(expected[2], []) if expected else [],
         )
+        for p, s, seen, expected, status in found
+    ]
     rows.sort(key=lambda r: (r.site, r.rack, -(r.position_u or 0), r.device, r.port))
-    return rows
+    return rows, ok

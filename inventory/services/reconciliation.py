@@ -85,7 +85,9 @@ def reconciliation_preview(
     cage_ids = _cage_ids(keys) if keys is not None else None
     if cage_ids is not None and not cage_ids:
         raise ValidationError({"keys": "Select at least one row."})
-    report = reconciliation_report(now=now, site=site, rack=rack, cage_ids=cage_ids, neighbours=False)
+    report = reconciliation_report(
+        now=now, site=site, rack=rack, cage_ids=cage_ids, neighbours=False, include_ok=keys is not None
+    )
     by_key = {r.key: r for r in report.modules}
     create, refused = [], []
     wanted = keys if keys is not None else [r.key for r in report.modules if r.status == "missing_record"]

@@ -52,7 +52,12 @@ def _back(scope: dict) -> str:
 def report(request):
     scope = _scope(request.GET)
     include_ok = request.GET.get("include_ok") in ("1", "true", "on")
-    r = reconciliation_report(now=timezone.now(), **scope)
+    try:
+        r = reconciliation_report(now=timezone.now(), include_ok=include_ok, **scope)
+    except ValidationError as exc:
+        for m in exc.messages:
+            messages.error(request, m)
+        r = reconciliation_report(now=timezone.now(), cage_ids=[])
     groups, hidden = _capped(r.by_rack(include_ok=include_ok), PAGE_ROWS)
     return render(
         request,

@@ -240,6 +240,11 @@ def test_only_engineers_may_preview_or_create(recon, api_as, role):
 
 def test_bad_input_is_refused_clearly(recon, api_as):
     eng = api_as("engineer")
+    r = eng.get("/api/reconciliation/?rack=NOPE&site=nowhere")
+    assert r.status_code == 400
+    assert r.json() == {"site": ["No site 'nowhere' (give its slug or name)."], "rack": ["No rack 'NOPE'."]}
+    r = eng.post("/api/reconciliation/preview/", {"all": True, "rack": "NOPE"}, format="json")
+    assert r.status_code == 400 and r.json() == {"rack": ["No rack 'NOPE'."]}
     r = eng.post("/api/reconciliation/preview/", {"keys": ["port:1"]}, format="json")
     assert r.status_code == 400 and "Not a module row" in str(r.json())
     r = eng.post("/api/reconciliation/preview/", {"all": True}, format="json")

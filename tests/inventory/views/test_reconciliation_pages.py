@@ -106,3 +106,8 @@ def test_a_large_report_is_capped_on_the_page_but_preview_all_takes_everything(
     assert "more rows not shown" in html
     page = eng.post("/reconciliation/preview", {"all": "1", "rack": "REC-1"})
     assert "4 module records to create" in page.content.decode()  # leaf-01 OSFP1 + spine-09's three
+
+
+def test_an_unknown_rack_is_named_on_the_page(recon, user_with_role):  # noqa: F811
+    html = _client(user_with_role, "viewer").get("/reconciliation/?rack=NOPE").content.decode()
+    assert "No rack &#x27;NOPE&#x27;." in html and "LEAF-SN-1" not in html
