@@ -173,3 +173,21 @@ def test_an_alert_on_an_aoc_names_both_sealed_ends_and_recommends_replacing_the_
     page.force_login(f.UserFactory(username="eng-aoc", role="engineer"))
     html = page.get(f"/alerts/{alert.pk}/").content.decode()
     assert "s/n AOC7-B (end B of the sealed cable AOC-7)" in html
+
+
+def test_rx_power_under_the_modules_own_warning_threshold_pages(plant):  # noqa: F811
+    """The leaf's module reports (EEPROM) an Rx low warning at -8 dBm; its receive power sits at
+    -9.5 dBm for the window: a page, naming the module's own threshold, not a constant."""
+    healthy(plant, T0 - timedelta(minutes=30), 30)
+    svc.alerts_evaluate(now=T0)  # baselines at -2 dBm
+    later = T0 + timedelta(minutes=12)
+    f.seen(plant["leaf"][1], later, rx_low_warn_dbm=-8.0)
+    for p in (*plant["gpu"][:2], plant["leaf"][0], plant["leaf"][2], plant["spine"][0]):
+        f.rollups(p, T0, 12)
+    f.rollups(plant["leaf"][1], T0, 12, rx_dbm=-9.5)
+    svc.alerts_evaluate(now=later)
+    alert = Alert.objects.get(rule="rx_power_drift")
+    assert (alert.severity, alert.link_id) == ("page", plant["links"]["l1"].pk)
+    (end,) = alert.evidence["ends"].values()
+    assert end["module_rx_low_warn_dbm"] == -8.0 and end["below_module_warning"] is True
+    assert "warning threshold" in alert.summary or "warning threshold" in alert.recommendation
