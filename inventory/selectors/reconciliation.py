@@ -62,7 +62,7 @@ class ModuleRow:
     device: str
     position_u: int | None
     cage: str
-    cage_id: int
+    cage_id: int | None  # None: the port has no cage recorded
     form_factor: str
     ports: list[str]
     seen_vendor: str = ""
@@ -272,11 +272,36 @@ def reconciliation_report(
 
 def _module_rows(ports, states, reports_modules, scope, include_ok) -> tuple[list[ModuleRow], int]:
     cages: dict[int, list] = defaultdict(list)
+    cageless: list[ModuleRow] = []
     for p in ports:
         if p[2] is not None:
             cages[p[2]].append(p)
+            continue
+        s = states.get(p[0])
+        if s is not None and s[3].strip():
+            # A module is seen in a port whose cage is not recorded (a plant imported without
+            # its module bays): nothing to put a module record in yet.
+            cageless.append(
+                ModuleRow(
+                    key=f"port:{p[0]}",
+                    status="missing_record",
+                    site=p[9] or "",
+                    rack=p[8] or "",
+                    device=p[6],
+                    position_u=p[7],
+                    cage="",
+                    cage_id=None,
+                    form_factor="",
+                    ports=[p[1]],
+                    seen_vendor=s[1].strip(),
+                    seen_part=s[2].strip(),
+                    seen_serial=s[3].strip(),
+                    seen_at=s[6],
+                    problem=f"No cage is recorded for port {p[1]}: record the device's cages first.",
+                )
+            )
     if not cages:
-        return [], 0
+        return cageless, 0
     cage_scope = scope.filter(cage__isnull=False).values("cage_id")
     recorded_modules = {
         x[0]: x
@@ -365,6 +390,7 @@ def _module_rows(ports, states, reports_modules, scope, include_ok) -> tuple[lis
             row.recorded_vendor, row.recorded_part = rec[3] or "", rec[4]
         rows.append(row)
     _match_models([r for r in rows if r.status == "missing_record" and not r.problem])
+    rows.extend(cageless)
     rows.sort(key=lambda r: (r.site, r.rack, -(r.position_u or 0), r.device, r.cage))
     return rows, ok
 

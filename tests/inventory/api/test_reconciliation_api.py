@@ -300,3 +300,20 @@ def test_a_collector_that_reports_no_modules_says_nothing_about_them(recon, api_
     assert body["counts"]["module_ok"] == 1 and body["counts"]["module_not_seen"] == 1
     (n,) = [r for r in body["neighbours"] if r["device"] == "gpu-0002"]
     assert (n["status"], n["seen"], n["expected"]) == ("unrecorded", "leaf-01:Ethernet2/1", None)
+
+
+def test_a_module_seen_in_a_port_without_a_recorded_cage_is_listed_and_refused(recon, api_as):
+    from inventory.models import Device
+
+    p = f.port(Device.objects.get(name="leaf-01"), "Ethernet9/1")  # imported without its module bay
+    identity(p, vendor="NVIDIA", part="MMS4X00-NM", serial="NOCAGE-1")
+    body = api_as("viewer").get("/api/reconciliation/?rack=REC-1").json()
+    (row,) = [r for r in body["modules"] if r["seen"]["serial"] == "NOCAGE-1"]
+    assert (row["key"], row["status"], row["creatable"]) == (f"port:{p.pk}", "missing_record", False)
+    assert row["problem"] == "No cage is recorded for port Ethernet9/1: record the device's cages first."
+    preview = api_as("engineer").post(
+        "/api/reconciliation/preview/", {"all": True, "rack": "REC-1"}, format="json"
+    )
+    refused = {r["key"]: r["message"] for r in preview.json()["refused"]}
+    assert "No cage is recorded for port Ethernet9/1" in refused[f"port:{p.pk}"]
+    assert [r["seen"]["serial"] for r in preview.json()["create"]] == ["LEAF-SN-1"]
