@@ -64,6 +64,7 @@ class ModuleRowSerializer(serializers.Serializer):
     recorded = _Recorded()
     creatable = serializers.BooleanField(help_text="A missing record that can be created as is")
     model = serializers.IntegerField(allow_null=True, help_text="Module model the record would use")
+    model_name = serializers.CharField(help_text="That model: vendor, part number (PMD)")
     problem = serializers.CharField(help_text="Why a missing record cannot be created as is")
 
 

@@ -78,6 +78,7 @@ class ModuleRow:
     cable_side: str = ""
     # For missing records: the recorded module model that matches what is seen, or why not.
     model_id: int | None = None
+    model_name: str = ""  # the model the record would use: "NVIDIA MMS4X00-NM (400GBASE-DR4)"
     problem: str = ""
 
     @property
@@ -110,6 +111,7 @@ class ModuleRow:
             },
             "creatable": self.creatable,
             "model": self.model_id,
+            "model_name": self.model_name,
             "problem": self.problem,
         }
 
@@ -401,15 +403,16 @@ def _match_models(rows: list[ModuleRow]) -> None:
     if not rows:
         return
     wanted_parts = {norm(r.seen_part) for r in rows}
-    models: dict[tuple[str, str], tuple[int, str, int, str]] = {}
-    by_part: dict[str, list[tuple[int, str, int, str]]] = defaultdict(list)
-    for pk, vendor_id, vendor, part, ff in (
+    models: dict[tuple[str, str], tuple[int, str, int, str, str]] = {}
+    by_part: dict[str, list[tuple[int, str, int, str, str]]] = defaultdict(list)
+    for pk, vendor_id, vendor, part, ff, pmd in (
         TransceiverModel.objects.annotate(up=Upper("part_number"))
         .filter(up__in=wanted_parts)
-        .values_list("pk", "vendor_id", "vendor__name", "part_number", "form_factor")
+        .values_list("pk", "vendor_id", "vendor__name", "part_number", "form_factor", "pmd")
     ):
-        models[(norm(vendor), norm(part))] = (pk, ff, vendor_id, vendor)
-        by_part[norm(part)].append((pk, ff, vendor_id, vendor))
+        m = (pk, ff, vendor_id, vendor, f"{vendor} {part} ({pmd})")
+        models[(norm(vendor), norm(part))] = m
+        by_part[norm(part)].append(m)
     dups: dict[tuple[int, str], tuple] = {}
     for vendor_id, serial, device, cage, status in (
         Transceiver.objects.annotate(up=Upper("serial"))
@@ -427,7 +430,7 @@ def _match_models(rows: list[ModuleRow]) -> None:
                 "(a DAC/ACC/AOC end is recorded on its cable instead)."
             )
             continue
-        pk, ff, vendor_id, vendor = m
+        pk, ff, vendor_id, vendor, name = m
         if ff != r.form_factor:
             r.problem = f"A {ff} module ({r.seen_part}) does not fit the recorded {r.form_factor} cage."
             continue
@@ -440,7 +443,7 @@ def _match_models(rows: list[ModuleRow]) -> None:
                 "it was moved without a record; record the move instead."
             )
             continue
-        r.model_id = pk
+        r.model_id, r.model_name = pk, name
 
 
 def _neighbour_rows(ports, states, reports_neighbours, scope, include_ok) -> tuple[list[NeighbourRow], int]:

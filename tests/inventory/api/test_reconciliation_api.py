@@ -75,6 +75,7 @@ def test_the_report_lists_missing_swapped_unseen_modules_and_miswired_neighbours
     assert rows[("leaf-01", "OSFP1")]["status"] == "missing_record"
     assert rows[("leaf-01", "OSFP1")]["creatable"] is True
     assert rows[("leaf-01", "OSFP1")]["ports"] == ["Ethernet1/1", "Ethernet1/2"]
+    assert rows[("leaf-01", "OSFP1")]["model_name"] == "NVIDIA MMS4X00-NM (400GBASE-DR4)"
     assert rows[("leaf-01", "OSFP2")]["creatable"] is False
     assert "No module model ACME FOO-1" in rows[("leaf-01", "OSFP2")]["problem"]
     swap = rows[("gpu-0001", "OSFP2")]

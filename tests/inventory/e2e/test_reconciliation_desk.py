@@ -28,6 +28,7 @@ def test_engineer_selects_all_previews_and_creates_the_missing_module(live_serve
     page.screenshot(path=str(artifacts / "reconciliation-desk.png"), full_page=True)
     preview_selected.click()
     assert "1 module record to create" in page.locator("#preview").inner_text()
+    page.screenshot(path=str(artifacts / "reconciliation-preview.png"), full_page=True)
     assert not Transceiver.objects.filter(serial="LEAF-SN-1").exists()
     page.get_by_role("button", name="Create 1 module record").click()
     page.wait_for_url(base + "/reconciliation/?rack=REC-1")

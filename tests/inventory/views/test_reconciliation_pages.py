@@ -46,6 +46,9 @@ def test_tick_preview_confirm_creates_the_module_once(recon, user_with_role):  #
     page = eng.post("/reconciliation/preview", {"key": [f"cage:{osfp1.pk}"], "rack": "REC-1"})
     html = page.content.decode()
     assert page.status_code == 200 and "1 module record to create" in html and "LEAF-SN-1" in html
+    assert (
+        "NVIDIA MMS4X00-NM (400GBASE-DR4)" in html
+    )  # the model the record will use, not the EEPROM's spelling
     assert not Transceiver.objects.filter(serial="LEAF-SN-1").exists()
     token = page.context["preview"].token
     done = eng.post("/reconciliation/apply", {"token": token, "rack": "REC-1"})
