@@ -195,8 +195,8 @@ def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable
         elif cage in sealed:
             s = sealed[cage]
             facts.recorded_serial[i] = s.strip().upper() if s else None
-        # Nothing recorded in the cage: not a swap but a missing record (the ingest side's
-        # reconciliation report lists those), so no comparison.
+        # Nothing recorded in the cage: not a swap but a missing record (the reconciliation
+        # report, ``inventory.selectors.reconciliation``, lists those), so no comparison.
 
     for pid, ber, cw, rx in PortBaseline.objects.values_list(
         "port_id", "pre_fec_ber", "cw_rate", "rx_power_dbm"

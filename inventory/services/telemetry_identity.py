@@ -6,7 +6,7 @@ latest in ``PortTelemetryState``, appends a ``PortObservation`` when something c
 raises an ``unrecorded_swap`` finding when the reported serial differs from the module recorded
 in that port's cage (or, for a DAC/ACC/AOC plugged straight into the cage, from the cable end's
 recorded serial ``Cable.serial_a`` / ``serial_b``). A port with nothing recorded is not a swap:
-the reconciliation report (``inventory.selectors.telemetry``) lists it as a missing record.
+the reconciliation report (``inventory.selectors.reconciliation``) lists it as a missing record.
 """
 
 from __future__ import annotations

@@ -191,3 +191,16 @@ def test_rx_power_under_the_modules_own_warning_threshold_pages(plant):  # noqa:
     (end,) = alert.evidence["ends"].values()
     assert end["module_rx_low_warn_dbm"] == -8.0 and end["below_module_warning"] is True
     assert "warning threshold" in alert.summary or "warning threshold" in alert.recommendation
+
+
+def test_an_unrecorded_swap_alert_leads_to_the_racks_reconciliation(plant):  # noqa: F811
+    healthy(plant, T0 - timedelta(minutes=5), 5)
+    f.seen(plant["leaf"][1], T0 - timedelta(minutes=1), serial="INNO-NEW-0001")
+    svc.alerts_evaluate(now=T0)
+    alert = Alert.objects.get(rule="unrecorded_swap")
+    page = Client()
+    page.force_login(f.UserFactory(username="eng-swap", role="engineer"))
+    html = page.get(f"/alerts/{alert.pk}/").content.decode()
+    assert 'href="/reconciliation/?rack=R-ALERT"' in html
+    report = page.get("/reconciliation/?rack=R-ALERT").content.decode()
+    assert "INNO-NEW-0001" in report and ">swap<" in report
