@@ -318,3 +318,21 @@ def test_a_module_seen_in_a_port_without_a_recorded_cage_is_listed_and_refused(r
     refused = {r["key"]: r["message"] for r in preview.json()["refused"]}
     assert "No cage is recorded for port Ethernet9/1" in refused[f"port:{p.pk}"]
     assert [r["seen"]["serial"] for r in preview.json()["create"]] == ["LEAF-SN-1"]
+
+
+def test_token_kinds_read_only_reads_ingest_only_posts_telemetry(recon, user_with_role):
+    eng = user_with_role("engineer")
+    ro = f.api_token_client(eng, kind="read_only")
+    assert ro.get("/api/reconciliation/?rack=REC-1").status_code == 200
+    r = ro.post("/api/reconciliation/preview/", {"all": True, "rack": "REC-1"}, format="json")
+    assert r.status_code == 403 and r.json()["detail"] == "This token is read-only."
+    ingest = f.api_token_client(eng, kind="ingest")
+    assert ingest.get("/api/reconciliation/?rack=REC-1").status_code == 403
+    full = f.api_token_client(eng, kind="full")
+    p = full.post("/api/reconciliation/preview/", {"all": True, "rack": "REC-1"}, format="json").json()
+    assert full.post("/api/reconciliation/apply/", {"token": p["token"]}, format="json").status_code == 201
+    # The history names the token the script used, as every API write does.
+    from inventory.selectors.history import history_for
+
+    entry = history_for(Transceiver.objects.get(serial="LEAF-SN-1"))[0]
+    assert entry["who"] == "engineer-user" and entry["token"]
