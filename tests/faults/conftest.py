@@ -7,8 +7,13 @@ Every fault test is marked ``fault``; ``make test`` runs them after the rest, in
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import subprocess
+import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 import psutil
@@ -16,7 +21,8 @@ import pytest
 
 from cabletrack.celery import app
 from tests.faults.servers import PrivatePostgres, PrivateRedis
-from tests.workers import Worker, queue_name
+from tests.smtp import free_port
+from tests.workers import ROOT, Worker, queue_name
 
 # A short visibility timeout so that a message of a killed worker comes back within seconds;
 # the hard time limit stays below it (settings refuse the opposite).
@@ -121,3 +127,100 @@ def kill_tree(worker: Worker) -> None:
             p.kill()
     worker.proc.wait(timeout=10)
     psutil.wait_procs(children, timeout=10)
+
+
+class Site:
+    """cabletrack served by gunicorn (production settings) on a private PostgreSQL cluster and a
+    private Redis; ``token`` is a collector's ingest token, ``ports`` the names of ``device``'s
+    ports."""
+
+    def __init__(self, pg: PrivatePostgres, url: str, token: str, device: str, ports: list[str]):
+        self.pg, self.url, self.token, self.device, self.ports = pg, url, token, device, ports
+
+    def sql(self, statement: str) -> list[tuple]:
+        return self.pg.sql(statement, db="ct")
+
+
+def _load_schema(pg: PrivatePostgres) -> None:
+    """The schema of the migrated test database, copied with pg_dump (seconds; ``migrate`` from
+    scratch takes half a minute on a busy 2-core box). Without PostgreSQL tests, migrate."""
+    from django.db import connection
+
+    pg.sql("CREATE DATABASE ct")
+    target = pg.url("ct")
+    s = connection.settings_dict
+    if connection.vendor != "postgresql":
+        env = {**os.environ, "DATABASE_URL": target}
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+        return
+    source = [
+        "-h", s["HOST"] or "127.0.0.1", "-p", str(s["PORT"] or 5432), "-U", s["USER"], "--no-owner",
+        "--no-privileges", s["NAME"],
+    ]  # fmt: skip
+    env = {**os.environ, "PGPASSWORD": s.get("PASSWORD") or ""}
+    schema = subprocess.run(["pg_dump", "--schema-only", *source], env=env, check=True, capture_output=True)
+    applied = subprocess.run(
+        ["pg_dump", "--data-only", "-t", "django_migrations", *source],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    for dump in (schema.stdout, applied.stdout):
+        subprocess.run(
+            ["psql", "-q", "-X", "-v", "ON_ERROR_STOP=1", target], input=dump, check=True, capture_output=True
+        )
+
+
+@pytest.fixture
+def private_site(transactional_db, private_pg, private_redis, server_dir):
+    _load_schema(private_pg)
+    env = {
+        **os.environ,
+        "DATABASE_URL": private_pg.url("ct"),
+        "REDIS_URL": private_redis.url,
+        "DJANGO_DEBUG": "false",
+        "DJANGO_SECRET_KEY": "fault-test-" + "k" * 40,
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+        "DJANGO_SECURE_SSL_REDIRECT": "false",
+        "CABLETRACK_VAR_DIR": str(server_dir / "var"),
+        "LOG_LEVEL": "WARNING",
+    }
+    seeded = subprocess.run(
+        [sys.executable, "-m", "tests.faults.seed_private"],
+        cwd=ROOT, env={**env, "DJANGO_SETTINGS_MODULE": "cabletrack.settings"},
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    seed = json.loads(seeded.stdout.strip().splitlines()[-1])
+    port = free_port()
+    log = (server_dir / "gunicorn.log").open("w")
+    web = subprocess.Popen(
+        [
+            sys.executable, "-m", "gunicorn", "cabletrack.wsgi:application", "-b", f"127.0.0.1:{port}",
+            "-w", "2", "--timeout", "30", "--graceful-timeout", "5",
+        ],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_http(f"{url}/healthz", web, server_dir / "gunicorn.log")
+        yield Site(private_pg, url, seed["token"], seed["device"], seed["ports"])
+    finally:
+        web.terminate()
+        try:
+            web.wait(15)
+        except subprocess.TimeoutExpired:
+            web.kill()
+            web.wait()
+        log.close()
+
+
+def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"web server exited: {log.read_text()[-2000:]}")
+        with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as r:
+            if r.status == 200:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"web server not serving within {timeout}s: {log.read_text()[-2000:]}")
