@@ -81,7 +81,18 @@ def on_private_redis(private_redis, settings):
     _reset_pools()
     conf.broker_url = conf.broker_write_url = conf.broker_read_url = private_redis.url
     conf.broker_transport_options = options
+    # A message carries the time limits of the process that sent it (Celery binds them to the
+    # task classes from the sender's settings): the workers' short limits must be ours too.
+    limits = {t: (t.time_limit, t.soft_time_limit) for t in app.tasks.values()}
+    for t in limits:
+        t.time_limit, t.soft_time_limit = (
+            int(BROKER_ENV["CELERY_TASK_TIME_LIMIT"]),
+            int(BROKER_ENV["CELERY_TASK_SOFT_TIME_LIMIT"]),
+        )
+        t._exec_options = None
     yield private_redis
+    for t, (hard, soft) in limits.items():
+        t.time_limit, t.soft_time_limit, t._exec_options = hard, soft, None
     _reset_pools()
     conf.broker_url, conf.broker_write_url, conf.broker_read_url, conf.broker_transport_options = saved
 
