@@ -143,10 +143,13 @@ def kill_tree(worker: Worker) -> None:
 class Site:
     """cabletrack served by gunicorn (production settings) on a private PostgreSQL cluster and a
     private Redis; ``token`` is a collector's ingest token, ``ports`` the names of ``device``'s
-    ports."""
+    ports; ``plan_token`` an engineer's token, for cable-plan imports between gpu-pg ethN and
+    spine-pg Ethernet(N+1)/1 (see ``seed_private``)."""
 
-    def __init__(self, pg: PrivatePostgres, url: str, token: str, device: str, ports: list[str]):
-        self.pg, self.url, self.token, self.device, self.ports = pg, url, token, device, ports
+    def __init__(self, pg: PrivatePostgres, url: str, seed: dict):
+        self.pg, self.url = pg, url
+        self.token, self.plan_token = seed["token"], seed["plan_token"]
+        self.device, self.ports = seed["device"], seed["ports"]
 
     def sql(self, statement: str) -> list[tuple]:
         return self.pg.sql(statement, db="ct")
@@ -214,7 +217,7 @@ def private_site(transactional_db, private_pg, private_redis, server_dir):
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_http(f"{url}/healthz", web, server_dir / "gunicorn.log")
-        yield Site(private_pg, url, seed["token"], seed["device"], seed["ports"])
+        yield Site(private_pg, url, seed)
     finally:
         web.terminate()
         try:

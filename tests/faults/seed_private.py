@@ -7,6 +7,8 @@ import json
 
 import django
 
+PLAN_PORTS = 80  # per device: 40 imports of 2 cables
+
 
 def main() -> None:
     django.setup()
@@ -24,7 +26,25 @@ def main() -> None:
         user=user, name="collector", kind=TokenKind.INGEST, key_hash=hash_token(raw), prefix=raw[:8]
     )
     _, ports = f.twin_port_device("leaf-pg", cages=2, with_modules=False)
-    print(json.dumps({"token": raw, "device": "leaf-pg", "ports": [p.name for p in ports]}))
+    engineer = f.UserFactory(username="planner", role="engineer")
+    plan_token = ApiToken.generate()
+    ApiToken.objects.create(
+        user=engineer,
+        name="planner",
+        kind=TokenKind.FULL,
+        key_hash=hash_token(plan_token),
+        prefix=plan_token[:8],
+    )
+    # Free ports for cable-plan imports: gpu-pg ethN <-> spine-pg Ethernet(N+1)/1.
+    f.twin_port_device("gpu-pg", role="gpu_node", cages=PLAN_PORTS // 2, names=lambda c, k: f"eth{2 * c + k}")
+    f.twin_port_device(
+        "spine-pg", u=20, cages=PLAN_PORTS // 2, names=lambda c, k: f"Ethernet{2 * c + k + 1}/1"
+    )
+    print(
+        json.dumps(
+            {"token": raw, "plan_token": plan_token, "device": "leaf-pg", "ports": [p.name for p in ports]}
+        )
+    )
 
 
 if __name__ == "__main__":
