@@ -133,7 +133,7 @@ def test_pages_and_telemetry_survive_a_redis_outage_and_queued_work_runs_after_i
 
     # Redis is back (empty: it keeps nothing on disk). Beat's next outbox tick drains the outbox.
     on_private_redis.start()
-    outbox_flush_task.delay()
+    outbox_flush_task.apply_async(_outbox=False)  # as beat sends it; fails loudly if Redis is not back
     wait_for(lambda: not OutboxMessage.objects.filter(sent_at__isnull=True).exists(), timeout=30)
     wait_for(lambda: not TelemetryIngestBatch.objects.exists(), timeout=30)
     wait_for(lambda: len(smtp_sink.messages()) >= 2, timeout=30)
