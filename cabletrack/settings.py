@@ -386,6 +386,8 @@ CABLETRACK_METRICS_NETWORKS = env.list("CABLETRACK_METRICS_NETWORKS", default=[]
 CABLETRACK_NETBOX_URL = env.str("CABLETRACK_NETBOX_URL", default="")
 CABLETRACK_NETBOX_TOKEN = env.str("CABLETRACK_NETBOX_TOKEN", default="")
 CABLETRACK_NETBOX_SITES = env.list("CABLETRACK_NETBOX_SITES", default=[])
+# "netbox" (4.x) or "nautobot" (2.x/3.x; the sites are then Nautobot location names)
+CABLETRACK_NETBOX_FLAVOR = env.str("CABLETRACK_NETBOX_FLAVOR", default="netbox")
 if CABLETRACK_NETBOX_URL:
     CELERY_BEAT_SCHEDULE["netbox-sync"] = {"task": "inventory.netbox_sync", "schedule": 3600.0}
 

@@ -78,7 +78,7 @@ def idempotency_purge_task() -> int:
 
 @shared_task(name="inventory.netbox_sync", acks_late=True)
 def netbox_sync_task() -> int:
-    """Keep devices, racks, ports and cables current from NetBox (idempotent; conflicts recorded)."""
+    """Keep devices, racks, ports and cables current from NetBox or Nautobot (idempotent; conflicts recorded)."""
     from django.conf import settings
 
     from .services.netbox_import import netbox_sync
@@ -93,6 +93,7 @@ def netbox_sync_task() -> int:
         url=settings.CABLETRACK_NETBOX_URL,
         token=settings.CABLETRACK_NETBOX_TOKEN,
         sites=settings.CABLETRACK_NETBOX_SITES,
+        flavor=settings.CABLETRACK_NETBOX_FLAVOR,
     )
     return len(runs)
 

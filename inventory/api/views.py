@@ -90,6 +90,58 @@ class DeviceViewSet(NoDeleteModelViewSet):
     lookup_field = "name"
     lookup_value_regex = "[^/]+"
 
+    @extend_schema(
+        summary="Import devices from NetBox's device CSV (dry run first, then all-or-nothing)",
+        description=(
+            "Body: `text/csv` as NetBox's *Devices > Import* takes it: `name, role, manufacturer, "
+            "device_type, rack, position, serial, asset_tag` are read (`status, site, face` are "
+            "ignored; racks must exist here). `?dry_run=1` (the default) reports create / change / "
+            "unchanged / error per row; `?dry_run=0` writes every row or none. Ports come from a "
+            "cable plan or a NetBox API import. 20,000 rows and `CABLETRACK_MAX_IMPORT_BYTES` per request."
+        ),
+        request={"text/csv": str},
+        responses={
+            200: OpenApiResponse(description="Per-row result"),
+            201: OpenApiResponse(description="Applied"),
+            400: OpenApiResponse(description="Rows with errors, or a body that is not CSV"),
+        },
+    )
+    @action(detail=False, methods=["post"], url_path="import", parser_classes=[])
+    def import_csv(self, request):
+        from rest_framework.exceptions import ParseError, UnsupportedMediaType
+
+        from ..services.device_csv import DeviceCsvError, devices_csv_import
+
+        ctype = (request.content_type or "").split(";")[0].strip().lower()
+        if ctype not in ("text/csv", "application/csv"):
+            raise UnsupportedMediaType(ctype or "none", detail="Send text/csv (NetBox's device import CSV).")
+        dry_run = request.query_params.get("dry_run", "1").lower() not in ("0", "false", "no")
+        try:
+            result = devices_csv_import(text=_read_body_text(request), dry_run=dry_run, actor=request.user)
+        except DeviceCsvError as exc:
+            raise ParseError(str(exc)) from exc
+        code = (
+            status.HTTP_400_BAD_REQUEST
+            if result.errors
+            else (status.HTTP_201_CREATED if result.applied else status.HTTP_200_OK)
+        )
+        return Response(result.as_dict(), status=code)
+
+    @extend_schema(
+        summary="Export devices as NetBox's device import CSV",
+        responses={200: OpenApiResponse(description="text/csv")},
+    )
+    @action(detail=False, methods=["get"], url_path="export")
+    def export_csv(self, request):
+        from django.http import HttpResponse
+
+        from ..services.device_csv import devices_csv_export
+
+        devices = self.filter_queryset(self.get_queryset()).filter(retired_at__isnull=True)
+        resp = HttpResponse(devices_csv_export(devices=devices), content_type="text/csv; charset=utf-8")
+        resp["Content-Disposition"] = 'attachment; filename="devices.netbox.csv"'
+        return resp
+
 
 class CageViewSet(NoDeleteModelViewSet):
     queryset = Cage.objects.all()
@@ -301,11 +353,14 @@ class CableViewSet(NoDeleteModelViewSet):
             'Body: JSON `{"rows": [...]}` or CSV with a header line. Columns: label, kind, a_device, a_port, '
             "b_device, b_port (breakout legs separated by ';'), and optionally role, polarity, length_m, vendor, "
             "part_number, serial_a, serial_b, lot, install_date, status, notes, a_/b_connector, a_/b_fibres, "
-            "a_/b_pinned, a_/b_polish. `?dry_run=1` (the default) reports what would be created or changed and "
+            "a_/b_pinned, a_/b_polish. Also: YAML plans (`application/yaml`), NetBox's cable CSV "
+            "(`?dialect=netbox`), and the expected-topology port list of `GET /api/topology/txt/` "
+            "(`text/plain`; new cables take `?kind=`; paths through patch panels that are already "
+            "recorded are counted in `paths_already_recorded`). `?dry_run=1` (the default) reports what would be created or changed and "
             "every error by row; `?dry_run=0` applies the plan only if no row has an error. 20,000 rows and "
             "`CABLETRACK_MAX_IMPORT_BYTES` per request."
         ),
-        request={"application/json": dict, "text/csv": str},
+        request={"application/json": dict, "text/csv": str, "application/yaml": str, "text/plain": str},
         responses={
             200: OpenApiResponse(description="Per-row result"),
             400: OpenApiResponse(description="Rows with errors"),
@@ -317,13 +372,19 @@ class CableViewSet(NoDeleteModelViewSet):
 
         dry_run = request.query_params.get("dry_run", "1").lower() not in ("0", "false", "no")
         rows = _read_plan_rows(request)
+        already = None
+        if isinstance(rows, tuple):  # the topology list: (rows, paths already recorded)
+            rows, already = rows
         result = cable_plan_import(rows=rows, dry_run=dry_run, actor=request.user)
         code = (
             status.HTTP_400_BAD_REQUEST
             if result.errors
             else (status.HTTP_201_CREATED if result.applied else status.HTTP_200_OK)
         )
-        return Response(result.as_dict(), status=code)
+        body = result.as_dict()
+        if already is not None:
+            body["paths_already_recorded"] = already
+        return Response(body, status=code)
 
     @extend_schema(
         summary="Export the cable plan (YAML, CSV, or NetBox's cable import CSV)",
@@ -358,31 +419,56 @@ class LinkViewSet(ServerOwnedFieldsMixin, viewsets.ReadOnlyModelViewSet):
     filterset_fields = ["active", "pmd", "path_ok"]
 
 
-def _read_plan_rows(request) -> list[dict]:
-    """Rows from a JSON body ``{"rows": [...]}`` or a CSV body with a header line."""
+PLAN_TYPES = {
+    "application/json",
+    "text/csv",
+    "application/csv",
+    "application/yaml",
+    "text/yaml",
+    "application/x-yaml",
+    "text/plain",
+}
+
+
+def _read_body_text(request) -> str:
+    """The request body as UTF-8 text, at most ``CABLETRACK_MAX_IMPORT_BYTES`` (413 beyond)."""
+    from django.conf import settings
+    from rest_framework.exceptions import ParseError
+
+    from .errors import PayloadTooLarge
+
+    limit = settings.CABLETRACK_MAX_IMPORT_BYTES
+    if int(request.META.get("CONTENT_LENGTH") or 0) > limit:
+        raise PayloadTooLarge(f"The body is larger than the {limit:,}-byte import limit.")
+    raw = request._request.read(limit + 1)
+    if len(raw) > limit:
+        raise PayloadTooLarge(f"The body is larger than the {limit:,}-byte import limit.")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ParseError("The body must be UTF-8.") from exc
+
+
+def _read_plan_rows(request) -> list[dict] | tuple[list[dict], int]:
+    """Rows from a JSON body ``{"rows": [...]}``, a CSV (plain or NetBox's) or YAML plan, or
+    the topology port list (then ``(rows, paths already recorded)``)."""
     import csv
     import io
 
-    from django.conf import settings
     from rest_framework.exceptions import ParseError, UnsupportedMediaType
 
-    limit = settings.CABLETRACK_MAX_IMPORT_BYTES
-    length = int(request.META.get("CONTENT_LENGTH") or 0)
-    if length > limit:
-        from .errors import PayloadTooLarge
-
-        raise PayloadTooLarge(f"The body is larger than the {limit:,}-byte import limit.")
     ctype = (request.content_type or "").split(";")[0].strip().lower()
-    raw = request._request.read(limit + 1)
-    if len(raw) > limit:
-        from .errors import PayloadTooLarge
-
-        raise PayloadTooLarge(f"The body is larger than the {limit:,}-byte import limit.")
+    if ctype not in PLAN_TYPES:
+        raise UnsupportedMediaType(
+            ctype or "none",
+            detail="Send application/json, text/csv, application/yaml or text/plain (the topology list).",
+        )
+    text = _read_body_text(request)
     if ctype == "application/json":
         import orjson
 
         try:
-            body = orjson.loads(raw)
+            body = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
             raise ParseError(f"Malformed JSON: {exc}") from exc
         if not isinstance(body, dict) or not isinstance(body.get("rows"), list):
@@ -390,17 +476,13 @@ def _read_plan_rows(request) -> list[dict]:
         return body["rows"]
     from ..services import plan_files
 
-    if ctype in ("text/csv", "application/csv", "application/yaml", "text/yaml", "application/x-yaml"):
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise ParseError("The body must be UTF-8.") from exc
-        try:
-            if "yaml" in ctype:
-                return plan_files.plan_rows_from_yaml(text)
-            if request.query_params.get("dialect") == "netbox":
-                return plan_files.plan_rows_from_netbox_csv(text)
-            return list(csv.DictReader(io.StringIO(text)))
-        except plan_files.PlanFileError as exc:
-            raise ParseError(str(exc)) from exc
-    raise UnsupportedMediaType(ctype or "none", detail="Send application/json, text/csv or application/yaml.")
+    try:
+        if "yaml" in ctype:
+            return plan_files.plan_rows_from_yaml(text)
+        if ctype == "text/plain" or request.query_params.get("dialect") == "topology":
+            return plan_files.plan_rows_from_topology(text, kind=request.query_params.get("kind", ""))
+        if request.query_params.get("dialect") == "netbox":
+            return plan_files.plan_rows_from_netbox_csv(text)
+        return list(csv.DictReader(io.StringIO(text)))
+    except plan_files.PlanFileError as exc:
+        raise ParseError(str(exc)) from exc

@@ -33,6 +33,7 @@ class NetboxSnapshot:
     source: str
     site: str
     objects: dict[str, list[dict]] = field(default_factory=dict)
+    flavor: str = "netbox"  # or "nautobot" (read by ``integrations.nautobot``, same shapes)
 
     def __getitem__(self, key: str) -> list[dict]:
         return self.objects.get(key, [])
@@ -62,6 +63,20 @@ def netbox_fetch(*, url: str, token: str, site: str, timeout: float = 30.0) -> N
 
 class NetboxError(RuntimeError):
     pass
+
+
+FLAVORS = ("netbox", "nautobot")
+
+
+def source_fetch(*, url: str, token: str, site: str, flavor: str = "netbox") -> NetboxSnapshot:
+    """Read one site from NetBox, or one location from Nautobot (``flavor="nautobot"``)."""
+    if flavor == "nautobot":
+        from .nautobot import nautobot_fetch
+
+        return nautobot_fetch(url=url, token=token, site=site)
+    if flavor != "netbox":
+        raise NetboxError(f"Unknown source {flavor!r}: use one of {', '.join(FLAVORS)}.")
+    return netbox_fetch(url=url, token=token, site=site)
 
 
 def choice(value) -> str:

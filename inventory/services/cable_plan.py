@@ -99,6 +99,8 @@ def _text(raw: dict, key: str) -> str:
 def _parse(n: int, raw: dict) -> _Row:
     res = RowResult(row=n, label=_text(raw, "label"), action="create")
     err = res.errors
+    if raw.get("_error"):  # a reader (e.g. the topology list) already knows this row is unusable
+        err["row"] = str(raw["_error"])
     label = res.label
     if not label:
         err["label"] = "Required."

@@ -1,4 +1,7 @@
-"""Import (and re-import, and sync) one NetBox site into the plant.
+"""Import (and re-import, and sync) one NetBox site (or Nautobot location) into the plant.
+
+Nautobot is read by ``inventory.integrations.nautobot`` into NetBox's shapes, so the walk
+below serves both; ``snapshot.flavor`` names the source in references and messages.
 
 The importer runs the same code for a dry run and for real: a dry run executes inside a
 transaction that is rolled back, so the report of what would be created, changed, left alone
@@ -164,24 +167,26 @@ class _Importer:
         self.snap = snap
         self.plan = plan
         self.actor = actor
-        self.source = f"netbox:{snap.source}"
-        self.refs: dict[tuple[str, int], int] = {
+        self.source = f"{snap.flavor}:{snap.source}"
+        self.name = "Nautobot" if snap.flavor == "nautobot" else "NetBox"
+        self.refs: dict[tuple[str, str], int] = {
             (r.kind, r.external_id): r.object_id for r in ExternalRef.objects.filter(source=self.source)
         }
         self.now = timezone.now()
 
     # --- bookkeeping -------------------------------------------------------------------
-    def ref(self, kind: str, ext_id: int) -> int | None:
-        return self.refs.get((kind, ext_id))
+    # NetBox ids are integers, Nautobot's UUIDs: both are kept as text.
+    def ref(self, kind: str, ext_id: int | str) -> int | None:
+        return self.refs.get((kind, str(ext_id)))
 
-    def remember(self, kind: str, ext_id: int, obj) -> None:
-        if self.refs.get((kind, ext_id)) != obj.pk:
+    def remember(self, kind: str, ext_id: int | str, obj) -> None:
+        if self.refs.get((kind, str(ext_id))) != obj.pk:
             ExternalRef.objects.update_or_create(
-                source=self.source, kind=kind, external_id=ext_id, defaults={"object_id": obj.pk}
+                source=self.source, kind=kind, external_id=str(ext_id), defaults={"object_id": obj.pk}
             )
-            self.refs[(kind, ext_id)] = obj.pk
+            self.refs[(kind, str(ext_id))] = obj.pk
 
-    def upsert(self, model, kind: str, ext_id: int, key: str, lookup: dict, values: dict):
+    def upsert(self, model, kind: str, ext_id: int | str, key: str, lookup: dict, values: dict):
         """Find by ExternalRef, else by natural key; create or update; record the change."""
         pk = self.ref(kind, ext_id)
         obj = model.objects.filter(pk=pk).first() if pk else model.objects.filter(**lookup).first()
@@ -215,7 +220,7 @@ class _Importer:
             if s.get("slug") == self.snap.site or s.get("name") == self.snap.site
         ]
         if not sites:
-            raise ValidationError(f"NetBox has no site {self.snap.site!r}.")
+            raise ValidationError(f"{self.name} has no site {self.snap.site!r}.")
         nb_site = sites[0]
         self.vendors = {}
         for m in self.snap["manufacturers"]:
@@ -236,7 +241,7 @@ class _Importer:
             {"slug": nb_site["slug"], "description": nb_site.get("facility") or ""},
         )
         room, _ = Room.objects.get_or_create(site=site, name=nb_site.get("facility") or "Default")
-        row, _ = Row.objects.get_or_create(room=room, name="NetBox")
+        row, _ = Row.objects.get_or_create(room=room, name=self.name)
         self.racks = {}
         for r in self.snap["racks"]:
             name = r["name"]
@@ -335,7 +340,7 @@ class _Importer:
             if pk
             else Transceiver.objects.filter(model=model, serial=key).first()
         )
-        note = " (failed in NetBox: swap it)" if choice(m.get("status")) == "failed" else ""
+        note = f" (failed in {self.name}: swap it)" if choice(m.get("status")) == "failed" else ""
         if xcvr is None:
             occupant = Transceiver.objects.filter(cage=cage).first()
             if occupant:
@@ -344,7 +349,7 @@ class _Importer:
                         "module",
                         key,
                         "conflict",
-                        f"{cage} holds {occupant.serial} here; NetBox says {key}{note}",
+                        f"{cage} holds {occupant.serial} here; {self.name} says {key}{note}",
                     )
                 )
                 return
@@ -356,7 +361,7 @@ class _Importer:
                 cage=cage,
                 installed_at=self.now,
                 installed_by=self.actor,
-                notes=f"imported from NetBox{note}",
+                notes=f"imported from {self.name}{note}",
             )
             self.plan.changes.append(Change("module", key, "create", note.strip()))
         elif xcvr.cage_id != cage.pk:
@@ -365,7 +370,7 @@ class _Importer:
                     "module",
                     key,
                     "conflict",
-                    f"here in {xcvr.cage or xcvr.get_status_display()}, in NetBox in {cage}",
+                    f"here in {xcvr.cage or xcvr.get_status_display()}, in {self.name} in {cage}",
                 )
             )
         else:
@@ -451,10 +456,10 @@ class _Importer:
             except KeyError as exc:
                 self.plan.changes.append(Change("cable", label, "skip", f"termination not imported: {exc}"))
                 continue
-            kind = CABLE_TYPE_MAP.get(c.get("type") or "")
+            kind = CABLE_TYPE_MAP.get(choice(c.get("type")))
             if kind is None or not a or not b:
                 self.plan.changes.append(
-                    Change("cable", label, "skip", f"type {c.get('type')!r} or ends not modelled")
+                    Change("cable", label, "skip", f"type {choice(c.get('type'))!r} or ends not modelled")
                 )
                 continue
             values = _cable_values(c)
@@ -500,9 +505,10 @@ class _Importer:
                     "cable",
                     label,
                     "conflict",
-                    "retired here but present in NetBox"
+                    f"retired here but present in {self.name}"
                     if cable.status == CableStatus.RETIRED
-                    else "its ends differ here and in NetBox (moved?); not changed: retire or re-cable it here, or fix NetBox",
+                    else f"its ends differ here and in {self.name} (moved?); not changed: "
+                    f"retire or re-cable it here, or fix {self.name}",
                 )
             )
             self.remember("cable", c["id"], cable)
@@ -592,18 +598,19 @@ def _messages(exc: ValidationError) -> list[str]:
     return list(exc.messages)
 
 
-def netbox_sync(*, url: str, token: str, sites: list[str], now=None) -> list:
+def netbox_sync(*, url: str, token: str, sites: list[str], flavor: str = "netbox", now=None) -> list:
     """Fetch and apply each site; conflicts are recorded on the run, never resolved by guessing."""
-    from ..integrations.netbox import NetboxError, netbox_fetch
+    from ..integrations.netbox import NetboxError, source_fetch
     from ..models import SyncRun
 
     runs = []
     for site in sites:
         run = SyncRun.objects.create(
-            source=f"netbox:{url.rstrip('/')}", site=site, started_at=now or timezone.now()
+            source=f"{flavor}:{url.rstrip('/')}", site=site, started_at=now or timezone.now()
         )
         try:
-            plan = netbox_import(snapshot=netbox_fetch(url=url, token=token, site=site), dry_run=False)
+            snapshot = source_fetch(url=url, token=token, site=site, flavor=flavor)
+            plan = netbox_import(snapshot=snapshot, dry_run=False)
             report = plan.as_dict()
             run.summary, run.conflicts = report["summary"], report["conflicts"]
         except (NetboxError, ValidationError) as exc:
@@ -614,26 +621,27 @@ def netbox_sync(*, url: str, token: str, sites: list[str], now=None) -> list:
     return runs
 
 
-def netbox_export(*, url: str, token: str, site: str | None = None) -> int:
-    """Write labels, statuses and retest due dates into NetBox custom fields on the cables.
+def netbox_export(*, url: str, token: str, site: str | None = None, flavor: str = "netbox") -> int:
+    """Write labels, statuses and retest due dates into custom fields on the NetBox cables.
 
-    Only cables that came from (or were matched to) that NetBox are written, in one bulk
-    PATCH per 500 cables. The custom fields ``cabletrack_label``, ``cabletrack_status`` and
-    ``cabletrack_retest_due`` must exist on ``dcim.cable`` in NetBox.
+    Only cables that came from (or were matched to) that NetBox (or Nautobot, with
+    ``flavor="nautobot"``) are written, in one bulk PATCH per 500 cables. The custom fields
+    ``cabletrack_label``, ``cabletrack_status`` and ``cabletrack_retest_due`` must exist on
+    ``dcim.cable`` there.
     """
-    import pynetbox
     import requests
 
     from ..integrations.netbox import NetboxError
 
-    source = f"netbox:{url.rstrip('/')}"
+    name = "Nautobot" if flavor == "nautobot" else "NetBox"
+    source = f"{flavor}:{url.rstrip('/')}"
     refs = dict(
         ExternalRef.objects.filter(source=source, kind="cable").values_list("object_id", "external_id")
     )
     cables = Cable.objects.filter(pk__in=refs).values("pk", "label", "status", "retest_due")
     payload = [
         {
-            "id": refs[c["pk"]],
+            "id": int(refs[c["pk"]]) if flavor == "netbox" else refs[c["pk"]],
             "custom_fields": {
                 "cabletrack_label": c["label"],
                 "cabletrack_status": c["status"],
@@ -642,12 +650,21 @@ def netbox_export(*, url: str, token: str, site: str | None = None) -> int:
         }
         for c in cables
     ]
-    api = pynetbox.api(url.rstrip("/"), token=token, threading=False)
+    if flavor == "nautobot":
+        import pynautobot as client
+
+        api = client.api(url.rstrip("/"), token=token, api_version="2.3")
+        update = api.dcim.cables.bulk_update
+    else:
+        import pynetbox as client
+
+        api = client.api(url.rstrip("/"), token=token, threading=False)
+        update = api.dcim.cables.update
     try:
         for i in range(0, len(payload), 500):
-            api.dcim.cables.update(payload[i : i + 500])
-    except pynetbox.RequestError as exc:
-        raise NetboxError(f"NetBox refused the update: {exc.req.status_code} {exc.error}") from exc
+            update(payload[i : i + 500])
+    except client.RequestError as exc:
+        raise NetboxError(f"{name} refused the update: {exc.req.status_code} {exc.error}") from exc
     except requests.RequestException as exc:
-        raise NetboxError(f"NetBox at {url} is not reachable: {exc}") from exc
+        raise NetboxError(f"{name} at {url} is not reachable: {exc}") from exc
     return len(payload)

@@ -135,6 +135,60 @@ def plan_rows_from_netbox_csv(text: str) -> list[dict]:
     return rows
 
 
+def plan_rows_from_topology(text: str, *, kind: str = "") -> tuple[list[dict], int]:
+    """The expected-topology port list (``GET /api/topology/txt/``) read back as plan rows.
+
+    Each line is ``a_device a_port b_device b_port cables``. A line with one cable becomes
+    that cable's row: a cable recorded here keeps its recorded attributes (so an unchanged
+    plant reads back *unchanged*, and moved ends show as a change), a new one takes ``kind``.
+    A line through patch panels names several cables but not the panel ports between them:
+    when all its cables are recorded here it is counted as already recorded, otherwise it is an
+    error row (import such paths from the YAML plan). Returns (rows, paths already recorded).
+    """
+    lines = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) != 5:
+            raise PlanFileError(
+                f"Line {n}: expected 'a_device a_port b_device b_port cables', got {len(parts)} fields."
+            )
+        lines.append((parts, [c for c in parts[4].split(",") if c and c != "-"]))
+    labels = {label for _, cables in lines for label in cables}
+    recorded = (
+        Cable.objects.exclude(status=CableStatus.RETIRED).filter(label__in=labels).select_related("vendor")
+    )
+    known = {r["label"]: r for r in _plan_dicts(list(recorded))}
+    rows, already = [], 0
+    for (a_dev, a_port, b_dev, b_port, names), cables in lines:
+        if len(cables) == 1:
+            row = dict(known.get(cables[0]) or {"label": cables[0], "kind": kind})
+            row.update(a_device=a_dev, a_port=a_port, b_device=b_dev, b_port=b_port)
+            if cables[0] in known and (known[cables[0]]["a_device"], known[cables[0]]["a_port"]) == (
+                b_dev,
+                b_port,
+            ):
+                row.update(
+                    a_device=b_dev, a_port=b_port, b_device=a_dev, b_port=a_port
+                )  # listed switch first
+            if not row.get("kind"):
+                row["_error"] = "A new cable needs a kind: give ?kind= (e.g. SMF_OS2, AOC, DAC)."
+            rows.append(row)
+        elif cables and all(c in known for c in cables):
+            already += 1
+        else:
+            rows.append(
+                {
+                    "label": names,
+                    "_error": f"{a_dev} {a_port} to {b_dev} {b_port} runs through patch panels "
+                    f"(cables {', '.join(cables) or 'unlabelled'}); a port list cannot say which panel "
+                    "ports: import this path from the YAML plan.",
+                }
+            )
+    return rows, already
+
+
 # --- writing --------------------------------------------------------------------------------
 def _plan_dicts(cables) -> list[dict]:
     ends = (

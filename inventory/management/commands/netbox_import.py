@@ -3,29 +3,39 @@ import json
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from inventory.integrations.netbox import NetboxError, netbox_fetch
+from inventory.integrations.netbox import FLAVORS, NetboxError, source_fetch
 from inventory.services.netbox_import import netbox_import
 
 
 class Command(BaseCommand):
-    help = "Import one NetBox site (dry run unless --apply): sites, racks, devices, ports, modules, cables."
+    help = (
+        "Import one NetBox site or Nautobot location (dry run unless --apply): "
+        "sites, racks, devices, ports, modules, cables."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--url", default=getattr(settings, "CABLETRACK_NETBOX_URL", ""))
         parser.add_argument("--token", default=getattr(settings, "CABLETRACK_NETBOX_TOKEN", ""))
-        parser.add_argument("--site", required=True, help="NetBox site slug")
+        parser.add_argument("--site", required=True, help="NetBox site slug, or Nautobot location name")
+        parser.add_argument(
+            "--flavor",
+            choices=FLAVORS,
+            default=getattr(settings, "CABLETRACK_NETBOX_FLAVOR", "netbox"),
+            help="The source system (default: CABLETRACK_NETBOX_FLAVOR, else netbox)",
+        )
         parser.add_argument(
             "--apply", action="store_true", help="Write (in one transaction); default is a dry run"
         )
         parser.add_argument("--json", action="store_true", help="Print the full report as JSON")
 
-    def handle(self, *args, url, token, site, apply, **options):
+    def handle(self, *args, url, token, site, apply, flavor, **options):
         if not url or not token:
             raise CommandError(
                 "Give --url and --token (or set CABLETRACK_NETBOX_URL / CABLETRACK_NETBOX_TOKEN)."
             )
         try:
-            plan = netbox_import(snapshot=netbox_fetch(url=url, token=token, site=site), dry_run=not apply)
+            snapshot = source_fetch(url=url, token=token, site=site, flavor=flavor)
+            plan = netbox_import(snapshot=snapshot, dry_run=not apply)
         except NetboxError as exc:
             raise CommandError(str(exc)) from exc
         report = plan.as_dict()

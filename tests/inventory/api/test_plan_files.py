@@ -81,3 +81,48 @@ def test_bad_yaml_is_a_clear_400(engineer_api, plant):
     r = engineer_api.generic("POST", "/api/cables/import/", "cables: [a, b", content_type="application/yaml")
     assert r.status_code == 400
     assert "YAML" in r.json()["detail"]
+
+
+def test_expected_topology_export_reads_back_in(engineer_api, plant):
+    """GET /api/topology/txt/ and POST it back: unchanged here; on a bare plant it builds the cables."""
+    assert (
+        engineer_api.generic(
+            "POST", "/api/cables/import/?dry_run=0", PLAN, content_type="application/yaml"
+        ).status_code
+        == 201
+    )
+    topo = engineer_api.get("/api/topology/txt/").content.decode()
+    assert "leaf-1 Ethernet1/1 gpu-1 eth0 Y-1" in topo
+    again = engineer_api.generic("POST", "/api/cables/import/?dry_run=1", topo, content_type="text/plain")
+    assert again.status_code == 200, again.json()
+    assert again.json()["summary"] == {"create": 0, "change": 0, "unchanged": 2, "error": 0}
+
+    # A new cluster's plant: the same devices, no cables. The topology list plans them.
+    f.twin_port_device("gpu-2", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
+    f.twin_port_device("leaf-2", u=22)
+    text = "# from the fabric design\nleaf-2 Ethernet1/1 gpu-2 eth0 Z-1\nleaf-2 Ethernet1/2 gpu-2 eth1 Z-2\n"
+    no_kind = engineer_api.generic("POST", "/api/cables/import/?dry_run=1", text, content_type="text/plain")
+    assert no_kind.status_code == 400
+    assert "?kind=" in no_kind.json()["rows"][0]["errors"]["row"]
+    made = engineer_api.generic(
+        "POST", "/api/cables/import/?dry_run=0&kind=MMF_OM4", text, content_type="text/plain"
+    )
+    assert made.status_code == 201, made.json()
+    assert Cable.objects.get(label="Z-2").kind == "MMF_OM4"
+    out = engineer_api.get("/api/topology/txt/").content.decode()
+    assert "leaf-2 Ethernet1/1 gpu-2 eth0 Z-1" in out and "leaf-2 Ethernet1/2 gpu-2 eth1 Z-2" in out
+
+
+def test_topology_line_through_panels_is_refused_unless_recorded(engineer_api, plant):
+    text = "leaf-1 Ethernet1/1 gpu-1 eth0 P-1,TRUNK-1,P-2\n"
+    r = engineer_api.generic(
+        "POST", "/api/cables/import/?dry_run=1&kind=SMF_OS2", text, content_type="text/plain"
+    )
+    assert r.status_code == 400
+    assert "patch panels" in r.json()["rows"][0]["errors"]["row"]
+    bad = engineer_api.generic(
+        "POST", "/api/cables/import/", "leaf-1 Ethernet1/1 gpu-1\n", content_type="text/plain"
+    )
+    assert (
+        bad.status_code == 400 and "expected 'a_device a_port b_device b_port cables'" in bad.json()["detail"]
+    )

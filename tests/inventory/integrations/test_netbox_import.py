@@ -32,11 +32,12 @@ ROUTES = {
 
 
 class FakeNetbox:
-    """Serves the captured responses; ``patch`` swaps in edited copies."""
+    """Serves the captured responses (any ``data`` folder: NetBox's, or the Nautobot-shaped
+    ones); ``docs`` can be swapped for edited copies; PATCHes are recorded."""
 
-    def __init__(self):
-        self.docs = {k: json.loads((DATA / v).read_text()) for k, v in ROUTES.items()}
-        self.docs["status"] = json.loads((DATA / "status.json").read_text())
+    def __init__(self, data: Path = DATA, routes: dict[str, str] = ROUTES):
+        self.docs = {k: json.loads((data / v).read_text()) for k, v in routes.items()}
+        self.docs["status"] = json.loads((data / "status.json").read_text())
         self.requests: list[str] = []
         self.patches: list = []
         owner = self
