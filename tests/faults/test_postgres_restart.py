@@ -147,11 +147,14 @@ def test_restarts_under_load_leave_every_batch_whole_or_absent(private_site):
     answers: dict[int, int] = {}
     plans: dict[int, int] = {}
     stored = threading.Semaphore(0)
+    waits: list[str | None] = []  # Retry-After of every 503
     collectors_done = threading.Event()
 
     def collector(first: int) -> None:
         for n in range(first, first + BATCHES_EACH):
-            answers[n], _ = post(site, n)
+            answers[n], headers = post(site, n)
+            if answers[n] == 503:
+                waits.append(headers.get("Retry-After"))
             if answers[n] == 200:
                 stored.release()
 
@@ -159,7 +162,9 @@ def test_restarts_under_load_leave_every_batch_whole_or_absent(private_site):
         for n in range(PLANS):
             if collectors_done.is_set():
                 break
-            plans[n], _ = post_plan(site, n)
+            plans[n], headers = post_plan(site, n)
+            if plans[n] == 503:
+                waits.append(headers.get("Retry-After"))
 
     threads = [threading.Thread(target=collector, args=(c * BATCHES_EACH,)) for c in range(COLLECTORS)]
     importer = threading.Thread(target=planner)
@@ -183,6 +188,7 @@ def test_restarts_under_load_leave_every_batch_whole_or_absent(private_site):
     assert all(answers[n] in (0, 503) for n in failed), answers  # refused cleanly, or cut off
     assert [n for n in failed if counts[n]] == [], "an error was answered for a batch that was stored"
     assert [n for n, c in counts.items() if c == 0] == failed, "a 200 for a batch that is not stored"
+    assert waits and all(w is not None and int(w) > 0 for w in waits), waits  # 503s say when to retry
     # Cable-plan imports: the same, per import.
     cables = {n: c for n, c in cables_per_import(site).items() if n in plans}
     assert set(cables.values()) <= {0, PLAN_CABLES}, cables
