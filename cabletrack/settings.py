@@ -126,8 +126,12 @@ if REDIS_URL:
     DJANGO_REDIS_IGNORE_EXCEPTIONS = True
     DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
     CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
+    # A message a worker took and never acked (the worker was killed) goes back to the queue
+    # after ``visibility_timeout``; kombu looks for such messages every interval x throttle s.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+        "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", default=10),
+        "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", default=10),
         "socket_connect_timeout": 2,
         "socket_timeout": 5,
     }
@@ -155,6 +159,12 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Below the broker visibility timeout (1 h), so a running task is never redelivered beside itself.
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=30 * 60)
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=25 * 60)
+_limit, _visibility = CELERY_TASK_TIME_LIMIT, CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout")
+if REDIS_URL and _visibility is not None and _limit >= _visibility:
+    raise ImproperlyConfigured(
+        "CELERY_TASK_TIME_LIMIT must be below CELERY_VISIBILITY_TIMEOUT: a task still running when "
+        "the broker's visibility timeout ends is delivered a second time, beside itself."
+    )
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # Tasks that enqueue tasks send them here (a test worker sets its own queue through the env).
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")

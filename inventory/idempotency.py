@@ -8,8 +8,10 @@
 ``IdempotencyMiddleware``: an API ``POST``/``PUT``/``PATCH`` sent with ``Idempotency-Key: <key>``
 (1-255 printable characters) is run once per user and key. A retry gets the stored answer back
 with ``Idempotent-Replayed: true``; the same key with a different method, path or body gets 422;
-a retry while the first is still running gets 409 with ``Retry-After``. Server errors (5xx) and
-answers that invite a retry (409, 412, 423, 429) are not stored, so the retry runs for real.
+a retry while the first is still running waits for it and gets its answer. The key's record and the
+request's writes commit together: a request that fails (5xx) or dies half way (database restart,
+killed process) leaves neither behind, so its retry runs for real. Answers that invite a retry
+(409, 412, 423, 429) are not stored either.
 Keys are kept ``CABLETRACK_IDEMPOTENCY_TTL_HOURS`` (24) hours, then purged by a periodic task.
 """
 
@@ -91,6 +93,10 @@ def _request_user(request):
     return token.user
 
 
+class _Replay(Exception):
+    """The key exists: answer from the stored record (outside the transaction)."""
+
+
 class IdempotencyMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
@@ -113,31 +119,38 @@ class IdempotencyMiddleware:
         ).hexdigest()
         from .models import IdempotencyRecord
 
+        # The record and the view's writes are one transaction: if the request dies half way (the
+        # database restarts, the process is killed), both roll back and the client's retry runs
+        # for real; a record can never be left "in progress" by a request that no longer runs.
+        # A concurrent retry waits on the key's unique index until the first one has finished.
         try:
             with transaction.atomic():
-                record = IdempotencyRecord.objects.create(
-                    user=user,
-                    key=key,
-                    method=request.method,
-                    path=request.get_full_path()[:2048],
-                    request_hash=digest,
-                )
-        except IntegrityError:
+                try:
+                    with transaction.atomic():
+                        record = IdempotencyRecord.objects.create(
+                            user=user,
+                            key=key,
+                            method=request.method,
+                            path=request.get_full_path()[:2048],
+                            request_hash=digest,
+                        )
+                except IntegrityError:
+                    raise _Replay from None
+                response = self.get_response(request)
+                if response.status_code >= 500 or response.status_code in NOT_STORED or response.streaming:
+                    if response.status_code >= 500:
+                        transaction.set_rollback(True)  # a failed request leaves nothing behind
+                    else:
+                        record.delete()
+                    return response
+                record.status_code = response.status_code
+                record.content_type = response.get("Content-Type", "")[:100]
+                record.headers = {h: response[h] for h in REPLAYED_HEADERS if response.has_header(h)}
+                record.body = bytes(response.content)
+                record.completed_at = timezone.now()
+                record.save(update_fields=["status_code", "content_type", "headers", "body", "completed_at"])
+        except _Replay:
             return self._replay(request, user, key, digest)
-        try:
-            response = self.get_response(request)
-        except BaseException:
-            IdempotencyRecord.objects.filter(pk=record.pk).delete()
-            raise
-        if response.status_code >= 500 or response.status_code in NOT_STORED or response.streaming:
-            IdempotencyRecord.objects.filter(pk=record.pk).delete()
-            return response
-        record.status_code = response.status_code
-        record.content_type = response.get("Content-Type", "")[:100]
-        record.headers = {h: response[h] for h in REPLAYED_HEADERS if response.has_header(h)}
-        record.body = bytes(response.content)
-        record.completed_at = timezone.now()
-        record.save(update_fields=["status_code", "content_type", "headers", "body", "completed_at"])
         return response
 
     def _replay(self, request, user, key, digest):

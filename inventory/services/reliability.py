@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from ..models import IdempotencyRecord, OutboxMessage
@@ -22,33 +24,45 @@ def idempotency_purge(*, now: datetime | None = None) -> int:
 def outbox_flush(*, now: datetime | None = None, limit: int = 500) -> int:
     """Publish the task messages the broker refused earlier; returns how many went out.
 
-    Each row is claimed under a row lock (``skip_locked``) so two flushers never send one twice;
-    a row whose publish fails again stays for the next run. The tasks themselves are idempotent,
-    so the narrow window (published, then the mark fails) costs a harmless second run.
+    Identical messages (same task, arguments and options: a rollup asked for by every ingest
+    during an outage) are sent once, and every row of them is marked sent: the tasks are
+    idempotent, so one run does what the many would. Rows are claimed under a row lock
+    (``skip_locked``) so two flushers never send one twice; rows whose publish fails again stay
+    for the next run. The narrow window (published, then the mark fails) costs a harmless
+    second run.
     """
     from celery import current_app
 
     now = now or timezone.now()
+    pending = OutboxMessage.objects.filter(sent_at__isnull=True).order_by("created_at", "pk")
+    groups: dict[str, list[int]] = {}
+    for pk, name, args, kwargs, options in pending.values_list(
+        "pk", "task_name", "args", "kwargs", "options"
+    )[:limit]:
+        groups.setdefault(json.dumps([name, args, kwargs, options], sort_keys=True), []).append(pk)
     sent = 0
-    ids = list(OutboxMessage.objects.filter(sent_at__isnull=True).values_list("pk", flat=True)[:limit])
-    for pk in ids:
+    for ids in groups.values():
         with transaction.atomic():
-            qs = OutboxMessage.objects.filter(pk=pk, sent_at__isnull=True)
-            msg = qs.select_for_update(skip_locked=True).first()
-            if msg is None:
+            rows = list(
+                OutboxMessage.objects.filter(pk__in=ids, sent_at__isnull=True)
+                .select_for_update(skip_locked=True)
+                .order_by("pk")
+            )
+            if not rows:
                 continue
+            msg = rows[0]
             task = current_app.tasks.get(msg.task_name)
             try:
                 if task is None:
                     raise LookupError(f"unknown task {msg.task_name}")
                 task.apply_async(args=msg.args, kwargs=msg.kwargs, _outbox=False, **msg.options)
-            except Exception as exc:  # noqa: BLE001 - the broker may still be down: keep the row
-                msg.attempts += 1
-                msg.error = str(exc)[:2000]
-                msg.save(update_fields=["attempts", "error"])
+            except Exception as exc:  # noqa: BLE001 - the broker may still be down: keep the rows
+                OutboxMessage.objects.filter(pk__in=[r.pk for r in rows]).update(
+                    attempts=F("attempts") + 1, error=str(exc)[:2000]
+                )
                 continue
-            msg.sent_at = now
-            msg.attempts += 1
-            msg.save(update_fields=["sent_at", "attempts"])
+            OutboxMessage.objects.filter(pk__in=[r.pk for r in rows]).update(
+                sent_at=now, attempts=F("attempts") + 1
+            )
             sent += 1
     return sent

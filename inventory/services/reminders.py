@@ -216,7 +216,6 @@ def reminders_claim(*, now: datetime) -> ClaimResult:
         ).values_list("recipient", "cable_id", "due_date", "kind")
     )
     claimed = 0
-    ready: list[int] = []
     for recipient, keys in sorted(wanted.items(), key=lambda kv: kv[0].email):
         new = sorted(k for k in keys if (recipient.email, *k) not in existing)
         if not new:
@@ -225,9 +224,13 @@ def reminders_claim(*, now: datetime) -> ClaimResult:
             digest = _open_digest(recipient, now)
             made = _insert_claims(recipient=recipient.email, keys=new, digest_id=digest.pk, now=now)
         claimed += made
-        if digest.send_after <= now:
-            ready.append(digest.pk)
-    return ClaimResult(claimed=claimed, digests_ready=sorted(set(ready)))
+    # Ready: every open digest of these recipients whose time has come, not only the ones this
+    # run added to. A run killed after some recipients' claims committed (and before it enqueued
+    # anything) is redelivered; it finds those claims made and must still send their digests.
+    ready = ReminderDigest.objects.filter(
+        status=DigestStatus.PENDING, send_after__lte=now, recipient__in=sorted({r.email for r in wanted})
+    ).values_list("pk", flat=True)
+    return ClaimResult(claimed=claimed, digests_ready=sorted(ready))
 
 
 @dataclass(frozen=True)

@@ -505,7 +505,13 @@ def _enqueue_rollup() -> None:
     from ..tasks import telemetry_rollup_task
 
     try:
-        if cache.add(ROLLUP_PENDING_KEY, 1, timeout=settings.CABLETRACK_TELEMETRY_ROLLUP_DEBOUNCE_SECONDS):
+        # add() is True (first in the window), False (already asked) or None: the cache is down
+        # and its error ignored. Then ask anyway: with the broker down too (one Redis), the
+        # message goes to the outbox, and the outbox flush sends identical messages once.
+        first = cache.add(
+            ROLLUP_PENDING_KEY, 1, timeout=settings.CABLETRACK_TELEMETRY_ROLLUP_DEBOUNCE_SECONDS
+        )
+        if first is not False:
             telemetry_rollup_task.delay()
     except Exception:  # noqa: BLE001 - a broker outage must not fail an ingest that committed
         cache.delete(ROLLUP_PENDING_KEY)
