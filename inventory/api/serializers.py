@@ -1,11 +1,7 @@
 """API representations. Reads are flat and prefetched; writes validate and hand to a service."""
 
-import functools
 from decimal import Decimal
-from urllib.parse import quote
 
-from django.urls import reverse
-from django.utils.http import RFC3986_SUBDELIMS
 from rest_framework import serializers
 
 from ..choices import CableKind, CableRole, CableStatus, ConnectorType, Polarity, Polish
@@ -26,6 +22,7 @@ from ..models import (
     TransceiverPlacement,
     Vendor,
 )
+from ..models.cables import cable_url
 from ..validators import LABEL_RE, LABEL_RULE
 from .server_owned import MANUAL_CABLE_STATUSES
 
@@ -344,16 +341,6 @@ class CableEndSerializer(serializers.Serializer):
 
     def to_representation(self, instance):
         return end_point(instance)
-
-
-@functools.cache
-def _cable_url_prefix() -> str:
-    return reverse("cable-page", kwargs={"label": "X"})[:-1]
-
-
-def cable_url(label: str) -> str:
-    """``Cable.get_absolute_url`` without a ``reverse()`` per row (same quoting as Django's)."""
-    return _cable_url_prefix() + quote(label, safe=RFC3986_SUBDELIMS + "/~:@")
 
 
 class CableListSerializer(serializers.ListSerializer):
