@@ -19,6 +19,7 @@ from ..models import (
     Device,
     FieldNote,
     Link,
+    LinkSegment,
     Port,
     Rack,
     Transceiver,
@@ -326,20 +327,29 @@ def _link_trace(link: Link) -> Trace:
     return trace
 
 
-def cable_trace(cable: Cable, ends: list[EndView]) -> tuple[Trace | None, int]:
+def cable_links(cable: Cable) -> list[Link]:
+    """The active links this cable carries (its trace, alerts and test panels all need them)."""
+    on_cable = LinkSegment.objects.filter(cable=cable).values("link_id")  # a subquery: no DISTINCT
+    return list(
+        Link.objects.filter(active=True, pk__in=on_cable)
+        .select_related("a_port__device__rack", "b_port__device__rack")
+        .order_by("pk")
+    )
+
+
+def cable_trace(
+    cable: Cable, ends: list[EndView], links: list[Link] | None = None
+) -> tuple[Trace | None, int]:
     """The channel this cable is part of, and how many links it carries.
 
     A cable on exactly one recorded link shows that link's whole path; otherwise (a trunk
     carrying many links, or a cable on no complete link yet) the path is traced from end A.
     """
-    links = list(
-        Link.objects.filter(active=True, segments__cable=cable)
-        .select_related("a_port__device__rack", "b_port__device__rack")
-        .distinct()[:2]
-    )
+    if links is None:
+        links = cable_links(cable)
     if len(links) == 1:
         return _link_trace(links[0]), 1
-    link_count = len(links) and Link.objects.filter(active=True, segments__cable=cable).distinct().count()
+    link_count = len(links)
     a = next((v for v in ends if v.end.side == "A" and v.end.active), None)
     if a is None or not a.ports:
         return None, link_count
@@ -425,7 +435,10 @@ def cable_page_ends(cable: Cable) -> list[EndView]:
 def cable_page(cable: Cable) -> dict:
     today = timezone.localdate()
     end_views = cable_page_ends(cable)
-    trace, link_count = cable_trace(cable, end_views) if cable.status != CableStatus.RETIRED else (None, 0)
+    links = cable_links(cable)  # read once: the trace, alerts and test panels share them
+    trace, link_count = (
+        cable_trace(cable, end_views, links) if cable.status != CableStatus.RETIRED else (None, 0)
+    )
     notes = list(FieldNote.objects.filter(cable=cable).select_related("actor").order_by("-at", "-id")[:50])
     ctx = {
         "cable": cable,
@@ -443,13 +456,13 @@ def cable_page(cable: Cable) -> dict:
     # Other parts of the product contribute panels; the page works before they exist.
     alerts_ctx = optional("inventory.selectors.alerts", "cable_alerts_context")
     if alerts_ctx is not None:
-        ctx.update(alerts_ctx(cable))
+        ctx.update(alerts_ctx(cable, links=links))
         ctx["alerts_panel"] = True
     else:
         ctx["open_alerts"] = list(Alert.objects.filter(cable=cable, state="open").order_by("-opened_at")[:10])
     tests_ctx = optional("inventory.selectors.testing", "cable_tests_context")
     if tests_ctx is not None:
-        ctx.update(tests_ctx(cable))
+        ctx.update(tests_ctx(cable, links=links))
         ctx["tests_panel"] = True
     else:
         ctx["latest_tests"] = latest_tests(cable)
