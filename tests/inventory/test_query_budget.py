@@ -31,7 +31,7 @@ API_LIST_QUERIES = 6  # token, 2 permission reads, COUNT(*), the page, its ends
 API_DETAIL_QUERIES = 5  # token, 2 permission reads, the cable, its ends
 TRACE_QUERIES = 4  # the recursive path read, ports, cages, panel mappings
 CABLE_PAGE_QUERIES = 26  # session, user, 2 permission reads, the page's panels (a trunk: +1)
-CABLE_LIST_PAGE_QUERIES = 9  # session, user, 2 permission reads, COUNT(*), page, ends, sites, vendors
+CABLE_LIST_PAGE_QUERIES = 10  # session, user, 2 permissions, COUNT(*), page, ends, alerts, sites, vendors
 
 
 @pytest.fixture
