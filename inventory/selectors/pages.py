@@ -16,6 +16,7 @@ from ..models import (
     Cable,
     CableEnd,
     CableTest,
+    Cage,
     Device,
     FieldNote,
     Link,
@@ -25,6 +26,7 @@ from ..models import (
     Transceiver,
     TransceiverPlacement,
 )
+from ..models.cables import cable_url
 from ..pathcheck import PathVerdict
 from ..selectors.history import history_for
 from ..selectors.trace import Point, Segment, Trace, port_trace
@@ -486,19 +488,49 @@ def rack_page(rack: Rack) -> dict:
     today = timezone.localdate()
     devices = list(Device.objects.filter(rack=rack, retired_at__isnull=True).order_by("-position_u", "name"))
     rows = {d.pk: RackRow(device=d) for d in devices}
+    # Plain rows, not model instances: a network rack has about 800 cables and 1,600 far ends.
     here = list(
         CableEnd.objects.filter(active=True)
-        .filter(Q(port__device__rack=rack) | Q(cage__device__rack=rack))
-        .select_related("cable", "port", "cage")
+        .filter(
+            Q(port_id__in=Port.objects.filter(device__rack=rack).values("pk"))
+            | Q(cage_id__in=Cage.objects.filter(device__rack=rack).values("pk"))
+        )
+        .values_list(
+            "cable_id",
+            "side",
+            "connector",
+            "port_id",
+            "port__name",
+            "port__device_id",
+            "cage__name",
+            "cage__index",
+            "cage__device_id",
+            "cable__label",
+            "cable__status",
+            "cable__retest_due",
+        )
     )
-    far_by_cable: dict[int, list[CableEnd]] = {}
-    for e in (
-        CableEnd.objects.filter(cable_id__in={e.cable_id for e in here})
-        .select_related("port__device__rack", "cage__device__rack")
+    here_ids = {h[0] for h in here}
+    far_by_cable: dict[int, list[tuple]] = {}
+    for row in (
+        CableEnd.objects.filter(cable_id__in=here_ids)
         .order_by("side", "leg")
+        .values_list(
+            "cable_id",
+            "side",
+            "port_id",
+            "port__name",
+            "port__device__name",
+            "port__device__rack__name",
+            "port__device__position_u",
+            "cage_id",
+            "cage__name",
+            "cage__device__name",
+            "cage__device__rack__name",
+            "cage__device__position_u",
+        )
     ):
-        far_by_cable.setdefault(e.cable_id, []).append(e)
-    here_ids = {e.cable_id for e in here}
+        far_by_cable.setdefault(row[0], []).append(row[1:])
     alerting = set(
         Alert.objects.filter(state="open", cable_id__in=here_ids).values_list("cable_id", flat=True)
     ) | set(
@@ -506,28 +538,46 @@ def rack_page(rack: Rack) -> dict:
             "cable_id", flat=True
         )
     )
-    for e in here:
-        dev_id = e.port.device_id if e.port_id else e.cage.device_id
-        where = (
-            e.port.name if e.port_id else e.cage.name + (f"/{e.connector}" if (e.connector or 1) > 1 else "")
-        )
-        others = [o for o in far_by_cable.get(e.cable_id, []) if o.side != e.side]
+    status_display = dict(CableStatus.choices)
+    for cable_id, side, conn, port_id, pname, pdev, cname, cindex, cdev, label, status, due in here:
+        dev_id = pdev if port_id else cdev
+        where = pname if port_id else cname + (f"/{conn}" if (conn or 1) > 1 else "")
         far = []
-        for o in others:
-            dev = o.port.device if o.port_id else (o.cage.device if o.cage_id else None)
-            if dev is None:
+        for (
+            o_side,
+            o_port,
+            o_pname,
+            o_pdev,
+            o_prack,
+            o_pu,
+            o_cage,
+            o_cname,
+            o_cdev,
+            o_crack,
+            o_cu,
+        ) in far_by_cable.get(cable_id, []):
+            if o_side == side or not (o_port or o_cage):
                 continue
-            name = o.port.name if o.port_id else o.cage.name
-            rack_name = dev.rack.name if dev.rack_id else ""
-            far.append({"rack": rack_name, "device": dev.name, "where": name, "u": dev.position_u})
+            if o_port:
+                far.append({"rack": o_prack or "", "device": o_pdev, "where": o_pname, "u": o_pu})
+            else:
+                far.append({"rack": o_crack or "", "device": o_cdev, "where": o_cname, "u": o_cu})
         rows[dev_id].cables.append(
             {
-                "cable": e.cable,
+                "cable": {
+                    "pk": cable_id,
+                    "label": label,
+                    "status": status,
+                    "status_display": status_display.get(status, status),
+                    "url": cable_url(label),
+                },
                 "where": where,
-                "sort": (e.cage.index if e.cage_id else 0, e.connector or 0, where),
+                "sort": (cindex if not port_id else 0, conn or 0, where),
                 "far": far,
-                "retest": retest_state(e.cable.retest_due, today),
-                "alert": e.cable_id in alerting,
+                "far_text": "; ".join(f"{f['rack']} U{f['u'] or '?'} {f['device']} {f['where']}" for f in far)
+                or "unterminated",
+                "retest": retest_state(due, today),
+                "alert": cable_id in alerting,
             }
         )
     for t in (
@@ -539,7 +589,7 @@ def rack_page(rack: Rack) -> dict:
             rows[t.cage.device_id].transceivers.append(t)
     for r in rows.values():
         r.cables.sort(key=lambda c: c["sort"])
-    cable_count = len({e.cable_id for e in here})
+    cable_count = len(here_ids)
     return {
         "rack": rack,
         "rows": [r for r in rows.values() if r.cables or r.transceivers],
@@ -547,7 +597,7 @@ def rack_page(rack: Rack) -> dict:
         "cable_count": cable_count,
         "transceiver_count": sum(len(r.transceivers) for r in rows.values()),
         "overdue_count": len(
-            {c["cable"].pk for r in rows.values() for c in r.cables if c["retest"] == "overdue"}
+            {c["cable"]["pk"] for r in rows.values() for c in r.cables if c["retest"] == "overdue"}
         ),
         "today": today,
     }
