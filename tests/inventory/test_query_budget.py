@@ -27,11 +27,11 @@ from tests import factories as f
 pytestmark = pytest.mark.django_db
 
 # Ceilings, with what they are made of. Raise one only with a reason in the commit message.
-API_LIST_QUERIES = 6  # token, 2 permission reads, COUNT(*), the page, its ends
-API_DETAIL_QUERIES = 5  # token, 2 permission reads, the cable, its ends
+API_LIST_QUERIES = 5  # token, permissions, COUNT(*), the page, its ends
+API_DETAIL_QUERIES = 4  # token, permissions, the cable, its ends
 TRACE_QUERIES = 4  # the recursive path read, ports, cages, panel mappings
-CABLE_PAGE_QUERIES = 26  # session, user, 2 permission reads, the page's panels (a trunk: +1)
-CABLE_LIST_PAGE_QUERIES = 10  # session, user, 2 permissions, COUNT(*), page, ends, alerts, sites, vendors
+CABLE_PAGE_QUERIES = 25  # session, user, permissions, the page's panels (a trunk: +1)
+CABLE_LIST_PAGE_QUERIES = 9  # session, user, permissions, COUNT(*), page, ends, alerts, sites, vendors
 
 
 @pytest.fixture
