@@ -5,10 +5,10 @@ a cage connector or a panel port; a panel front port maps to a rear-port positio
 trunk carries positions straight through to the far panel's rear port.
 
 The walk is hop by hop (each hop depends on the last), but it does not query hop by hop: one
-recursive query (``_PATH_SQL``) follows cables, panel mappings and trunk positions from the
-start and returns every cable end of every cable on the path; three more read the ports,
-cages and panel mappings those ends touch, and one the devices' names, racks and U positions.
-The hop-by-hop logic then runs over those rows in memory. A lookup the preload did not cover
+recursive query (``_path_sql``) follows cables, panel mappings and trunk positions from the
+start and returns every cable end of every cable on the path; three more read the ports and
+cages those ends touch (with their devices' names, racks and U positions) and the panel
+mappings. The hop-by-hop logic then runs over those rows in memory. A lookup the preload did not cover
 (an edge the recursive query does not model) falls back to its own small query, so the
 result never depends on the preload being complete: only the query count does.
 """
