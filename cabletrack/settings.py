@@ -197,7 +197,7 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # --- Auth ----------------------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "inventory.backends.PermissionsBackend",  # ModelBackend, permissions in one query
 ]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

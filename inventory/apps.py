@@ -8,7 +8,10 @@ class InventoryConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import audit  # noqa: F401 - connects the history signal
+        from . import (
+            audit,  # noqa: F401 - connects the history signal
+            lookups,  # noqa: F401 - registers field__any
+        )
         from .api import schema  # noqa: F401 - OpenAPI extension for the token scheme
         from .roles import sync_roles
 

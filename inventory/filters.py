@@ -5,15 +5,17 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from .choices import CableKind, CableStatus, DeviceRole, TransceiverStatus
-from .models import Alert, Cable, CableEnd, Device, Port, Rack, Transceiver
+from .models import Alert, Cable, CableEnd, Cage, Device, Port, Rack, Transceiver
 
 
 class CableFilter(django_filters.FilterSet):
     q = django_filters.CharFilter(method="search", label="Search")
     site = django_filters.CharFilter(method="by_site", label="Site")
     rack = django_filters.CharFilter(method="by_rack", label="Rack")
-    status = django_filters.MultipleChoiceFilter(choices=CableStatus.choices)
-    kind = django_filters.MultipleChoiceFilter(choices=CableKind.choices)
+    # distinct=False: both are the cable's own columns, so no row can repeat. django-filter's
+    # default (True) made every filtered list a SELECT DISTINCT over all columns (300 ms).
+    status = django_filters.MultipleChoiceFilter(choices=CableStatus.choices, distinct=False)
+    kind = django_filters.MultipleChoiceFilter(choices=CableKind.choices, distinct=False)
     vendor = django_filters.CharFilter(field_name="vendor__name", lookup_expr="iexact")
     retest_overdue = django_filters.BooleanFilter(method="by_overdue", label="Retest overdue")
     has_open_alert = django_filters.BooleanFilter(method="by_alert", label="Has open alert")
@@ -40,7 +42,11 @@ class CableFilter(django_filters.FilterSet):
 
     def _in_racks(self, qs, racks):
         # A semi-join on the ends (no row multiplication, so no DISTINCT over the whole list).
-        ends = CableEnd.objects.filter(Q(port__device__rack__in=racks) | Q(cage__device__rack__in=racks))
+        # The ports and cages in those racks as two small hashed sets, not four outer joins
+        # over every end in the plant (a site filter went from 45 ms to about 10).
+        ports = Port.objects.filter(device__rack__in=racks).values("pk")
+        cages = Cage.objects.filter(device__rack__in=racks).values("pk")
+        ends = CableEnd.objects.filter(Q(port_id__in=ports) | Q(cage_id__in=cages))
         return qs.filter(pk__in=ends.values("cable_id"))
 
     def by_site(self, qs, name, value):
@@ -64,7 +70,7 @@ class CableFilter(django_filters.FilterSet):
 
 class TransceiverFilter(django_filters.FilterSet):
     q = django_filters.CharFilter(method="search", label="Search")
-    status = django_filters.MultipleChoiceFilter(choices=TransceiverStatus.choices)
+    status = django_filters.MultipleChoiceFilter(choices=TransceiverStatus.choices, distinct=False)
     vendor = django_filters.CharFilter(field_name="model__vendor__name", lookup_expr="iexact")
     part_number = django_filters.CharFilter(field_name="model__part_number")
     device = django_filters.CharFilter(field_name="cage__device__name")
@@ -80,7 +86,7 @@ class TransceiverFilter(django_filters.FilterSet):
 
 
 class DeviceFilter(django_filters.FilterSet):
-    role = django_filters.MultipleChoiceFilter(choices=DeviceRole.choices)
+    role = django_filters.MultipleChoiceFilter(choices=DeviceRole.choices, distinct=False)
     rack = django_filters.CharFilter(field_name="rack__name")
     site = django_filters.CharFilter(field_name="rack__row__room__site__slug")
     name = django_filters.CharFilter(lookup_expr="icontains")

@@ -22,6 +22,7 @@ from ..models import (
     TransceiverPlacement,
     Vendor,
 )
+from ..models.cables import cable_url
 from ..validators import LABEL_RE, LABEL_RULE
 from .server_owned import MANUAL_CABLE_STATUSES
 
@@ -239,6 +240,92 @@ def end_point(end: CableEnd) -> dict:
     }
 
 
+_END_COLUMNS = (
+    "cable_id",
+    "side",
+    "leg",
+    "label",
+    "connector_type",
+    "fibre_count",
+    "pinned",
+    "polish",
+    "active",
+    "connector",
+    "port_id",
+    "port__name",
+    "port__device__name",
+    "port__device__rack__name",
+    "port__device__position_u",
+    "cage_id",
+    "cage__name",
+    "cage__device__name",
+    "cage__device__rack__name",
+    "cage__device__position_u",
+)
+
+
+def end_points_by_cable(cable_ids) -> dict[int, list[tuple[bool, dict]]]:
+    """Every end of these cables as ``(active, end_point dict)``, in one flat query.
+
+    The same dicts as :func:`end_point`, without building five model instances per end (a page
+    of 1,000 cables has 2,000 ends: that was most of the list's time).
+    """
+    out: dict[int, list[tuple[bool, dict]]] = {cid: [] for cid in cable_ids}
+    rows = (
+        CableEnd.objects.filter(cable_id__in=list(out))
+        .order_by("cable_id", "side", "leg")
+        .values_list(*_END_COLUMNS)
+    )
+    for (
+        cable_id,
+        side,
+        leg,
+        label,
+        connector_type,
+        fibre_count,
+        pinned,
+        polish,
+        active,
+        connector,
+        port_id,
+        port_name,
+        p_dev,
+        p_rack,
+        p_u,
+        cage_id,
+        cage_name,
+        c_dev,
+        c_rack,
+        c_u,
+    ) in rows:
+        if port_id:
+            dev, rack, u, name = p_dev, p_rack, p_u, port_name
+        elif cage_id:
+            dev, rack, u = c_dev, c_rack, c_u
+            name = cage_name if connector == 1 else f"{cage_name}/{connector}"
+        else:
+            dev = rack = u = name = None
+        out[cable_id].append(
+            (
+                active,
+                {
+                    "side": side,
+                    "leg": leg,
+                    "label": label,
+                    "device": dev,
+                    "rack": rack,
+                    "u": u,
+                    "termination": name,
+                    "connector_type": connector_type,
+                    "fibre_count": fibre_count,
+                    "pinned": pinned,
+                    "polish": polish,
+                },
+            )
+        )
+    return out
+
+
 class CableEndSerializer(serializers.Serializer):
     side = serializers.CharField()
     leg = serializers.IntegerField()
@@ -254,6 +341,17 @@ class CableEndSerializer(serializers.Serializer):
 
     def to_representation(self, instance):
         return end_point(instance)
+
+
+class CableListSerializer(serializers.ListSerializer):
+    """Reads every end of the page in one query before the rows are rendered."""
+
+    def to_representation(self, data):
+        cables = list(data.all() if hasattr(data, "all") else data)
+        ends = end_points_by_cable([c.pk for c in cables])
+        for c in cables:
+            c._end_points = ends[c.pk]
+        return super().to_representation(cables)
 
 
 class CableSerializer(serializers.ModelSerializer):
@@ -285,12 +383,48 @@ class CableSerializer(serializers.ModelSerializer):
             "url",
         ]
         read_only_fields = fields
+        list_serializer_class = CableListSerializer
+
+    _PLAIN = ("label", "kind", "role", "polarity")
+
+    def to_representation(self, instance):
+        """DRF's generic field loop, unrolled: the same output at a fraction of the cost.
+
+        Strings and ids go out as they are; dates, decimals and datetimes still go through
+        their DRF fields so the formatting is DRF's. ``test_cables_api`` compares this with
+        ``ModelSerializer.to_representation`` field for field.
+        """
+        fields = self.fields
+        c = instance
+        out = {"id": c.pk}
+        for name in self._PLAIN:
+            out[name] = getattr(c, name)
+        length = c.length_m
+        out["length_m"] = None if length is None else fields["length_m"].to_representation(length)
+        out["vendor"] = c.vendor.name if c.vendor_id else None
+        for name in ("part_number", "serial_a", "serial_b", "lot"):
+            out[name] = getattr(c, name)
+        day = c.install_date
+        out["install_date"] = None if day is None else fields["install_date"].to_representation(day)
+        out["status"] = c.status
+        day = c.retest_due
+        out["retest_due"] = None if day is None else fields["retest_due"].to_representation(day)
+        at = c.retired_at
+        out["retired_at"] = None if at is None else fields["retired_at"].to_representation(at)
+        out["replaced_by"] = c.replaced_by_id
+        out["notes"] = c.notes
+        out["ends"] = self.get_ends(c)
+        out["url"] = self.get_url(c)
+        return out
 
     def get_ends(self, obj) -> list[dict]:
-        return [end_point(e) for e in obj.ends.all() if e.active or obj.retired_at]
+        ends = getattr(obj, "_end_points", None)
+        if ends is None:
+            ends = end_points_by_cable([obj.pk])[obj.pk]
+        return [point for active, point in ends if active or obj.retired_at]
 
     def get_url(self, obj) -> str:
-        return obj.get_absolute_url()
+        return cable_url(obj.label)
 
 
 class EndRefSerializer(serializers.Serializer):

@@ -11,7 +11,6 @@ from rest_framework.response import Response
 from ..filters import CableFilter, DeviceFilter, PortFilter, TransceiverFilter
 from ..models import (
     Cable,
-    CableEnd,
     Cage,
     Device,
     Link,
@@ -226,6 +225,27 @@ class TransceiverViewSet(NoDeleteModelViewSet):
         return Response(history_for(self.get_object()))
 
 
+CABLE_READ_FIELDS = (
+    "id",
+    "label",
+    "kind",
+    "role",
+    "polarity",
+    "length_m",
+    "vendor__name",
+    "part_number",
+    "serial_a",
+    "serial_b",
+    "lot",
+    "install_date",
+    "status",
+    "retest_due",
+    "retired_at",
+    "replaced_by",
+    "notes",
+)
+
+
 class CableViewSet(NoDeleteModelViewSet):
     """Cables, by label. Create takes both ends; status changes and retirement have their own actions."""
 
@@ -236,12 +256,11 @@ class CableViewSet(NoDeleteModelViewSet):
     lookup_value_regex = "[^/]+"
 
     def get_queryset(self):
-        ends = CableEnd.objects.select_related("port__device__rack", "cage__device__rack")
-        return (
-            Cable.objects.select_related("vendor")
-            .prefetch_related(Prefetch("ends", queryset=ends))
-            .order_by("label")
-        )
+        # Ends are read by the serializer in one flat query per page (end_points_by_cable).
+        qs = Cable.objects.select_related("vendor").order_by("label")
+        if self.action in ("list", "retrieve"):  # writes load whole rows (history, save)
+            qs = qs.only(*CABLE_READ_FIELDS)
+        return qs
 
     def get_serializer_class(self):
         if self.action == "create":

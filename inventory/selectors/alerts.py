@@ -48,7 +48,7 @@ def fec_health(ber: float | None, limit: float) -> dict:
     return {"state": state, "label": label, "ber": ber, "limit": limit, "decades": round(decades, 1)}
 
 
-def cable_alerts_context(cable: Cable, *, now: datetime | None = None) -> dict:
+def cable_alerts_context(cable: Cable, *, now: datetime | None = None, links=None) -> dict:
     """Open alerts on a cable, the FEC rate over the last day and a FEC health light.
 
     Used by ``templates/inventory/_cable_alerts.html`` on the cable (and rack) pages. A fixed
@@ -61,9 +61,13 @@ def cable_alerts_context(cable: Cable, *, now: datetime | None = None) -> dict:
         .distinct()
         .order_by("-opened_at")[:20]
     )
-    links = list(
-        Link.objects.filter(active=True, segments__cable=cable).values_list(
-            "id", "a_port_id", "b_port_id", "fec"
+    links = (
+        [(link.pk, link.a_port_id, link.b_port_id, link.fec) for link in links]
+        if links is not None  # the cable page has read them already
+        else list(
+            Link.objects.filter(active=True, segments__cable=cable).values_list(
+                "id", "a_port_id", "b_port_id", "fec"
+            )
         )
     )
     port_ids = [p for _, a, b, _ in links for p in (a, b)]

@@ -16,14 +16,17 @@ from ..models import (
     Cable,
     CableEnd,
     CableTest,
+    Cage,
     Device,
     FieldNote,
     Link,
+    LinkSegment,
     Port,
     Rack,
     Transceiver,
     TransceiverPlacement,
 )
+from ..models.cables import cable_url
 from ..pathcheck import PathVerdict
 from ..selectors.history import history_for
 from ..selectors.trace import Point, Segment, Trace, port_trace
@@ -326,20 +329,29 @@ def _link_trace(link: Link) -> Trace:
     return trace
 
 
-def cable_trace(cable: Cable, ends: list[EndView]) -> tuple[Trace | None, int]:
+def cable_links(cable: Cable) -> list[Link]:
+    """The active links this cable carries (its trace, alerts and test panels all need them)."""
+    on_cable = LinkSegment.objects.filter(cable=cable).values("link_id")  # a subquery: no DISTINCT
+    return list(
+        Link.objects.filter(active=True, pk__in=on_cable)
+        .select_related("a_port__device__rack", "b_port__device__rack")
+        .order_by("pk")
+    )
+
+
+def cable_trace(
+    cable: Cable, ends: list[EndView], links: list[Link] | None = None
+) -> tuple[Trace | None, int]:
     """The channel this cable is part of, and how many links it carries.
 
     A cable on exactly one recorded link shows that link's whole path; otherwise (a trunk
     carrying many links, or a cable on no complete link yet) the path is traced from end A.
     """
-    links = list(
-        Link.objects.filter(active=True, segments__cable=cable)
-        .select_related("a_port__device__rack", "b_port__device__rack")
-        .distinct()[:2]
-    )
+    if links is None:
+        links = cable_links(cable)
     if len(links) == 1:
         return _link_trace(links[0]), 1
-    link_count = len(links) and Link.objects.filter(active=True, segments__cable=cable).distinct().count()
+    link_count = len(links)
     a = next((v for v in ends if v.end.side == "A" and v.end.active), None)
     if a is None or not a.ports:
         return None, link_count
@@ -425,7 +437,10 @@ def cable_page_ends(cable: Cable) -> list[EndView]:
 def cable_page(cable: Cable) -> dict:
     today = timezone.localdate()
     end_views = cable_page_ends(cable)
-    trace, link_count = cable_trace(cable, end_views) if cable.status != CableStatus.RETIRED else (None, 0)
+    links = cable_links(cable)  # read once: the trace, alerts and test panels share them
+    trace, link_count = (
+        cable_trace(cable, end_views, links) if cable.status != CableStatus.RETIRED else (None, 0)
+    )
     notes = list(FieldNote.objects.filter(cable=cable).select_related("actor").order_by("-at", "-id")[:50])
     ctx = {
         "cable": cable,
@@ -443,13 +458,13 @@ def cable_page(cable: Cable) -> dict:
     # Other parts of the product contribute panels; the page works before they exist.
     alerts_ctx = optional("inventory.selectors.alerts", "cable_alerts_context")
     if alerts_ctx is not None:
-        ctx.update(alerts_ctx(cable))
+        ctx.update(alerts_ctx(cable, links=links))
         ctx["alerts_panel"] = True
     else:
         ctx["open_alerts"] = list(Alert.objects.filter(cable=cable, state="open").order_by("-opened_at")[:10])
     tests_ctx = optional("inventory.selectors.testing", "cable_tests_context")
     if tests_ctx is not None:
-        ctx.update(tests_ctx(cable))
+        ctx.update(tests_ctx(cable, links=links))
         ctx["tests_panel"] = True
     else:
         ctx["latest_tests"] = latest_tests(cable)
@@ -473,19 +488,49 @@ def rack_page(rack: Rack) -> dict:
     today = timezone.localdate()
     devices = list(Device.objects.filter(rack=rack, retired_at__isnull=True).order_by("-position_u", "name"))
     rows = {d.pk: RackRow(device=d) for d in devices}
+    # Plain rows, not model instances: a network rack has about 800 cables and 1,600 far ends.
     here = list(
         CableEnd.objects.filter(active=True)
-        .filter(Q(port__device__rack=rack) | Q(cage__device__rack=rack))
-        .select_related("cable", "port", "cage")
+        .filter(
+            Q(port_id__in=Port.objects.filter(device__rack=rack).values("pk"))
+            | Q(cage_id__in=Cage.objects.filter(device__rack=rack).values("pk"))
+        )
+        .values_list(
+            "cable_id",
+            "side",
+            "connector",
+            "port_id",
+            "port__name",
+            "port__device_id",
+            "cage__name",
+            "cage__index",
+            "cage__device_id",
+            "cable__label",
+            "cable__status",
+            "cable__retest_due",
+        )
     )
-    far_by_cable: dict[int, list[CableEnd]] = {}
-    for e in (
-        CableEnd.objects.filter(cable_id__in={e.cable_id for e in here})
-        .select_related("port__device__rack", "cage__device__rack")
+    here_ids = {h[0] for h in here}
+    far_by_cable: dict[int, list[tuple]] = {}
+    for row in (
+        CableEnd.objects.filter(cable_id__in=here_ids)
         .order_by("side", "leg")
+        .values_list(
+            "cable_id",
+            "side",
+            "port_id",
+            "port__name",
+            "port__device__name",
+            "port__device__rack__name",
+            "port__device__position_u",
+            "cage_id",
+            "cage__name",
+            "cage__device__name",
+            "cage__device__rack__name",
+            "cage__device__position_u",
+        )
     ):
-        far_by_cable.setdefault(e.cable_id, []).append(e)
-    here_ids = {e.cable_id for e in here}
+        far_by_cable.setdefault(row[0], []).append(row[1:])
     alerting = set(
         Alert.objects.filter(state="open", cable_id__in=here_ids).values_list("cable_id", flat=True)
     ) | set(
@@ -493,28 +538,46 @@ def rack_page(rack: Rack) -> dict:
             "cable_id", flat=True
         )
     )
-    for e in here:
-        dev_id = e.port.device_id if e.port_id else e.cage.device_id
-        where = (
-            e.port.name if e.port_id else e.cage.name + (f"/{e.connector}" if (e.connector or 1) > 1 else "")
-        )
-        others = [o for o in far_by_cable.get(e.cable_id, []) if o.side != e.side]
+    status_display = dict(CableStatus.choices)
+    for cable_id, side, conn, port_id, pname, pdev, cname, cindex, cdev, label, status, due in here:
+        dev_id = pdev if port_id else cdev
+        where = pname if port_id else cname + (f"/{conn}" if (conn or 1) > 1 else "")
         far = []
-        for o in others:
-            dev = o.port.device if o.port_id else (o.cage.device if o.cage_id else None)
-            if dev is None:
+        for (
+            o_side,
+            o_port,
+            o_pname,
+            o_pdev,
+            o_prack,
+            o_pu,
+            o_cage,
+            o_cname,
+            o_cdev,
+            o_crack,
+            o_cu,
+        ) in far_by_cable.get(cable_id, []):
+            if o_side == side or not (o_port or o_cage):
                 continue
-            name = o.port.name if o.port_id else o.cage.name
-            rack_name = dev.rack.name if dev.rack_id else ""
-            far.append({"rack": rack_name, "device": dev.name, "where": name, "u": dev.position_u})
+            if o_port:
+                far.append({"rack": o_prack or "", "device": o_pdev, "where": o_pname, "u": o_pu})
+            else:
+                far.append({"rack": o_crack or "", "device": o_cdev, "where": o_cname, "u": o_cu})
         rows[dev_id].cables.append(
             {
-                "cable": e.cable,
+                "cable": {
+                    "pk": cable_id,
+                    "label": label,
+                    "status": status,
+                    "status_display": status_display.get(status, status),
+                    "url": cable_url(label),
+                },
                 "where": where,
-                "sort": (e.cage.index if e.cage_id else 0, e.connector or 0, where),
+                "sort": (cindex if not port_id else 0, conn or 0, where),
                 "far": far,
-                "retest": retest_state(e.cable.retest_due, today),
-                "alert": e.cable_id in alerting,
+                "far_text": "; ".join(f"{f['rack']} U{f['u'] or '?'} {f['device']} {f['where']}" for f in far)
+                or "unterminated",
+                "retest": retest_state(due, today),
+                "alert": cable_id in alerting,
             }
         )
     for t in (
@@ -526,7 +589,7 @@ def rack_page(rack: Rack) -> dict:
             rows[t.cage.device_id].transceivers.append(t)
     for r in rows.values():
         r.cables.sort(key=lambda c: c["sort"])
-    cable_count = len({e.cable_id for e in here})
+    cable_count = len(here_ids)
     return {
         "rack": rack,
         "rows": [r for r in rows.values() if r.cables or r.transceivers],
@@ -534,7 +597,7 @@ def rack_page(rack: Rack) -> dict:
         "cable_count": cable_count,
         "transceiver_count": sum(len(r.transceivers) for r in rows.values()),
         "overdue_count": len(
-            {c["cable"].pk for r in rows.values() for c in r.cables if c["retest"] == "overdue"}
+            {c["cable"]["pk"] for r in rows.values() for c in r.cables if c["retest"] == "overdue"}
         ),
         "today": today,
     }
@@ -568,18 +631,69 @@ def _ordering(sort: str, allowed: dict[str, str], default: str) -> tuple[str, li
     return sort, [("-" if desc else "") + allowed[key], "-pk" if desc else "pk"]
 
 
-def cable_list_queryset(qs, *, sort: str = "label"):
-    """The desk cable list: the FilterSet's queryset, sorted, with what each row shows."""
+def cable_list_queryset(qs, *, sort: str = "label", prefetch_ends: bool = True):
+    """The desk cable list: the FilterSet's queryset, sorted, with what each row shows.
+
+    ``prefetch_ends=False`` leaves the ends and the open-alert flag to :func:`attach_end_cells`
+    (the HTML page reads them for its page of rows only, in two flat queries).
+    """
     sort, order = _ordering(sort, CABLE_SORTS, "label")
-    ends = CableEnd.objects.select_related("port__device__rack", "cage__device__rack").order_by("side", "leg")
-    open_alert = Alert.objects.filter(Q(cable_id=OuterRef("pk")) | Q(cables=OuterRef("pk")), state="open")
-    qs = (
-        qs.select_related("vendor")
-        .prefetch_related(Prefetch("ends", queryset=ends))
-        .annotate(has_alert=Exists(open_alert))
-        .order_by(*order)
-    )
+    qs = qs.select_related("vendor").order_by(*order)
+    if prefetch_ends:
+        ends = CableEnd.objects.select_related("port__device__rack", "cage__device__rack").order_by(
+            "side", "leg"
+        )
+        qs = qs.prefetch_related(Prefetch("ends", queryset=ends)).annotate(has_alert=Exists(_open_alert()))
     return sort, qs
+
+
+def _open_alert():
+    return Alert.objects.filter(Q(cable_id=OuterRef("pk")) | Q(cables=OuterRef("pk")), state="open")
+
+
+def attach_end_cells(cables) -> None:
+    """Set ``end_cells`` on each cable: ``(A lines, B lines)``, ``rack U<u> device port`` each,
+    and ``has_alert`` (an open alert names it).
+
+    One query for the whole page instead of five model instances per end and a template loop
+    over every end for each side.
+    """
+    by_id = {c.pk: c for c in cables}
+    # The open-alert flag for this page's rows only: as an annotation on the list it was
+    # evaluated for every matching cable before a sort by anything but label (300 ms).
+    alerted = set(
+        Cable.objects.filter(pk__in=list(by_id)).filter(Exists(_open_alert())).values_list("pk", flat=True)
+    )
+    for c in cables:
+        c.end_cells = ([], [])
+        c.has_alert = c.pk in alerted
+    rows = (
+        CableEnd.objects.filter(cable_id__in=list(by_id))
+        .order_by("cable_id", "side", "leg")
+        .values_list(
+            "cable_id",
+            "side",
+            "connector",
+            "port_id",
+            "port__name",
+            "port__device__name",
+            "port__device__rack__name",
+            "port__device__position_u",
+            "cage_id",
+            "cage__name",
+            "cage__device__name",
+            "cage__device__rack__name",
+            "cage__device__position_u",
+        )
+    )
+    for cable_id, side, conn, port_id, pname, pdev, prack, pu, cage_id, cname, cdev, crack, cu in rows:
+        if port_id:
+            line = f"{prack or ''} U{pu or '?'} {pdev} {pname}"
+        elif cage_id:
+            line = f"{crack or ''} U{cu or '?'} {cdev} {cname}" + (f"/{conn}" if conn and conn > 1 else "")
+        else:
+            line = ""
+        by_id[cable_id].end_cells[0 if side == "A" else 1].append(line)
 
 
 def transceiver_list_queryset(qs, *, sort: str = "serial"):

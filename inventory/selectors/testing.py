@@ -179,7 +179,7 @@ def _test_row(t: CableTest) -> dict:
     }
 
 
-def cable_tests_context(cable: Cable) -> dict:
+def cable_tests_context(cable: Cable, *, links: list[Link] | None = None) -> dict:
     """Context for ``inventory/_cable_tests.html``: everything under one key, ``cable_tests``.
 
     Latest test per kind (verdict, margin, budget), the latest OTDR session's traces as inline
@@ -212,9 +212,12 @@ def cable_tests_context(cable: Cable) -> dict:
                     "download_url": reverse("otdr-download", kwargs={"pk": tr.pk}),
                 }
             )
-    links = list(Link.objects.filter(active=True, segments__cable=cable).distinct())
+    if links is None:
+        links = list(Link.objects.filter(active=True, segments__cable=cable).distinct())
     channel = link_verdicts(links=links) if links else {}
-    missing = cable_gate_check(cable=cable)
+    # link_verdicts ran the gate over every segment, this cable's included: reuse it.
+    mine = next((sv for lv in channel.values() for sv in lv.segments if sv.cable_id == cable.pk), None)
+    missing = mine.missing if mine is not None else cable_gate_check(cable=cable)
     return {
         "cable_tests": {
             "latest": rows,
@@ -467,6 +470,11 @@ def _port_names(links: list[Link], link_qs: QuerySet | None = None) -> dict[int,
             out[b] = f"{b_dev}:{b_name}"
         return out
 
+    if links and all(Link.a_port.is_cached(x) and Link.b_port.is_cached(x) for x in links):
+        # The cable page loads its links with their ports and devices: no query needed.
+        loaded = [port for link in links for port in (link.a_port, link.b_port)]
+        if all(Port.device.is_cached(port) for port in loaded):
+            return {port.pk: f"{port.device.name}:{port.name}" for port in loaded}
     ids = {p for link in links for p in (link.a_port_id, link.b_port_id)}
     out = {}
     ids = sorted(ids)

@@ -66,7 +66,7 @@ def ports_resolve(
         return {}
     devices = {d for d, _ in wanted}
     names = {n for _, n in wanted}
-    qs = PortAlias.objects.filter(device__name__in=devices, name__in=names)
+    qs = PortAlias.objects.filter(device__name__any=list(devices), name__any=list(names))
     if at is None:
         qs = qs.filter(valid_to__isnull=True)
     else:

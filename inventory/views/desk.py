@@ -130,10 +130,15 @@ def _filtered(filterset):
 
 def cable_list(request):
     filterset = CableFilter(request.GET or None, queryset=Cable.objects.all())
-    sort, qs = page_selectors.cable_list_queryset(_filtered(filterset), sort=request.GET.get("sort", "label"))
-    if request.GET.get("format") == "csv":
+    csv = request.GET.get("format") == "csv"
+    sort, qs = page_selectors.cable_list_queryset(
+        _filtered(filterset), sort=request.GET.get("sort", "label"), prefetch_ends=csv
+    )
+    if csv:
         return _cable_csv(qs)
     page = _page(request, qs)
+    page.object_list = list(page.object_list)
+    page_selectors.attach_end_cells(page.object_list)
     return render(
         request,
         "inventory/cable_list.html",
