@@ -80,7 +80,8 @@ def test_unknown_port_and_taken_port_are_named(engineer_api, plant):
 
 def test_wrong_content_type_and_malformed_json(engineer_api, plant):
     assert (
-        engineer_api.generic("POST", "/api/cables/import/", "x", content_type="text/plain").status_code == 415
+        engineer_api.generic("POST", "/api/cables/import/", "x", content_type="application/xml").status_code
+        == 415
     )
     assert (
         engineer_api.generic("POST", "/api/cables/import/", "{", content_type="application/json").status_code
