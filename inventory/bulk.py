@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 
-from django.db import connection, models
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 
@@ -143,6 +143,34 @@ def bulk_insert_rows(
             ),
         )
     return ids
+
+
+#: Writes at least this large refresh the planner's statistics of the tables they touched.
+ANALYZE_AFTER_ROWS = 1000
+
+
+def analyze_on_commit(*models_, rows: int | None = None) -> None:
+    """ANALYZE the tables of ``models_`` once the current transaction commits.
+
+    PostgreSQL plans queries from table statistics; after a large first import they still
+    describe the nearly empty tables until autovacuum's analyze gets round to them (and never,
+    where autovacuum is off), so lists and traces get hash joins over whole tables instead of
+    index lookups. ANALYZE samples, so it costs tens of milliseconds; run after commit, it is
+    outside the writer's transaction and sees the committed rows. Pass ``rows`` (the size of
+    the write) to skip small writes: below ``ANALYZE_AFTER_ROWS`` the stats barely move.
+    SQLite gets a plain ``ANALYZE`` (``sqlite_stat1``) for the same reason.
+    """
+    if rows is not None and rows < ANALYZE_AFTER_ROWS:
+        return
+    tables = sorted({connection.ops.quote_name(m._meta.db_table) for m in models_})
+    if not tables:
+        return
+
+    def run() -> None:
+        with connection.cursor() as cur:
+            cur.execute("ANALYZE " + ", ".join(tables) if connection.vendor == "postgresql" else "ANALYZE")
+
+    transaction.on_commit(run)
 
 
 def _by_attname(model, attname: str) -> models.Field:

@@ -448,6 +448,8 @@ def _apply(result: PlanResult, rows: list[_Row], existing: dict, actor) -> None:
         reason="cable plan import",
     )
     _links_for(creates, actor)
+    # A big plan (a new hall) changes these tables' shape: fresh statistics once committed.
+    bulk.analyze_on_commit(Cable, CableEnd, Link, LinkSegment, rows=len(creates))
 
 
 def _links_for(creates: list[_Row], actor) -> None:

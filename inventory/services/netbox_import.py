@@ -22,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from .. import bulk
 from ..choices import (
     CableKind,
     CableStatus,
@@ -35,9 +36,12 @@ from ..choices import (
 from ..integrations.netbox import NetboxSnapshot, choice
 from ..models import (
     Cable,
+    CableEnd,
     Cage,
     Device,
     ExternalRef,
+    Link,
+    LinkSegment,
     Port,
     PortAlias,
     PortMapping,
@@ -52,6 +56,26 @@ from ..models import (
 )
 from . import cables as cable_services
 from . import links as link_services
+
+#: Tables a NetBox import fills; a large import refreshes their planner statistics.
+_WRITTEN_MODELS = (
+    Vendor,
+    Site,
+    Rack,
+    Device,
+    Cage,
+    TransceiverModel,
+    Transceiver,
+    TransceiverPlacement,
+    Port,
+    PortAlias,
+    PortMapping,
+    Cable,
+    CableEnd,
+    Link,
+    LinkSegment,
+    ExternalRef,
+)
 
 ROLE_MAP = {
     "gpu-node": DeviceRole.GPU_NODE,
@@ -155,6 +179,8 @@ def netbox_import(*, snapshot: NetboxSnapshot, dry_run: bool = True, actor=None)
     try:
         with transaction.atomic():
             _Importer(snapshot, plan, actor).run()
+            written = sum(1 for c in plan.changes if c.action in ("create", "change"))
+            bulk.analyze_on_commit(*_WRITTEN_MODELS, rows=written)  # dropped with a dry run
             if dry_run:
                 raise _Rollback
     except _Rollback:

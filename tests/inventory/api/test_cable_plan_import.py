@@ -1,7 +1,9 @@
 import pytest
+from django.db import connection
 
-from inventory.choices import DeviceRole
-from inventory.models import Cable, Link
+from inventory import bulk
+from inventory.choices import ConnectorType, DeviceRole
+from inventory.models import Cable, Device, Link, Port, PortAlias
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -87,3 +89,45 @@ def test_wrong_content_type_and_malformed_json(engineer_api, plant):
         engineer_api.generic("POST", "/api/cables/import/", "{", content_type="application/json").status_code
         == 400
     )
+
+
+def _planner_row_estimate(table: str) -> int | None:
+    """The row count the query planner believes ``table`` has (None: no statistics)."""
+    with connection.cursor() as cur:
+        if connection.vendor == "postgresql":
+            cur.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [table])
+            n = cur.fetchone()[0]
+            return None if n < 0 else int(n)
+        cur.execute("SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'")
+        if cur.fetchone() is None:
+            return None
+        cur.execute("SELECT stat FROM sqlite_stat1 WHERE tbl = %s", [table])
+        row = cur.fetchone()
+        return int(row[0].split()[0]) if row else None
+
+
+def test_a_large_applied_plan_refreshes_the_planner_statistics(
+    engineer_api, django_capture_on_commit_callbacks
+):
+    """A new hall of 1,200 cables: once committed, the planner knows the cable table's size
+    (before, it planned against the near-empty table and chose whole-table hash joins)."""
+    n = 1200
+    rack = f.RackFactory()
+    a = Device.objects.create(name="mgmt-a", role=DeviceRole.MGMT_SWITCH, rack=rack, position_u=1)
+    b = Device.objects.create(name="mgmt-b", role=DeviceRole.MGMT_SWITCH, rack=rack, position_u=2)
+    rows = [[d.pk, f"Ethernet{i}", ConnectorType.RJ45] for d in (a, b) for i in range(1, n + 1)]
+    ids = bulk.bulk_insert_rows(Port, ["device_id", "name", "connector_type"], rows)
+    bulk.bulk_insert_rows(
+        PortAlias,
+        ["port_id", "device_id", "name", "source"],
+        [[pk, r[0], r[1], "canonical"] for pk, r in zip(ids, rows, strict=True)],
+    )
+    csv = "label,kind,a_device,a_port,b_device,b_port\n" + "".join(
+        f"M-{i},CAT6A,mgmt-a,Ethernet{i},mgmt-b,Ethernet{i}\n" for i in range(1, n + 1)
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", csv, content_type="text/csv")
+    assert r.status_code == 201, r.json()
+    assert Cable.objects.count() == n
+    assert _planner_row_estimate("inventory_cable") == n
+    assert _planner_row_estimate("inventory_cableend") == 2 * n
