@@ -22,7 +22,14 @@ from simple_history.utils import bulk_update_with_history
 
 from .. import bulk
 from ..choices import PlacementEnd, RmaOutcome, TransceiverStatus
-from ..models import RmaCase, Site, Transceiver, TransceiverPlacement, sanctioned_bulk_write
+from ..models import (
+    RmaCase,
+    Site,
+    Transceiver,
+    TransceiverModel,
+    TransceiverPlacement,
+    sanctioned_bulk_write,
+)
 from ..selectors.forecast import lot_of
 
 BAD_VENDOR = "Eoptolink"
@@ -32,29 +39,34 @@ BAD_LOT_AFR = 0.25
 def demo_seed_failures(*, site: Site, seed: int, as_of: date, afr: float, w: dict) -> dict[str, int]:
     rng = random.Random(seed * 7919 + 17)
     now = datetime.combine(as_of, time(9, 0), tzinfo=UTC)
+    # Plain rows for every placement (thousands); model instances only for the few that fail.
     placements = list(
         TransceiverPlacement.objects.filter(removed_at__isnull=True, cage__device__rack__row__room__site=site)
-        .select_related("transceiver__model__vendor")
         .order_by("pk")
+        .values_list(
+            "pk", "transceiver_id", "installed_at", "transceiver__model_id", "transceiver__date_code"
+        )
     )
-    lots = Counter(
-        lot_of(p.transceiver.date_code) for p in placements if p.transceiver.model.vendor.name == BAD_VENDOR
+    bad_vendor_models = set(
+        TransceiverModel.objects.filter(vendor__name=BAD_VENDOR).values_list("pk", flat=True)
     )
+    lots = Counter(lot_of(date_code) for _, _, _, m, date_code in placements if m in bad_vendor_models)
     bad_lot = max(sorted(lots), key=lambda lot: lots[lot]) if lots else None
 
-    failed: list[tuple[TransceiverPlacement, datetime]] = []
-    for p in placements:
-        x = p.transceiver
-        years = max((now - p.installed_at).days, 0) / 365.0
-        bad = x.model.vendor.name == BAD_VENDOR and lot_of(x.date_code) == bad_lot
+    chosen: list[tuple[int, int, datetime, bool]] = []  # placement, module, when, in the bad lot
+    for pk, x_pk, installed_at, model_id, date_code in placements:
+        years = max((now - installed_at).days, 0) / 365.0
+        bad = model_id in bad_vendor_models and lot_of(date_code) == bad_lot
         rate = BAD_LOT_AFR if bad else afr
         if rng.random() < 1.0 - (1.0 - rate) ** years:
-            when = p.installed_at + timedelta(days=rng.uniform(1, max(years * 365.0 - 1, 1.5)))
-            failed.append((p, min(when, now - timedelta(hours=1))))
+            when = installed_at + timedelta(days=rng.uniform(1, max(years * 365.0 - 1, 1.5)))
+            chosen.append((pk, x_pk, min(when, now - timedelta(hours=1)), bad))
+    placement_objs = TransceiverPlacement.objects.in_bulk([c[0] for c in chosen])
+    module_objs = Transceiver.objects.in_bulk([c[1] for c in chosen])
+    failed = [(placement_objs[pk], module_objs[x_pk], when) for pk, x_pk, when, _ in chosen]
 
     modules, replacements, rmas, new_placements = [], [], [], []
-    for n, (p, when) in enumerate(failed):
-        x = p.transceiver
+    for n, (p, x, when) in enumerate(failed):
         p.removed_at, p.end_reason = when, PlacementEnd.FAILED
         p.notes = "demo: failed in service"
         roll = rng.random()
@@ -92,7 +104,7 @@ def demo_seed_failures(*, site: Site, seed: int, as_of: date, afr: float, w: dic
     reason = dict(w, reason=f"{w.get('reason', 'seed_demo')}: failure history")
     with sanctioned_bulk_write():
         bulk_update_with_history(
-            [p for p, _ in failed],
+            [p for p, _, _ in failed],
             TransceiverPlacement,
             ["removed_at", "end_reason", "notes"],
             default_change_reason="failed in service",
@@ -119,7 +131,7 @@ def demo_seed_failures(*, site: Site, seed: int, as_of: date, afr: float, w: dic
     )
 
     # A few spares per part number kept at the site.
-    models_in_use = sorted({p.transceiver.model_id for p in placements})
+    models_in_use = sorted({m for _, _, _, m, _ in placements})
     spares = [
         Transceiver(
             model_id=m,
@@ -135,11 +147,7 @@ def demo_seed_failures(*, site: Site, seed: int, as_of: date, afr: float, w: dic
     bulk.bulk_insert(Transceiver, spares, **reason)
     return {
         "failed_modules": len(failed),
-        "bad_lot_failures": sum(
-            1
-            for p, _ in failed
-            if p.transceiver.model.vendor.name == BAD_VENDOR and lot_of(p.transceiver.date_code) == bad_lot
-        ),
+        "bad_lot_failures": sum(1 for *_, bad in chosen if bad),
         "rma_cases": len(rmas),
         "spares": len(spares),
     }
