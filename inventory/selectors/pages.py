@@ -277,20 +277,43 @@ def _end_point(e: CableEnd) -> Point:
     )
 
 
-def _link_trace(link: Link) -> Trace:
+@dataclass
+class LinkRows:
+    """One link's segments, their cables and every end of them (retired ends included), as
+    the trace read them: ``link_verdicts`` takes them instead of reading them again."""
+
+    segs: dict[int, list[int]]
+    cables: dict[int, Cable]
+    ends: dict[int, list[CableEnd]]
+
+
+def _link_trace(
+    link: Link, cable: Cable | None = None, cable_ends: list[CableEnd] | None = None
+) -> tuple[Trace, LinkRows]:
     """The path of a recorded link, from its stored segments (no walk through the panels).
 
     ``links_refresh_for_ports`` keeps a link's segments and path verdict in step with the
-    cabling, so the page reads them in three queries instead of tracing hop by hop.
+    cabling, so the page reads them in two queries instead of tracing hop by hop. The page's
+    own cable and its ends (already read, ``cable``/``cable_ends``) are not read again.
     """
     segs = list(link.segments.select_related("cable").order_by("seq"))
-    ends_by_cable: dict[int, list[CableEnd]] = {}
-    for e in (
-        CableEnd.objects.filter(cable_id__in=[s.cable_id for s in segs], active=True)
-        .select_related("cable", "port__device__rack", "cage__device__rack", "cage__transceiver__model")
-        .order_by("side", "leg")
-    ):
-        ends_by_cable.setdefault(e.cable_id, []).append(e)
+    all_ends: dict[int, list[CableEnd]] = {}
+    if cable is not None and cable_ends is not None:
+        all_ends[cable.pk] = cable_ends
+    others = [s.cable_id for s in segs if s.cable_id not in all_ends]
+    if others:
+        for e in (
+            CableEnd.objects.filter(cable_id__in=others)
+            .select_related("port__device__rack", "cage__device__rack", "cage__transceiver__model")
+            .order_by("side", "leg")
+        ):
+            all_ends.setdefault(e.cable_id, []).append(e)
+    ends_by_cable = {cid: [e for e in ends if e.active] for cid, ends in all_ends.items()}
+    rows = LinkRows(
+        segs={link.pk: [s.cable_id for s in segs]},
+        cables={s.cable_id: s.cable for s in segs},
+        ends=all_ends,
+    )
 
     def device_of(e: CableEnd) -> int | None:
         return e.port.device_id if e.port_id else (e.cage.device_id if e.cage_id else None)
@@ -326,7 +349,7 @@ def _link_trace(link: Link) -> Trace:
             )
         )
         prev_dev = device_of(far)
-    return trace
+    return trace, rows
 
 
 def cable_links(cable: Cable) -> list[Link]:
@@ -341,21 +364,23 @@ def cable_links(cable: Cable) -> list[Link]:
 
 def cable_trace(
     cable: Cable, ends: list[EndView], links: list[Link] | None = None
-) -> tuple[Trace | None, int]:
-    """The channel this cable is part of, and how many links it carries.
+) -> tuple[Trace | None, int, LinkRows | None]:
+    """The channel this cable is part of, how many links it carries, and the link's rows.
 
-    A cable on exactly one recorded link shows that link's whole path; otherwise (a trunk
-    carrying many links, or a cable on no complete link yet) the path is traced from end A.
+    A cable on exactly one recorded link shows that link's whole path (and returns the rows
+    it read, for the link's verdicts); otherwise (a trunk carrying many links, or a cable on
+    no complete link yet) the path is traced from end A.
     """
     if links is None:
         links = cable_links(cable)
     if len(links) == 1:
-        return _link_trace(links[0]), 1
+        trace, rows = _link_trace(links[0], cable, [v.end for v in ends])
+        return trace, 1, rows
     link_count = len(links)
     a = next((v for v in ends if v.end.side == "A" and v.end.active), None)
     if a is None or not a.ports:
-        return None, link_count
-    return port_trace(a.ports[0]), link_count
+        return None, link_count, None
+    return port_trace(a.ports[0]), link_count, None
 
 
 def _placement_entries(ends: list[EndView]) -> list[dict]:
@@ -438,8 +463,8 @@ def cable_page(cable: Cable) -> dict:
     today = timezone.localdate()
     end_views = cable_page_ends(cable)
     links = cable_links(cable)  # read once: the trace, alerts and test panels share them
-    trace, link_count = (
-        cable_trace(cable, end_views, links) if cable.status != CableStatus.RETIRED else (None, 0)
+    trace, link_count, link_rows = (
+        cable_trace(cable, end_views, links) if cable.status != CableStatus.RETIRED else (None, 0, None)
     )
     notes = list(FieldNote.objects.filter(cable=cable).select_related("actor").order_by("-at", "-id")[:50])
     ctx = {
@@ -464,7 +489,7 @@ def cable_page(cable: Cable) -> dict:
         ctx["open_alerts"] = list(Alert.objects.filter(cable=cable, state="open").order_by("-opened_at")[:10])
     tests_ctx = optional("inventory.selectors.testing", "cable_tests_context")
     if tests_ctx is not None:
-        ctx.update(tests_ctx(cable, links=links))
+        ctx.update(tests_ctx(cable, links=links, link_rows=link_rows))
         ctx["tests_panel"] = True
     else:
         ctx["latest_tests"] = latest_tests(cable)

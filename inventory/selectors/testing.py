@@ -179,13 +179,14 @@ def _test_row(t: CableTest) -> dict:
     }
 
 
-def cable_tests_context(cable: Cable, *, links: list[Link] | None = None) -> dict:
+def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_rows=None) -> dict:
     """Context for ``inventory/_cable_tests.html``: everything under one key, ``cable_tests``.
 
     Latest test per kind (verdict, margin, budget), the latest OTDR session's traces as inline
     SVG with their event tables and download links, the channel verdict of every link the
     cable carries (TIA per segment against the PMD's channel limit), what still blocks
-    production, and the URLs of the test forms.
+    production, and the URLs of the test forms. ``link_rows`` (``selectors.pages.LinkRows``):
+    the segments, cables and ends the page's trace has read already.
     """
     from ..services.testing import cable_gate_check
 
@@ -214,7 +215,7 @@ def cable_tests_context(cable: Cable, *, links: list[Link] | None = None) -> dic
             )
     if links is None:
         links = list(Link.objects.filter(active=True, segments__cable=cable).distinct())
-    channel = link_verdicts(links=links) if links else {}
+    channel = link_verdicts(links=links, rows=link_rows) if links else {}
     # link_verdicts ran the gate over every segment, this cable's included: reuse it.
     mine = next((sv for lv in channel.values() for sv in lv.segments if sv.cable_id == cable.pk), None)
     missing = mine.missing if mine is not None else cable_gate_check(cable=cable)
@@ -319,7 +320,7 @@ class LinkVerdict:
 
 
 def link_verdicts(
-    *, links: list[Link], now: datetime | None = None, link_qs: QuerySet | None = None
+    *, links: list[Link], now: datetime | None = None, link_qs: QuerySet | None = None, rows=None
 ) -> dict[int, LinkVerdict]:
     """Every link's verdicts in a fixed number of queries.
 
@@ -328,6 +329,9 @@ def link_verdicts(
       worst fibres, conservative: a mated pair between two segments is in both tests) against the
       PMD's channel limit. A link can pass TIA and fail its PMD; ``note`` says so.
     * Blockers: what each segment still needs for production (the gate).
+
+    ``rows`` (``selectors.pages.LinkRows``, covering every link): the segments, cables and ends
+    already read, so only the tests are read here.
     """
     from ..services import testing as svc
 
@@ -335,10 +339,14 @@ def link_verdicts(
     link_ids = [link.pk for link in links]
     size = _chunk_size()
     segs: dict[int, list[int]] = {}
+    preloaded = rows is not None and link_qs is None and all(pk in rows.segs for pk in link_ids)
     # With ``link_qs`` (a queryset of the same links) every read is a subquery: no id lists.
     scopes = (
         [link_qs] if link_qs is not None else [link_ids[i : i + size] for i in range(0, len(link_ids), size)]
     )
+    if preloaded:
+        scopes = []
+        segs = {pk: rows.segs[pk] for pk in link_ids}
     for scope in scopes:
         for link_id, cable_id in (
             LinkSegment.objects.filter(link_id__in=scope)
@@ -357,6 +365,13 @@ def link_verdicts(
     )
     cables: dict[int, CableFacts] = {}
     ends: dict[int, list[EndFacts]] = {}
+    if preloaded:
+        cscopes = []
+        for cid in cable_ids:
+            c = rows.cables[cid]
+            cables[cid] = CableFacts(c.pk, c.label, c.kind, c.role, c.length_m)
+            if rows.ends.get(cid):
+                ends[cid] = [EndFacts(e.connector_type, e.fibre_count, e.polish) for e in rows.ends[cid]]
     for scope in cscopes:
         for row in Cable.objects.filter(pk__in=scope).values_list("pk", "label", "kind", "role", "length_m"):
             cables[row[0]] = CableFacts(*row)
