@@ -22,7 +22,7 @@ from types import SimpleNamespace
 
 from django.apps import apps
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 
 from .. import bulk
 from ..choices import (
@@ -237,20 +237,20 @@ class _Builder:
         return c
 
 
-def _analyze() -> None:
+def _analyze_on_commit() -> None:
     """Refresh the planner's statistics once the seed has committed.
 
     Without them PostgreSQL plans every query against empty-table estimates (a few hundred
     rows) until autovacuum gets round to it: the cable list's end prefetch then hash-joins
     every port and cage (43 ms instead of 2 ms for a page of 50).
     """
-    tables = [
-        connection.ops.quote_name(m._meta.db_table)
-        for m in apps.get_app_config("inventory").get_models()
-        if not m._meta.db_table.startswith("inventory_historical")  # written, never queried hot
-    ]
-    with connection.cursor() as cur:
-        cur.execute("ANALYZE " + ", ".join(tables) if connection.vendor == "postgresql" else "ANALYZE")
+    bulk.analyze_on_commit(
+        *(
+            m
+            for m in apps.get_app_config("inventory").get_models()
+            if not m._meta.db_table.startswith("inventory_historical")  # written, never queried hot
+        )
+    )
 
 
 @transaction.atomic
@@ -786,7 +786,7 @@ def demo_seed(*, gpus: int, seed: int = 1, as_of: date | None = None, actor=None
     failures = demo_seed_failures(
         site=site, seed=seed, as_of=as_of, afr=settings.CABLETRACK_ANNUAL_FAILURE_RATE, w=w
     )
-    transaction.on_commit(_analyze)
+    _analyze_on_commit()
     return SeedReport(
         site=site_name,
         counts={
