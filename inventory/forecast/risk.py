@@ -165,9 +165,16 @@ def rank_links(x: RiskInputs, *, top: int = 50, weights: RiskWeights = RiskWeigh
     base = np.asarray(x.base_hazard, float)
     hazard = base * f["age"] * f["open"] * f["past"] * f["margin"] * f["fec"] * f["dom"]
     k = min(top, n)
-    idx = np.argpartition(-hazard, k - 1)[:k] if k < n else np.arange(n)
+    ids = np.asarray(x.link_ids)
+    if k < n:
+        # Keep every link tied with the k-th hazard, so the id tie-break below decides who is
+        # in, not argpartition's arbitrary order among equals.
+        cut = -np.partition(-hazard, k - 1)[k - 1]
+        idx = np.flatnonzero(hazard >= cut)
+    else:
+        idx = np.arange(n)
     # Highest hazard first; ties broken by link id for a stable, reproducible list.
-    idx = idx[np.lexsort((np.asarray(x.link_ids)[idx], -hazard[idx]))]
+    idx = idx[np.lexsort((ids[idx], -hazard[idx]))][:k]
     prob = -np.expm1(-hazard[idx] * weights.horizon_days / DAYS_PER_YEAR)
     return RiskRanking(
         link_ids=np.asarray(x.link_ids)[idx],

@@ -187,7 +187,7 @@ def _module_cells(*, now: datetime) -> list[tuple]:
                         THEN 1 ELSE 0 END AS fail,
                    CASE WHEN p.removed_at IS NULL THEN p.installed_at END AS open_at
             FROM {{Transceiver}} x
-            LEFT JOIN {{TransceiverPlacement}} p ON p.transceiver_id = x.id AND p.installed_at < %(now)s
+            LEFT JOIN {{TransceiverPlacement}} p ON p.transceiver_id = x.id AND {{before_now}}
             LEFT JOIN (
                 SELECT transceiver_id, MAX(opened_at) AS last_ntf FROM {{RmaCase}}
                 WHERE outcome = %(ntf)s AND transceiver_id IS NOT NULL GROUP BY transceiver_id
@@ -200,7 +200,13 @@ def _module_cells(*, now: datetime) -> list[tuple]:
         LEFT JOIN {{Room}} m ON m.id = w.room_id
         LEFT JOIN {{Site}} s ON s.id = m.site_id
         GROUP BY s.name, i.model_id, i.date_code
-    """.format(**t)  # noqa: S608 - table names from model meta, values are parameters
+    """.format(
+        **t,
+        # A plain timestamp comparison on PostgreSQL; SQLite compares seconds.
+        before_now="p.installed_at < %(now)s"
+        if connection.vendor == "postgresql"
+        else f"{_epoch('p.installed_at')} < %(now_s)s",
+    )  # noqa: S608 - table names from model meta, values are parameters
     params = {
         "installed": TransceiverStatus.INSTALLED,
         "failed": PlacementEnd.FAILED,
@@ -364,6 +370,7 @@ class LinkFeatures:
     fec_ratio: np.ndarray
     dom_drift_db: np.ndarray
     considered: int  # every active link was scored
+    pruned: bool = False  # the threshold fast path decided (only hot links were scored)
 
 
 def _epoch(col: str) -> str:
@@ -604,6 +611,7 @@ def link_features(
     evidence: LinkEvidence | None = None,
     module_installed: dict[tuple[int, str], int] | None = None,
     oldest_install: datetime | None = None,
+    prune_budget: int | None = None,
 ) -> LinkFeatures:
     """Risk inputs for the links that can make the top ``top``, and how many links were ranked.
 
@@ -617,6 +625,8 @@ def link_features(
       best any other link could reach (``2 * max(next cohort hazard, default) * max age
       factor``, the oldest open placement bounding age);
     * otherwise the database scores every active link and returns the best ``2 * top + 16``.
+
+    ``prune_budget``: the most modules the fast path may start from (default 20,000).
     """
     w = weights or RiskWeights()
     ev = evidence if evidence is not None else link_evidence(now=now)
@@ -628,7 +638,7 @@ def link_features(
         "k": k,
     }
     ev_ids = set(ev.ids())
-    rows = None
+    rows, pruned = None, False
 
     def by_ids(ids: list[int]) -> list[tuple]:
         if not ids:
@@ -639,7 +649,8 @@ def link_features(
 
     with _heavy_queries(), connection.cursor() as cur:
         if module_installed and oldest_install is not None and top > 0:
-            hot, next_h = _hot_cohorts(module_hazard, module_installed, max(20_000, 20 * k))
+            budget = prune_budget if prune_budget is not None else max(20_000, 20 * k)
+            hot, next_h = _hot_cohorts(module_hazard, module_installed, budget)
             if hot and next_h > 0:
                 params.update(_hazard_params(hot, "hot"))
                 cur.execute(_hot_links_sql(), params)
@@ -655,7 +666,7 @@ def link_features(
                     oldest_days = (now - oldest_install).total_seconds() / 86400.0
                     bound = 2.0 * max(next_h, float(default_hazard)) * max_age_factor(oldest_days, w)
                     if nth > bound:
-                        rows = cand
+                        rows, pruned = cand, True
         if rows is None:
             cur.execute(
                 _link_scores_sql(where="1 = 1", tail="ORDER BY {score} DESC, id LIMIT %(k)s", weights=w),
@@ -691,6 +702,7 @@ def link_features(
         fec_ratio=arr(ev.fec, np.nan),
         dom_drift_db=arr(ev.dom, np.nan),
         considered=int(considered),
+        pruned=pruned,
     )
 
 

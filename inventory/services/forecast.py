@@ -286,6 +286,7 @@ def links_at_risk(
     labels = fsel.link_labels(ranking.link_ids.tolist())
     return {
         "considered": feats.considered,
+        "pruned": feats.pruned,
         "links": [
             {
                 "link_id": int(lid),
