@@ -214,6 +214,8 @@ def forecast_compute(
             gpu_hour_cost=p.gpu_hour_cost,
         )
         cost[name] = {k: _r(v, 4) for k, v in asdict(c).items()}
+        # As the seed says it: 227.5 h of a 720-h run is 31.6% (one decimal, not rounded up).
+        cost[name]["percent_of_run"] = _r(c.fraction_of_run * 100, 1)
 
     if timings is not None:
         timings["cohort_maths"] = time.perf_counter() - clock
