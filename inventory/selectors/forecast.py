@@ -626,7 +626,8 @@ def link_features(
       factor``, the oldest open placement bounding age);
     * otherwise the database scores every active link and returns the best ``2 * top + 16``.
 
-    ``prune_budget``: the most modules the fast path may start from (default 20,000).
+    ``prune_budget``: the most modules the fast path may start from (default: 2,000, then
+    20,000).
     """
     w = weights or RiskWeights()
     ev = evidence if evidence is not None else link_evidence(now=now)
@@ -649,24 +650,33 @@ def link_features(
 
     with _heavy_queries(), connection.cursor() as cur:
         if module_installed and oldest_install is not None and top > 0:
-            budget = prune_budget if prune_budget is not None else max(20_000, 20 * k)
-            hot, next_h = _hot_cohorts(module_hazard, module_installed, budget)
-            if hot and next_h > 0:
+            oldest_days = (now - oldest_install).total_seconds() / 86400.0
+            f_max = max_age_factor(oldest_days, w)
+            # A small hot set first (cheap when one lot stands out), then a larger one.
+            budgets = (
+                (prune_budget,) if prune_budget is not None else (max(2_000, 4 * k), max(20_000, 20 * k))
+            )
+            tried: set | None = None
+            for budget in budgets:
+                hot, next_h = _hot_cohorts(module_hazard, module_installed, budget)
+                if not hot or next_h <= 0 or set(hot) == tried:
+                    continue
+                tried = set(hot)
                 params.update(_hazard_params(hot, "hot"))
                 cur.execute(_hot_links_sql(), params)
                 hot_ids = {r[0] for r in cur.fetchall()}
-                if len(hot_ids) >= top:
-                    cand = by_ids(sorted(hot_ids | ev_ids))
-                    hot_rows = [r for r in cand if r[0] in hot_ids]
-                    inst = np.array([np.nan if r[2] is None else float(r[2]) for r in hot_rows])
-                    scores = np.array([float(r[1]) for r in hot_rows]) * age_factor(
-                        (now.timestamp() - inst) / 86400.0, w
-                    )
-                    nth = float(np.sort(scores)[::-1][top - 1])
-                    oldest_days = (now - oldest_install).total_seconds() / 86400.0
-                    bound = 2.0 * max(next_h, float(default_hazard)) * max_age_factor(oldest_days, w)
-                    if nth > bound:
-                        rows, pruned = cand, True
+                if len(hot_ids) < top:
+                    continue
+                cand = by_ids(sorted(hot_ids | ev_ids))
+                hot_rows = [r for r in cand if r[0] in hot_ids]
+                inst = np.array([np.nan if r[2] is None else float(r[2]) for r in hot_rows])
+                scores = np.array([float(r[1]) for r in hot_rows]) * age_factor(
+                    (now.timestamp() - inst) / 86400.0, w
+                )
+                nth = float(np.sort(scores)[::-1][top - 1])
+                if nth > 2.0 * max(next_h, float(default_hazard)) * f_max:
+                    rows, pruned = cand, True
+                    break
         if rows is None:
             cur.execute(
                 _link_scores_sql(where="1 = 1", tail="ORDER BY {score} DESC, id LIMIT %(k)s", weights=w),
