@@ -20,8 +20,8 @@ class TelemetrySample(models.Model):
     """
 
     pk = models.CompositePrimaryKey("port_id", "ts")
-    port = models.ForeignKey(
-        "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    port = models.ForeignKey(  # the composite key (port, ...) serves port lookups: no 2nd index
+        "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
     )
     ts = models.DateTimeField()
     fec_corrected_cw = UnsignedCounterField(null=True)
