@@ -154,16 +154,30 @@ _PORT = attrgetter("port")
 # resolution
 
 
+def _max_ids(*models) -> tuple:
+    """The highest id and history id of each model, in one round trip (index-backed ``max()``).
+
+    A change fingerprint for per-process caches: any insert raises a max id (PostgreSQL
+    sequences never go back, even on rollback) and every update or delete through the ORM
+    writes a history row (django-simple-history).
+    """
+    qn = connection.ops.quote_name
+    parts = []
+    for model in models:
+        parts.append(f"(SELECT max(id) FROM {qn(model._meta.db_table)})")
+        parts.append(f"(SELECT max(history_id) FROM {qn(model.history.model._meta.db_table)})")
+    with connection.cursor() as cur:
+        cur.execute("SELECT " + ", ".join(parts))
+        return tuple(cur.fetchone())
+
+
 class _PortNameCache:
     """(device name, port name or alias) -> port id, per process, PostgreSQL only.
 
-    Checked against a fingerprint on every batch: the highest ids of ``PortAlias``, ``Device``
-    and their history tables (four index-backed ``max()``, one round trip). Any insert raises
-    a max id (PostgreSQL sequences never go back, even on rollback), and every update or
-    delete through the ORM writes a history row, so a rename, a retired alias or a new port
-    empties the cache before the next lookup. Only hits are cached; a miss always asks the
-    database. SQLite reuses ids after a rollback, so it is not cached there (``make run``
-    volumes do not need it).
+    Checked against ``_max_ids(PortAlias, Device)`` on every batch, so a rename, a retired
+    alias or a new port empties the cache before the next lookup. Only hits are cached; a miss
+    always asks the database. SQLite reuses ids after a rollback, so it is not cached there
+    (``make run`` volumes do not need it).
     """
 
     def __init__(self) -> None:
@@ -171,17 +185,7 @@ class _PortNameCache:
         self.ids: dict[tuple[str, str], int] = {}
 
     def _current_fingerprint(self) -> tuple:
-        qn = connection.ops.quote_name
-        tables = [
-            (PortAlias._meta.db_table, "id"),
-            (PortAlias.history.model._meta.db_table, "history_id"),
-            (Device._meta.db_table, "id"),
-            (Device.history.model._meta.db_table, "history_id"),
-        ]
-        sql = "SELECT " + ", ".join(f"(SELECT max({qn(c)}) FROM {qn(t)})" for t, c in tables)
-        with connection.cursor() as cur:
-            cur.execute(sql)
-            return tuple(cur.fetchone())
+        return _max_ids(PortAlias, Device)
 
     def lookup(self, pairs: list[tuple[str, str]]) -> list[int | None]:
         fp = self._current_fingerprint()
@@ -311,6 +315,30 @@ def _conflict(index: int, s: Sample, why: str) -> ItemError:
 # histogram layouts
 
 
+_link_limits: dict = {"fingerprint": None, "limits": {}}
+
+
+def _correction_limits(port_ids: set[int]) -> dict[int, int]:
+    """Port -> the FEC correction limit of its active link. PostgreSQL: the whole map is kept
+    per process (one query per change of ``Link``, ~2 MB per 10,000 links) and checked with
+    ``_max_ids`` on each batch; SQLite: one query."""
+    if connection.vendor != "postgresql":
+        links = Link.objects.filter(
+            Q(a_port_id__in=port_ids) | Q(b_port_id__in=port_ids), active=True
+        ).values_list("a_port_id", "b_port_id", "fec")
+    else:
+        fp = _max_ids(Link)
+        if fp == _link_limits["fingerprint"]:
+            return _link_limits["limits"]
+        links = Link.objects.filter(active=True).values_list("a_port_id", "b_port_id", "fec").iterator()
+    limits: dict[int, int] = {}
+    for a, b, fec in links:
+        limits[a] = limits[b] = CORRECTION_LIMITS.get(fec, DEFAULT_CORRECTION_LIMIT)
+    if connection.vendor == "postgresql":
+        _link_limits.update(fingerprint=fp, limits=limits)
+    return limits
+
+
 def _layouts(rows: _Rows) -> None:
     """Give each row with a histogram its ``FecBinLayout`` (bin ranges + correction limit)."""
     hists = rows.col("fec_hist")
@@ -320,10 +348,7 @@ def _layouts(rows: _Rows) -> None:
     need_limit = {rows.port_ids[p] for p in with_hist if rows.samples[p].fec_correction_limit is None}
     port_limit: dict[int, int] = {}
     if need_limit:
-        links = Link.objects.filter(Q(a_port_id__in=need_limit) | Q(b_port_id__in=need_limit), active=True)
-        for a, b, fec in links.values_list("a_port_id", "b_port_id", "fec"):
-            limit = CORRECTION_LIMITS.get(fec, DEFAULT_CORRECTION_LIMIT)
-            port_limit[a] = port_limit[b] = limit
+        port_limit = _correction_limits(need_limit)
     # rows share a handful of layouts: key them cheaply, build each signature once
     key_of: list[tuple] = []
     sig_of_key: dict[tuple, tuple[str, list[int], list[int], int]] = {}
