@@ -39,6 +39,9 @@ class TelemetrySample(models.Model):
     post_fec_ber = models.FloatField(null=True)
     temperature_c = models.FloatField(null=True)
     voltage_v = models.FloatField(null=True)
+    # the link as trained (a link running below its recorded speed or lanes is degraded)
+    speed_gbps = models.FloatField(null=True)
+    link_width = models.PositiveSmallIntegerField(null=True)
 
     class Meta:
         ordering = ["port_id", "ts"]

@@ -213,6 +213,10 @@ class PortRollup(models.Model):
     pfc_pause_duration_us = models.BigIntegerField(null=True, help_text="Time paused, microseconds")
     link_down_events = models.BigIntegerField(null=True, help_text="Link-down events")
     link_error_recovery = models.BigIntegerField(null=True, help_text="Link error recoveries")
+    speed_gbps_min = models.FloatField(null=True, help_text="Lowest link speed reported in the bucket (Gb/s)")
+    link_width_min = models.PositiveSmallIntegerField(
+        null=True, help_text="Fewest lanes in use reported in the bucket"
+    )
     # module DOM gauges
     rx_power_min_dbm = FloatArrayField(null=True, help_text="Per lane: lowest Rx power in the bucket")
     tx_power_min_dbm = FloatArrayField(null=True, help_text="Per lane: lowest Tx power in the bucket")

@@ -47,6 +47,7 @@ from ..telemetry.decode import (
     GAUGE_FIELDS,
     IDENTITY_FIELDS,
     LANE_FIELDS,
+    LINK_FIELDS,
     THRESHOLD_FIELDS,
     Decoded,
     ItemError,
@@ -71,7 +72,11 @@ SAMPLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("post_fec_ber", "post_fec_ber"),
     ("temperature_c", "temperature_c"),
     ("voltage_v", "voltage_v"),
+    ("speed_gbps", "speed_gbps"),
+    ("link_width", "link_width"),
 )
+# COPY BINARY field types other than bigint (counters, port, ts) and double (gauges)
+_BINARY_TYPES = {"link_width": (">i2", 2)}
 _COUNTERS = frozenset(COUNTER_FIELDS)
 _GAUGES = frozenset(GAUGE_FIELDS)
 CORRECTION_LIMITS = {FecType.KP4: 15, FecType.KR4: 7}
@@ -272,7 +277,7 @@ def _f32(values):
 
 def _same(a: Sample, b: Sample) -> bool:
     """Same values? Lanes compare at the stored precision (float32 on PostgreSQL)."""
-    for name in (*COUNTER_FIELDS, *GAUGE_FIELDS, "fec_hist", "fec_hist_bins"):
+    for name in (*COUNTER_FIELDS, *GAUGE_FIELDS, *LINK_FIELDS, "fec_hist", "fec_hist_bins"):
         if getattr(a, name) != getattr(b, name):
             return False
     return all(_f32(getattr(a, name)) == _f32(getattr(b, name)) for name in LANE_FIELDS)
@@ -438,30 +443,33 @@ _BINARY_TRAILER = b"\xff\xff"
 def _pg_sample_binary(rows: _Rows, cols: list[tuple[str, str]]) -> bytes | None:
     """COPY BINARY for the sample table when every present column is dense (no nulls).
 
-    Every field is 8 bytes (bigint, timestamptz, double), so a row is a fixed-layout record
-    and numpy fills the whole batch column by column in C; PostgreSQL then parses no text
+    Every field has a fixed size (bigint, timestamptz, double; smallint for the link width), so
+    a row is a fixed-layout record and numpy fills the whole batch column by column in C; PostgreSQL then parses no text
     (integers and timestamps are its main COPY cost). Counters are flipped to their stored
     form (v - 2**63) by xor-ing the sign bit. None when a column has a null (text COPY then).
     """
-    values: list[np.ndarray] = [np.array(rows.port_ids, dtype=np.int64)]
     ts = rows.ts()
     micros = {t: (t - _PG_EPOCH) // _MICROSECOND for t in set(ts)}
-    values.append(np.array(list(map(micros.__getitem__, ts)), dtype=np.int64))
+    values: list[tuple[str, int, np.ndarray | list]] = [
+        (">i8", 8, rows.port_ids),
+        (">i8", 8, list(map(micros.__getitem__, ts))),
+    ]
     for attr, _ in cols:
         col = rows.col(attr)
         if None in col:
             return None
         if attr in _COUNTERS:
-            values.append((np.array(col, dtype=np.uint64) ^ np.uint64(U64_OFFSET)).view(np.int64))
+            values.append((">i8", 8, (np.array(col, dtype=np.uint64) ^ np.uint64(U64_OFFSET)).view(np.int64)))
         else:
-            values.append(np.array(col, dtype=np.float64))
+            kind, size = _BINARY_TYPES.get(attr, (">f8", 8))
+            values.append((kind, size, col))
     fields = [("n", ">i2")]
-    for k, v in enumerate(values):
-        fields += [(f"l{k}", ">i4"), (f"v{k}", ">i8" if v.dtype == np.int64 else ">f8")]
+    for k, (kind, _, _) in enumerate(values):
+        fields += [(f"l{k}", ">i4"), (f"v{k}", kind)]
     rec = np.empty(len(rows), dtype=np.dtype(fields))
     rec["n"] = len(values)
-    for k, v in enumerate(values):
-        rec[f"l{k}"] = 8
+    for k, (_, size, v) in enumerate(values):
+        rec[f"l{k}"] = size
         rec[f"v{k}"] = v
     return _BINARY_HEADER + rec.tobytes() + _BINARY_TRAILER
 
@@ -620,7 +628,7 @@ def _comparable(s: Sample) -> Sample:
         device="",
         port="",
         ts=s.ts,
-        **{a: getattr(s, a) for a in (*COUNTER_FIELDS, *GAUGE_FIELDS, *LANE_FIELDS)},
+        **{a: getattr(s, a) for a in (*COUNTER_FIELDS, *GAUGE_FIELDS, *LINK_FIELDS, *LANE_FIELDS)},
         fec_hist=s.fec_hist,
         fec_hist_bins=[tuple(b) for b in bins] if bins is not None else None,
     )

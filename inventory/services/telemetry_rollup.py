@@ -62,7 +62,16 @@ def _port_lines(port_ids: list[int]) -> dict[int, PortLine]:
 
 
 def _load(port_ids: list[int], since: datetime) -> dict[int, list[RawSample]]:
-    cols = ["port_id", "ts", *ROLLUP_COUNTERS_DB, "pre_fec_ber", "post_fec_ber", "temperature_c"]
+    cols = [
+        "port_id",
+        "ts",
+        *ROLLUP_COUNTERS_DB,
+        "pre_fec_ber",
+        "post_fec_ber",
+        "temperature_c",
+        "speed_gbps",
+        "link_width",
+    ]
     by_key: dict[tuple[int, datetime], RawSample] = {}
     per_port: dict[int, list[RawSample]] = defaultdict(list)
     n = len(ROLLUP_COUNTERS_DB)
@@ -76,6 +85,8 @@ def _load(port_ids: list[int], since: datetime) -> dict[int, list[RawSample]]:
             pre_fec_ber=row[2 + n],
             post_fec_ber=row[3 + n],
             temperature_c=row[4 + n],
+            speed_gbps=row[5 + n],
+            link_width=row[6 + n],
         )
         by_key[(pid, ts)] = s
         per_port[pid].append(s)
@@ -157,6 +168,8 @@ def _rollup_ports(port_ids: list[int], since: datetime, *, now: datetime) -> int
                     tx_power_min_dbm=b.tx_min,
                     rx_power_min_any_dbm=min((x for x in b.rx_min or [] if x is not None), default=None),
                     temperature_max_c=b.temperature_max_c,
+                    speed_gbps_min=b.speed_min,
+                    link_width_min=b.width_min,
                     computed_at=now,
                     **{k: ident.get(k, "") for k in IDENTITY},
                 )

@@ -44,6 +44,9 @@ COUNTER_FIELDS = (
     "link_error_recovery",
 )
 GAUGE_FIELDS = ("pre_fec_ber", "post_fec_ber", "temperature_c", "voltage_v")
+# The link as trained: speed (Gb/s) and width (lanes in use); below the link's recorded speed
+# or lanes it is degraded (rule ``link_degraded``).
+LINK_FIELDS = ("speed_gbps", "link_width")
 LANE_FIELDS = ("rx_power_dbm", "tx_power_dbm", "bias_ma")
 IDENTITY_FIELDS = ("module_vendor", "module_part", "module_serial", "neighbor_device", "neighbor_port")
 # The module's own DOM thresholds (from its EEPROM), kept with the port's identity state.
@@ -88,6 +91,8 @@ class Sample(msgspec.Struct, omit_defaults=True, gc=False):
     post_fec_ber: Annotated[float, msgspec.Meta(ge=0, le=1)] | None = None
     temperature_c: Annotated[float, msgspec.Meta(ge=-100, le=250)] | None = None
     voltage_v: Annotated[float, msgspec.Meta(ge=0, le=100)] | None = None
+    speed_gbps: Annotated[float, msgspec.Meta(ge=0, le=100_000)] | None = None
+    link_width: Annotated[int, msgspec.Meta(ge=0, le=64)] | None = None
     bias_ma: float | Lanes | None = None
     rx_power_dbm: float | Lanes | None = None
     tx_power_dbm: float | Lanes | None = None
