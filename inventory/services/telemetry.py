@@ -508,6 +508,100 @@ def _pg_copy(cur, table: str, columns: list[str], data: bytes | str, *, binary: 
         copy.write(data)
 
 
+_OID_FLOAT4, _OID_INT8 = 700, 20
+
+
+def _binary_records(n: int, fields: list[tuple]) -> bytes:
+    """COPY BINARY for ``n`` rows whose fields all have one fixed layout.
+
+    ``fields``: ``("i8", values)`` a bigint column; ``("null",)`` a column that is null in
+    every row; ``("array", values2d, kind, size, oid)`` a one-dimensional array column, every
+    row the same length and without nulls (``kind``/``size``: the element's numpy type and
+    byte size, ``oid``: its PostgreSQL type).
+    """
+    dtype: list = [("n", ">i2")]
+    for k, spec in enumerate(fields):
+        dtype.append((f"l{k}", ">i4"))
+        if spec[0] == "i8":
+            dtype.append((f"v{k}", ">i8"))
+        elif spec[0] == "array":
+            _, values, kind, size, _ = spec
+            dtype.append((f"h{k}", ">i4", (5,)))  # ndim, has-nulls, element oid, length, lower bound
+            dtype.append((f"e{k}", [("len", ">i4"), ("val", kind)], (values.shape[1],)))
+    rec = np.empty(n, dtype=np.dtype(dtype))
+    rec["n"] = len(fields)
+    for k, spec in enumerate(fields):
+        if spec[0] == "i8":
+            rec[f"l{k}"] = 8
+            rec[f"v{k}"] = spec[1]
+        elif spec[0] == "null":
+            rec[f"l{k}"] = -1
+        else:
+            _, values, kind, size, oid = spec
+            width = values.shape[1]
+            rec[f"l{k}"] = 20 + width * (4 + size)
+            rec[f"h{k}"] = (1, 0, oid, width, 1)
+            rec[f"e{k}"]["len"] = size
+            rec[f"e{k}"]["val"] = values
+    return _BINARY_HEADER + rec.tobytes() + _BINARY_TRAILER
+
+
+def _key_fields(rows: _Rows) -> list[tuple]:
+    ts = rows.ts()
+    micros = {t: (t - _PG_EPOCH) // _MICROSECOND for t in set(ts)}
+    return [("i8", rows.port_ids), ("i8", list(map(micros.__getitem__, ts)))]
+
+
+def _dense(col: list, dtype) -> np.ndarray | None:
+    """Rows of equal-length lists without nulls as a 2-D array; None otherwise."""
+    try:
+        values = np.array(col, dtype=dtype)
+    except (TypeError, ValueError):
+        return None
+    return values if values.ndim == 2 and values.shape[1] > 0 else None
+
+
+def _lane_binary(rows: _Rows) -> bytes | None:
+    """COPY BINARY for the lane table when every lane column is uniform (else None: text).
+
+    Values go to float32 here as ``real`` stores them (``_same`` compares at that precision).
+    """
+    fields = _key_fields(rows)
+    for f in LANE_FIELDS:
+        col = rows.col(f)
+        if col is None:
+            fields.append(("null",))
+            continue
+        values = _dense(col, np.float32)
+        if values is None:
+            return None
+        fields.append(("array", values, ">f4", 4, _OID_FLOAT4))
+    return _binary_records(len(rows), fields)
+
+
+def _hist_binary(rows: _Rows) -> bytes | None:
+    counts = _dense(rows.col("fec_hist"), np.int64)
+    if counts is None:
+        return None
+    fields = [*_key_fields(rows), ("i8", rows.layout_ids), ("array", counts, ">i8", 8, _OID_INT8)]
+    return _binary_records(len(rows), fields)
+
+
+def _copy_side_tables(cur, lanes: _Rows | None, hist: _Rows | None) -> None:
+    if lanes:
+        data = _lane_binary(lanes)
+        if data is not None:
+            _pg_copy(cur, LANE_T, LANE_COLS, data, binary=True)
+        else:
+            _pg_copy(cur, LANE_T, LANE_COLS, _lane_text(lanes))
+    if hist:
+        data = _hist_binary(hist)
+        if data is not None:
+            _pg_copy(cur, HIST_T, HIST_COLS, data, binary=True)
+        else:
+            _pg_copy(cur, HIST_T, HIST_COLS, _hist_text(hist))
+
+
 def _lane_text(rows: _Rows) -> bytes:
     columns = [_id_column(rows), _ts_column(rows)]
     for f in LANE_FIELDS:
@@ -544,10 +638,7 @@ def _pg_write_fast(rows: _Rows, cols: list[tuple[str, str]]) -> None:
             _pg_copy(cur, SAMPLE_T, names, binary, binary=True)
         else:
             _pg_copy(cur, SAMPLE_T, names, _pg_sample_copy(rows, cols))
-        if lanes:
-            _pg_copy(cur, LANE_T, LANE_COLS, _lane_text(lanes))
-        if hist:
-            _pg_copy(cur, HIST_T, HIST_COLS, _hist_text(hist))
+        _copy_side_tables(cur, lanes, hist)
 
 
 def _pg_write_staged(rows: _Rows, cols: list[tuple[str, str]]) -> _Rows:
@@ -575,10 +666,7 @@ def _pg_write_staged(rows: _Rows, cols: list[tuple[str, str]]) -> _Rows:
         inserted = set(cur.fetchall())
         new = rows.take(p for p, k in enumerate(rows.keys()) if k in inserted)
         lanes, hist = _side_rows(new)
-        if lanes:
-            _pg_copy(cur, LANE_T, LANE_COLS, _lane_text(lanes))
-        if hist:
-            _pg_copy(cur, HIST_T, HIST_COLS, _hist_text(hist))
+        _copy_side_tables(cur, lanes, hist)
     return new
 
 
