@@ -5,40 +5,75 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('inventory', '0007_telemetry_state_times'),
+        ("inventory", "0007_telemetry_state_times"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='portobservation',
-            name='port',
-            field=models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='inventory.port'),
+            model_name="portobservation",
+            name="port",
+            field=models.ForeignKey(
+                db_constraint=False,
+                db_index=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                to="inventory.port",
+            ),
         ),
         migrations.AlterField(
-            model_name='portrollup',
-            name='port',
-            field=models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='inventory.port'),
+            model_name="portrollup",
+            name="port",
+            field=models.ForeignKey(
+                db_constraint=False,
+                db_index=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                to="inventory.port",
+            ),
         ),
         migrations.AlterField(
-            model_name='telemetryhistogram',
-            name='layout',
-            field=models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='inventory.fecbinlayout'),
+            model_name="telemetryhistogram",
+            name="layout",
+            field=models.ForeignKey(
+                db_constraint=False,
+                db_index=False,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to="inventory.fecbinlayout",
+            ),
         ),
         migrations.AlterField(
-            model_name='telemetryhistogram',
-            name='port',
-            field=models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='inventory.port'),
+            model_name="telemetryhistogram",
+            name="port",
+            field=models.ForeignKey(
+                db_constraint=False,
+                db_index=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                to="inventory.port",
+            ),
         ),
         migrations.AlterField(
-            model_name='telemetrylanesample',
-            name='port',
-            field=models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='inventory.port'),
+            model_name="telemetrylanesample",
+            name="port",
+            field=models.ForeignKey(
+                db_constraint=False,
+                db_index=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                to="inventory.port",
+            ),
         ),
         migrations.AlterField(
-            model_name='telemetrysample',
-            name='port',
-            field=models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='inventory.port'),
+            model_name="telemetrysample",
+            name="port",
+            field=models.ForeignKey(
+                db_constraint=False,
+                db_index=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                to="inventory.port",
+            ),
         ),
     ]

@@ -4,30 +4,31 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('inventory', '0008_telemetry_no_redundant_indexes'),
+        ("inventory", "0008_telemetry_no_redundant_indexes"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='portrollup',
-            name='link_width_min',
-            field=models.PositiveSmallIntegerField(help_text='Fewest lanes in use reported in the bucket', null=True),
+            model_name="portrollup",
+            name="link_width_min",
+            field=models.PositiveSmallIntegerField(
+                help_text="Fewest lanes in use reported in the bucket", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='portrollup',
-            name='speed_gbps_min',
-            field=models.FloatField(help_text='Lowest link speed reported in the bucket (Gb/s)', null=True),
+            model_name="portrollup",
+            name="speed_gbps_min",
+            field=models.FloatField(help_text="Lowest link speed reported in the bucket (Gb/s)", null=True),
         ),
         migrations.AddField(
-            model_name='telemetrysample',
-            name='link_width',
+            model_name="telemetrysample",
+            name="link_width",
             field=models.PositiveSmallIntegerField(null=True),
         ),
         migrations.AddField(
-            model_name='telemetrysample',
-            name='speed_gbps',
+            model_name="telemetrysample",
+            name="speed_gbps",
             field=models.FloatField(null=True),
         ),
     ]

@@ -7,11 +7,17 @@ the same (port, ts) and the same values is a duplicate (counted, stored once); t
 (port, ts) with different values is refused as a ``conflict``. The batch is written in one
 transaction: either every valid item is stored or (on a server error) none is.
 
-PostgreSQL: rows are COPYed straight into the tables (the fast path); when a key already
-exists the transaction rolls back to a savepoint and the batch goes through a temporary
-staging table and ``INSERT ... ON CONFLICT DO NOTHING RETURNING``, and the rows that were not
-inserted are compared with the stored ones. SQLite: existing keys are read first, then
+PostgreSQL: rows are COPYed straight into the tables (the fast path: COPY BINARY built
+column-wise with numpy when the columns are dense, text COPY otherwise); when a key already
+exists, or repeats within the batch, the transaction rolls back to a savepoint, repeats within
+the batch are judged, and the batch goes through a temporary staging table and
+``INSERT ... ON CONFLICT DO NOTHING RETURNING``; the rows that were not inserted are compared
+with the stored ones. SQLite: repeats and existing keys are judged first, then
 ``executemany``, with the same outcome.
+
+The hot path does no per-item Python work it can avoid: the batch is held as columns
+(``_Rows``), port names resolve through a per-process cache validated by one query per batch
+(``_max_ids``), and every step reads the columns with C-level builtins or numpy.
 """
 
 from __future__ import annotations
@@ -443,9 +449,9 @@ _BINARY_TRAILER = b"\xff\xff"
 def _pg_sample_binary(rows: _Rows, cols: list[tuple[str, str]]) -> bytes | None:
     """COPY BINARY for the sample table when every present column is dense (no nulls).
 
-    Every field has a fixed size (bigint, timestamptz, double; smallint for the link width), so
-    a row is a fixed-layout record and numpy fills the whole batch column by column in C; PostgreSQL then parses no text
-    (integers and timestamps are its main COPY cost). Counters are flipped to their stored
+    Every field has a fixed size (bigint, timestamptz, double; smallint for the link width),
+    so a row is a fixed-layout record and numpy fills the whole batch column by column in C;
+    PostgreSQL then parses no text (integers and timestamps are its main COPY cost). Counters are flipped to their stored
     form (v - 2**63) by xor-ing the sign bit. None when a column has a null (text COPY then).
     """
     ts = rows.ts()
