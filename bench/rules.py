@@ -48,6 +48,8 @@ def build(ports: int = PORTS, buckets: int = BUCKETS, seed: int = 1):
     w.tx_power_dbm[:] = rng.normal(1, 0.3, size=(ports, LANES))
     w.rx_low_warn_dbm[:] = -8.0
     w.speed_gbps[:] = 400
+    w.link_width[:] = 4
+    w.link_width[bad[21]] = 2  # a lane down
     serials = [f"SN{i:08d}" for i in range(ports)]
     w.module_serial = list(serials)
     w.module_serial[7] = "SWAPPED"
@@ -62,6 +64,7 @@ def build(ports: int = PORTS, buckets: int = BUCKETS, seed: int = 1):
     links.b_row[:] = np.arange(1, ports, 2)
     links.tested_loss_db[:] = 4.0
     links.expected_speed_gbps[:] = 400
+    links.expected_width[:] = 4
     facts.expected_neighbor_port_id[0::2] = np.arange(1, ports, 2)
     facts.expected_neighbor_port_id[1::2] = np.arange(0, ports, 2)
     w.neighbor_port_id[:] = facts.expected_neighbor_port_id

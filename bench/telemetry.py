@@ -227,6 +227,8 @@ def run(report) -> None:
     full_total = int(os.environ.get("BENCH_TELEMETRY_FULL_SAMPLES", "100000" if pg else "10000"))
     ports = _ports(40_000)
     report("telemetry bench: interface ports used", len(ports), "ports")
+    # other work on a shared 2-core box moves these figures by 2-3x: say how busy it was
+    report("telemetry bench: load average (1 min) at start", os.getloadavg()[0], "")
     token = make_token("bench-ingest", role="collector", kind="ingest")
     base = (datetime.now(UTC) - timedelta(days=2)).replace(microsecond=0)
     _cleanup(base - timedelta(hours=1))
@@ -256,6 +258,7 @@ def run(report) -> None:
                     report(f"ingest {label}: raw PostgreSQL COPY, same rows", copy_rate, "samples/s")
                     report(f"ingest {label}: end to end / raw COPY", rate / copy_rate, "ratio", ">= 0.5")
             report("ingest: web worker peak RSS", web.peak_rss_mb(), "MB", "< 250 MB")
+            report("telemetry bench: load average (1 min) after ingest", os.getloadavg()[0], "")
         from django.utils import timezone
 
         from inventory.models import TelemetryIngestBatch

@@ -99,16 +99,20 @@ def netbox_sync_task() -> int:
 
 
 @shared_task(name="inventory.prometheus_pull", acks_late=True)
-def prometheus_pull_task() -> int:
-    """Ingest the last window of FEC/DOM/PFC series from Prometheus (idempotent)."""
+def prometheus_pull_task() -> dict:
+    """Ingest the last window of FEC/DOM/PFC series from Prometheus (idempotent).
+
+    Prometheus being down or refusing the query is reported (the result, a ``SyncRun`` row,
+    the log), not raised: the next run tries again.
+    """
     from django.conf import settings
     from django.utils import timezone
 
     from .services.prometheus_pull import telemetry_pull_prometheus
 
     if not settings.CABLETRACK_PROMETHEUS_URL:
-        return 0
-    return telemetry_pull_prometheus(now=timezone.now()).stored
+        return {"skipped": "CABLETRACK_PROMETHEUS_URL is not set"}
+    return telemetry_pull_prometheus(now=timezone.now()).as_dict()
 
 
 @shared_task(name="inventory.label_batch_render", acks_late=True)

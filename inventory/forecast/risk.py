@@ -64,16 +64,27 @@ class RiskRanking:
 _LEVEL_NAMES = ("", "warning", "notify", "page/critical")
 
 
-def _factors(x: RiskInputs, w: RiskWeights) -> dict[str, np.ndarray]:
-    n = len(x.link_ids)
-    one = np.ones(n)
-    age = np.nan_to_num(np.asarray(x.age_days, float), nan=0.0)
+def age_factor(age_days, w: RiskWeights) -> np.ndarray:
+    """Infant mortality before ``infant_days``, wear-out after ``wearout_years`` (NaN: 1)."""
+    age = np.nan_to_num(np.asarray(age_days, float), nan=0.0)
     years = age / DAYS_PER_YEAR
-    f_age = np.where(
+    return np.where(
         (age > 0) & (age < w.infant_days),
         w.infant_factor,
         np.where(years > w.wearout_years, 1.0 + w.wearout_per_year * (years - w.wearout_years), 1.0),
     )
+
+
+def max_age_factor(oldest_age_days: float, w: RiskWeights) -> float:
+    """An upper bound of ``age_factor`` over every age up to ``oldest_age_days``."""
+    years = max(float(oldest_age_days), 0.0) / DAYS_PER_YEAR
+    return max(1.0, float(w.infant_factor), 1.0 + w.wearout_per_year * (years - w.wearout_years))
+
+
+def _factors(x: RiskInputs, w: RiskWeights) -> dict[str, np.ndarray]:
+    n = len(x.link_ids)
+    one = np.ones(n)
+    f_age = age_factor(x.age_days, w)
     lvl = np.clip(np.asarray(x.open_alert_level, dtype=np.int64), 0, 3)
     f_open = np.concatenate([[1.0], np.asarray(w.open_alert_factor, float)])[lvl]
     past = np.asarray(x.past_alerts, float)
@@ -111,6 +122,21 @@ def _factors(x: RiskInputs, w: RiskWeights) -> dict[str, np.ndarray]:
     }
 
 
+def age_factor_sql(age_days: str, w: RiskWeights) -> str:
+    """``age_factor`` as a SQL expression over ``age_days`` (NULL: unknown,
+    factor 1), so the database can rank a million links by ``base * age`` and return only the
+    top ones. Kept beside ``_factors`` so the two stay one formula; the weights are floats
+    from code, never user input."""
+    a = f"COALESCE({age_days}, 0.0)"
+    infant, infant_f = float(w.infant_days), float(w.infant_factor)
+    wear, per_year, year = float(w.wearout_years), float(w.wearout_per_year), float(DAYS_PER_YEAR)
+    return (
+        f"(CASE WHEN {a} > 0 AND {a} < {infant!r} THEN {infant_f!r} "
+        f"WHEN {a} / {year!r} > {wear!r} THEN 1.0 + {per_year!r} * ({a} / {year!r} - {wear!r}) "
+        "ELSE 1.0 END)"
+    )
+
+
 def _reasons(x: RiskInputs, i: int, f: dict[str, np.ndarray], base: float) -> list[str]:
     out = [f"modules' cohort rate {-np.expm1(-base):.1%}/yr"]
     age = x.age_days[i]
@@ -139,9 +165,16 @@ def rank_links(x: RiskInputs, *, top: int = 50, weights: RiskWeights = RiskWeigh
     base = np.asarray(x.base_hazard, float)
     hazard = base * f["age"] * f["open"] * f["past"] * f["margin"] * f["fec"] * f["dom"]
     k = min(top, n)
-    idx = np.argpartition(-hazard, k - 1)[:k] if k < n else np.arange(n)
+    ids = np.asarray(x.link_ids)
+    if k < n:
+        # Keep every link tied with the k-th hazard, so the id tie-break below decides who is
+        # in, not argpartition's arbitrary order among equals.
+        cut = -np.partition(-hazard, k - 1)[k - 1]
+        idx = np.flatnonzero(hazard >= cut)
+    else:
+        idx = np.arange(n)
     # Highest hazard first; ties broken by link id for a stable, reproducible list.
-    idx = idx[np.lexsort((np.asarray(x.link_ids)[idx], -hazard[idx]))]
+    idx = idx[np.lexsort((ids[idx], -hazard[idx]))][:k]
     prob = -np.expm1(-hazard[idx] * weights.horizon_days / DAYS_PER_YEAR)
     return RiskRanking(
         link_ids=np.asarray(x.link_ids)[idx],

@@ -20,8 +20,8 @@ class TelemetrySample(models.Model):
     """
 
     pk = models.CompositePrimaryKey("port_id", "ts")
-    port = models.ForeignKey(
-        "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    port = models.ForeignKey(  # the composite key (port, ...) serves port lookups: no 2nd index
+        "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
     )
     ts = models.DateTimeField()
     fec_corrected_cw = UnsignedCounterField(null=True)
@@ -39,6 +39,9 @@ class TelemetrySample(models.Model):
     post_fec_ber = models.FloatField(null=True)
     temperature_c = models.FloatField(null=True)
     voltage_v = models.FloatField(null=True)
+    # the link as trained (a link running below its recorded speed or lanes is degraded)
+    speed_gbps = models.FloatField(null=True)
+    link_width = models.PositiveSmallIntegerField(null=True)
 
     class Meta:
         ordering = ["port_id", "ts"]

@@ -17,8 +17,8 @@ class TelemetryLaneSample(models.Model):
     """Per-lane gauges of one sample (module DOM), lane 0 first; a list of one for a single value."""
 
     pk = models.CompositePrimaryKey("port_id", "ts")
-    port = models.ForeignKey(
-        "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    port = models.ForeignKey(  # the composite key (port, ...) serves port lookups: no 2nd index
+        "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
     )
     ts = models.DateTimeField()
     rx_power_dbm = FloatArrayField(null=True)
@@ -57,11 +57,14 @@ class TelemetryHistogram(models.Model):
     """A FEC codeword histogram of one sample: cumulative codeword counts per bin."""
 
     pk = models.CompositePrimaryKey("port_id", "ts")
-    port = models.ForeignKey(
-        "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    port = models.ForeignKey(  # the composite key (port, ...) serves port lookups: no 2nd index
+        "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
     )
     ts = models.DateTimeField()
-    layout = models.ForeignKey(FecBinLayout, on_delete=models.PROTECT, related_name="+")
+    # Layouts are shared and never deleted; no per-row foreign-key trigger on the hot insert
+    layout = models.ForeignKey(
+        FecBinLayout, on_delete=models.PROTECT, related_name="+", db_constraint=False, db_index=False
+    )
     counts = BigIntArrayField()
 
     class Meta:
@@ -80,8 +83,8 @@ class PortObservation(models.Model):
     """
 
     pk = models.CompositePrimaryKey("port_id", "ts")
-    port = models.ForeignKey(
-        "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    port = models.ForeignKey(  # the composite key (port, ...) serves port lookups: no 2nd index
+        "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
     )
     ts = models.DateTimeField()
     module_vendor = models.CharField(max_length=100, blank=True)
@@ -162,8 +165,8 @@ class PortRollup(models.Model):
     """
 
     pk = models.CompositePrimaryKey("port_id", "bucket")
-    port = models.ForeignKey(
-        "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    port = models.ForeignKey(  # the composite key (port, ...) serves port lookups: no 2nd index
+        "inventory.Port", on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
     )
     bucket = models.DateTimeField(help_text="Bucket start (UTC)")
     seconds = models.PositiveIntegerField(default=60, help_text="Bucket width")
@@ -210,6 +213,10 @@ class PortRollup(models.Model):
     pfc_pause_duration_us = models.BigIntegerField(null=True, help_text="Time paused, microseconds")
     link_down_events = models.BigIntegerField(null=True, help_text="Link-down events")
     link_error_recovery = models.BigIntegerField(null=True, help_text="Link error recoveries")
+    speed_gbps_min = models.FloatField(null=True, help_text="Lowest link speed reported in the bucket (Gb/s)")
+    link_width_min = models.PositiveSmallIntegerField(
+        null=True, help_text="Fewest lanes in use reported in the bucket"
+    )
     # module DOM gauges
     rx_power_min_dbm = FloatArrayField(null=True, help_text="Per lane: lowest Rx power in the bucket")
     tx_power_min_dbm = FloatArrayField(null=True, help_text="Per lane: lowest Tx power in the bucket")

@@ -2,20 +2,32 @@
 
 Items that fail like modules: transceivers, and sealed cables (DAC/ACC/AOC). Each cohort
 cell is (site, vendor, part number, form factor, date-code lot); every query here groups by
-that key in the database and returns one row per cell, never one per item. The link risk
-features come from one joined query over the active links (raw SQL, as plain tuples) plus
-small evidence queries (alerts, thin test margins) keyed by link.
+that key in the database and returns one row per cell, never one per item. The modules'
+installed base, exposure and failed placements come from ONE pass (raw SQL grouped by small
+integer keys; names are joined on afterwards in Python over a few thousand cells).
+
+Link risk: the database scores every active link from its end modules' cohort hazards and
+age (the same age factor as ``forecast.risk``, written as SQL) and returns only the top
+candidates; the few links with evidence (alerts, thin margins, FEC/DOM trends) are fetched by
+id. Python ranks that union with the full model, so at most a few thousand rows ever leave
+the database however many links there are.
+
+PostgreSQL runs the heavy statements with a larger ``work_mem`` (hash joins of a million rows
+stay in memory) and without JIT compilation (it costs more than it saves here), set per
+transaction. The SQL is portable to SQLite (the embedded default).
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from django.apps import apps
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import (
     Avg,
     Count,
@@ -31,6 +43,7 @@ from django.db.models import (
     Value,
 )
 from django.db.models.functions import Coalesce, TruncDate
+from django.utils import timezone
 
 from ..choices import (
     AlertState,
@@ -40,6 +53,7 @@ from ..choices import (
     RmaOutcome,
     TransceiverStatus,
 )
+from ..forecast.risk import RiskWeights, age_factor, age_factor_sql, max_age_factor
 from ..models import (
     Alert,
     Cable,
@@ -48,6 +62,7 @@ from ..models import (
     PortRollup,
     RmaCase,
     Transceiver,
+    TransceiverModel,
     TransceiverPlacement,
 )
 
@@ -85,6 +100,12 @@ class CohortData:
     failures: dict[Key, int] = field(default_factory=lambda: defaultdict(int))
     exposure_years: dict[Key, float] = field(default_factory=lambda: defaultdict(float))
     spares_on_hand: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
+    # (transceiver model id, raw date code) -> (vendor, lot): how link ends find their cohort.
+    lots: dict[tuple[int, str], tuple[str, str]] = field(default_factory=dict)
+    # Installed modules per (model id, raw date code), and the oldest open placement: what the
+    # link ranking needs to prune (see ``link_features``).
+    module_installed: dict[tuple[int, str], int] = field(default_factory=lambda: defaultdict(int))
+    oldest_install: datetime | None = None
 
     def keys(self) -> list[Key]:
         return sorted(set(self.installed) | set(self.failures) | set(self.exposure_years))
@@ -124,10 +145,84 @@ def failed_placements():
     return TransceiverPlacement.objects.filter(end_reason=PlacementEnd.FAILED).filter(~_ntf_after())
 
 
+@contextmanager
+def _heavy_queries():
+    """Per-transaction settings for the million-row aggregates (PostgreSQL only)."""
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cur:
+                cur.execute("SET LOCAL work_mem = '256MB'")
+                cur.execute("SET LOCAL jit = off")
+        yield
+
+
+def _tables(*names: str) -> dict[str, str]:
+    return {m: apps.get_model("inventory", m)._meta.db_table for m in names}
+
+
+def _module_cells(*, now: datetime) -> list[tuple]:
+    """(site name, model id, date code, installed, exposure seconds, failures) per cell.
+
+    One pass over modules and their placements (a module without placements is one row):
+    installed is a module with status ``installed`` in a cage, counted on its open placement
+    (or its only row when it has no placement history, as imported modules have); exposure is
+    every placement's time to its removal or ``now``; a ``failed`` end is a failure unless an
+    RMA opened afterwards found no trouble. Joined once to the cage's site, grouped by integer
+    keys.
+    """
+    t = _tables(
+        "Transceiver", "TransceiverPlacement", "Cage", "Device", "Rack", "Row", "Room", "Site", "RmaCase"
+    )
+    sql = f"""
+        SELECT s.name, i.model_id, i.date_code, SUM(i.inst), SUM(i.expo), SUM(i.fail), MIN(i.open_at)
+        FROM (
+            SELECT COALESCE(p.cage_id, x.cage_id) AS cage_id, x.model_id, x.date_code,
+                   CASE WHEN x.status = %(installed)s AND x.cage_id IS NOT NULL
+                             AND (p.id IS NULL OR p.removed_at IS NULL) THEN 1 ELSE 0 END AS inst,
+                   CASE WHEN p.id IS NULL THEN 0.0
+                        ELSE COALESCE({_epoch("p.removed_at")}, %(now_s)s) - {_epoch("p.installed_at")}
+                   END AS expo,
+                   CASE WHEN p.end_reason = %(failed)s
+                             AND (n.last_ntf IS NULL OR p.removed_at IS NULL OR n.last_ntf < p.removed_at)
+                        THEN 1 ELSE 0 END AS fail,
+                   CASE WHEN p.removed_at IS NULL THEN p.installed_at END AS open_at
+            FROM {{Transceiver}} x
+            LEFT JOIN {{TransceiverPlacement}} p ON p.transceiver_id = x.id AND {{before_now}}
+            LEFT JOIN (
+                SELECT transceiver_id, MAX(opened_at) AS last_ntf FROM {{RmaCase}}
+                WHERE outcome = %(ntf)s AND transceiver_id IS NOT NULL GROUP BY transceiver_id
+            ) n ON n.transceiver_id = p.transceiver_id
+        ) i
+        JOIN {{Cage}} c ON c.id = i.cage_id
+        JOIN {{Device}} d ON d.id = c.device_id
+        LEFT JOIN {{Rack}} k ON k.id = d.rack_id
+        LEFT JOIN {{Row}} w ON w.id = k.row_id
+        LEFT JOIN {{Room}} m ON m.id = w.room_id
+        LEFT JOIN {{Site}} s ON s.id = m.site_id
+        GROUP BY s.name, i.model_id, i.date_code
+    """.format(
+        **t,
+        # A plain timestamp comparison on PostgreSQL; SQLite compares seconds.
+        before_now="p.installed_at < %(now)s"
+        if connection.vendor == "postgresql"
+        else f"{_epoch('p.installed_at')} < %(now_s)s",
+    )  # noqa: S608 - table names from model meta, values are parameters
+    params = {
+        "installed": TransceiverStatus.INSTALLED,
+        "failed": PlacementEnd.FAILED,
+        "ntf": RmaOutcome.NO_TROUBLE_FOUND,
+        "now_s": now.timestamp(),
+        "now": now,
+    }
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return cur.fetchall()
+
+
 def cohort_data(*, now: datetime) -> CohortData:
     """Installed base, confirmed failures, exposure and spares, grouped per cohort cell.
 
-    Confirmed failures (one query per source, each grouped in the database):
+    Confirmed failures:
 
     * a placement that ended ``failed``, unless an RMA opened afterwards found no trouble;
     * a confirmed RMA on a module that has no failed placement (failed before installation);
@@ -139,15 +234,69 @@ def cohort_data(*, now: datetime) -> CohortData:
     """
     data = CohortData()
     today = now.date()
+    models = {
+        mid: (vendor, part, ff)
+        for mid, vendor, part, ff in TransceiverModel.objects.values_list(
+            "pk", "vendor__name", "part_number", "form_factor"
+        )
+    }
 
-    # Installed base.
-    for r in (
-        Transceiver.objects.filter(status=TransceiverStatus.INSTALLED)
-        .values(k_site=F(_SITE), **_XCVR_KEY)
+    def module_key(site, model_id, date_code) -> Key:
+        vendor, part, ff = models.get(model_id, ("(unknown)", "(unknown)", ""))
+        lot = lot_of(date_code)
+        data.lots[(model_id, date_code or "")] = (vendor, lot)
+        return (site or NO_SITE, vendor or "(unknown)", part or "(unknown)", ff or "", lot)
+
+    with _heavy_queries():
+        cells = _module_cells(now=now)
+    for site, model_id, date_code, inst, expo_s, fail, open_at in cells:
+        key = module_key(site, model_id, date_code)
+        if inst:
+            data.installed[key] += int(inst)
+            data.module_installed[(model_id, date_code or "")] += int(inst)
+        if open_at is not None:
+            if isinstance(open_at, str):  # SQLite hands back text
+                open_at = datetime.fromisoformat(open_at)
+            if timezone.is_naive(open_at):
+                open_at = timezone.make_aware(open_at, UTC)
+            if data.oldest_install is None or open_at < data.oldest_install:
+                data.oldest_install = open_at
+        if expo_s:
+            data.exposure_years[key] += float(expo_s) / 86400.0 / 365.0
+        if fail:
+            data.failures[key] += int(fail)
+
+    # Modules that failed outside any placement (dead on arrival, or recorded failed directly):
+    # a small, indexed set (``xcvr_status_not_installed``).
+    any_failed_placement = Exists(
+        TransceiverPlacement.objects.filter(transceiver_id=OuterRef("pk"), end_reason=PlacementEnd.FAILED)
+    )
+    confirmed_rma = Exists(
+        RmaCase.objects.filter(transceiver_id=OuterRef("pk"), outcome=RmaOutcome.CONFIRMED)
+    )
+    for site, model_id, date_code, n in (
+        Transceiver.objects.exclude(status=TransceiverStatus.INSTALLED)
+        .filter((Q(confirmed_rma) | Q(status=TransceiverStatus.FAILED)) & ~Q(any_failed_placement))
+        .values_list("stock_site__name", "model_id", "date_code")
         .annotate(n=Count("pk"))
         .order_by()
     ):
-        data.installed[_key(r)] += r["n"]
+        data.failures[module_key(site, model_id, date_code)] += n
+    # An installed module with a confirmed RMA and no failed placement (rare: an RMA recorded
+    # against a module still in a cage) counts too, keyed like the module's other failures.
+    for site, model_id, date_code, n in (
+        Transceiver.objects.filter(
+            status=TransceiverStatus.INSTALLED,
+            pk__in=RmaCase.objects.filter(outcome=RmaOutcome.CONFIRMED).values("transceiver_id"),
+        )
+        .filter(~Q(any_failed_placement))
+        .values_list("stock_site__name", "model_id", "date_code")
+        .annotate(n=Count("pk"))
+        .order_by()
+    ):
+        data.failures[module_key(site, model_id, date_code)] += n
+
+    # Sealed cables (DAC/ACC/AOC): small tables, grouped in the database.
     sealed = Cable.objects.filter(kind__in=CableKind.sealed())
     cable_site = Coalesce(
         F("ends__cage__device__rack__row__room__site__name"),
@@ -166,24 +315,6 @@ def cohort_data(*, now: datetime) -> CohortData:
         .order_by()
     ):
         data.installed[_key(r)] += r["n"]
-
-    # Exposure.
-    span = ExpressionWrapper(
-        Coalesce("removed_at", Value(now)) - F("installed_at"), output_field=DurationField()
-    )
-    for r in (
-        TransceiverPlacement.objects.filter(installed_at__lt=now)
-        .values(
-            k_site=F(_SITE),
-            k_vendor=F("transceiver__model__vendor__name"),
-            k_part=F("transceiver__model__part_number"),
-            k_ff=F("transceiver__model__form_factor"),
-            k_lot=F("transceiver__date_code"),
-        )
-        .annotate(t=Sum(span))
-        .order_by()
-    ):
-        data.exposure_years[_key(r)] += _years(r["t"])
     cable_span = ExpressionWrapper(
         Coalesce(TruncDate("retired_at"), Value(today, output_field=DateField())) - F("install_date"),
         output_field=DurationField(),
@@ -196,36 +327,6 @@ def cohort_data(*, now: datetime) -> CohortData:
         .order_by()
     ):
         data.exposure_years[_key(r)] += _years(r["t"])
-
-    # Confirmed failures.
-    for r in (
-        failed_placements()
-        .values(
-            k_site=F(_SITE),
-            k_vendor=F("transceiver__model__vendor__name"),
-            k_part=F("transceiver__model__part_number"),
-            k_ff=F("transceiver__model__form_factor"),
-            k_lot=F("transceiver__date_code"),
-        )
-        .annotate(n=Count("pk"))
-        .order_by()
-    ):
-        data.failures[_key(r)] += r["n"]
-    any_failed_placement = Exists(
-        TransceiverPlacement.objects.filter(transceiver_id=OuterRef("pk"), end_reason=PlacementEnd.FAILED)
-    )
-    confirmed_rma = Exists(
-        RmaCase.objects.filter(transceiver_id=OuterRef("pk"), outcome=RmaOutcome.CONFIRMED)
-    )
-    for r in (
-        Transceiver.objects.filter(
-            (Q(confirmed_rma) | Q(status=TransceiverStatus.FAILED)) & ~Q(any_failed_placement)
-        )
-        .values(k_site=F("stock_site__name"), **_XCVR_KEY)
-        .annotate(n=Count("pk"))
-        .order_by()
-    ):
-        data.failures[_key(r)] += r["n"]
     HistoricalCable = Cable.history.model
     was_faulty = Exists(HistoricalCable.objects.filter(id=OuterRef("pk"), status=CableStatus.FAULTY))
     cable_confirmed = Exists(RmaCase.objects.filter(cable_id=OuterRef("pk"), outcome=RmaOutcome.CONFIRMED))
@@ -258,51 +359,110 @@ DOM_RULES = ("rx_power_drift",)
 
 @dataclass
 class LinkFeatures:
-    """Arrays over the active links (sorted by id) and the small evidence maps."""
+    """Arrays over the candidate links (the top scored and every link with evidence)."""
 
     link_ids: np.ndarray
+    base_hazard: np.ndarray  # failures per link-year from the end modules' cohorts
     age_days: np.ndarray
-    a_cohort: list[tuple[str, str]]  # (vendor, lot) of the module at each end, "" if none
-    b_cohort: list[tuple[str, str]]
     open_alert_level: np.ndarray
     past_alerts: np.ndarray
     min_margin_db: np.ndarray
     fec_ratio: np.ndarray
     dom_drift_db: np.ndarray
+    considered: int  # every active link was scored
+    pruned: bool = False  # the threshold fast path decided (only hot links were scored)
 
 
 def _epoch(col: str) -> str:
     if connection.vendor == "postgresql":
-        return f"EXTRACT(EPOCH FROM {col})"
+        return f"EXTRACT(EPOCH FROM {col})::float8"
     return f"CAST(strftime('%%s', {col}) AS REAL)"
 
 
-def _link_rows() -> list[tuple]:
-    """(link id, a vendor, a lot, a installed epoch, b vendor, b lot, b installed epoch)."""
-    t = {
-        m: apps.get_model("inventory", m)._meta.db_table
-        for m in ("Link", "Port", "Transceiver", "TransceiverPlacement", "TransceiverModel", "Vendor")
-    }
-    end = """
-        LEFT JOIN {Transceiver} x{s} ON x{s}.cage_id = p{s}.cage_id
-        LEFT JOIN {TransceiverModel} m{s} ON m{s}.id = x{s}.model_id
-        LEFT JOIN {Vendor} v{s} ON v{s}.id = m{s}.vendor_id
-        LEFT JOIN {TransceiverPlacement} t{s} ON t{s}.transceiver_id = x{s}.id AND t{s}.removed_at IS NULL
-    """
-    sql = f"""
-        SELECT l.id, va.name, xa.date_code, {_epoch("ta.installed_at")},
-               vb.name, xb.date_code, {_epoch("tb.installed_at")}
-        FROM {{Link}} l
-        JOIN {{Port}} pa ON pa.id = l.a_port_id
-        JOIN {{Port}} pb ON pb.id = l.b_port_id
-        {end.replace("{s}", "a")}
-        {end.replace("{s}", "b")}
-        WHERE l.active
-        ORDER BY l.id
-    """.format(**t)  # noqa: S608 - table names from model meta, no user input
-    with connection.cursor() as cur:
-        cur.execute(sql)
-        return cur.fetchall()
+def _hazard_rows(p: str = "hz") -> str:
+    """A derived table (model_id, date_code, h) from the ``<p>_*`` parameters: typed arrays on
+    PostgreSQL (``unnest``), a JSON list of triples on SQLite (``json_each``)."""
+    if connection.vendor == "postgresql":
+        return (
+            f"(SELECT * FROM unnest(%({p}_m)s::bigint[], %({p}_d)s::text[], %({p}_h)s::float8[])"
+            " AS hz(model_id, date_code, h))"
+        )
+    return (
+        "(SELECT json_extract(value, '$[0]') AS model_id, json_extract(value, '$[1]') AS date_code, "
+        f"json_extract(value, '$[2]') AS h FROM json_each(%({p}_json)s))"
+    )
+
+
+def _hazard_params(module_hazard: dict[tuple[int, str], float], p: str = "hz") -> dict:
+    items = list(module_hazard.items())
+    if connection.vendor == "postgresql":
+        return {
+            f"{p}_m": [k[0] for k, _ in items],
+            f"{p}_d": [k[1] for k, _ in items],
+            f"{p}_h": [float(h) for _, h in items],
+        }
+    return {f"{p}_json": json.dumps([[k[0], k[1], float(h)] for k, h in items])}
+
+
+def _hot_links_sql() -> str:
+    """Active links with a module of a ``hot`` cohort at either end (indexed walk from the
+    modules: cage -> ports -> links)."""
+    t = _tables("Link", "Port", "Transceiver")
+    return f"""
+        SELECT DISTINCT l.id FROM {_hazard_rows("hot")} h
+        JOIN {{Transceiver}} x ON x.model_id = h.model_id AND x.date_code = h.date_code
+        JOIN {{Port}} p ON p.cage_id = x.cage_id
+        JOIN {{Link}} l ON (l.a_port_id = p.id OR l.b_port_id = p.id) AND l.active
+    """.format(**t)  # noqa: S608 - table names from model meta
+
+
+def _id_in(col: str, param: str) -> str:
+    if connection.vendor == "postgresql":
+        return f"{col} = ANY(%({param})s)"
+    return f"{col} IN (SELECT value FROM json_each(%({param})s))"
+
+
+def _fence() -> str:
+    """Keeps the planner from inlining a subquery (so its columns are computed once per row)."""
+    return " OFFSET 0" if connection.vendor == "postgresql" else " LIMIT -1 OFFSET 0"
+
+
+def _link_scores_sql(*, where: str, tail: str, weights: RiskWeights) -> str:
+    """Every active link's base hazard (both end modules' cohort hazards) and the install time
+    of its older module, scored ``base * age factor`` (evidence factors are all >= 1, so the
+    top links by this score plus every link with evidence contain the true top links)."""
+    t = _tables("Link", "Port", "Transceiver", "TransceiverPlacement")
+    ends = ""
+    for s in "ab":
+        ends += f"""
+            LEFT JOIN {{Transceiver}} x{s} ON x{s}.cage_id = p{s}.cage_id
+            LEFT JOIN {{TransceiverPlacement}} t{s}
+                   ON t{s}.transceiver_id = x{s}.id AND t{s}.removed_at IS NULL
+            LEFT JOIN {_hazard_rows()} h{s}
+                   ON h{s}.model_id = x{s}.model_id AND h{s}.date_code = x{s}.date_code
+        """
+    return f"""
+        SELECT id, base, inst FROM (
+            SELECT id, base, inst, (%(now_s)s - inst) / 86400.0 AS age FROM (
+                SELECT id,
+                       CASE WHEN ha + hb > 0 THEN ha + hb ELSE %(prior)s END AS base,
+                       {_epoch("CASE WHEN ia IS NULL THEN ib WHEN ib IS NULL THEN ia WHEN ia < ib THEN ia ELSE ib END")} AS inst
+                FROM (
+                    SELECT l.id,
+                           CASE WHEN xa.id IS NULL THEN 0.0 ELSE COALESCE(ha.h, %(prior)s) END AS ha,
+                           CASE WHEN xb.id IS NULL THEN 0.0 ELSE COALESCE(hb.h, %(prior)s) END AS hb,
+                           ta.installed_at AS ia,
+                           tb.installed_at AS ib
+                    FROM {{Link}} l
+                    JOIN {{Port}} pa ON pa.id = l.a_port_id
+                    JOIN {{Port}} pb ON pb.id = l.b_port_id
+                    {ends}
+                    WHERE l.active AND {where}
+                ) e {_fence()}
+            ) q {_fence()}
+        ) r
+        {tail.replace("{score}", f"base * {age_factor_sql('age', weights)}")}
+    """.format(**t)  # noqa: S608 - table names from model meta, values are parameters
 
 
 def telemetry_trends(*, now: datetime, recent_hours: int = 24, baseline_days: int = 7) -> dict[int, tuple]:
@@ -350,29 +510,24 @@ def telemetry_trends(*, now: datetime, recent_hours: int = 24, baseline_days: in
     return out
 
 
-def link_features(*, now: datetime, lookback_days: int = 365, margin_below_db: float = 0.5) -> LinkFeatures:
-    rows = _link_rows()
-    n = len(rows)
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
-    now_s = now.timestamp()
-    ta = np.array([r[3] if r[3] is not None else np.nan for r in rows], dtype=float)
-    tb = np.array([r[6] if r[6] is not None else np.nan for r in rows], dtype=float)
-    installed = np.fmin(ta, tb)  # the older module: NaN only when neither end has one
-    age = (now_s - installed) / 86400.0
-    a_coh = [(r[1] or "", lot_of(r[2])) for r in rows]
-    b_coh = [(r[4] or "", lot_of(r[5])) for r in rows]
+@dataclass
+class LinkEvidence:
+    """Per link id, only for links with something to say (alerts, thin margins, trends)."""
 
-    open_level = np.zeros(n, dtype=np.int64)
-    past = np.zeros(n)
-    margin = np.full(n, np.nan)
-    fec = np.full(n, np.nan)
-    dom = np.full(n, np.nan)
+    open_level: dict[int, int] = field(default_factory=lambda: defaultdict(int))
+    past: dict[int, float] = field(default_factory=lambda: defaultdict(float))
+    margin: dict[int, float] = field(default_factory=dict)
+    fec: dict[int, float] = field(default_factory=dict)
+    dom: dict[int, float] = field(default_factory=dict)
 
-    def put(arr, lid, value, how=max):
-        i = np.searchsorted(ids, lid)
-        if i < n and ids[i] == lid:
-            arr[i] = value if np.isnan(arr[i]) else how(arr[i], value)
+    def ids(self) -> set[int]:
+        return set(self.open_level) | set(self.past) | set(self.margin) | set(self.fec) | set(self.dom)
 
+
+def link_evidence(*, now: datetime, lookback_days: int = 365, margin_below_db: float = 0.5) -> LinkEvidence:
+    """Alerts (open, and past within ``lookback_days``), thin test margins and telemetry trends,
+    keyed by link: small sets, each gathered with one query."""
+    ev = LinkEvidence()
     since = now - timedelta(days=lookback_days)
     # Alerts name the link directly, or a cable on its path.
     alerts = Alert.objects.filter(Q(state=AlertState.OPEN) | Q(opened_at__gte=since)).filter(silenced=False)
@@ -384,34 +539,33 @@ def link_features(*, now: datetime, lookback_days: int = 365, margin_below_db: f
             "cable__link_segments__link_id", "rule", "severity", "state", "evidence"
         )
     )
-    for lid, rule, sev, state, ev in by_link + by_cable:
+    for lid, rule, sev, state, evidence in by_link + by_cable:
         if lid is None:
             continue
-        i = np.searchsorted(ids, lid)
-        if i >= n or ids[i] != lid:
-            continue
         level = _SEVERITY_LEVEL.get(sev, 1)
-        ev = ev if isinstance(ev, dict) else {}
+        evidence = evidence if isinstance(evidence, dict) else {}
         if state == AlertState.OPEN:
-            open_level[i] = max(open_level[i], level)
+            ev.open_level[lid] = max(ev.open_level[lid], level)
         else:
-            past[i] += 1
+            ev.past[lid] += 1
         if rule in FEC_RULES:
             ratio = float(
-                ev.get("ratio") or (10.0 if level >= 3 else 3.0 if state == AlertState.OPEN else 1.0)
+                evidence.get("ratio") or (10.0 if level >= 3 else 3.0 if state == AlertState.OPEN else 1.0)
             )
-            fec[i] = ratio if np.isnan(fec[i]) else max(fec[i], ratio)
+            ev.fec[lid] = max(ev.fec.get(lid, ratio), ratio)
         if rule in DOM_RULES:
             drift = float(
-                ev.get("drift_db") or (2.0 if level >= 3 else 1.0 if state == AlertState.OPEN else 0.0)
+                evidence.get("drift_db") or (2.0 if level >= 3 else 1.0 if state == AlertState.OPEN else 0.0)
             )
-            dom[i] = drift if np.isnan(dom[i]) else max(dom[i], abs(drift))
+            ev.dom[lid] = drift if lid not in ev.dom else max(ev.dom[lid], abs(drift))
 
     for lid, (ratio, drift) in telemetry_trends(now=now).items():
         if not np.isnan(ratio):
-            put(fec, lid, min(float(ratio), 1e6))
+            ratio = min(float(ratio), 1e6)
+            ev.fec[lid] = max(ev.fec.get(lid, ratio), ratio)
         if not np.isnan(drift):
-            put(dom, lid, float(drift), lambda a, b: a if abs(a) >= abs(b) else b)
+            old = ev.dom.get(lid)
+            ev.dom[lid] = float(drift) if old is None or abs(drift) > abs(old) else old
 
     # Thin margins: the worst recent test on any cable of the path (only the thin ones travel).
     for lid, m in (
@@ -420,8 +574,146 @@ def link_features(*, now: datetime, lookback_days: int = 365, margin_below_db: f
         .annotate(m=Min("margin_db"))
         .order_by()
     ):
-        put(margin, lid, m, min)
-    return LinkFeatures(ids, age, a_coh, b_coh, open_level, past, margin, fec, dom)
+        if lid is not None:
+            ev.margin[lid] = min(ev.margin.get(lid, m), m)
+    return ev
+
+
+def _hot_cohorts(
+    module_hazard: dict[tuple[int, str], float], module_installed: dict[tuple[int, str], int], budget: int
+) -> tuple[dict[tuple[int, str], float], float]:
+    """The highest-hazard cohorts holding at most ``budget`` installed modules, and the hazard
+    of the best cohort left out (every module outside the set is at or below it)."""
+    ranked = sorted(module_hazard.items(), key=lambda kv: -kv[1])
+    hot: dict[tuple[int, str], float] = {}
+    total, i = 0, 0
+    while i < len(ranked):
+        j = i  # cohorts of equal hazard go in together or not at all
+        while j < len(ranked) and ranked[j][1] == ranked[i][1]:
+            j += 1
+        group = ranked[i:j]
+        n = sum(module_installed.get(key, 0) for key, _ in group)
+        if total + n > budget:
+            return hot, ranked[i][1]
+        hot.update(group)
+        total += n
+        i = j
+    return hot, 0.0
+
+
+def link_features(
+    *,
+    now: datetime,
+    module_hazard: dict[tuple[int, str], float],
+    default_hazard: float,
+    top: int,
+    weights: RiskWeights | None = None,
+    evidence: LinkEvidence | None = None,
+    module_installed: dict[tuple[int, str], int] | None = None,
+    oldest_install: datetime | None = None,
+    prune_budget: int | None = None,
+) -> LinkFeatures:
+    """Risk inputs for the links that can make the top ``top``, and how many links were ranked.
+
+    A link's hazard is its base (both end modules' cohort hazards; unknown cohorts get
+    ``default_hazard``) times the age factor times evidence factors that are all >= 1. So the
+    top links by ``base * age`` plus every link with evidence contain the true top links, and
+    only those leave the database:
+
+    * fast path (threshold pruning, exact): score only links touching the hottest cohorts
+      (``module_installed`` bounds their size); accepted when the ``top``-th score beats the
+      best any other link could reach (``2 * max(next cohort hazard, default) * max age
+      factor``, the oldest open placement bounding age);
+    * otherwise the database scores every active link and returns the best ``2 * top + 16``.
+
+    ``prune_budget``: the most modules the fast path may start from (default: 2,000, then
+    20,000).
+    """
+    w = weights or RiskWeights()
+    ev = evidence if evidence is not None else link_evidence(now=now)
+    k = 2 * top + 16
+    params = {
+        **_hazard_params(module_hazard),
+        "prior": float(default_hazard),
+        "now_s": now.timestamp(),
+        "k": k,
+    }
+    ev_ids = set(ev.ids())
+    rows, pruned = None, False
+
+    def by_ids(ids: list[int]) -> list[tuple]:
+        if not ids:
+            return []
+        params["ids"] = ids if connection.vendor == "postgresql" else json.dumps(ids)
+        cur.execute(_link_scores_sql(where=_id_in("l.id", "ids"), tail="", weights=w), params)
+        return cur.fetchall()
+
+    with _heavy_queries(), connection.cursor() as cur:
+        if module_installed and oldest_install is not None and top > 0:
+            oldest_days = (now - oldest_install).total_seconds() / 86400.0
+            f_max = max_age_factor(oldest_days, w)
+            # A small hot set first (cheap when one lot stands out), then a larger one.
+            budgets = (
+                (prune_budget,) if prune_budget is not None else (max(2_000, 4 * k), max(20_000, 20 * k))
+            )
+            tried: set | None = None
+            for budget in budgets:
+                hot, next_h = _hot_cohorts(module_hazard, module_installed, budget)
+                if not hot or next_h <= 0 or set(hot) == tried:
+                    continue
+                tried = set(hot)
+                params.update(_hazard_params(hot, "hot"))
+                cur.execute(_hot_links_sql(), params)
+                hot_ids = {r[0] for r in cur.fetchall()}
+                if len(hot_ids) < top:
+                    continue
+                cand = by_ids(sorted(hot_ids | ev_ids))
+                hot_rows = [r for r in cand if r[0] in hot_ids]
+                inst = np.array([np.nan if r[2] is None else float(r[2]) for r in hot_rows])
+                scores = np.array([float(r[1]) for r in hot_rows]) * age_factor(
+                    (now.timestamp() - inst) / 86400.0, w
+                )
+                nth = float(np.sort(scores)[::-1][top - 1])
+                if nth > 2.0 * max(next_h, float(default_hazard)) * f_max:
+                    rows, pruned = cand, True
+                    break
+        if rows is None:
+            cur.execute(
+                _link_scores_sql(where="1 = 1", tail="ORDER BY {score} DESC, id LIMIT %(k)s", weights=w),
+                params,
+            )
+            rows = cur.fetchall() + by_ids(sorted(ev_ids))
+        cur.execute(f"SELECT COUNT(*) FROM {_tables('Link')['Link']} WHERE active")  # noqa: S608
+        considered = cur.fetchone()[0]
+    by_id = {r[0]: r for r in rows}
+    ids = np.array(sorted(by_id), dtype=np.int64)
+    n = len(ids)
+    base = np.array([float(by_id[i][1]) for i in ids.tolist()], dtype=float)
+    inst = np.array(
+        [np.nan if by_id[i][2] is None else float(by_id[i][2]) for i in ids.tolist()], dtype=float
+    )
+    age = (now.timestamp() - inst) / 86400.0
+
+    def arr(d: dict, fill: float) -> np.ndarray:
+        out = np.full(n, fill, dtype=float)
+        for i, lid in enumerate(ids.tolist()):
+            v = d.get(lid)
+            if v is not None:
+                out[i] = v
+        return out
+
+    return LinkFeatures(
+        link_ids=ids,
+        base_hazard=base,
+        age_days=age,
+        open_alert_level=arr(ev.open_level, 0).astype(np.int64),
+        past_alerts=arr(ev.past, 0.0),
+        min_margin_db=arr(ev.margin, np.nan),
+        fec_ratio=arr(ev.fec, np.nan),
+        dom_drift_db=arr(ev.dom, np.nan),
+        considered=int(considered),
+        pruned=pruned,
+    )
 
 
 def link_labels(link_ids: list[int]) -> dict[int, dict]:
@@ -445,6 +737,8 @@ __all__ = [
     "LinkFeatures",
     "cohort_data",
     "failed_placements",
+    "LinkEvidence",
+    "link_evidence",
     "link_features",
     "link_labels",
 ]

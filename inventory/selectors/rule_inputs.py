@@ -97,6 +97,8 @@ def pivot(rows: RollupRows, *, start: float, bucket_s: float, buckets: int) -> P
             w.rx_low_warn_dbm[i] = float(last["rx_low_warn_dbm"])
         if last.get("speed_gbps") is not None:
             w.speed_gbps[i] = float(last["speed_gbps"])
+        if last.get("link_width") is not None:
+            w.link_width[i] = float(last["link_width"])
         serial = last.get("module_serial")
         w.module_serial[i] = serial.strip().upper() if serial else None
         if last.get("neighbor_device"):
@@ -131,7 +133,7 @@ def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable
     links = [
         lk
         for lk in Link.objects.filter(active=True).values_list(
-            "id", "a_port_id", "b_port_id", "link_class", "pmd", "fec", "speed_gbps"
+            "id", "a_port_id", "b_port_id", "link_class", "pmd", "fec", "speed_gbps", "lanes"
         )
         if lk[1] in row_of or lk[2] in row_of
     ]
@@ -158,7 +160,7 @@ def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable
     lt = LinkTable.empty(len(links))
     link_rows = {}
     labels = _port_labels({p for lk in links for p in lk[1:3]})
-    for i, (lid, a, b, cls, pmd, fec, speed) in enumerate(links):
+    for i, (lid, a, b, cls, pmd, fec, speed, lanes) in enumerate(links):
         lt.link_id[i] = lid
         lt.a_row[i] = row_of.get(a, -1)
         lt.b_row[i] = row_of.get(b, -1)
@@ -169,6 +171,7 @@ def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable
         if cs and all(c in last_loss for c in cs):
             lt.tested_loss_db[i] = sum(last_loss[c] for c in cs)
         lt.expected_speed_gbps[i] = speed if speed else np.nan
+        lt.expected_width[i] = lanes if lanes else np.nan
         link_rows[lid] = (a, b)
         for near, far in ((a, b), (b, a)):
             if near in row_of:

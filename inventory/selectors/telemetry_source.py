@@ -13,7 +13,7 @@ from datetime import datetime
 
 import numpy as np
 from django.db import connection
-from django.db.models import Avg, Max, Sum
+from django.db.models import Avg, Max, Q, Sum
 
 from ..models import PortRollup, PortTelemetryState
 
@@ -100,6 +100,18 @@ def _latest(*, start: datetime, end: datetime, port_ids: list[int] | None) -> di
             continue
         out[pid]["rx_power_dbm"] = rx
         out[pid]["tx_power_dbm"] = tx
+    # The link as trained, from the newest bucket that reported it (link_degraded).
+    trained = PortRollup.objects.filter(bucket__gte=start, bucket__lt=end).filter(
+        Q(speed_gbps_min__isnull=False) | Q(link_width_min__isnull=False)
+    )
+    if port_ids is not None:
+        trained = trained.filter(port_id__in=port_ids)
+    for pid, speed, width in trained.order_by("port_id", "-bucket").values_list(
+        "port_id", "speed_gbps_min", "link_width_min"
+    ):
+        if "speed_gbps" not in out[pid]:
+            out[pid]["speed_gbps"] = speed
+            out[pid]["link_width"] = width
     # Identity is sticky (collectors send the EEPROM rarely): the latest per port, however old.
     states = PortTelemetryState.objects.all()
     if port_ids is not None:

@@ -412,6 +412,13 @@ def parse_mlxlink(body: bytes, ctx: Context) -> list[dict]:
     s["post_fec_ber"] = _float(f.get("Effective Physical BER"))
     s["link_down_events"] = _int(f.get("Link Down Counter"))
     s["link_error_recovery"] = _int(f.get("Link Error Recovery Counter"))
+    # the link as trained ("Speed": "400G", "Width": "4x"; "N/A" or absent when down)
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*G(?:b/s)?\s*", str(f.get("Speed") or ""))
+    if m:
+        s["speed_gbps"] = float(m.group(1))
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*", str(f.get("Width") or ""))
+    if m:
+        s["link_width"] = int(m.group(1))
     if hist:
         s["fec_hist"] = [c for _, _, c in hist]
         s["fec_hist_bins"] = [[lo, hi] for lo, hi, _ in hist]

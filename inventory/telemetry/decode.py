@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from itertools import chain
+from operator import attrgetter
 from typing import Annotated, Any
 
 import msgspec
@@ -42,17 +44,22 @@ COUNTER_FIELDS = (
     "link_error_recovery",
 )
 GAUGE_FIELDS = ("pre_fec_ber", "post_fec_ber", "temperature_c", "voltage_v")
+# The link as trained: speed (Gb/s) and width (lanes in use); below the link's recorded speed
+# or lanes it is degraded (rule ``link_degraded``).
+LINK_FIELDS = ("speed_gbps", "link_width")
 LANE_FIELDS = ("rx_power_dbm", "tx_power_dbm", "bias_ma")
 IDENTITY_FIELDS = ("module_vendor", "module_part", "module_serial", "neighbor_device", "neighbor_port")
 # The module's own DOM thresholds (from its EEPROM), kept with the port's identity state.
 THRESHOLD_FIELDS = ("rx_power_low_warn_dbm", "rx_power_low_alarm_dbm", "temperature_high_warn_c")
 
 
-class Sample(msgspec.Struct, omit_defaults=True):
+class Sample(msgspec.Struct, omit_defaults=True, gc=False):
     """One sample as posted. Every field but ``device``, ``port`` and ``ts`` is optional.
 
     ``ts``: RFC 3339 with a timezone, or seconds since the Unix epoch. Unknown fields are
-    ignored (collectors may send more than we store).
+    ignored (collectors may send more than we store). ``gc=False``: a sample holds no cycles,
+    and keeping 5,000 of them out of the cyclic collector's sight keeps a batch from
+    triggering full collections.
     """
 
     device: Name
@@ -84,6 +91,8 @@ class Sample(msgspec.Struct, omit_defaults=True):
     post_fec_ber: Annotated[float, msgspec.Meta(ge=0, le=1)] | None = None
     temperature_c: Annotated[float, msgspec.Meta(ge=-100, le=250)] | None = None
     voltage_v: Annotated[float, msgspec.Meta(ge=0, le=100)] | None = None
+    speed_gbps: Annotated[float, msgspec.Meta(ge=0, le=100_000)] | None = None
+    link_width: Annotated[int, msgspec.Meta(ge=0, le=64)] | None = None
     bias_ma: float | Lanes | None = None
     rx_power_dbm: float | Lanes | None = None
     tx_power_dbm: float | Lanes | None = None
@@ -138,6 +147,9 @@ class Decoded:
     index: list[int] = field(default_factory=list)
     errors: list[ItemError] = field(default_factory=list)
     received: int = 0
+    # per-field columns of ``samples`` computed while checking (None: no item carries it),
+    # so the storage steps need not walk the items again
+    columns: dict[str, list | None] = field(default_factory=dict)
 
 
 class BodyError(ValueError):
@@ -189,10 +201,67 @@ def _check(s: Sample, *, latest: datetime) -> str | None:
     return None
 
 
+_TS = attrgetter("ts")
+
+
+def _column_checks_pass(samples: list[Sample], *, latest: datetime, columns: dict[str, list | None]) -> bool:
+    """True when every sample passes every ``_check`` as it is (the common, plain batch).
+
+    Column-wise with C-level builtins (``map``, ``max``, ``sum``, ``list.count``), so a batch
+    of 5,000 costs well under a microsecond per item and per field; when this says no, the
+    per-item ``_check`` runs and names each item's own problem. Lane gauges given as one number
+    are turned into one-lane lists here, as ``_check`` does. Fills ``columns`` (field -> values,
+    or None when no item carries the field) for the storage steps.
+    """
+    n = len(samples)
+
+    def column(name: str) -> list | None:
+        values = list(map(attrgetter(name), samples))
+        values = None if values.count(None) == n else values
+        columns[name] = values
+        return values
+
+    ts = list(map(_TS, samples))
+    if not all(type(t) is datetime and t.tzinfo is UTC for t in ts) or max(ts) > latest:
+        return False
+    columns["ts"] = ts
+    for name in COUNTER_FIELDS:
+        col = column(name)
+        if col is not None and max(filter(None, col), default=0) > U64_MAX:
+            return False
+    if column("fec_hist_bins") is not None:
+        return False
+    for name in GAUGE_FIELDS:
+        col = column(name)
+        if col is not None and not math.isfinite(sum(filter(None, col))):
+            return False  # NaN or infinity somewhere (the sum of in-range values is finite)
+    for name in LANE_FIELDS:
+        col = column(name)
+        if col is None:
+            continue
+        if any(type(v) is float for v in col):
+            for s, v in zip(samples, col, strict=True):
+                if type(v) is float:
+                    setattr(s, name, [v])
+            col = column(name)
+        values = list(filter(None, chain.from_iterable(filter(None, col))))
+        if values and (not math.isfinite(sum(map(abs, values))) or max(map(abs, values)) > 1000):
+            return False
+    return True
+
+
 def _finish(
     out: Decoded, items: list[tuple[int, Sample]], *, now: datetime, max_future: timedelta
 ) -> Decoded:
     latest = now + max_future
+    samples = [s for _, s in items]
+    columns: dict[str, list | None] = {}
+    if samples and _column_checks_pass(samples, latest=latest, columns=columns):
+        if not out.samples:
+            out.columns = columns
+        out.samples.extend(samples)
+        out.index.extend(i for i, _ in items)
+        return out
     for i, s in items:
         problem = _check(s, latest=latest)
         if problem is None:

@@ -36,6 +36,8 @@ class RawSample:
     pre_fec_ber: float | None = None
     post_fec_ber: float | None = None
     temperature_c: float | None = None
+    speed_gbps: float | None = None
+    link_width: int | None = None
     rx_power_dbm: list[float | None] | None = None
     tx_power_dbm: list[float | None] | None = None
     hist_layout: int | None = None
@@ -68,6 +70,8 @@ class Bucket:
     pre_fec_ber_max: float | None = None
     post_fec_ber_max: float | None = None
     temperature_max_c: float | None = None
+    speed_min: float | None = None
+    width_min: int | None = None
     rx_min: list[float | None] | None = None
     tx_min: list[float | None] | None = None
     hist_layout: int | None = None
@@ -102,6 +106,12 @@ def _max(a: float | None, b: float | None) -> float | None:
     if b is None:
         return a
     return b if a is None else max(a, b)
+
+
+def _min(a, b):
+    if b is None:
+        return a
+    return b if a is None else min(a, b)
 
 
 def rollup_port(
@@ -183,6 +193,8 @@ def rollup_port(
             b.pre_fec_ber_max = _max(b.pre_fec_ber_max, s.pre_fec_ber)
         b.post_fec_ber_max = _max(b.post_fec_ber_max, s.post_fec_ber)
         b.temperature_max_c = _max(b.temperature_max_c, s.temperature_c)
+        b.speed_min = _min(b.speed_min, s.speed_gbps)
+        b.width_min = _min(b.width_min, s.link_width)
         b.rx_min = _lane_min(b.rx_min, s.rx_power_dbm)
         b.tx_min = _lane_min(b.tx_min, s.tx_power_dbm)
     obs_t = [t for t, _ in observations]

@@ -177,6 +177,7 @@ class PortWindow:
     tx_power_dbm: np.ndarray  # float[N,L]
     rx_low_warn_dbm: np.ndarray  # float[N], the module's own threshold (NaN: unknown)
     speed_gbps: np.ndarray  # float[N] as reported (NaN: unknown)
+    link_width: np.ndarray  # float[N] lanes in use as reported (NaN: unknown)
     module_serial: list[str | None]  # latest reported, None: not reported
     neighbor_port_id: np.ndarray  # int64[N]: -1 none reported, -2 reported but unknown to us
     neighbor_label: list[str | None]
@@ -216,6 +217,7 @@ class PortWindow:
             tx_power_dbm=np.full((n, lanes), np.nan),
             rx_low_warn_dbm=np.full(n, np.nan),
             speed_gbps=np.full(n, np.nan),
+            link_width=np.full(n, np.nan),
             module_serial=[None] * n,
             neighbor_port_id=np.full(n, -1, dtype=np.int64),
             neighbor_label=[None] * n,
@@ -258,6 +260,7 @@ class LinkTable:
     passive_copper: np.ndarray  # bool[M]
     tested_loss_db: np.ndarray  # float[M]
     expected_speed_gbps: np.ndarray  # float[M]
+    expected_width: np.ndarray  # float[M] lanes the link is recorded with (NaN: unknown)
 
     @classmethod
     def empty(cls, m: int) -> LinkTable:
@@ -270,6 +273,7 @@ class LinkTable:
             passive_copper=np.zeros(m, dtype=bool),
             tested_loss_db=np.full(m, np.nan),
             expected_speed_gbps=np.full(m, np.nan),
+            expected_width=np.full(m, np.nan),
         )
 
 
@@ -313,6 +317,11 @@ def _fmt(x: float) -> str:
     if x is None or not np.isfinite(x):
         return "n/a"
     return f"{x:.2e}"
+
+
+def _num(x: float) -> float | None:
+    """A JSON-safe number: NaN (unknown) becomes None."""
+    return float(x) if np.isfinite(x) else None
 
 
 def _series(row: np.ndarray, points: int = 12) -> list[float | None]:
@@ -721,15 +730,22 @@ def evaluate(
     hold("link_flap", hits.flap_fire)
     exp_speed = np.full(n, np.nan)
     exp_speed[on_link] = links.expected_speed_gbps[row_link[on_link]]
-    with np.errstate(invalid="ignore"):
-        slow = np.isfinite(window.speed_gbps) & np.isfinite(exp_speed) & (window.speed_gbps < exp_speed)
+    exp_width = np.full(n, np.nan)
+    exp_width[on_link] = links.expected_width[row_link[on_link]]
+    with np.errstate(invalid="ignore"):  # NaN (unknown) compares False: never a finding
+        slow = (window.speed_gbps < exp_speed) | (window.link_width < exp_width)
     for r in np.nonzero(slow)[0]:
         r = int(r)
         add(
             "link_degraded",
             r,
             "page",
-            {"speed_gbps": float(window.speed_gbps[r]), "expected_gbps": float(exp_speed[r])},
+            {
+                "speed_gbps": _num(window.speed_gbps[r]),
+                "expected_gbps": _num(exp_speed[r]),
+                "width": _num(window.link_width[r]),
+                "expected_width": _num(exp_width[r]),
+            },
         )
     hold("link_degraded", slow)
 
@@ -941,8 +957,15 @@ def describe(f: Finding) -> tuple[str, str, str]:
         )
     if f.rule == "link_degraded":
         e = f.ends[sides[0]]
+        speed, want_speed = e.get("speed_gbps"), e.get("expected_gbps")
+        width, want_width = e.get("width"), e.get("expected_width")
+        parts = []
+        if speed is not None and want_speed is not None and speed < want_speed:
+            parts.append(f"running at {speed:g}G, expected {want_speed:g}G")
+        if width is not None and want_width is not None and width < want_width:
+            parts.append(f"{width:g} of {want_width:g} lanes up")
         return (
-            f"running at {e['speed_gbps']:.0f}G, expected {e['expected_gbps']:.0f}G",
+            "; ".join(parts) or "running below its recorded speed or width",
             "A lane is down: re-seat the modules and clean the connectors; replace the module if a lane stays dark.",
             "reseat",
         )

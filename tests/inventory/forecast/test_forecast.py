@@ -3,6 +3,7 @@ the nightly snapshot, the desk page, the CSV and the API."""
 
 import csv
 import io
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -114,6 +115,7 @@ def test_the_page_shows_the_figures_and_charts(fleet, client, user_with_role, dj
     assert "<svg" in html and "Expected failures by month" in html
     assert "45 days" in html
     assert "Download CSV for purchasing" in html
+    assert re.search(r"h lost</strong> \(\d+\.\d% of the run\)", html)
 
 
 def test_the_page_shows_a_clear_error_for_a_bad_horizon(fleet, client, user_with_role):
@@ -143,6 +145,16 @@ def test_api_exposes_the_same_figures(fleet, engineer_api, django_assert_max_num
     assert by(data, "lot")["Badoptics 2024-03"]["flagged"] is True
     spares = engineer_api.get("/api/forecast/spares/").json()
     assert {r["part_number"] for r in spares} == {"GO-400", "BO-400"}
+
+
+def test_cost_of_failure_says_the_seeds_arithmetic(fleet):
+    """65 stalls x 3.5 h = 227.5 h of a 720-h run: 31.6% (the seed's "227 hours, 31%")."""
+    params = forecast_services.ForecastParams.from_settings(hours_per_incident=3.5, run_hours=720)
+    p = forecast_services.forecast_compute(now=NOW, params=params)
+    learned = p["cost"]["learned"]
+    stalls = learned["incidents"]
+    assert learned["hours_lost"] == pytest.approx(stalls * 3.5, abs=1e-3)
+    assert learned["percent_of_run"] == pytest.approx(stalls * 3.5 / 720 * 100, abs=0.05)
 
 
 def test_api_rejects_bad_parameters_with_field_errors(fleet, engineer_api):

@@ -100,3 +100,62 @@ def test_a_rising_fec_rate_and_falling_rx_power_in_rollups_raise_a_links_risk(de
     row = next(r for r in p["risk"]["links"] if r["link_id"] == link.pk)
     assert any("FEC corrected rate x40 of baseline" in why for why in row["reasons"])
     assert any("DOM drift -4.5 dB" in why for why in row["reasons"])
+
+
+def test_the_pruned_ranking_equals_the_full_ranking(demo):
+    """The fast path scores only links touching the hottest cohorts (plus links with evidence)
+    and must pick exactly the links, order and hazards that scoring every link picks."""
+    import numpy as np
+
+    from inventory import forecast as fm
+    from inventory.selectors import forecast as fsel
+
+    now = datetime(2026, 11, 29, 12, tzinfo=UTC)
+    healthy = Link.objects.filter(active=True, link_class="rail").order_by("pk")[7]
+    Alert.objects.create(
+        rule=AlertRule.FEC_DEGRADATION,
+        severity=Severity.PAGE,
+        state=AlertState.OPEN,
+        link=healthy,
+        opened_at=now - timedelta(hours=1),
+        updated_at=now,
+        summary="corrected rate climbing",
+    )
+    data = fsel.cohort_data(now=now)
+    prior = fm.Prior().hazard
+    hazard = {key: (0.3 if vendor == BAD_VENDOR else prior) for key, (vendor, _) in data.lots.items()}
+    bad_modules = sum(n for key, n in data.module_installed.items() if hazard[key] == 0.3)
+    assert bad_modules > 0
+
+    def ranked(budget):
+        feats = fsel.link_features(
+            now=now,
+            module_hazard=hazard,
+            default_hazard=prior,
+            top=10,
+            module_installed=data.module_installed,
+            oldest_install=data.oldest_install,
+            prune_budget=budget,
+        )
+        r = fm.rank_links(
+            fm.RiskInputs(
+                link_ids=feats.link_ids,
+                base_hazard=feats.base_hazard,
+                age_days=feats.age_days,
+                open_alert_level=feats.open_alert_level,
+                past_alerts=feats.past_alerts,
+                min_margin_db=feats.min_margin_db,
+                fec_ratio=feats.fec_ratio,
+                dom_drift_db=feats.dom_drift_db,
+            ),
+            top=10,
+        )
+        return feats, r
+
+    fast, fast_rank = ranked(bad_modules)
+    full, full_rank = ranked(0)
+    assert fast.pruned and not full.pruned
+    assert fast.considered == full.considered == Link.objects.filter(active=True).count()
+    assert fast_rank.link_ids.tolist() == full_rank.link_ids.tolist()
+    assert np.allclose(fast_rank.hazard, full_rank.hazard)
+    assert fast_rank.link_ids[0] == healthy.pk  # the open page alert outranks the bad lot

@@ -71,6 +71,7 @@ def test_mlxlink_json_counters_dom_histogram_identity():
     assert s["module_vendor"] == "SAKURA" and s["module_part"] == "OSFP-400G-DR4"
     assert s["fec_hist"][:3] == [22858119037881, 65755507, 7970]
     assert s["fec_hist_bins"][15] == [15, 15] and s["fec_correction_limit"] == 15
+    assert (s["speed_gbps"], s["link_width"]) == (400.0, 4)  # the link as trained (link_degraded)
 
 
 def test_mlxlink_text():

@@ -172,6 +172,17 @@ def test_link_running_below_its_speed_is_degraded():
     assert [(x.rule, x.severity) for x in evaluate(w, f, lt).findings] == [("link_degraded", "page")]
 
 
+def test_link_running_on_fewer_lanes_is_degraded_and_unknown_width_is_not():
+    w, f, lt = fleet(2)
+    lt.expected_width[:] = [4, np.nan]
+    w.link_width[:] = [4, 2, 2, 2]  # link 0: end b trained to 2 lanes; link 1: nothing recorded
+    ev = evaluate(w, f, lt)
+    assert [(x.rule, x.link_id, x.headline) for x in ev.findings if x.rule == "link_degraded"] == [
+        ("link_degraded", int(lt.link_id[0]), ev.findings[0].headline)
+    ]
+    assert "2 of 4 lanes up" in ev.findings[0].headline
+
+
 def test_rx_power_drift_live_loss_and_module_warning():
     w, f, lt = fleet(3)
     w.rx_power_dbm[0, 2] = -4.5  # lane 3 lost 2.5 dB against its baseline: notify

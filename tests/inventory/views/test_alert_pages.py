@@ -156,3 +156,50 @@ def test_metrics_from_an_allowed_network(scene, settings):
 def test_vendor_comparison_page(scene, tech_client):
     r = tech_client.get("/vendors/compare/")
     assert r.status_code == 200 and "MMS4X00-NM" in r.content.decode()
+
+
+def test_the_grafana_dashboard_queries_only_what_metrics_serves(scene, settings):
+    """Every metric and label the shipped dashboard uses is in a real ``/metrics`` scrape."""
+    import json
+    import re
+    from pathlib import Path
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    settings.CABLETRACK_METRICS_TOKEN = "scrape-secret-1"
+    body = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-secret-1").content.decode()
+    served: dict[str, set[str]] = {}
+    for family in text_string_to_metric_families(body):
+        for sample in family.samples:
+            served.setdefault(sample.name, set()).update(sample.labels)
+    dashboard = json.loads(
+        (Path(__file__).resolve().parents[3] / "deploy" / "grafana" / "cabletrack-dashboard.json").read_text()
+    )
+
+    def queries(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if (
+                    key in ("expr", "query", "definition")
+                    and isinstance(value, str)
+                    and "cabletrack_" in value
+                ):
+                    yield value
+                else:
+                    yield from queries(value)
+        elif isinstance(node, list):
+            for item in node:
+                yield from queries(item)
+
+    exprs = list(queries(dashboard))
+    assert len(exprs) >= 7
+    for expr in exprs:
+        names = set(re.findall(r"\bcabletrack_[a-z_]+\b", expr))
+        assert names <= set(served), f"{expr}: not served: {names - set(served)}"
+        labels = set(served[next(iter(names))]).union(*(served[n] for n in names))
+        used = set()
+        for group in re.findall(r"\b(?:by|on|group_left|without)\s*\(([^)]*)\)", expr):
+            used |= {g.strip() for g in group.split(",") if g.strip()}
+        used |= set(re.findall(r"[{,]\s*([a-z_]+)\s*(?:=~|!=|!~|=)", expr))
+        used |= set(re.findall(r"label_values\([a-z_]+,\s*([a-z_]+)\)", expr))
+        assert used <= labels, f"{expr}: labels not served: {used - labels}"
