@@ -62,8 +62,11 @@ class OptimisticConcurrencyMixin:
         return etag_of(serializer_class(instance, context=self.get_serializer_context()).data)
 
     def dispatch(self, request, *args, **kwargs):
-        if request.method in UNSAFE and request.headers.get("If-Match"):
-            with transaction.atomic():  # the check and the write see the same row
+        if request.method in UNSAFE:
+            # One transaction per write: the If-Match check and the write see the same row, and
+            # a write refused half-way (a database rule, see errors.exception_handler) leaves
+            # nothing behind.
+            with transaction.atomic():
                 return super().dispatch(request, *args, **kwargs)
         return super().dispatch(request, *args, **kwargs)
 

@@ -6,6 +6,7 @@ JSON 500 with the request id (logged with its traceback), never a traceback to t
 
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, connection, transaction
 from rest_framework import exceptions
 from rest_framework.views import exception_handler as drf_handler
 
@@ -18,6 +19,18 @@ def exception_handler(exc, context):
             exc = exceptions.ValidationError(exc.message_dict)
         else:
             exc = exceptions.ValidationError({"non_field_errors": exc.messages})
+    if isinstance(exc, IntegrityError):
+        # A database rule the serializer did not check first (a CHECK or UNIQUE constraint):
+        # the statement was refused and rolled back, so nothing was written. Say which rule.
+        diag = getattr(getattr(exc, "__cause__", None), "diag", None)
+        rule = getattr(diag, "constraint_name", None) or "a database rule"
+        if connection.in_atomic_block:  # the write's own transaction (concurrency.py): undo it
+            transaction.set_rollback(True)
+        if getattr(diag, "sqlstate", None) == "23505":  # unique_violation
+            message = f"A record with these values already exists ({rule})."
+        else:
+            message = f"Refused: the values break {rule}."
+        exc = exceptions.ValidationError({"non_field_errors": [message]})
     response = drf_handler(exc, context)
     if response is not None:
         return response

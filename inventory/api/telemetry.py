@@ -13,7 +13,13 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.exceptions import ParseError, UnsupportedMediaType
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -162,10 +168,15 @@ class TelemetryIngestView(APIView):
             OpenApiParameter("format", OpenApiTypes.STR, enum=["samples", "ndjson", *adapters.FORMATS]),
             OpenApiParameter("device", OpenApiTypes.STR, description="Device name for native outputs"),
             OpenApiParameter("port", OpenApiTypes.STR, description="Port name for native outputs"),
-            OpenApiParameter("ts", OpenApiTypes.STR, description="Sample time for native outputs"),
+            OpenApiParameter(
+                "ts", OpenApiTypes.DATETIME, description="Sample time for native outputs (or epoch seconds)"
+            ),
         ],
         request={
-            "application/json": OpenApiTypes.OBJECT,
+            "application/json": inline_serializer(
+                "TelemetryBatch",
+                {"samples": serializers.ListField(child=serializers.DictField(), help_text="Sample objects")},
+            ),
             "application/x-ndjson": OpenApiTypes.STR,
             "text/plain": OpenApiTypes.STR,
         },

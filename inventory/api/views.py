@@ -2,9 +2,16 @@
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
+from django.http import Http404
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import mixins, status, viewsets
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
@@ -34,6 +41,23 @@ from ..services import transceivers as xcvr_services
 from . import serializers as s
 from .concurrency import OptimisticConcurrencyMixin
 from .server_owned import ServerOwnedFieldsMixin
+
+_PLAN_REQUIRED = ["label", "a_device", "a_port", "b_device", "b_port"]
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "required": _PLAN_REQUIRED,
+        "properties": {c: {"type": "string", "minLength": 1} for c in _PLAN_REQUIRED},
+        "additionalProperties": {
+            "oneOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}],
+            "nullable": True,
+        },
+    }
+)
+class PlanRowField(serializers.DictField):
+    """One cable of a plan: column -> text, a number, yes/no or null (never a list or object)."""
 
 
 class NoDeleteModelViewSet(
@@ -107,8 +131,11 @@ class PortViewSet(NoDeleteModelViewSet):
         port_services.port_alias_add(port=port, name=port.name, source="canonical")
 
     @extend_schema(request=None, responses={200: OpenApiResponse(description="The traced path")})
-    @action(detail=True, methods=["get"])
-    def trace(self, request, pk=None):
+    @action(detail=True, methods=["get"], url_path="trace", url_name="trace")
+    def trace_path(self, request, pk=None):
+        # Not named ``trace``: DRF dispatches an HTTP TRACE request to a view method of that name.
+        if not str(pk).isdigit():
+            raise Http404("No such port.")
         port = get_object_or_404(Port.objects.select_related("device__rack"), pk=pk)
         return Response(s.trace_as_dict(port_trace(port)))
 
@@ -256,8 +283,9 @@ class CableViewSet(NoDeleteModelViewSet):
         return Response(s.CableSerializer(self.get_queryset().get(label=kwargs["label"])).data)
 
     @extend_schema(request=None, responses={200: OpenApiResponse(description="The traced path from end A")})
-    @action(detail=True, methods=["get"])
-    def trace(self, request, label=None):
+    @action(detail=True, methods=["get"], url_path="trace", url_name="trace")
+    def trace_path(self, request, label=None):
+        # Not named ``trace``: DRF dispatches an HTTP TRACE request to a view method of that name.
         cable = self.get_object()
         end = next((e for e in cable.ends.all() if e.side == "A"), None)
         port = None
@@ -305,7 +333,18 @@ class CableViewSet(NoDeleteModelViewSet):
             "every error by row; `?dry_run=0` applies the plan only if no row has an error. 20,000 rows and "
             "`CABLETRACK_MAX_IMPORT_BYTES` per request."
         ),
-        request={"application/json": dict, "text/csv": str},
+        request={
+            "application/json": inline_serializer(
+                "CablePlan",
+                {
+                    "rows": serializers.ListField(
+                        child=PlanRowField(),
+                        min_length=1,
+                    )
+                },
+            ),
+            "text/csv": str,
+        },
         responses={
             200: OpenApiResponse(description="Per-row result"),
             400: OpenApiResponse(description="Rows with errors"),
@@ -317,6 +356,8 @@ class CableViewSet(NoDeleteModelViewSet):
 
         dry_run = request.query_params.get("dry_run", "1").lower() not in ("0", "false", "no")
         rows = _read_plan_rows(request)
+        if not rows:
+            return Response({"rows": ["The plan has no cables."]}, status=status.HTTP_400_BAD_REQUEST)
         result = cable_plan_import(rows=rows, dry_run=dry_run, actor=request.user)
         code = (
             status.HTTP_400_BAD_REQUEST
@@ -360,8 +401,6 @@ class LinkViewSet(ServerOwnedFieldsMixin, viewsets.ReadOnlyModelViewSet):
 
 def _read_plan_rows(request) -> list[dict]:
     """Rows from a JSON body ``{"rows": [...]}`` or a CSV body with a header line."""
-    import csv
-    import io
 
     from django.conf import settings
     from rest_framework.exceptions import ParseError, UnsupportedMediaType
@@ -387,7 +426,12 @@ def _read_plan_rows(request) -> list[dict]:
             raise ParseError(f"Malformed JSON: {exc}") from exc
         if not isinstance(body, dict) or not isinstance(body.get("rows"), list):
             raise ParseError('Expected {"rows": [ {...}, ... ]}.')
-        return body["rows"]
+        rows = body["rows"]
+        scalar = (str, int, float, bool, type(None))
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict) or not all(isinstance(v, scalar) for v in row.values()):
+                raise ParseError(f"Row {i}: every row is an object of column -> text or number.")
+        return rows
     from ..services import plan_files
 
     if ctype in ("text/csv", "application/csv", "application/yaml", "text/yaml", "application/x-yaml"):
@@ -400,7 +444,7 @@ def _read_plan_rows(request) -> list[dict]:
                 return plan_files.plan_rows_from_yaml(text)
             if request.query_params.get("dialect") == "netbox":
                 return plan_files.plan_rows_from_netbox_csv(text)
-            return list(csv.DictReader(io.StringIO(text)))
+            return plan_files.plan_rows_from_csv(text)
         except plan_files.PlanFileError as exc:
             raise ParseError(str(exc)) from exc
     raise UnsupportedMediaType(ctype or "none", detail="Send application/json, text/csv or application/yaml.")
