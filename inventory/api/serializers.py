@@ -29,7 +29,7 @@ from .strict import StrictModelSerializer
 
 
 def validate_label(value: str) -> str:
-    if not LABEL_RE.match(value):
+    if not LABEL_RE.fullmatch(value):
         raise serializers.ValidationError(f"Labels are {LABEL_RULE}")
     return value
 
@@ -329,8 +329,13 @@ class PositiveLengthField(serializers.DecimalField):
     """A cable length in metres, more than zero (the ``cable_length_positive`` constraint)."""
 
 
+@extend_schema_field({"type": "string", "pattern": LABEL_RE.pattern, "maxLength": 64})
+class LabelField(serializers.CharField):
+    """A cable label; the schema carries its rule (``validators.LABEL_RE``)."""
+
+
 class CableWriteSerializer(serializers.Serializer):
-    label = serializers.CharField(max_length=64, validators=[validate_label])
+    label = LabelField(max_length=64, validators=[validate_label])
     kind = serializers.ChoiceField(choices=CableKind.choices)
     role = serializers.ChoiceField(choices=CableRole.choices, required=False)
     polarity = serializers.ChoiceField(choices=Polarity.choices, required=False, allow_blank=True, default="")

@@ -90,6 +90,10 @@ def _param(request, name: str) -> str | None:
 
 
 def _default_ts(request, now: datetime) -> datetime:
+    """``?ts=`` (or ``X-Cabletrack-Ts``), read whatever the format, so a bad one is a 400 even
+    where the body carries its own times."""
+    if request.query_params.get("ts") == "":
+        raise ParseError("ts: give an RFC 3339 time or epoch seconds, or leave it out.")
     raw = _param(request, "ts")
     if not raw:
         return now
@@ -211,6 +215,7 @@ class TelemetryIngestView(APIView):
     )
     def post(self, request):
         now = timezone.now()
+        default_ts = _default_ts(request, now)
         fmt = (request.query_params.get("format") or "").strip().lower()
         ctype = (request.content_type or "").split(";")[0].strip().lower()
         if fmt and fmt not in ("samples", "json", "ndjson") and fmt not in adapters.FORMATS:
@@ -250,7 +255,7 @@ class TelemetryIngestView(APIView):
                 ctx = adapters.Context(
                     device=_param(request, "device"),
                     port=_param(request, "port"),
-                    ts=_default_ts(request, now),
+                    ts=default_ts,
                 )
                 objs = adapters.parse(fmt, body, ctx)
                 if len(objs) > max_samples:

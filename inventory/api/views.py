@@ -38,6 +38,7 @@ from ..selectors.trace import port_trace
 from ..services import cables as cable_services
 from ..services import ports as port_services
 from ..services import transceivers as xcvr_services
+from ..validators import LABEL_RE
 from . import serializers as s
 from .concurrency import OptimisticConcurrencyMixin
 from .server_owned import ServerOwnedFieldsMixin
@@ -49,7 +50,10 @@ _PLAN_REQUIRED = ["label", "a_device", "a_port", "b_device", "b_port"]
     {
         "type": "object",
         "required": _PLAN_REQUIRED,
-        "properties": {c: {"type": "string", "minLength": 1} for c in _PLAN_REQUIRED},
+        "properties": {
+            **{c: {"type": "string", "minLength": 1} for c in _PLAN_REQUIRED},
+            "label": {"type": "string", "pattern": LABEL_RE.pattern},
+        },
         "additionalProperties": {
             "oneOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}],
             "nullable": True,

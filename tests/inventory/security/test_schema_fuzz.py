@@ -84,7 +84,7 @@ NOT_EXPRESSIBLE = re.compile(
             r"does not name the (device|port)|Not a Prometheus text line|No gNMI updates found|format",
             r"Body is not valid JSON|Body must be a JSON object",
             # the file's content is not what the schema (a binary) can say
-            r"no column for|Not a readable CSV|not a Bellcore|Not an? (SOR|OTDR|zip)|The plan has no cables",
+            r"no column for|map a column to|Not a readable CSV|not a Bellcore|Not an? (SOR|OTDR|zip)|The plan has no cables",
         ]
     ),
     re.I,
