@@ -173,7 +173,14 @@ class TelemetryIngestView(APIView):
             OpenApiParameter("device", OpenApiTypes.STR, description="Device name for native outputs"),
             OpenApiParameter("port", OpenApiTypes.STR, description="Port name for native outputs"),
             OpenApiParameter(
-                "ts", OpenApiTypes.DATETIME, description="Sample time for native outputs (or epoch seconds)"
+                "ts",
+                {
+                    "anyOf": [
+                        {"type": "string", "format": "date-time"},
+                        {"type": "string", "pattern": r"^\d{1,10}(\.\d+)?$"},
+                    ]
+                },
+                description="Sample time for native outputs: RFC 3339 with a zone, or epoch seconds",
             ),
         ],
         request={
