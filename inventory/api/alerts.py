@@ -16,11 +16,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..choices import AlertRule, AlertState, Severity
-from ..filters import StrictBooleanFilter, StrictFilterSet
+from ..filters import StrictBooleanFilter, StrictFilterSet, UtcIsoDateTimeFilter
 from ..models import Alert, Cable, Device, Link, MaintenanceWindow, Rack
 from ..selectors import alerts as alert_selectors
 from ..selectors import wiring as wiring_selectors
 from ..services import alerts as alert_services
+from .concurrency import AtomicWritesMixin
 from .strict import StrictModelSerializer
 
 
@@ -33,7 +34,7 @@ class AlertFilter(StrictFilterSet):
     rack = django_filters.CharFilter(method="by_rack")
     cable = django_filters.CharFilter(method="by_cable")
     link = django_filters.NumberFilter(field_name="link_id")
-    opened_after = django_filters.IsoDateTimeFilter(field_name="opened_at", lookup_expr="gte")
+    opened_after = UtcIsoDateTimeFilter(field_name="opened_at", lookup_expr="gte")
 
     class Meta:
         model = Alert
@@ -95,7 +96,9 @@ class SilenceSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
-class AlertViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class AlertViewSet(
+    AtomicWritesMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
     """Alerts (newest first). Open alerts by default: ``?state=resolved`` or ``?state=`` for all."""
 
     serializer_class = AlertSerializer
@@ -166,7 +169,11 @@ class MaintenanceWindowSerializer(StrictModelSerializer):
 
 
 class MaintenanceWindowViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
+    AtomicWritesMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
 ):
     """Maintenance windows: silence links (ids), devices or racks (names) for a time window.
 

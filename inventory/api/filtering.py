@@ -5,7 +5,7 @@ from django.db import models
 from django_filters import rest_framework as drf_filters
 from rest_framework.exceptions import ValidationError
 
-from ..filters import StrictBooleanFilter
+from ..filters import StrictBooleanFilter, UtcIsoDateTimeFilter
 
 
 class StrictRestFilterSet(drf_filters.FilterSet):
@@ -13,6 +13,7 @@ class StrictRestFilterSet(drf_filters.FilterSet):
         **drf_filters.FilterSet.FILTER_DEFAULTS,
         models.BooleanField: {"filter_class": StrictBooleanFilter},
         models.NullBooleanField: {"filter_class": StrictBooleanFilter},
+        models.DateTimeField: {"filter_class": UtcIsoDateTimeFilter},
     }
 
 

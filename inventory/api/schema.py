@@ -74,14 +74,21 @@ def add_error_responses(result, generator, request, public):
     """
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas["Error"] = ERROR_COMPONENT
-    for component in schemas.values():
+    for name, component in schemas.items():
         for prop in component.get("properties", {}).values():
             _decimal_needs_a_digit(prop)
+        if name.endswith("Request"):
+            _no_nul(component)
     for path, item in result.get("paths", {}).items():
         for method, operation in item.items():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             _json_first(operation, schemas)
+            for param in operation.get("parameters", []):
+                if param.get("in") == "query":
+                    _no_nul(param.get("schema", {}))
+            for media in operation.get("requestBody", {}).get("content", {}).values():
+                _no_nul(media.get("schema", {}))
             responses = operation["responses"]
             for code in _error_codes(path, method, operation):
                 responses.setdefault(
@@ -130,3 +137,23 @@ def _decimal_needs_a_digit(prop: dict) -> None:
     if m:
         whole, frac = m.groups()
         prop["pattern"] = rf"^-?(?:\d{{1,{whole}}}(?:\.\d{{0,{frac}}})?|\.\d{{1,{frac}}})$"
+
+
+NO_NUL = "^[^\\u0000]*$"
+
+
+def _no_nul(schema: dict) -> None:
+    """Say what DRF and Django forms refuse in every text field: the NUL character (their
+    ``ProhibitNullCharactersValidator``). Free text only: not enums, formats or patterns."""
+    if not isinstance(schema, dict) or "$ref" in schema:
+        return
+    if schema.get("type") == "string" and not ({"enum", "format", "pattern"} & schema.keys()):
+        schema["pattern"] = NO_NUL
+    for key in ("properties",):
+        for sub in schema.get(key, {}).values():
+            _no_nul(sub)
+    for key in ("items", "additionalProperties"):
+        _no_nul(schema.get(key))
+    for key in ("oneOf", "anyOf", "allOf"):
+        for sub in schema.get(key, []):
+            _no_nul(sub)

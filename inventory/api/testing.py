@@ -37,6 +37,7 @@ from ..models import (
 from ..selectors import testing as sel
 from ..services import tester_import
 from ..services import testing as svc
+from .concurrency import AtomicWritesMixin
 from .strict import StrictModelSerializer
 
 
@@ -231,7 +232,9 @@ def _cable(label: str) -> Cable:
     return cable
 
 
-class CableTestViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class CableTestViewSet(
+    AtomicWritesMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
     """Test sessions (OLTS, OTDR, inspection, qualification) with their per-fibre results."""
 
     queryset = (
@@ -393,7 +396,7 @@ class CableTestViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         return Response(result.as_dict(), status=code)
 
 
-class InspectionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+class InspectionViewSet(AtomicWritesMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
     """End-face inspections (IEC 61300-3-35) of cable ends, module sockets and panel ports."""
 
     queryset = Inspection.objects.order_by("-inspected_at", "-pk")
@@ -421,7 +424,9 @@ class InspectionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
             if end is None:
                 raise serializers.ValidationError({"side": ["That cable has no such end."]})
         if d.get("port"):
-            port = get_object_or_404(Port, pk=d["port"])
+            port = Port.objects.filter(pk=d["port"]).first()
+            if port is None:  # a body naming a missing object is a 400, not a 404 of the URL
+                raise serializers.ValidationError({"port": ["No such port."]})
         photo = d.get("photo")
         insp = svc.cable_inspect(
             cable=cable,

@@ -51,7 +51,7 @@ _PLAN_REQUIRED = ["label", "a_device", "a_port", "b_device", "b_port"]
         "type": "object",
         "required": _PLAN_REQUIRED,
         "properties": {
-            **{c: {"type": "string", "minLength": 1} for c in _PLAN_REQUIRED},
+            **{c: {"type": "string", "pattern": r"\S"} for c in _PLAN_REQUIRED},
             "label": {"type": "string", "pattern": LABEL_RE.pattern},
         },
         "additionalProperties": {

@@ -86,3 +86,19 @@ def test_a_tester_csv_with_bare_carriage_returns_is_read(plant, client_for):
     )
     assert response.status_code in (200, 400)
     assert response.json()["headers"] == ["Cable ID", "Fibre", "Wavelength", "Loss"]
+
+
+@pytest.mark.parametrize(
+    "url", ["/api/tests/gate/?cable=%00", "/api/topology/dot/?site=a%00b", "/api/cables/?ordering=%00"]
+)
+def test_a_nul_in_the_query_string_is_a_400(plant, client_for, url):
+    response = client_for("engineer").get(url)
+    assert response.status_code == 400
+    assert "NUL" in response.json()["detail"]
+
+
+def test_a_nul_in_a_json_body_is_a_400(plant, client_for):
+    body = {"starts_at": "2026-01-01T00:00:00Z", "ends_at": "2026-01-01T01:00:00Z", "racks": ["N\u000001"]}
+    response = client_for("engineer").post("/api/maintenance-windows/", body, format="json")
+    assert response.status_code == 400
+    assert "NUL" in str(response.json())

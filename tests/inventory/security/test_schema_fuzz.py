@@ -78,13 +78,15 @@ NOT_EXPRESSIBLE = re.compile(
             # the object named does not exist / the name is taken
             r"does not exist|already exists|must make a unique set|Invalid pk|Object with|not found",
             r"No \w+ (labelled|named|with)|Unknown (port|device|cable|rack|link)|Select a valid choice",
+            # a date-time the schema allows but the calendar does not (year 1 moved to UTC)
+            r"Datetime value out of range",
             # one field depends on another
             r"must end after it starts|lasts at most|Choose at least one|Choose the cable end or the port",
             r"Give a port id, or device and port_name",
             r"does not name the (device|port)|Not a Prometheus text line|No gNMI updates found|format",
             r"Body is not valid JSON|Body must be a JSON object",
             # the file's content is not what the schema (a binary) can say
-            r"no column for|map a column to|Not a readable CSV|not a Bellcore|Not an? (SOR|OTDR|zip)|The plan has no cables",
+            r"no column for|map a column to|is not in the file|Not a readable CSV|not a Bellcore|Not an? (SOR|OTDR|zip)|The plan has no cables",
         ]
     ),
     re.I,
