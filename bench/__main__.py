@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
-SKIP = {"common", "__main__"}
+SKIP = {"common", "__main__", "locustfile"}  # locustfile: run by load.py in its own process
 
 
 def _bench_database() -> str:

@@ -254,7 +254,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["inventory.api.permissions.PlantPermission"],
     "DEFAULT_FILTER_BACKENDS": [
-        "django_filters.rest_framework.DjangoFilterBackend",
+        "inventory.api.filtering.StrictFilterBackend",
         "rest_framework.filters.OrderingFilter",
     ],
     "DEFAULT_PAGINATION_CLASS": "inventory.api.pagination.Pagination",
@@ -287,6 +287,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "inventory.api.schema.add_error_responses",
+    ],
     "ENUM_NAME_OVERRIDES": {
         **_choice_enum_overrides(),
         "CableKindEnum": "inventory.choices.CableKind",

@@ -8,3 +8,6 @@ urlpatterns = [
 ]
 
 handler500 = "inventory.views.errors.server_error"
+handler404 = "inventory.views.errors.page_not_found"
+handler403 = "inventory.views.errors.permission_denied"
+handler400 = "inventory.views.errors.bad_request"

@@ -1,6 +1,11 @@
 """FilterSets shared by the HTML lists and the API lists."""
 
+from datetime import UTC
+
 import django_filters
+from django import forms
+from django.core.exceptions import ValidationError
+from django.db import models
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
@@ -8,7 +13,70 @@ from .choices import CableKind, CableStatus, DeviceRole, TransceiverStatus
 from .models import Alert, Cable, CableEnd, Cage, Device, Port, Rack, Transceiver
 
 
-class CableFilter(django_filters.FilterSet):
+class StrictNullBooleanField(forms.NullBooleanField):
+    """A yes/no filter value that refuses what it cannot read.
+
+    Django's NullBooleanField reads anything unknown (``?passed=maybe``) as "no filter", so a
+    typo silently lists everything; here it is a 400 naming the accepted words."""
+
+    TRUE = {"true", "1", "yes", "on"}
+    FALSE = {"false", "0", "no", "off"}
+
+    def to_python(self, value):
+        if value in (None, "") or isinstance(value, bool):
+            return None if value == "" else value
+        word = str(value).strip().lower()
+        if word in self.TRUE:
+            return True
+        if word in self.FALSE:
+            return False
+        raise ValidationError("Use true or false.", code="invalid")
+
+    def validate(self, value):
+        pass
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    field_class = StrictNullBooleanField
+
+    def __init__(self, *args, **kwargs):
+        # A plain text widget: the select widgets read unknown words as "unset" before the
+        # field could refuse them (the HTML lists render their own selects).
+        kwargs.setdefault("widget", forms.TextInput)
+        super().__init__(*args, **kwargs)
+
+
+class UtcIsoDateTimeField(django_filters.fields.IsoDateTimeField):
+    """An ISO 8601 time, turned into UTC here: PostgreSQL refuses offsets past +-15:59 (a 500 the
+    fuzzer found with ``?changed_since=...-17:06``), and a time that leaves the calendar when
+    moved to UTC is a 400."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value is None:
+            return None
+        try:
+            return value.astimezone(UTC)
+        except (OverflowError, ValueError):
+            raise ValidationError("That time is out of range.", code="invalid") from None
+
+
+class UtcIsoDateTimeFilter(django_filters.IsoDateTimeFilter):
+    field_class = UtcIsoDateTimeField
+
+
+class StrictFilterSet(django_filters.FilterSet):
+    """The API's base FilterSet: model boolean fields get the strict yes/no filter."""
+
+    FILTER_DEFAULTS = {
+        **django_filters.FilterSet.FILTER_DEFAULTS,
+        models.BooleanField: {"filter_class": StrictBooleanFilter},
+        models.NullBooleanField: {"filter_class": StrictBooleanFilter},
+        models.DateTimeField: {"filter_class": UtcIsoDateTimeFilter},
+    }
+
+
+class CableFilter(StrictFilterSet):
     q = django_filters.CharFilter(method="search", label="Search")
     site = django_filters.CharFilter(method="by_site", label="Site")
     rack = django_filters.CharFilter(method="by_rack", label="Rack")
@@ -17,9 +85,9 @@ class CableFilter(django_filters.FilterSet):
     status = django_filters.MultipleChoiceFilter(choices=CableStatus.choices, distinct=False)
     kind = django_filters.MultipleChoiceFilter(choices=CableKind.choices, distinct=False)
     vendor = django_filters.CharFilter(field_name="vendor__name", lookup_expr="iexact")
-    retest_overdue = django_filters.BooleanFilter(method="by_overdue", label="Retest overdue")
-    has_open_alert = django_filters.BooleanFilter(method="by_alert", label="Has open alert")
-    changed_since = django_filters.IsoDateTimeFilter(field_name="updated_at", lookup_expr="gte")
+    retest_overdue = StrictBooleanFilter(method="by_overdue", label="Retest overdue")
+    has_open_alert = StrictBooleanFilter(method="by_alert", label="Has open alert")
+    changed_since = UtcIsoDateTimeFilter(field_name="updated_at", lookup_expr="gte")
 
     class Meta:
         model = Cable
@@ -68,7 +136,7 @@ class CableFilter(django_filters.FilterSet):
         return qs.filter(cond) if value else qs.exclude(cond)
 
 
-class TransceiverFilter(django_filters.FilterSet):
+class TransceiverFilter(StrictFilterSet):
     q = django_filters.CharFilter(method="search", label="Search")
     status = django_filters.MultipleChoiceFilter(choices=TransceiverStatus.choices, distinct=False)
     vendor = django_filters.CharFilter(field_name="model__vendor__name", lookup_expr="iexact")
@@ -85,7 +153,7 @@ class TransceiverFilter(django_filters.FilterSet):
         return qs.filter(Q(serial__icontains=value) | Q(model__part_number__icontains=value))
 
 
-class DeviceFilter(django_filters.FilterSet):
+class DeviceFilter(StrictFilterSet):
     role = django_filters.MultipleChoiceFilter(choices=DeviceRole.choices, distinct=False)
     rack = django_filters.CharFilter(field_name="rack__name")
     site = django_filters.CharFilter(field_name="rack__row__room__site__slug")
@@ -96,7 +164,7 @@ class DeviceFilter(django_filters.FilterSet):
         fields = ["role", "rack", "site", "name"]
 
 
-class PortFilter(django_filters.FilterSet):
+class PortFilter(StrictFilterSet):
     device = django_filters.CharFilter(field_name="device__name")
     name = django_filters.CharFilter(method="by_name", label="Name or alias")
 

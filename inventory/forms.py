@@ -152,7 +152,7 @@ class ReplaceForm(forms.Form):
 
     def clean_new_label(self):
         label = self.cleaned_data["new_label"].strip()
-        if not LABEL_RE.match(label):
+        if not LABEL_RE.fullmatch(label):
             raise ValidationError(LABEL_RULE)
         if Cable.objects.filter(label=label).exists():
             raise ValidationError(
@@ -223,7 +223,7 @@ class CableCreateForm(CableDescriptionMixin):
 
     def clean_label(self):
         label = self.cleaned_data["label"].strip()
-        if not LABEL_RE.match(label):
+        if not LABEL_RE.fullmatch(label):
             raise ValidationError(LABEL_RULE)
         return label
 

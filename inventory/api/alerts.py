@@ -8,31 +8,33 @@ from django.db.models import Prefetch, Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..choices import AlertRule, AlertState, Severity
+from ..filters import StrictBooleanFilter, StrictFilterSet, UtcIsoDateTimeFilter
 from ..models import Alert, Cable, Device, Link, MaintenanceWindow, Rack
 from ..selectors import alerts as alert_selectors
 from ..selectors import wiring as wiring_selectors
 from ..services import alerts as alert_services
+from .concurrency import AtomicWritesMixin
+from .strict import StrictModelSerializer
 
 
-class AlertFilter(django_filters.FilterSet):
+class AlertFilter(StrictFilterSet):
     state = django_filters.ChoiceFilter(choices=AlertState.choices)
     rule = django_filters.MultipleChoiceFilter(choices=AlertRule.choices)
     severity = django_filters.MultipleChoiceFilter(choices=Severity.choices)
-    silenced = django_filters.BooleanFilter()
-    acknowledged = django_filters.BooleanFilter(
-        field_name="acknowledged_at", lookup_expr="isnull", exclude=True
-    )
+    silenced = StrictBooleanFilter()
+    acknowledged = StrictBooleanFilter(field_name="acknowledged_at", lookup_expr="isnull", exclude=True)
     rack = django_filters.CharFilter(method="by_rack")
     cable = django_filters.CharFilter(method="by_cable")
     link = django_filters.NumberFilter(field_name="link_id")
-    opened_after = django_filters.IsoDateTimeFilter(field_name="opened_at", lookup_expr="gte")
+    opened_after = UtcIsoDateTimeFilter(field_name="opened_at", lookup_expr="gte")
 
     class Meta:
         model = Alert
@@ -59,7 +61,7 @@ class AlertFilter(django_filters.FilterSet):
         return qs.filter(Q(cables__label=value) | Q(cable__label=value)).distinct()
 
 
-class AlertSerializer(serializers.ModelSerializer):
+class AlertSerializer(StrictModelSerializer):
     cable = serializers.SlugRelatedField(slug_field="label", read_only=True)
     cables = serializers.SlugRelatedField(slug_field="label", many=True, read_only=True)
     acknowledged_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
@@ -94,7 +96,9 @@ class SilenceSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
-class AlertViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class AlertViewSet(
+    AtomicWritesMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
     """Alerts (newest first). Open alerts by default: ``?state=resolved`` or ``?state=`` for all."""
 
     serializer_class = AlertSerializer
@@ -136,7 +140,7 @@ class AlertViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         return Response(AlertSerializer(alert).data)
 
 
-class MaintenanceWindowSerializer(serializers.ModelSerializer):
+class MaintenanceWindowSerializer(StrictModelSerializer):
     links = serializers.PrimaryKeyRelatedField(
         many=True, queryset=Link.objects.filter(active=True), required=False
     )
@@ -165,7 +169,11 @@ class MaintenanceWindowSerializer(serializers.ModelSerializer):
 
 
 class MaintenanceWindowViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
+    AtomicWritesMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
 ):
     """Maintenance windows: silence links (ids), devices or racks (names) for a time window.
 
@@ -216,7 +224,12 @@ class VendorComparisonView(APIView):
     queryset = Alert.objects.none()
 
     @extend_schema(
-        parameters=[OpenApiParameter("days", int, description="Period, 1-90 days (default 7)")],
+        parameters=[
+            inline_serializer(
+                "VendorComparisonQuery",
+                {"days": serializers.IntegerField(required=False, min_value=1, max_value=90, default=7)},
+            )
+        ],
         responses={
             200: OpenApiResponse(
                 description="by_model, by_temperature and by_model_temperature (model within each band) rows"
@@ -277,8 +290,11 @@ class TopologyExportView(APIView):
     queryset = Link.objects.none()
 
     @extend_schema(
-        parameters=[OpenApiParameter("site", str, description="Site slug or name")],
-        responses={200: OpenApiResponse(description="text/plain")},
+        parameters=[
+            OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=["txt", "ufm", "dot"]),
+            OpenApiParameter("site", str, description="Site slug or name"),
+        ],
+        responses={(200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="The topology")},
     )
     def get(self, request, fmt: str):
         site = request.query_params.get("site") or None

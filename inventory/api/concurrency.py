@@ -46,7 +46,21 @@ def _tags(header: str) -> set[str]:
     return {t.strip().removeprefix("W/") for t in header.split(",") if t.strip()}
 
 
-class OptimisticConcurrencyMixin:
+class AtomicWritesMixin:
+    """Each unsafe request in one transaction (a savepoint inside another): a write that the
+    database refuses part-way (``errors.exception_handler`` turns that into a 400) leaves
+    nothing behind, and the connection stays usable."""
+
+    atomic_writes = True
+
+    def dispatch(self, request, *args, **kwargs):
+        if request.method in UNSAFE:
+            with transaction.atomic():
+                return super().dispatch(request, *args, **kwargs)
+        return super().dispatch(request, *args, **kwargs)
+
+
+class OptimisticConcurrencyMixin(AtomicWritesMixin):
     """For ``GenericViewSet`` subclasses with a retrieve action (mixed into the API's base viewset)."""
 
     def _is_object_write(self, request) -> bool:
@@ -60,12 +74,6 @@ class OptimisticConcurrencyMixin:
         finally:
             self.action = action
         return etag_of(serializer_class(instance, context=self.get_serializer_context()).data)
-
-    def dispatch(self, request, *args, **kwargs):
-        if request.method in UNSAFE and request.headers.get("If-Match"):
-            with transaction.atomic():  # the check and the write see the same row
-                return super().dispatch(request, *args, **kwargs)
-        return super().dispatch(request, *args, **kwargs)
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)

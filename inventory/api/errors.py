@@ -6,10 +6,18 @@ JSON 500 with the request id (logged with its traceback), never a traceback to t
 
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import DataError, IntegrityError, connection, transaction
 from rest_framework import exceptions
 from rest_framework.views import exception_handler as drf_handler
 
 from ..failsafe import is_unavailable, server_error_json, unavailable_response
+
+
+def _undo_the_write(context) -> None:
+    """Roll back the request's own transaction (``concurrency.AtomicWritesMixin``); outside one
+    the refused statement was its own transaction and is already gone."""
+    if getattr(context.get("view"), "atomic_writes", False) and connection.in_atomic_block:
+        transaction.set_rollback(True)
 
 
 def exception_handler(exc, context):
@@ -18,6 +26,23 @@ def exception_handler(exc, context):
             exc = exceptions.ValidationError(exc.message_dict)
         else:
             exc = exceptions.ValidationError({"non_field_errors": exc.messages})
+    if isinstance(exc, IntegrityError):
+        # A database rule the serializer did not check first (a CHECK or UNIQUE constraint):
+        # the statement was refused and rolled back, so nothing was written. Say which rule.
+        diag = getattr(getattr(exc, "__cause__", None), "diag", None)
+        rule = getattr(diag, "constraint_name", None) or "a database rule"
+        _undo_the_write(context)
+        if getattr(diag, "sqlstate", None) == "23505":  # unique_violation
+            message = f"A record with these values already exists ({rule})."
+        else:
+            message = f"Refused: the values break {rule}."
+        exc = exceptions.ValidationError({"non_field_errors": [message]})
+    if isinstance(exc, DataError):
+        # A value the database cannot hold (a NUL in text, a number past its column): refused
+        # by the database before anything was written; the client's input, so a 400.
+        _undo_the_write(context)
+        reason = "text cannot contain the NUL character" if "NUL" in str(exc) else "a value is out of range"
+        exc = exceptions.ValidationError({"non_field_errors": [f"Refused: {reason}."]})
     response = drf_handler(exc, context)
     if response is not None:
         return response

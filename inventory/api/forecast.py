@@ -7,7 +7,7 @@ Query parameters (all optional): ``days`` (custom horizon), ``lead_time_days``, 
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -132,11 +132,8 @@ class SnapshotSerializer(serializers.ModelSerializer):
         return obj.payload.get("fleet", {})
 
 
-_PARAMS = [
-    OpenApiParameter("days", int, description="Custom horizon in days (1-3650)"),
-    OpenApiParameter("lead_time_days", int, description="Replenishment lead time (1-365)"),
-    OpenApiParameter("service_level", float, description="Spares service level (0.5-0.999)"),
-]
+# The query serializer itself, so the schema carries its bounds (1-3650 days, ...).
+_PARAMS = [ForecastQuerySerializer]
 
 
 def _figures(request) -> dict:

@@ -1,5 +1,7 @@
 """OpenAPI extensions: describe our token authentication to drf-spectacular."""
 
+import re
+
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 
@@ -13,3 +15,145 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
             "scheme": "bearer",
             "description": "API token from your profile: `Authorization: Bearer ct_...`",
         }
+
+
+# --- Error responses every operation can give ------------------------------------------------
+
+ERROR_COMPONENT = {
+    "type": "object",
+    "description": (
+        "An error: `detail` (a sentence) for request-level errors, or `{field: [messages]}` for "
+        "invalid fields (`non_field_errors` for the whole object). 500 and 503 carry `request_id`."
+    ),
+    "properties": {
+        "detail": {"type": "string"},
+        "request_id": {"type": "string"},
+    },
+    "additionalProperties": True,
+}
+_ERROR_REF = {"$ref": "#/components/schemas/Error"}
+_WRITES = {"post", "put", "patch", "delete"}
+_WHY = {
+    "400": "Invalid input: the fields and what is wrong with each.",
+    "401": "No valid credentials (missing, unknown, expired or revoked token).",
+    "403": "Authenticated, but your role or token kind does not allow this.",
+    "404": "No such object.",
+    "409": "A request with this Idempotency-Key is still in progress: retry later.",
+    "412": "If-Match did not match: the object changed since you read it (body: the current object).",
+    "413": "Request body over the documented cap (`max_bytes`).",
+    "415": "Unsupported Content-Type.",
+    "422": "This Idempotency-Key was used with a different request.",
+    "428": "If-Match is required (CABLETRACK_REQUIRE_IF_MATCH) and was not sent.",
+    "503": "A backing service is down; retry after `Retry-After` seconds.",
+}
+
+
+def _error_codes(path: str, method: str, operation: dict) -> list[str]:
+    codes = ["401", "403", "503"]
+    has_query = any(p.get("in") == "query" for p in operation.get("parameters", []))
+    paginated = any(
+        p.get("in") == "query" and p.get("name") == "page" for p in operation.get("parameters", [])
+    )
+    if "{" in path or paginated:  # a page past the last one is 404 too
+        codes.append("404")
+    if method in _WRITES or has_query:
+        codes.append("400")
+    if method in _WRITES:
+        codes += ["409", "413", "415", "422"]
+        if "{" in path:
+            codes += ["412", "428"]
+    return codes
+
+
+def add_error_responses(result, generator, request, public):
+    """drf-spectacular postprocessing hook: document the errors any operation can answer.
+
+    DRF, the middleware and our views answer 400/401/403/404/413/415 (and the idempotency and
+    If-Match codes on writes) from every endpoint, but drf-spectacular only lists the success
+    response. An operation's own error response (given with ``extend_schema``) is kept.
+    """
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas["Error"] = ERROR_COMPONENT
+    for name, component in schemas.items():
+        for prop in component.get("properties", {}).values():
+            _decimal_needs_a_digit(prop)
+        if name.endswith("Request"):
+            _no_nul(component)
+    for path, item in result.get("paths", {}).items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            _json_first(operation, schemas)
+            for param in operation.get("parameters", []):
+                if param.get("in") == "query":
+                    _no_nul(param.get("schema", {}))
+            for media in operation.get("requestBody", {}).get("content", {}).values():
+                _no_nul(media.get("schema", {}))
+            responses = operation["responses"]
+            for code in _error_codes(path, method, operation):
+                responses.setdefault(
+                    code,
+                    {"description": _WHY[code], "content": {"application/json": {"schema": _ERROR_REF}}},
+                )
+    return result
+
+
+_FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _has_file(schema: dict, schemas: dict) -> bool:
+    if "$ref" in schema:
+        schema = schemas.get(schema["$ref"].rsplit("/", 1)[-1], {})
+    return any(p.get("format") == "binary" for p in schema.get("properties", {}).values())
+
+
+def _json_first(operation: dict, schemas: dict) -> None:
+    """Document form encodings only where a file needs them.
+
+    DRF's default parsers also take every JSON body as a form, but a form cannot say ``null`` or
+    carry nested objects (the string "null" is not a null), so a schema offering both for the
+    same fields promises what a form cannot deliver. Where JSON is accepted it is the documented
+    encoding, except for bodies with a file, which are multipart only."""
+    content = operation.get("requestBody", {}).get("content", {})
+    if "application/json" not in content:
+        return
+    multipart = content.get("multipart/form-data")
+    if multipart and _has_file(multipart.get("schema", {}), schemas):
+        # A file goes in multipart only: JSON cannot carry it.
+        for media in ("application/json", "application/x-www-form-urlencoded"):
+            content.pop(media, None)
+        return
+    for media in _FORMS:
+        content.pop(media, None)
+
+
+_DECIMAL = re.compile(r"^\^-\?\\d\{0,(\d+)\}\(\?:\\\.\\d\{0,(\d+)\}\)\?\$$")
+
+
+def _decimal_needs_a_digit(prop: dict) -> None:
+    """drf-spectacular's decimal pattern (``^-?\\d{0,6}(?:\\.\\d{0,2})?$``) also matches "", "-"
+    and ".", which DRF's DecimalField refuses: require a digit, as the server does."""
+    m = _DECIMAL.match(prop.get("pattern", "")) if prop.get("format") == "decimal" else None
+    if m:
+        whole, frac = m.groups()
+        prop["pattern"] = rf"^-?(?:\d{{1,{whole}}}(?:\.\d{{0,{frac}}})?|\.\d{{1,{frac}}})$"
+
+
+NO_NUL = "^[^\\u0000]*$"
+
+
+def _no_nul(schema: dict) -> None:
+    """Say what DRF and Django forms refuse in every text field: the NUL character (their
+    ``ProhibitNullCharactersValidator``). Free text only: not enums, formats or patterns."""
+    if not isinstance(schema, dict) or "$ref" in schema:
+        return
+    if schema.get("type") == "string" and not ({"enum", "format", "pattern"} & schema.keys()):
+        schema["pattern"] = NO_NUL
+    for key in ("properties",):
+        for sub in schema.get(key, {}).values():
+            _no_nul(sub)
+    for key in ("items", "additionalProperties"):
+        _no_nul(schema.get(key))
+    for key in ("oneOf", "anyOf", "allOf"):
+        for sub in schema.get(key, []):
+            _no_nul(sub)

@@ -2,6 +2,7 @@
 
 from decimal import Decimal
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ..choices import CableKind, CableRole, CableStatus, ConnectorType, Polarity, Polish
@@ -25,48 +26,50 @@ from ..models import (
 from ..models.cables import cable_url
 from ..validators import LABEL_RE, LABEL_RULE
 from .server_owned import MANUAL_CABLE_STATUSES
+from .strict import StrictModelSerializer
 
 
 def validate_label(value: str) -> str:
-    if not LABEL_RE.match(value):
+    if not LABEL_RE.fullmatch(value):
         raise serializers.ValidationError(f"Labels are {LABEL_RULE}")
     return value
 
 
-class SiteSerializer(serializers.ModelSerializer):
+class SiteSerializer(StrictModelSerializer):
     class Meta:
         model = Site
         fields = ["id", "name", "slug", "description", "team", "retest_interval_days"]
 
 
-class RoomSerializer(serializers.ModelSerializer):
+class RoomSerializer(StrictModelSerializer):
     class Meta:
         model = Room
         fields = ["id", "site", "name"]
 
 
-class RowSerializer(serializers.ModelSerializer):
+class RowSerializer(StrictModelSerializer):
     class Meta:
         model = Row
         fields = ["id", "room", "name", "team"]
 
 
-class RackSerializer(serializers.ModelSerializer):
+class RackSerializer(StrictModelSerializer):
     site = serializers.CharField(source="row.room.site.slug", read_only=True)
 
     class Meta:
         model = Rack
         fields = ["id", "name", "row", "site", "u_height", "position", "team"]
+        extra_kwargs = {"u_height": {"min_value": 1, "max_value": 60}}  # rack_u_height_range
 
 
-class VendorSerializer(serializers.ModelSerializer):
+class VendorSerializer(StrictModelSerializer):
     class Meta:
         model = Vendor
         fields = ["id", "name", "slug"]
 
 
-class DeviceSerializer(serializers.ModelSerializer):
-    rack_name = serializers.CharField(source="rack.name", read_only=True, default=None)
+class DeviceSerializer(StrictModelSerializer):
+    rack_name = serializers.CharField(source="rack.name", read_only=True, default=None, allow_null=True)
 
     class Meta:
         model = Device
@@ -85,21 +88,22 @@ class DeviceSerializer(serializers.ModelSerializer):
             "retired_at",
         ]
         read_only_fields = ["retired_at"]
+        extra_kwargs = {"height_u": {"min_value": 1}}  # device_height_positive
 
 
-class CageSerializer(serializers.ModelSerializer):
+class CageSerializer(StrictModelSerializer):
     class Meta:
         model = Cage
         fields = ["id", "device", "name", "index", "form_factor", "lanes"]
 
 
-class PortAliasSerializer(serializers.ModelSerializer):
+class PortAliasSerializer(StrictModelSerializer):
     class Meta:
         model = PortAlias
         fields = ["name", "source", "valid_from", "valid_to"]
 
 
-class PortSerializer(serializers.ModelSerializer):
+class PortSerializer(StrictModelSerializer):
     device_name = serializers.CharField(source="device.name", read_only=True)
     aliases = PortAliasSerializer(many=True, read_only=True)
 
@@ -126,6 +130,7 @@ class PortSerializer(serializers.ModelSerializer):
             "retired_at",
         ]
         read_only_fields = ["retired_at"]
+        extra_kwargs = {"lane_count": {"min_value": 1}}  # port_lane_count_positive
 
 
 class PortAliasWriteSerializer(serializers.Serializer):
@@ -133,7 +138,7 @@ class PortAliasWriteSerializer(serializers.Serializer):
     source = serializers.CharField(max_length=32, required=False, allow_blank=True, default="")
 
 
-class TransceiverModelSerializer(serializers.ModelSerializer):
+class TransceiverModelSerializer(StrictModelSerializer):
     vendor_name = serializers.CharField(source="vendor.name", read_only=True)
 
     class Meta:
@@ -160,7 +165,7 @@ class TransceiverModelSerializer(serializers.ModelSerializer):
         ]
 
 
-class PlacementSerializer(serializers.ModelSerializer):
+class PlacementSerializer(StrictModelSerializer):
     cage_name = serializers.CharField(source="cage.__str__", read_only=True)
 
     class Meta:
@@ -168,7 +173,7 @@ class PlacementSerializer(serializers.ModelSerializer):
         fields = ["cage", "cage_name", "installed_at", "removed_at", "end_reason", "notes"]
 
 
-class TransceiverSerializer(serializers.ModelSerializer):
+class TransceiverSerializer(StrictModelSerializer):
     part_number = serializers.CharField(source="model.part_number", read_only=True)
     vendor = serializers.CharField(source="model.vendor.name", read_only=True)
     location = serializers.SerializerMethodField()
@@ -354,8 +359,8 @@ class CableListSerializer(serializers.ListSerializer):
         return super().to_representation(cables)
 
 
-class CableSerializer(serializers.ModelSerializer):
-    vendor = serializers.CharField(source="vendor.name", read_only=True, default=None)
+class CableSerializer(StrictModelSerializer):
+    vendor = serializers.CharField(source="vendor.name", read_only=True, default=None, allow_null=True)
     ends = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
 
@@ -445,12 +450,30 @@ class EndRefSerializer(serializers.Serializer):
         return attrs
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "format": "decimal",
+        # 0.01 to 99999.99 with at most two decimals (drf-spectacular's own pattern also allows 0)
+        "pattern": r"^(?:0*[1-9]\d{0,4}(?:\.\d{0,2})?|0*\.(?:0[1-9]|[1-9]\d?))$",
+        "nullable": True,
+    }
+)
+class PositiveLengthField(serializers.DecimalField):
+    """A cable length in metres, more than zero (the ``cable_length_positive`` constraint)."""
+
+
+@extend_schema_field({"type": "string", "pattern": LABEL_RE.pattern, "maxLength": 64})
+class LabelField(serializers.CharField):
+    """A cable label; the schema carries its rule (``validators.LABEL_RE``)."""
+
+
 class CableWriteSerializer(serializers.Serializer):
-    label = serializers.CharField(max_length=64, validators=[validate_label])
+    label = LabelField(max_length=64, validators=[validate_label])
     kind = serializers.ChoiceField(choices=CableKind.choices)
     role = serializers.ChoiceField(choices=CableRole.choices, required=False)
     polarity = serializers.ChoiceField(choices=Polarity.choices, required=False, allow_blank=True, default="")
-    length_m = serializers.DecimalField(
+    length_m = PositiveLengthField(
         max_digits=7, decimal_places=2, required=False, allow_null=True, min_value=Decimal("0.01")
     )
     vendor = serializers.CharField(required=False, allow_blank=True, max_length=100)
@@ -464,10 +487,11 @@ class CableWriteSerializer(serializers.Serializer):
     )
     notes = serializers.CharField(required=False, allow_blank=True, default="")
     a = EndRefSerializer()
-    b = EndRefSerializer(many=True, min_length=1, max_length=8)
+    # A ListField, not many=True: drf-spectacular documents its minItems/maxItems.
+    b = serializers.ListField(child=EndRefSerializer(), min_length=1, max_length=8)
 
 
-class CableUpdateSerializer(serializers.ModelSerializer):
+class CableUpdateSerializer(StrictModelSerializer):
     """Editable facts of a cable. Status moves through its own endpoints (gate, retire)."""
 
     class Meta:
@@ -494,7 +518,7 @@ class RetireSerializer(serializers.Serializer):
     reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
 
 
-class LinkSerializer(serializers.ModelSerializer):
+class LinkSerializer(StrictModelSerializer):
     a = serializers.CharField(source="a_port.__str__", read_only=True)
     b = serializers.CharField(source="b_port.__str__", read_only=True)
     cables = serializers.SerializerMethodField()

@@ -15,7 +15,13 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.exceptions import ParseError, UnsupportedMediaType
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -103,6 +109,10 @@ def _param(request, name: str) -> str | None:
 
 
 def _default_ts(request, now: datetime) -> datetime:
+    """``?ts=`` (or ``X-Cabletrack-Ts``), read whatever the format, so a bad one is a 400 even
+    where the body carries its own times."""
+    if request.query_params.get("ts") == "":
+        raise ParseError("ts: give an RFC 3339 time or epoch seconds, or leave it out.")
     raw = _param(request, "ts")
     if not raw:
         return now
@@ -181,10 +191,28 @@ class TelemetryIngestView(APIView):
             OpenApiParameter("format", OpenApiTypes.STR, enum=["samples", "ndjson", *adapters.FORMATS]),
             OpenApiParameter("device", OpenApiTypes.STR, description="Device name for native outputs"),
             OpenApiParameter("port", OpenApiTypes.STR, description="Port name for native outputs"),
-            OpenApiParameter("ts", OpenApiTypes.STR, description="Sample time for native outputs"),
+            OpenApiParameter(
+                "ts",
+                {
+                    "anyOf": [
+                        {"type": "string", "format": "date-time"},
+                        {"type": "string", "pattern": r"^\d{1,10}(\.\d+)?$"},
+                    ]
+                },
+                description="Sample time for native outputs: RFC 3339 with a zone, or epoch seconds",
+            ),
         ],
         request={
-            "application/json": OpenApiTypes.OBJECT,
+            "application/json": inline_serializer(
+                "TelemetryBatch",
+                {
+                    # Any items: one that is not a sample object is refused by itself (per-item
+                    # policy), so the schema does not refuse the batch for it.
+                    "samples": serializers.ListField(
+                        child=serializers.JSONField(), help_text="Sample objects (see above)"
+                    )
+                },
+            ),
             "application/x-ndjson": OpenApiTypes.STR,
             "text/plain": OpenApiTypes.STR,
         },
@@ -219,6 +247,7 @@ class TelemetryIngestView(APIView):
     )
     def post(self, request):
         now = timezone.now()
+        default_ts = _default_ts(request, now)
         fmt = (request.query_params.get("format") or "").strip().lower()
         ctype = (request.content_type or "").split(";")[0].strip().lower()
         if fmt and fmt not in ("samples", "json", "ndjson") and fmt not in adapters.FORMATS:
@@ -248,9 +277,9 @@ class TelemetryIngestView(APIView):
             )
         body = read_body(request, limit=settings.CABLETRACK_TELEMETRY_MAX_BODY_BYTES)
         with _gc_paused():
-            return self._ingest(request, fmt, body, now)
+            return self._ingest(request, fmt, body, now, default_ts)
 
-    def _ingest(self, request, fmt: str, body: bytes, now: datetime) -> Response:
+    def _ingest(self, request, fmt: str, body: bytes, now: datetime, default_ts: datetime) -> Response:
         max_future = timedelta(seconds=settings.CABLETRACK_TELEMETRY_MAX_FUTURE_SECONDS)
         max_samples = settings.CABLETRACK_TELEMETRY_MAX_SAMPLES
         try:
@@ -262,7 +291,7 @@ class TelemetryIngestView(APIView):
                 ctx = adapters.Context(
                     device=_param(request, "device"),
                     port=_param(request, "port"),
-                    ts=_default_ts(request, now),
+                    ts=default_ts,
                 )
                 objs = adapters.parse(fmt, body, ctx)
                 if len(objs) > max_samples:

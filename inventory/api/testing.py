@@ -7,7 +7,13 @@ from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
@@ -31,9 +37,11 @@ from ..models import (
 from ..selectors import testing as sel
 from ..services import tester_import
 from ..services import testing as svc
+from .concurrency import AtomicWritesMixin
+from .strict import StrictModelSerializer
 
 
-class FibreResultSerializer(serializers.ModelSerializer):
+class FibreResultSerializer(StrictModelSerializer):
     class Meta:
         model = FibreResult
         fields = [
@@ -47,7 +55,7 @@ class FibreResultSerializer(serializers.ModelSerializer):
         ]
 
 
-class OtdrTraceSerializer(serializers.ModelSerializer):
+class OtdrTraceSerializer(StrictModelSerializer):
     download_url = serializers.SerializerMethodField()
 
     class Meta:
@@ -78,7 +86,7 @@ class OtdrTraceSerializer(serializers.ModelSerializer):
         return f"/files/otdr/{obj.pk}"
 
 
-class CableTestSerializer(serializers.ModelSerializer):
+class CableTestSerializer(StrictModelSerializer):
     cable = serializers.SlugRelatedField(slug_field="label", read_only=True)
     technician = serializers.SlugRelatedField(slug_field="username", read_only=True)
     fibres = FibreResultSerializer(many=True, read_only=True)
@@ -144,7 +152,10 @@ class OtdrUploadSerializer(serializers.Serializer):
     cable = serializers.CharField(help_text="Cable label")
     fibre = serializers.IntegerField(min_value=1, default=1)
     files = serializers.ListField(
-        child=serializers.FileField(), help_text="One or more .sor files (SOR v1 or v2)"
+        # An empty file is refused by the SOR reader, naming the file (DRF would say "file 0").
+        child=serializers.FileField(allow_empty_file=True),
+        min_length=1,
+        help_text="One or more .sor files (SOR v1 or v2)",
     )
     notes = serializers.CharField(required=False, allow_blank=True, default="")
 
@@ -163,18 +174,41 @@ class QualificationSerializer(serializers.Serializer):
     tested_at = serializers.DateTimeField(required=False)
 
 
+@extend_schema_field({"type": "object", "additionalProperties": True, "nullable": True})
+class JsonObjectField(serializers.JSONField):
+    """A JSON object, in a JSON body or as a JSON string in a multipart part."""
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value is not None and not isinstance(value, dict):
+            raise serializers.ValidationError("A JSON object.")
+        return value
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {k: {"type": "string"} for k in tester_import.FIELDS},
+        "additionalProperties": False,
+        "nullable": True,
+    }
+)
+class ColumnMappingField(JsonObjectField):
+    """Our field -> the CSV column; the keys are ``tester_import.FIELDS``."""
+
+
 class ImportSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="A tester CSV export, or a zip of SOR files and CSVs")
     instrument = serializers.CharField(
         help_text="Instrument name; its confirmed column mapping is remembered"
     )
-    mapping = serializers.JSONField(
+    mapping = ColumnMappingField(
         required=False, help_text='Our field -> the CSV column, e.g. {"cable": "Cable ID"}'
     )
     apply = serializers.BooleanField(default=False, help_text="false: preview; true: apply all-or-nothing")
 
 
-class InspectionSerializer(serializers.ModelSerializer):
+class InspectionSerializer(StrictModelSerializer):
     class Meta:
         model = Inspection
         fields = ["id", "cable_end", "port", "test", "inspected_at", "passed", "zones", "cleaned", "photo"]
@@ -186,7 +220,7 @@ class InspectionCreateSerializer(serializers.Serializer):
     leg = serializers.IntegerField(required=False, default=0)
     port = serializers.IntegerField(required=False, help_text="Or a port id (module socket, panel port)")
     passed = serializers.BooleanField()
-    zones = serializers.JSONField(required=False)
+    zones = JsonObjectField(required=False, allow_null=True, help_text="Zone -> finding")
     cleaned = serializers.BooleanField(default=False)
     photo = serializers.FileField(required=False)
 
@@ -198,7 +232,9 @@ def _cable(label: str) -> Cable:
     return cable
 
 
-class CableTestViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class CableTestViewSet(
+    AtomicWritesMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
     """Test sessions (OLTS, OTDR, inspection, qualification) with their per-fibre results."""
 
     queryset = (
@@ -360,7 +396,7 @@ class CableTestViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         return Response(result.as_dict(), status=code)
 
 
-class InspectionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+class InspectionViewSet(AtomicWritesMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
     """End-face inspections (IEC 61300-3-35) of cable ends, module sockets and panel ports."""
 
     queryset = Inspection.objects.order_by("-inspected_at", "-pk")
@@ -388,7 +424,9 @@ class InspectionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
             if end is None:
                 raise serializers.ValidationError({"side": ["That cable has no such end."]})
         if d.get("port"):
-            port = get_object_or_404(Port, pk=d["port"])
+            port = Port.objects.filter(pk=d["port"]).first()
+            if port is None:  # a body naming a missing object is a 400, not a 404 of the URL
+                raise serializers.ValidationError({"port": ["No such port."]})
         photo = d.get("photo")
         insp = svc.cable_inspect(
             cable=cable,
@@ -415,10 +453,15 @@ class CommissioningReportView(APIView):
             OpenApiParameter("row", OpenApiTypes.INT, description="Row id"),
             OpenApiParameter("rack", OpenApiTypes.STR, description="Rack name"),
         ],
-        responses={200: OpenApiResponse(description="Report: counts and one entry per link")},
+        responses={
+            200: OpenApiResponse(description="Report: counts and one entry per link"),
+            404: OpenApiResponse(description="No such rack, row or site"),
+        },
     )
     def get(self, request):
         q = request.query_params
+        if q.get("row") and not q["row"].lstrip("-").isdigit():
+            raise serializers.ValidationError({"row": ["A row id (a whole number)."]})
         rack = get_object_or_404(Rack, name=q["rack"]) if q.get("rack") else None
         row = get_object_or_404(Row, pk=q["row"]) if q.get("row") and not rack else None
         site = get_object_or_404(Site, slug=q["site"]) if q.get("site") and not (rack or row) else None

@@ -2,9 +2,16 @@
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
+from django.http import Http404
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import mixins, status, viewsets
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
@@ -30,9 +37,30 @@ from ..selectors.trace import port_trace
 from ..services import cables as cable_services
 from ..services import ports as port_services
 from ..services import transceivers as xcvr_services
+from ..validators import LABEL_RE
 from . import serializers as s
 from .concurrency import OptimisticConcurrencyMixin
 from .server_owned import ServerOwnedFieldsMixin
+
+_PLAN_REQUIRED = ["label", "a_device", "a_port", "b_device", "b_port"]
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "required": _PLAN_REQUIRED,
+        "properties": {
+            **{c: {"type": "string", "pattern": r"\S"} for c in _PLAN_REQUIRED},
+            "label": {"type": "string", "pattern": LABEL_RE.pattern},
+        },
+        "additionalProperties": {
+            "oneOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}],
+            "nullable": True,
+        },
+    }
+)
+class PlanRowField(serializers.DictField):
+    """One cable of a plan: column -> text, a number, yes/no or null (never a list or object)."""
 
 
 class NoDeleteModelViewSet(
@@ -158,8 +186,11 @@ class PortViewSet(NoDeleteModelViewSet):
         port_services.port_alias_add(port=port, name=port.name, source="canonical")
 
     @extend_schema(request=None, responses={200: OpenApiResponse(description="The traced path")})
-    @action(detail=True, methods=["get"])
-    def trace(self, request, pk=None):
+    @action(detail=True, methods=["get"], url_path="trace", url_name="trace")
+    def trace_path(self, request, pk=None):
+        # Not named ``trace``: DRF dispatches an HTTP TRACE request to a view method of that name.
+        if not str(pk).isdigit():
+            raise Http404("No such port.")
         port = get_object_or_404(Port.objects.select_related("device__rack"), pk=pk)
         return Response(s.trace_as_dict(port_trace(port)))
 
@@ -327,8 +358,9 @@ class CableViewSet(NoDeleteModelViewSet):
         return Response(s.CableSerializer(self.get_queryset().get(label=kwargs["label"])).data)
 
     @extend_schema(request=None, responses={200: OpenApiResponse(description="The traced path from end A")})
-    @action(detail=True, methods=["get"])
-    def trace(self, request, label=None):
+    @action(detail=True, methods=["get"], url_path="trace", url_name="trace")
+    def trace_path(self, request, label=None):
+        # Not named ``trace``: DRF dispatches an HTTP TRACE request to a view method of that name.
         cable = self.get_object()
         end = next((e for e in cable.ends.all() if e.side == "A"), None)
         port = None
@@ -379,7 +411,20 @@ class CableViewSet(NoDeleteModelViewSet):
             "every error by row; `?dry_run=0` applies the plan only if no row has an error. 20,000 rows and "
             "`CABLETRACK_MAX_IMPORT_BYTES` per request."
         ),
-        request={"application/json": dict, "text/csv": str, "application/yaml": str, "text/plain": str},
+        request={
+            "application/json": inline_serializer(
+                "CablePlan",
+                {
+                    "rows": serializers.ListField(
+                        child=PlanRowField(),
+                        min_length=1,
+                    )
+                },
+            ),
+            "text/csv": str,
+            "application/yaml": str,
+            "text/plain": str,
+        },
         responses={
             200: OpenApiResponse(description="Per-row result"),
             400: OpenApiResponse(description="Rows with errors"),
@@ -394,6 +439,8 @@ class CableViewSet(NoDeleteModelViewSet):
         already = None
         if isinstance(rows, tuple):  # the topology list: (rows, paths already recorded)
             rows, already = rows
+        if not rows and already is None:
+            return Response({"rows": ["The plan has no cables."]}, status=status.HTTP_400_BAD_REQUEST)
         result = cable_plan_import(rows=rows, dry_run=dry_run, actor=request.user)
         code = (
             status.HTTP_400_BAD_REQUEST
@@ -471,9 +518,6 @@ def _read_body_text(request) -> str:
 def _read_plan_rows(request) -> list[dict] | tuple[list[dict], int]:
     """Rows from a JSON body ``{"rows": [...]}``, a CSV (plain or NetBox's) or YAML plan, or
     the topology port list (then ``(rows, paths already recorded)``)."""
-    import csv
-    import io
-
     from rest_framework.exceptions import ParseError, UnsupportedMediaType
 
     ctype = (request.content_type or "").split(";")[0].strip().lower()
@@ -492,7 +536,12 @@ def _read_plan_rows(request) -> list[dict] | tuple[list[dict], int]:
             raise ParseError(f"Malformed JSON: {exc}") from exc
         if not isinstance(body, dict) or not isinstance(body.get("rows"), list):
             raise ParseError('Expected {"rows": [ {...}, ... ]}.')
-        return body["rows"]
+        rows = body["rows"]
+        scalar = (str, int, float, bool, type(None))
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict) or not all(isinstance(v, scalar) for v in row.values()):
+                raise ParseError(f"Row {i}: every row is an object of column -> text or number.")
+        return rows
     from ..services import plan_files
 
     try:
@@ -502,6 +551,6 @@ def _read_plan_rows(request) -> list[dict] | tuple[list[dict], int]:
             return plan_files.plan_rows_from_topology(text, kind=request.query_params.get("kind", ""))
         if request.query_params.get("dialect") == "netbox":
             return plan_files.plan_rows_from_netbox_csv(text)
-        return list(csv.DictReader(io.StringIO(text)))
+        return plan_files.plan_rows_from_csv(text)
     except plan_files.PlanFileError as exc:
         raise ParseError(str(exc)) from exc

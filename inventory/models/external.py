@@ -7,7 +7,9 @@ class ExternalRef(models.Model):
     Makes re-imports idempotent and lets a sync notice a cable that moved over there.
     """
 
-    source = models.CharField(max_length=200, help_text="e.g. netbox:https://netbox.example.com or nautobot:https://...")
+    source = models.CharField(
+        max_length=200, help_text="e.g. netbox:https://netbox.example.com or nautobot:https://..."
+    )
     kind = models.CharField(max_length=30, help_text="site, rack, device, cage, port, module, cable, ...")
     external_id = models.CharField(max_length=64, help_text="NetBox's integer id or Nautobot's UUID, as text")
     object_id = models.BigIntegerField()

@@ -112,7 +112,7 @@ def _parse(n: int, raw: dict) -> _Row:
     label = res.label
     if not label:
         err["label"] = "Required."
-    elif not LABEL_RE.match(label):
+    elif not LABEL_RE.fullmatch(label):
         err["label"] = LABEL_RULE
     kind = _text(raw, "kind").upper().replace("-", "_")
     if kind not in _KINDS:

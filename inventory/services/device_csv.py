@@ -28,6 +28,7 @@ from ..choices import DeviceRole
 from ..models import Device, Rack, Vendor
 from .cable_plan import PlanResult, RowResult
 from .netbox_import import ROLE_MAP
+from .plan_files import PlanFileError, csv_dict_rows
 
 MAX_ROWS = 20_000
 COLUMNS = [
@@ -108,9 +109,9 @@ class _Row:
 def devices_csv_import(*, text: str, dry_run: bool = True, actor=None) -> PlanResult:
     """Read NetBox's device CSV; a dry run reports per row, an apply writes all rows or none."""
     try:
-        raw_rows = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))
-    except csv.Error as exc:
-        raise DeviceCsvError(f"Not valid CSV: {exc}") from exc
+        raw_rows = csv_dict_rows(text)
+    except PlanFileError as exc:
+        raise DeviceCsvError(str(exc)) from exc
     if raw_rows and "name" not in raw_rows[0]:
         raise DeviceCsvError("The header needs at least: name, role, rack, position.")
     result = PlanResult(dry_run=dry_run)

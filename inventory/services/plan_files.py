@@ -101,14 +101,28 @@ def plan_rows_from_yaml(text: str) -> list[dict]:
     return rows
 
 
+def csv_dict_rows(text: str) -> list[dict]:
+    """CSV text -> one dict per row, or ``PlanFileError`` in words.
+
+    Universal newlines (a lone CR ends a row, as old spreadsheet exports write them), and the
+    csv module's own refusals (a NUL byte, an over-long field) become a clear error instead of
+    escaping as a server error. Cells beyond the header row are dropped (``DictReader`` would
+    keep them as a list under the key ``None``)."""
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff"), newline=None))
+    try:
+        return [{k: v for k, v in row.items() if k is not None} for row in reader]
+    except csv.Error as exc:
+        raise PlanFileError(f"Not a readable CSV file (line {reader.line_num}): {exc}.") from None
+
+
 def plan_rows_from_csv(text: str) -> list[dict]:
-    return list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))
+    return csv_dict_rows(text)
 
 
 def plan_rows_from_netbox_csv(text: str) -> list[dict]:
     """NetBox's cable bulk-import CSV (``side_a_device, side_a_type, side_a_name, ...``)."""
     rows = []
-    for raw in csv.DictReader(io.StringIO(text.lstrip("\ufeff"))):
+    for raw in csv_dict_rows(text):
         unit = (raw.get("length_unit") or "m").strip()
         length = (raw.get("length") or "").strip()
         length_m = (

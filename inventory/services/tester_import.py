@@ -91,13 +91,18 @@ def _read_csv(data: bytes) -> tuple[list[str], list[dict], str]:
         delim = dialect.delimiter
     except csv.Error:
         delim = ","
-    reader = csv.DictReader(io.StringIO(text), delimiter=delim)
-    headers = [h.strip() for h in (reader.fieldnames or []) if h]
+    # newline=None: universal newlines, so a lone CR (old Mac exports) ends a row instead of
+    # making the csv module refuse the file.
+    reader = csv.DictReader(io.StringIO(text, newline=None), delimiter=delim)
     rows = []
-    for i, row in enumerate(reader):
-        if i >= MAX_ROWS:
-            raise ValidationError({"file": f"More than {MAX_ROWS:,} rows; split the export."})
-        rows.append({(k or "").strip(): (v or "").strip() for k, v in row.items() if k})
+    try:
+        headers = [h.strip() for h in (reader.fieldnames or []) if h]
+        for i, row in enumerate(reader):
+            if i >= MAX_ROWS:
+                raise ValidationError({"file": f"More than {MAX_ROWS:,} rows; split the export."})
+            rows.append({(k or "").strip(): (v or "").strip() for k, v in row.items() if k})
+    except csv.Error as exc:  # e.g. a field over the csv module's size limit, a NUL byte
+        raise ValidationError({"file": f"Not a readable CSV file (line {reader.line_num}): {exc}."}) from None
     return headers, rows, delim
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 import uuid
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from ..forms import (
 from ..models import Cable, Site, Transceiver, Vendor
 from ..selectors import pages as page_selectors
 from ..services import cables as cable_services
+from ..services import plan_files
 from ..services import transceivers as xcvr_services
 
 MAX_PAGE_SIZE = 500
@@ -408,12 +408,15 @@ def _plan_path(token: str) -> Path:
 
 def parse_plan(text: str) -> list[dict]:
     """CSV text -> one dict per data row, headers lower-cased and stripped."""
-    reader = csv.DictReader(io.StringIO(text))
-    if not reader.fieldnames:
+    try:
+        raw_rows = plan_files.csv_dict_rows(text)
+    except plan_files.PlanFileError as exc:
+        raise ValidationError({"file": str(exc)}) from None
+    if not raw_rows and not text.strip():
         raise ValidationError({"file": "The file is empty."})
     rows = []
-    for row in reader:
-        clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items() if k is not None}
+    for row in raw_rows:
+        clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
         if any(clean.values()):
             rows.append(clean)
     if not rows:

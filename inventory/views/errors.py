@@ -1,6 +1,8 @@
 import sys
 
+from django.http import JsonResponse
 from django.shortcuts import render
+from django.views import defaults
 
 from ..failsafe import is_unavailable, unavailable_response
 
@@ -10,9 +12,7 @@ def server_error(request):
     exc = sys.exc_info()[1]
     if exc is not None and is_unavailable(exc):
         return unavailable_response(request, exc)
-    if request.path_info.startswith("/api/"):
-        from django.http import JsonResponse
-
+    if _api(request):
         return JsonResponse(
             {
                 "detail": "Server error. It has been logged; quote the request id.",
@@ -21,3 +21,27 @@ def server_error(request):
             status=500,
         )
     return render(request, "500.html", {"request_id": getattr(request, "request_id", "")}, status=500)
+
+
+def _api(request) -> bool:
+    return request.path_info.startswith("/api/")
+
+
+def page_not_found(request, exception):
+    """Under /api/ (a URL no route matches, e.g. ``/api/cables/1.5/``) the API's JSON error,
+    not the HTML page: an API client always gets the content type the schema documents."""
+    if _api(request):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def permission_denied(request, exception):
+    if _api(request):
+        return JsonResponse({"detail": str(exception) or "You do not have permission."}, status=403)
+    return defaults.permission_denied(request, exception)
+
+
+def bad_request(request, exception):
+    if _api(request):
+        return JsonResponse({"detail": "Bad request."}, status=400)
+    return defaults.bad_request(request, exception)
