@@ -722,8 +722,8 @@ def link_evidence(*, now: datetime, lookback_days: int = 365, margin_below_db: f
     return ev
 
 
-# The fast path is tried only when its cohorts' hazards are at least this many times any other
-# cohort's (or the default). Exactness does not depend on it (the proof decides); it only saves
+# The fast path is tried only when its hottest cohort's hazard is at least this many times any
+# cohort left out (or the default). Exactness does not depend on it (the proof decides); it only saves
 # a wasted attempt on a fleet where nothing stands out: at 1M modules a failed attempt cost
 # ~1.7 s on top of the ~2.3 s full scan.
 STANDOUT = 1.5
@@ -775,7 +775,7 @@ def link_features(
       (``module_installed`` bounds their size); accepted when the ``top``-th score beats the
       best any other link could reach (``2 * max(next cohort hazard, default) * max age
       factor``, the oldest open placement bounding age);
-      tried only when those cohorts' hazards are at least ``STANDOUT`` times any other's;
+      tried only when the hottest cohort's hazard is ``STANDOUT`` times any cohort left out;
     * otherwise every active link is scored (``_score_every_link``) and the best
       ``2 * top + 16`` kept.
 
@@ -823,7 +823,7 @@ def link_features(
                 hot, next_h = _hot_cohorts(module_hazard, module_installed, budget)
                 if not hot or next_h <= 0 or set(hot) == tried:
                     continue
-                if min(hot.values()) < STANDOUT * max(next_h, float(default_hazard)):
+                if max(hot.values()) < STANDOUT * max(next_h, float(default_hazard)):
                     continue  # nothing stands out: the proof would likely fail, scan instead
                 tried = set(hot)
                 params.update(_hazard_params(hot, "hot"))
