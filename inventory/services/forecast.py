@@ -35,6 +35,9 @@ class ForecastParams:
     gpu_hour_cost: float = 2.5
     run_hours: float = 720.0
     top_links: int = 50
+    # False: score every link even when a few cohorts stand out (the bench times both paths;
+    # both rank the same links).
+    prune_links: bool = True
     months: int = 12
 
     @classmethod
@@ -220,7 +223,15 @@ def forecast_compute(
     if timings is not None:
         timings["cohort_maths"] = time.perf_counter() - clock
         clock = time.perf_counter()
-    risk = links_at_risk(now=now, lot_hazard=posterior["lot"], data=data, prior=prior, top=p.top_links)
+    risk = links_at_risk(
+        now=now,
+        lot_hazard=posterior["lot"],
+        data=data,
+        prior=prior,
+        top=p.top_links,
+        timings=timings,
+        prune=p.prune_links,
+    )
     if timings is not None:
         timings["risk_ranking"] = time.perf_counter() - clock
 
@@ -254,8 +265,11 @@ def links_at_risk(
     data: fsel.CohortData,
     prior: fm.Prior,
     top: int,
+    timings: dict[str, float] | None = None,
+    prune: bool = True,
 ) -> dict:
-    """Rank every active link; return the ``top`` with reasons.
+    """Rank every active link; return the ``top`` with reasons (``prune=False``: never take the
+    fast path of scoring only links of standout cohorts).
 
     The database scores all links and returns the candidates (see ``fsel.link_features``);
     the full model (``forecast.risk.rank_links``) ranks those and writes the reasons.
@@ -271,6 +285,8 @@ def links_at_risk(
         top=top,
         module_installed=data.module_installed,
         oldest_install=data.oldest_install,
+        prune_budget=None if prune else 0,
+        timings=timings,
     )
     ranking = fm.rank_links(
         fm.RiskInputs(

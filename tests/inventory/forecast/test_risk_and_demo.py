@@ -159,3 +159,66 @@ def test_the_pruned_ranking_equals_the_full_ranking(demo):
     assert fast_rank.link_ids.tolist() == full_rank.link_ids.tolist()
     assert np.allclose(fast_rank.hazard, full_rank.hazard)
     assert fast_rank.link_ids[0] == healthy.pk  # the open page alert outranks the bad lot
+
+
+def test_scoring_every_link_matches_the_sql_scores_and_breaks_ties_by_link_id(demo):
+    """The full scan (numpy over columnar reads) gives every link the base hazard and age the
+    per-link SQL gives it, and on a healthy fleet (every cohort at the prior, so hazards tie)
+    its top links are exactly those of ranking every link, ties broken by link id."""
+    import numpy as np
+
+    from inventory import forecast as fm
+    from inventory.forecast.risk import RiskWeights
+    from inventory.selectors import forecast as fsel
+
+    now = datetime(2026, 11, 29, 12, tzinfo=UTC)
+    data = fsel.cohort_data(now=now)
+    prior = fm.Prior().hazard
+    hazard = dict.fromkeys(data.lots, prior)
+    n_links = Link.objects.filter(active=True).count()
+
+    def features(top):
+        return fsel.link_features(
+            now=now,
+            module_hazard=hazard,
+            default_hazard=prior,
+            top=top,
+            module_installed=data.module_installed,
+            oldest_install=data.oldest_install,
+        )
+
+    every = features(n_links)
+    assert not every.pruned and every.link_ids.tolist() == sorted(
+        Link.objects.filter(active=True).values_list("pk", flat=True)
+    )
+    from django.db import connection
+
+    params = {**fsel._hazard_params(hazard), "prior": prior, "now_s": now.timestamp()}
+    with connection.cursor() as cur:
+        cur.execute(fsel._link_scores_sql(where="1 = 1", tail="ORDER BY id", weights=RiskWeights()), params)
+        sql = cur.fetchall()
+    assert [r[0] for r in sql] == every.link_ids.tolist()
+    assert np.allclose([r[1] for r in sql], every.base_hazard)
+    installed = np.array([np.nan if r[2] is None else r[2] for r in sql], dtype=float)
+    assert np.allclose((now.timestamp() - installed) / 86400.0, every.age_days, equal_nan=True)
+
+    def ranked(f):
+        return fm.rank_links(
+            fm.RiskInputs(
+                link_ids=f.link_ids,
+                base_hazard=f.base_hazard,
+                age_days=f.age_days,
+                open_alert_level=f.open_alert_level,
+                past_alerts=f.past_alerts,
+                min_margin_db=f.min_margin_db,
+                fec_ratio=f.fec_ratio,
+                dom_drift_db=f.dom_drift_db,
+            ),
+            top=10,
+        )
+
+    top, full = ranked(features(10)), ranked(every)
+    assert top.link_ids.tolist() == full.link_ids.tolist()
+    assert np.allclose(top.hazard, full.hazard)
+    ties = [(-h, i) for h, i in zip(top.hazard.tolist(), top.link_ids.tolist(), strict=True)]
+    assert ties == sorted(ties) and len(set(top.hazard.tolist())) < len(ties)  # tied, ordered by id
