@@ -29,6 +29,7 @@ from pathlib import Path
 from bench.common import ROOT, free_port, rss_mb
 
 WARMUP_S = 15
+LOAD_SECRET_KEY = "load-test-" + "x" * 50  # the server's key; sessions are signed with it
 
 
 def _plan(technicians: int, collectors: int, batch: int) -> dict:
@@ -36,6 +37,7 @@ def _plan(technicians: int, collectors: int, batch: int) -> dict:
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.auth.models import Group
     from django.contrib.sessions.backends.db import SessionStore
+    from django.test import override_settings
 
     from bench.common import make_token
     from inventory.choices import CableKind, CableStatus, PortKind
@@ -45,11 +47,15 @@ def _plan(technicians: int, collectors: int, batch: int) -> dict:
     for i in range(10):  # ten technicians' accounts, shared by the simulated users
         user, _ = get_user_model().objects.get_or_create(username=f"load-tech-{i}")
         user.groups.add(Group.objects.get(name="technician"))
-        session = SessionStore()
-        session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.save()
+        # The session is signed, and its auth hash salted, with the SECRET_KEY of the server
+        # under test (production settings), and names the backend the server authenticates with;
+        # otherwise every page would answer with the login page.
+        with override_settings(SECRET_KEY=LOAD_SECRET_KEY):
+            session = SessionStore()
+            session[SESSION_KEY] = str(user.pk)
+            session[BACKEND_SESSION_KEY] = "inventory.backends.PermissionsBackend"
+            session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+            session.save()
         sessions.append(session.session_key)
         tokens.append(make_token(f"load-tech-{i}", role="technician"))
     live = Cable.objects.exclude(status=CableStatus.RETIRED).order_by("pk")
@@ -80,7 +86,7 @@ def _prod_env(static_root: str) -> dict:
     return {
         **os.environ,
         "DJANGO_DEBUG": "false",
-        "DJANGO_SECRET_KEY": "load-test-" + "x" * 50,
+        "DJANGO_SECRET_KEY": LOAD_SECRET_KEY,
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DJANGO_STATIC_ROOT": static_root,
         # plain HTTP on loopback: no redirect to HTTPS (a TLS proxy does that in production)

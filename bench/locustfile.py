@@ -32,22 +32,28 @@ class Technician(HttpUser):
         self.token = next(_tokens)
         self.rng = random.Random()
 
+    def page(self, url: str, name: str) -> None:
+        """GET a page; a redirect to the login page (a lost session) is a failure, not a hit."""
+        with self.client.get(url, name=name, catch_response=True) as r:
+            if r.status_code != 200 or "/login/" in r.url:
+                r.failure(f"{r.status_code} at {r.url}")
+
     @task(5)
     def cable_page(self):
-        self.client.get(f"/c/{self.rng.choice(PLAN['labels'])}", name="/c/<label>")
+        self.page(f"/c/{self.rng.choice(PLAN['labels'])}", "/c/<label>")
 
     @task(2)
     def rack_page(self):
-        self.client.get(f"/r/{self.rng.choice(PLAN['racks'])}", name="/r/<rack>")
+        self.page(f"/r/{self.rng.choice(PLAN['racks'])}", "/r/<rack>")
 
     @task(2)
     def cable_list(self):
-        self.client.get(f"/cables/?page={self.rng.randint(1, PLAN['list_pages'])}", name="/cables/?page")
+        self.page(f"/cables/?page={self.rng.randint(1, PLAN['list_pages'])}", "/cables/?page")
 
     @task(1)
     def cable_search(self):
         label = self.rng.choice(PLAN["labels"])
-        self.client.get(f"/cables/?q={label[:-1]}", name="/cables/?q")
+        self.page(f"/cables/?q={label[:-1]}", "/cables/?q")
 
     @task(1)
     def record_test(self):

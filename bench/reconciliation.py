@@ -47,7 +47,22 @@ def _telemetry(now) -> tuple[int, int]:
                 neighbor_port=np_,
             )
         )
-    PortTelemetryState.objects.bulk_create(rows, batch_size=5000)
+    # Other benchmarks (load, telemetry) may already have left state for these ports.
+    PortTelemetryState.objects.bulk_create(
+        rows,
+        batch_size=5000,
+        update_conflicts=True,
+        unique_fields=["port"],
+        update_fields=[
+            "last_ts",
+            "identity_seen_at",
+            "module_vendor",
+            "module_part",
+            "module_serial",
+            "neighbor_device",
+            "neighbor_port",
+        ],
+    )
     return len(ports), len(far) // 2
 
 
