@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils import timezone
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ..filters import StrictNullBooleanField
 from ..models import Transceiver
 from ..selectors.reconciliation import MODULE_STATUSES, NEIGHBOUR_STATUSES, reconciliation_report
 from ..services import reconciliation as recon_services
 from .permissions import PlantPermission
+from .schema import NOT_BLANK
+from .strict import StrictCharField
 
 
 class ReconcilePermission(PlantPermission):
@@ -90,18 +94,46 @@ class ReportSerializer(serializers.Serializer):
 
 class PreviewRequestSerializer(serializers.Serializer):
     keys = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="Report rows (cage:<id>) to create"
+        child=StrictCharField(), required=False, help_text="Report rows (cage:<id>) to create"
     )
     all = serializers.BooleanField(
         required=False, default=False, help_text="Every missing record of the site/rack instead"
     )
-    site = serializers.CharField(required=False, allow_blank=True)
-    rack = serializers.CharField(required=False, allow_blank=True)
+    site = StrictCharField(required=False, allow_blank=True)
+    rack = StrictCharField(required=False, allow_blank=True)
 
     def validate(self, attrs):
         if attrs.get("all") == bool(attrs.get("keys")):
             raise serializers.ValidationError("Send either keys or all=true (with a site or rack).")
         return attrs
+
+
+class PreviewRequestSchema(OpenApiSerializerExtension):
+    """The schema says the rule ``validate`` and the service apply: rows (``keys``, each
+    ``cage:<id>``), or ``all`` with a site or a rack (not blank)."""
+
+    target_class = PreviewRequestSerializer
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        schema["properties"]["keys"]["items"]["pattern"] = "^cage:[0-9]+$"
+        # ``all``'s true/false only under ``not``: drf-spectacular's enum hook would fold enums
+        # inside ``anyOf`` branches into one shared component (a wrong one for the other branch)
+        all_true = {"required": ["all"], "properties": {"all": {"enum": [True]}}}
+        all_false = {"properties": {"all": {"enum": [False]}}}
+        has_keys = {"required": ["keys"], "properties": {"keys": {"minItems": 1}}}
+        schema["anyOf"] = [
+            {**has_keys, "not": all_true},
+            *(
+                {
+                    "required": ["all", scope],
+                    "properties": {scope: {"pattern": NOT_BLANK}},
+                    "not": {"anyOf": [all_false, has_keys]},
+                }
+                for scope in ("site", "rack")
+            ),
+        ]
+        return schema
 
 
 class RefusedRowSerializer(serializers.Serializer):
@@ -116,7 +148,7 @@ class PreviewSerializer(serializers.Serializer):
 
 
 class ApplyRequestSerializer(serializers.Serializer):
-    token = serializers.CharField()
+    token = StrictCharField()
 
 
 class _CreatedSerializer(serializers.ModelSerializer):
@@ -151,10 +183,17 @@ class ReconciliationReportView(APIView):
             OpenApiParameter("rack", str, description="Rack name"),
             OpenApiParameter("include_ok", bool, description="Also list rows that agree"),
         ],
-        responses={200: ReportSerializer, 400: OpenApiResponse(description="Unknown site or rack")},
+        responses={
+            200: ReportSerializer,
+            400: OpenApiResponse(description="Unknown site or rack, or include_ok not true or false"),
+        },
     )
     def get(self, request):
-        include_ok = request.query_params.get("include_ok") in ("1", "true", "yes")
+        try:
+            # strictly, as the list filters read yes/no: ``?include_ok=maybe`` is a 400
+            include_ok = bool(StrictNullBooleanField().to_python(request.query_params.get("include_ok")))
+        except DjangoValidationError as exc:
+            return Response({"include_ok": exc.messages}, status=status.HTTP_400_BAD_REQUEST)
         try:
             report = reconciliation_report(now=timezone.now(), include_ok=include_ok, **_scope(request))
         except DjangoValidationError as exc:

@@ -214,13 +214,25 @@ class InspectionSerializer(StrictModelSerializer):
         fields = ["id", "cable_end", "port", "test", "inspected_at", "passed", "zones", "cleaned", "photo"]
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {z: {"description": "The finding in this zone"} for z in svc.IEC_ZONES},
+        "additionalProperties": False,
+        "nullable": True,
+    }
+)
+class ZonesField(JsonObjectField):
+    """IEC 61300-3-35 zone -> finding; the keys are ``svc.IEC_ZONES`` (others are refused)."""
+
+
 class InspectionCreateSerializer(serializers.Serializer):
     cable = serializers.CharField(required=False, help_text="Cable label (with side/leg)")
     side = serializers.ChoiceField(choices=["A", "B"], required=False)
     leg = serializers.IntegerField(required=False, default=0)
     port = serializers.IntegerField(required=False, help_text="Or a port id (module socket, panel port)")
     passed = serializers.BooleanField()
-    zones = JsonObjectField(required=False, allow_null=True, help_text="Zone -> finding")
+    zones = ZonesField(required=False, allow_null=True, help_text="Zone -> finding")
     cleaned = serializers.BooleanField(default=False)
     photo = serializers.FileField(required=False)
 

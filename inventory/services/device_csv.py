@@ -112,7 +112,9 @@ def devices_csv_import(*, text: str, dry_run: bool = True, actor=None) -> PlanRe
         raw_rows = csv_dict_rows(text)
     except PlanFileError as exc:
         raise DeviceCsvError(str(exc)) from exc
-    if raw_rows and "name" not in raw_rows[0]:
+    if not raw_rows:
+        raise DeviceCsvError("The file has no devices: a header line, then a line per device.")
+    if "name" not in raw_rows[0]:
         raise DeviceCsvError("The header needs at least: name, role, rack, position.")
     result = PlanResult(dry_run=dry_run)
     if len(raw_rows) > MAX_ROWS:

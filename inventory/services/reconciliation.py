@@ -66,7 +66,7 @@ def _cage_ids(keys: list[str]) -> list[int]:
     bad = []
     for k in keys:
         kind, _, num = str(k).partition(":")
-        if kind != "cage" or not num.isdigit():
+        if kind != "cage" or not (num.isascii() and num.isdigit()):
             bad.append(str(k))
         else:
             out.append(int(num))

@@ -559,12 +559,20 @@ def _key_fields(rows: _Rows) -> list[tuple]:
 
 
 def _dense(col: list, dtype) -> np.ndarray | None:
-    """Rows of equal-length lists without nulls as a 2-D array; None otherwise."""
+    """Rows of equal-length lists without nulls as a 2-D array; None otherwise.
+
+    numpy turns a None element into NaN for a float dtype (it raises for an integer one), so
+    a float array with a NaN had a null lane: that batch goes by text COPY, which stores the
+    lane as NULL (JSON has no NaN, so a NaN here is always a null)."""
     try:
         values = np.array(col, dtype=dtype)
     except (TypeError, ValueError):
         return None
-    return values if values.ndim == 2 and values.shape[1] > 0 else None
+    if values.ndim != 2 or values.shape[1] == 0:
+        return None
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        return None
+    return values
 
 
 def _lane_binary(rows: _Rows) -> bytes | None:

@@ -286,3 +286,18 @@ def test_epoch_timestamps(ingest_client, leaf):
     r = post_json(ingest_client, [f.telemetry_sample("leaf-t1", "Ethernet1/1", ts.timestamp())]).json()
     assert r["stored"] == 1
     assert TelemetrySample.objects.get().ts == ts.astimezone(UTC)
+
+
+def test_a_null_lane_is_stored_as_null_not_nan(ingest_client, leaf):
+    """Lane lists of one length go by COPY BINARY built with numpy, which reads a None as NaN:
+    a lane the module did not report must stay unknown (NULL), as text COPY stores it."""
+    ts = _ts()
+    samples = [
+        f.telemetry_sample("leaf-t1", "Ethernet1/1", ts, rx_power_dbm=[-1.5, None]),
+        f.telemetry_sample("leaf-t1", "Ethernet1/2", ts, rx_power_dbm=[-2.0, -2.5]),
+    ]
+    r = post_json(ingest_client, samples)
+    assert r.status_code == 200, r.content
+    assert r.json()["stored"] == 2
+    by_port = dict(TelemetryLaneSample.objects.values_list("port__name", "rx_power_dbm"))
+    assert by_port == {"Ethernet1/1": [-1.5, None], "Ethernet1/2": [-2.0, -2.5]}

@@ -102,3 +102,28 @@ def test_a_nul_in_a_json_body_is_a_400(plant, client_for):
     response = client_for("engineer").post("/api/maintenance-windows/", body, format="json")
     assert response.status_code == 400
     assert "NUL" in str(response.json())
+
+
+def test_a_device_csv_without_devices_is_a_400(plant, client_for):
+    """A header line alone (or a body that is no CSV at all) imported nothing and answered 200."""
+    for body in (b"{}", b"name,role,rack,position\r\n"):
+        response = client_for("engineer").post("/api/devices/import/", body, content_type="text/csv")
+        assert response.status_code == 400
+        assert "no devices" in response.json()["detail"]
+
+
+def test_an_unreadable_include_ok_is_a_400(plant, client_for):
+    client = client_for("engineer")
+    assert client.get("/api/reconciliation/?include_ok=null").status_code == 400
+    assert client.get("/api/reconciliation/?include_ok=true").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "body",
+    [None, {}, {"keys": ["cage:1"], "all": True}, {"all": True, "site": " "}, {"keys": ["cage:١"]}],
+)
+def test_a_reconciliation_preview_needs_rows_or_a_scope(plant, client_for, body):
+    """The schema's anyOf says it (rows, or all with a site or rack) and the view refuses the rest."""
+    client = client_for("engineer")
+    response = client.post("/api/reconciliation/preview/", body, format="json")
+    assert response.status_code == 400
