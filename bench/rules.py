@@ -97,8 +97,11 @@ def _end_to_end(report) -> None:
     from inventory.models import Alert, Port, PortRollup
     from inventory.services import alerts as svc
 
+    # The seeded cluster only: other benchmarks' plan imports add links with no PMD (their
+    # class has no FEC, so any corrected bit is a finding), which this synthetic BER would flag.
     port_ids = list(
         Port.objects.filter(Q(links_a__active=True) | Q(links_b__active=True))
+        .exclude(device__name__startswith="bench-")
         .values_list("pk", flat=True)
         .distinct()
     )
@@ -131,23 +134,28 @@ def _end_to_end(report) -> None:
                     hist_cw_crit=0,
                     link_down_events=0,
                     link_error_recovery=0,
-                    rx_power_min_dbm=[-2.0] * 4,
-                    tx_power_min_dbm=[1.0] * 4,
+                    # No DOM: a constant synthetic power would disagree with each link's tested
+                    # loss and page rx_power_drift on thousands of healthy links.
+                    rx_power_min_dbm=None,
+                    tx_power_min_dbm=None,
                     computed_at=now,
                 )
             )
-    PortRollup.objects.bulk_create(rows, batch_size=5000)
+    from inventory.services.telemetry_rollup import _write_rollups
+
+    _write_rollups(rows)  # the rollup task's own writer (COPY on PostgreSQL)
     report("rules: rollup rows loaded for the seeded cluster", len(rows), "rows", "")
-    report(
-        "rules: time to load them (bulk_create, not measured by ingest)", time.perf_counter() - t0, "s", ""
-    )
+    report("rules: time to load them (the rollup writer)", time.perf_counter() - t0, "s", "")
     t0 = time.perf_counter()
     r = svc.alerts_evaluate(now=now)
     total = time.perf_counter() - t0
     report(f"rules: end-to-end evaluation, {r.ports:,} ports of the seeded cluster", total, "s", "")
     report("rules: of which the rule engine", r.seconds_rules, "s", "< 2 s for 100,000 ports")
     report(
-        "rules: alerts opened for 20 planted faults", Alert.objects.filter(state="open").count(), "alerts", ""
+        "rules: alerts opened for 20 planted faults",
+        Alert.objects.filter(state="open", port_id__in=port_ids).count(),
+        "alerts",
+        "20 (one per planted link)",
     )
 
 
