@@ -23,7 +23,7 @@ from ..models import (
     TransceiverPlacement,
     Vendor,
 )
-from ..models.cables import cable_url
+from ..models.cables import END_PLACE_COLUMNS, cable_url
 from ..validators import LABEL_RE, LABEL_RULE
 from .server_owned import MANUAL_CABLE_STATUSES
 from .strict import StrictModelSerializer
@@ -256,16 +256,7 @@ _END_COLUMNS = (
     "polish",
     "active",
     "connector",
-    "port_id",
-    "port__name",
-    "port__device__name",
-    "port__device__rack__name",
-    "port__device__position_u",
-    "cage_id",
-    "cage__name",
-    "cage__device__name",
-    "cage__device__rack__name",
-    "cage__device__position_u",
+    *END_PLACE_COLUMNS,
 )
 
 

@@ -25,6 +25,23 @@ def cable_url(label: str) -> str:
     return _cable_url_prefix(get_script_prefix()) + quote(label, safe=RFC3986_SUBDELIMS + "/~:@")
 
 
+#: Where a cable end plugs, as flat ``values_list`` columns (lists read these instead of building
+#: port, cage, device and rack instances per end): the port's name, device, rack and U, or the
+#: cage's.
+END_PLACE_COLUMNS = (
+    "port_id",
+    "port__name",
+    "port__device__name",
+    "port__device__rack__name",
+    "port__device__position_u",
+    "cage_id",
+    "cage__name",
+    "cage__device__name",
+    "cage__device__rack__name",
+    "cage__device__position_u",
+)
+
+
 class Cable(TimestampedModel):
     """A physical cable with a stable label (printed on it, and in its QR code as ``/c/<label>``)."""
 

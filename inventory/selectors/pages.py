@@ -26,7 +26,7 @@ from ..models import (
     Transceiver,
     TransceiverPlacement,
 )
-from ..models.cables import cable_url
+from ..models.cables import END_PLACE_COLUMNS, cable_url
 from ..pathcheck import PathVerdict
 from ..selectors.history import history_for
 from ..selectors.trace import Point, Segment, Trace, port_trace
@@ -540,20 +540,7 @@ def rack_page(rack: Rack) -> dict:
     for row in (
         CableEnd.objects.filter(cable_id__in=here_ids)
         .order_by("side", "leg")
-        .values_list(
-            "cable_id",
-            "side",
-            "port_id",
-            "port__name",
-            "port__device__name",
-            "port__device__rack__name",
-            "port__device__position_u",
-            "cage_id",
-            "cage__name",
-            "cage__device__name",
-            "cage__device__rack__name",
-            "cage__device__position_u",
-        )
+        .values_list("cable_id", "side", *END_PLACE_COLUMNS)
     ):
         far_by_cable.setdefault(row[0], []).append(row[1:])
     alerting = set(
@@ -695,21 +682,7 @@ def attach_end_cells(cables) -> None:
     rows = (
         CableEnd.objects.filter(cable_id__in=list(by_id))
         .order_by("cable_id", "side", "leg")
-        .values_list(
-            "cable_id",
-            "side",
-            "connector",
-            "port_id",
-            "port__name",
-            "port__device__name",
-            "port__device__rack__name",
-            "port__device__position_u",
-            "cage_id",
-            "cage__name",
-            "cage__device__name",
-            "cage__device__rack__name",
-            "cage__device__position_u",
-        )
+        .values_list("cable_id", "side", "connector", *END_PLACE_COLUMNS)
     )
     for cable_id, side, conn, port_id, pname, pdev, prack, pu, cage_id, cname, cdev, crack, cu in rows:
         if port_id:
