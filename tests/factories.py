@@ -440,3 +440,30 @@ def forecast_fleet(
         )
         out[ci] = ids
     return {"site": site, "device": dev, "ids": out}
+
+
+def two_team_retest_plant(prefix: str, t0) -> None:
+    """Two racks, one per team (Team A: alice, bob, lead lena, mailbox a@; Team B: carol,
+    mailbox b@), with jumpers tested at ``t0`` and around it, so a retest sweep at ``t0 + 90
+    days`` has digests for six recipients. Rack names are ``R-<prefix>A`` and ``R-<prefix>B``."""
+    from datetime import timedelta
+
+    alice, bob, lena, carol = (person(n) for n in ("alice", "bob", "lena", "carol"))
+    team_a = team("Team A", email="a@example.net", lead=lena, members=[alice, bob])
+    team_b = team("Team B", email="b@example.net", members=[carol])
+    for rack_name, owner, tested in (
+        (
+            f"R-{prefix}A",
+            team_a,
+            [t0, t0 + timedelta(days=1), t0 - timedelta(days=8), t0 - timedelta(days=20)],
+        ),
+        (f"R-{prefix}B", team_b, [t0, t0 + timedelta(days=1)]),
+    ):
+        rack = RackFactory(name=rack_name)
+        rack.team = owner
+        rack.save()
+        _, a = twin_port_device(f"gpu-{rack_name}", rack=rack, u=2, role="gpu_node", cages=2)
+        _, b = twin_port_device(f"leaf-{rack_name}", rack=rack, u=40, cages=2)
+        for i, at in enumerate(tested):
+            cable = jumper(f"J-{rack_name}-{i}", a[i], b[i], install_date=t0.date())
+            record_test(cable, at=at)

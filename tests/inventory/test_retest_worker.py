@@ -39,21 +39,7 @@ EXPECTED = {
 @pytest.fixture
 def plant(transactional_db, settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    alice, bob, lena, carol = (f.person(n) for n in ("alice", "bob", "lena", "carol"))
-    team_a = f.team("Team A", email="a@example.net", lead=lena, members=[alice, bob])
-    team_b = f.team("Team B", email="b@example.net", members=[carol])
-    for rack_name, team, tested in (
-        ("R-WA", team_a, [T0, T0 + timedelta(days=1), T0 - timedelta(days=8), T0 - timedelta(days=20)]),
-        ("R-WB", team_b, [T0, T0 + timedelta(days=1)]),
-    ):
-        rack = f.RackFactory(name=rack_name)
-        rack.team = team
-        rack.save()
-        _, a = f.twin_port_device(f"gpu-{rack_name}", rack=rack, u=2, role="gpu_node", cages=2)
-        _, b = f.twin_port_device(f"leaf-{rack_name}", rack=rack, u=40, cages=2)
-        for i, at in enumerate(tested):
-            cable = f.jumper(f"J-{rack_name}-{i}", a[i], b[i], install_date=T0.date())
-            f.record_test(cable, at=at)
+    f.two_team_retest_plant("W", T0)
 
 
 def settled() -> bool:
