@@ -94,8 +94,9 @@ def _end_to_end(report) -> None:
     from django.db.models import Q
     from django.utils import timezone
 
-    from inventory.models import Alert, Port, PortRollup
+    from inventory.models import Alert, Port
     from inventory.services import alerts as svc
+    from tests import factories as f
 
     # The seeded cluster only: other benchmarks' plan imports add links with no PMD (their
     # class has no FEC, so any corrected bit is a finding), which this synthetic BER would flag.
@@ -111,36 +112,21 @@ def _end_to_end(report) -> None:
     start = now - timedelta(minutes=15)
     rng = np.random.default_rng(3)
     bad = set(rng.choice(port_ids, 20, replace=False).tolist())
-    line = 4 * 106.25e9 * 60
     rows = []
     t0 = time.perf_counter()
     for pid in port_ids:
-        ber = 5e-5 if pid in bad else 5e-9  # no baseline yet: past 10% of the KP4 limit
-        for m in range(15):
-            bits = int(ber * line)
-            rows.append(
-                PortRollup(
-                    port_id=pid,
-                    bucket=start + timedelta(minutes=m),
-                    seconds=60,
-                    samples=6,
-                    covered_s=60.0,
-                    fec_corrected_cw=int(bits / 1.2),
-                    fec_uncorrectable_cw=0,
-                    fec_corrected_bits=bits,
-                    line_bits=line,
-                    pre_fec_ber=bits / line,
-                    hist_cw_warn=0,
-                    hist_cw_crit=0,
-                    link_down_events=0,
-                    link_error_recovery=0,
-                    # No DOM: a constant synthetic power would disagree with each link's tested
-                    # loss and page rx_power_drift on thousands of healthy links.
-                    rx_power_min_dbm=None,
-                    tx_power_min_dbm=None,
-                    computed_at=now,
-                )
-            )
+        # No DOM: a constant synthetic power would disagree with each link's tested loss and
+        # page rx_power_drift on thousands of healthy links.
+        rows += f.rollup_rows(
+            pid,
+            start,
+            15,
+            ber=5e-5 if pid in bad else 5e-9,  # no baseline yet: past 10% of the KP4 limit
+            rx_power_min_dbm=None,
+            tx_power_min_dbm=None,
+            rx_power_min_any_dbm=None,
+            computed_at=now,
+        )
     from inventory.services.telemetry_rollup import _write_rollups
 
     _write_rollups(rows)  # the rollup task's own writer (COPY on PostgreSQL)

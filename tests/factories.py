@@ -236,7 +236,7 @@ LINE_BITS_400G = 4 * 106.25e9  # per second: 4 lanes x 106.25 Gb/s
 
 
 def rollup_rows(
-    port: Port,
+    port: Port | int,
     start,
     minutes: int,
     *,
@@ -249,6 +249,7 @@ def rollup_rows(
 
     Healthy means pre-FEC BER ``ber`` (5e-9: thousands of corrected codewords per second),
     no uncorrectables, no tail, no flaps. ``fields`` override any column on every row.
+    ``port`` is a port or its id.
     """
     from datetime import timedelta
 
@@ -261,7 +262,7 @@ def rollup_rows(
         line = LINE_BITS_400G * 60
         bits = int(ber * line)
         row = dict(
-            port=port,
+            port_id=getattr(port, "pk", port),
             bucket=start + timedelta(minutes=m),
             seconds=60,
             samples=6,
