@@ -55,7 +55,7 @@ from ..choices import (
     RmaOutcome,
     TransceiverStatus,
 )
-from ..forecast.risk import RiskWeights, age_factor, age_factor_sql, max_age_factor
+from ..forecast.risk import RiskInputs, RiskWeights, age_factor, age_factor_sql, max_age_factor
 from ..models import (
     Alert,
     Cable,
@@ -373,6 +373,10 @@ class LinkFeatures:
     dom_drift_db: np.ndarray
     considered: int  # every active link was scored
     pruned: bool = False  # the threshold fast path decided (only hot links were scored)
+
+    def risk_inputs(self) -> RiskInputs:
+        """The ranking's inputs (``forecast.risk.rank_links``): the same arrays."""
+        return RiskInputs(**{f: getattr(self, f) for f in RiskInputs.__dataclass_fields__})
 
 
 def _epoch(col: str) -> str:

@@ -289,16 +289,7 @@ def links_at_risk(
         timings=timings,
     )
     ranking = fm.rank_links(
-        fm.RiskInputs(
-            link_ids=feats.link_ids,
-            base_hazard=feats.base_hazard,
-            age_days=feats.age_days,
-            open_alert_level=feats.open_alert_level,
-            past_alerts=feats.past_alerts,
-            min_margin_db=feats.min_margin_db,
-            fec_ratio=feats.fec_ratio,
-            dom_drift_db=feats.dom_drift_db,
-        ),
+        feats.risk_inputs(),
         top=top,
     )
     labels = fsel.link_labels(ranking.link_ids.tolist())

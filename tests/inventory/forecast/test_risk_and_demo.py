@@ -138,16 +138,7 @@ def test_the_pruned_ranking_equals_the_full_ranking(demo):
             prune_budget=budget,
         )
         r = fm.rank_links(
-            fm.RiskInputs(
-                link_ids=feats.link_ids,
-                base_hazard=feats.base_hazard,
-                age_days=feats.age_days,
-                open_alert_level=feats.open_alert_level,
-                past_alerts=feats.past_alerts,
-                min_margin_db=feats.min_margin_db,
-                fec_ratio=feats.fec_ratio,
-                dom_drift_db=feats.dom_drift_db,
-            ),
+            feats.risk_inputs(),
             top=10,
         )
         return feats, r
@@ -204,16 +195,7 @@ def test_scoring_every_link_matches_the_sql_scores_and_breaks_ties_by_link_id(de
 
     def ranked(f):
         return fm.rank_links(
-            fm.RiskInputs(
-                link_ids=f.link_ids,
-                base_hazard=f.base_hazard,
-                age_days=f.age_days,
-                open_alert_level=f.open_alert_level,
-                past_alerts=f.past_alerts,
-                min_margin_db=f.min_margin_db,
-                fec_ratio=f.fec_ratio,
-                dom_drift_db=f.dom_drift_db,
-            ),
+            f.risk_inputs(),
             top=10,
         )
 
