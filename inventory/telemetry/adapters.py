@@ -45,6 +45,8 @@ from typing import Any
 
 import orjson
 
+from .decode import COUNTER_FIELDS, GAUGE_FIELDS
+
 
 class AdapterError(ValueError):
     """The body cannot be read as the chosen format (a 400)."""
@@ -829,23 +831,8 @@ def parse_gnmi(body: bytes, ctx: Context) -> list[dict]:
 _PROM_LINE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+(-?\d+))?\s*$")
 _PROM_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
 _HOST_LABELS = ("hostname", "host", "nodename", "node")
-_CT_FIELDS = {
-    "fec_corrected_codewords",
-    "fec_uncorrectable_codewords",
-    "fec_corrected_bits",
-    "fec_symbol_errors",
-    "rx_bits",
-    "ib_symbol_errors",
-    "pfc_pause_rx",
-    "pfc_pause_tx",
-    "pfc_pause_duration_us",
-    "link_down_events",
-    "link_error_recovery",
-    "pre_fec_ber",
-    "post_fec_ber",
-    "temperature_c",
-    "voltage_v",
-}
+# ``cabletrack_<field>`` series: the sample format's own counters and gauges
+_CT_FIELDS = frozenset(COUNTER_FIELDS) | frozenset(GAUGE_FIELDS)
 
 
 def parse_prometheus(body: bytes, ctx: Context) -> list[dict]:
