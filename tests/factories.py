@@ -468,3 +468,16 @@ def two_team_retest_plant(prefix: str, t0) -> None:
         for i, at in enumerate(tested):
             cable = jumper(f"J-{rack_name}-{i}", a[i], b[i], install_date=t0.date())
             record_test(cable, at=at)
+
+
+def production_jumper_pair() -> None:
+    """``gpu-r`` eth0/eth1 to ``leaf-r`` Ethernet1/1 and 1/2 by jumpers J-R0 and J-R1, in
+    production: the two links the telemetry replay tests feed."""
+    from inventory.choices import CableStatus
+
+    _, gpu = twin_port_device("gpu-r", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
+    _, leaf = twin_port_device("leaf-r", u=30)
+    for label, a, b in (("J-R0", gpu[0], leaf[0]), ("J-R1", gpu[1], leaf[1])):
+        c = jumper(label, a, b)
+        c.status = CableStatus.IN_PRODUCTION
+        c.save()

@@ -17,7 +17,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from inventory.choices import CableStatus, DeviceRole, TokenKind
+from inventory.choices import CableStatus, TokenKind
 from inventory.models import Alert, Cable
 from inventory.services import alerts as svc
 from inventory.services.telemetry_rollup import telemetry_rollup
@@ -32,12 +32,7 @@ STEP_S = 10
 
 @pytest.fixture
 def scene(user_with_role):
-    _, gpu = f.twin_port_device("gpu-r", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
-    _, leaf = f.twin_port_device("leaf-r", u=30)
-    for label, a, b in (("J-R0", gpu[0], leaf[0]), ("J-R1", gpu[1], leaf[1])):
-        c = f.jumper(label, a, b)
-        c.status = CableStatus.IN_PRODUCTION
-        c.save()
+    f.production_jumper_pair()
     client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
     end = timezone.now().replace(second=0, microsecond=0)
     return {"client": client, "end": end, "start": end - timedelta(minutes=30)}

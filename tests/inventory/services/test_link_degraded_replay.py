@@ -19,7 +19,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from inventory.choices import CableStatus, DeviceRole, TokenKind
+from inventory.choices import CableStatus, TokenKind
 from inventory.models import Alert, Cable, Link, TelemetrySample
 from inventory.services import alerts as svc
 from inventory.services.telemetry_rollup import telemetry_rollup
@@ -34,12 +34,7 @@ DEGRADED = {("gpu-r", "eth1"), ("leaf-r", "Ethernet1/2")}
 
 @pytest.fixture
 def scene(user_with_role):
-    _, gpu = f.twin_port_device("gpu-r", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
-    _, leaf = f.twin_port_device("leaf-r", u=30)
-    for label, a, b in (("J-R0", gpu[0], leaf[0]), ("J-R1", gpu[1], leaf[1])):
-        c = f.jumper(label, a, b)
-        c.status = CableStatus.IN_PRODUCTION
-        c.save()
+    f.production_jumper_pair()
     for link in Link.objects.filter(active=True):  # what the plant records for these links
         link.speed_gbps, link.lanes = 400, 4
         link.save()
