@@ -20,12 +20,14 @@ import io
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models import Q
+from django.utils import timezone
 from django.utils.text import slugify
+from simple_history.utils import bulk_update_with_history
 
 from .. import bulk
 from ..choices import DeviceRole
 from ..models import Device, Rack, Vendor
+from ..models.base import sanctioned_bulk_write
 from .cable_plan import PlanResult, RowResult
 from .netbox_import import ROLE_MAP
 from .plan_files import PlanFileError, csv_dict_rows
@@ -139,28 +141,20 @@ def devices_csv_import(*, text: str, dry_run: bool = True, actor=None) -> PlanRe
         for rk in Rack.objects.filter(name__in={r.rack for r in ok if r.rack}).only("pk", "name", "u_height")
     }
     vendors = {v.name.lower(): v.pk for v in Vendor.objects.all().only("pk", "name")}
-    existing = {d.name: d for d in Device.objects.filter(name__in=seen).only("pk", "name", *FIELDS)}
+    # whole rows: the history rows of the changed ones copy every field
+    existing = {d.name: d for d in Device.objects.filter(name__in=seen)}
     tags = dict(
         Device.objects.filter(
             asset_tag__in={r.values["asset_tag"] for r in ok if r.values["asset_tag"]}
         ).values_list("asset_tag", "name")
     )
-    wanted_slots = {
-        (racks[r.rack].pk, r.values["position_u"]) for r in ok if r.rack in racks and r.values["position_u"]
+    # Who holds a U in the racks the file names (at most a rack's height each): one query.
+    taken = {
+        (rack_id, pos): name
+        for rack_id, pos, name in Device.objects.filter(
+            rack_id__in=[rk.pk for rk in racks.values()], position_u__isnull=False, retired_at__isnull=True
+        ).values_list("rack_id", "position_u", "name")
     }
-    slot_q = Q()
-    for rack_id, pos in wanted_slots:
-        slot_q |= Q(rack_id=rack_id, position_u=pos)
-    taken = (
-        {
-            (d["rack_id"], d["position_u"]): d["name"]
-            for d in Device.objects.filter(slot_q, retired_at__isnull=True).values(
-                "rack_id", "position_u", "name"
-            )
-        }
-        if wanted_slots
-        else {}
-    )
     in_batch: dict[tuple[int, int], str] = {}
     for r in ok:
         v, err, name = r.values, r.result.errors, r.result.label
@@ -201,6 +195,7 @@ def devices_csv_import(*, text: str, dry_run: bool = True, actor=None) -> PlanRe
     if dry_run or result.errors:
         return result
 
+    now = timezone.now()
     with transaction.atomic():
         new_vendors = sorted({r.vendor for r in ok if r.vendor and r.vendor.lower() not in vendors})
         made = bulk.bulk_insert(
@@ -215,13 +210,24 @@ def devices_csv_import(*, text: str, dry_run: bool = True, actor=None) -> PlanRe
                 r.values["vendor_id"] = vendors[r.vendor.lower()]
         creates = [Device(name=r.result.label, **r.values) for r in ok if r.result.action == "create"]
         bulk.bulk_insert(Device, creates, actor=actor, reason="device CSV import")
-        updates = [r for r in ok if r.result.action == "change"]
-        for r in updates:  # per changed device: history needs the before/after of each
-            dev = existing[r.result.label]
-            for k in FIELDS:
-                setattr(dev, k, r.values[k])
-            dev._change_reason = "device CSV import"
-            dev.save(update_fields=[*FIELDS, "updated_at"])
+        changed = []
+        for r in ok:
+            if r.result.action == "change":
+                dev = existing[r.result.label]
+                for k in FIELDS:
+                    setattr(dev, k, r.values[k])
+                dev.updated_at = now
+                changed.append(dev)
+        with sanctioned_bulk_write():  # simple-history writes a history row per device
+            bulk_update_with_history(
+                changed,
+                Device,
+                [*FIELDS, "updated_at"],
+                batch_size=2000,
+                default_user=actor,
+                default_change_reason="device CSV import",
+                default_date=now,
+            )
     result.applied = True
     return result
 

@@ -70,7 +70,14 @@ def test_export_reads_back_unchanged_and_in_netbox_columns(engineer_api, rack):
     assert change.status_code == 201
     row = next(r for r in change.json()["rows"] if r["label"] == "gpu-0101")
     assert row["action"] == "change" and row["changes"]["position_u"] == {"old": 10, "new": 12}
-    assert Device.objects.get(name="gpu-0101").position_u == 12
+    moved_dev = Device.objects.get(name="gpu-0101")
+    assert moved_dev.position_u == 12
+    last = moved_dev.history.first()  # newest first: the move, by whom, with the old U before it
+    assert (last.position_u, last.history_user.username, last.prev_record.position_u) == (
+        12,
+        "engineer-user",
+        10,
+    )
 
 
 def test_bad_rows_are_reported_by_row_and_nothing_is_written(engineer_api, rack):
