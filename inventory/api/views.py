@@ -435,10 +435,7 @@ class CableViewSet(NoDeleteModelViewSet):
         from ..services.cable_plan import cable_plan_import
 
         dry_run = request.query_params.get("dry_run", "1").lower() not in ("0", "false", "no")
-        rows = _read_plan_rows(request)
-        already = None
-        if isinstance(rows, tuple):  # the topology list: (rows, paths already recorded)
-            rows, already = rows
+        rows, already = _read_plan_rows(request)
         if not rows and already is None:
             return Response({"rows": ["The plan has no cables."]}, status=status.HTTP_400_BAD_REQUEST)
         result = cable_plan_import(rows=rows, dry_run=dry_run, actor=request.user)
@@ -515,9 +512,10 @@ def _read_body_text(request) -> str:
         raise ParseError("The body must be UTF-8.") from exc
 
 
-def _read_plan_rows(request) -> list[dict] | tuple[list[dict], int]:
+def _read_plan_rows(request) -> tuple[list[dict], int | None]:
     """Rows from a JSON body ``{"rows": [...]}``, a CSV (plain or NetBox's) or YAML plan, or
-    the topology port list (then ``(rows, paths already recorded)``)."""
+    the topology port list; with the number of panel paths the topology list names that are
+    recorded already (``None`` for the other formats)."""
     from rest_framework.exceptions import ParseError, UnsupportedMediaType
 
     ctype = (request.content_type or "").split(";")[0].strip().lower()
@@ -541,16 +539,16 @@ def _read_plan_rows(request) -> list[dict] | tuple[list[dict], int]:
         for i, row in enumerate(rows):
             if not isinstance(row, dict) or not all(isinstance(v, scalar) for v in row.values()):
                 raise ParseError(f"Row {i}: every row is an object of column -> text or number.")
-        return rows
+        return rows, None
     from ..services import plan_files
 
     try:
         if "yaml" in ctype:
-            return plan_files.plan_rows_from_yaml(text)
+            return plan_files.plan_rows_from_yaml(text), None
         if ctype == "text/plain" or request.query_params.get("dialect") == "topology":
             return plan_files.plan_rows_from_topology(text, kind=request.query_params.get("kind", ""))
         if request.query_params.get("dialect") == "netbox":
-            return plan_files.plan_rows_from_netbox_csv(text)
-        return plan_files.plan_rows_from_csv(text)
+            return plan_files.plan_rows_from_netbox_csv(text), None
+        return plan_files.plan_rows_from_csv(text), None
     except plan_files.PlanFileError as exc:
         raise ParseError(str(exc)) from exc
