@@ -59,7 +59,7 @@ def main(argv: list[str]) -> int:
 
     print(f"bench database: {os.environ['DATABASE_URL'].split('@')[-1]}", flush=True)
     call_command("migrate", verbosity=0)
-    from inventory.services.demo import demo_seed
+    from inventory.services.demo.seed import demo_seed
 
     t = time.perf_counter()
     counts = demo_seed(gpus=gpus, seed=1).counts

@@ -134,8 +134,8 @@ def _build(n: int, now: datetime, report, *, bad_lot: bool = True, label: str = 
     """
     from django.db import connection
 
-    from inventory import bulk
-    from inventory.choices import FormFactor
+    from inventory.core.choices import FormFactor
+    from inventory.db import bulk
     from inventory.models import (
         Alert,
         Cable,
@@ -431,7 +431,7 @@ def _run_fleet(report, *, n: int, label: str, bad_lot: bool) -> None:
     """Build one fleet, time the forecast on it (twice), report, roll everything back."""
     from django.db import transaction
 
-    from inventory.services import forecast as forecast_services
+    from inventory.services.forecast import snapshot as forecast_services
 
     size = "1m_transceivers" if n == 1_000_000 else f"{n}_transceivers"
     name = f"forecast.{label}.full_{size}"

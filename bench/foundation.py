@@ -12,8 +12,8 @@ def _import_ports(n: int) -> tuple[list[str], list[str]]:
     """Two fresh patch-field devices with ``n`` free RJ45 ports each, written in bulk."""
     from django.db import transaction
 
-    from inventory import bulk
-    from inventory.choices import ConnectorType, DeviceRole, Fabric
+    from inventory.core.choices import ConnectorType, DeviceRole, Fabric
+    from inventory.db import bulk
     from inventory.models import Device, Port, PortAlias
 
     with transaction.atomic():
@@ -36,7 +36,7 @@ def _import_ports(n: int) -> tuple[list[str], list[str]]:
 
 def run(report) -> None:
     from inventory.models import Cable, Port
-    from inventory.selectors.trace import port_trace
+    from inventory.selectors.plant.trace import port_trace
 
     token = make_token()
     total, batch = 20_000, 5_000

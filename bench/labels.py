@@ -14,7 +14,7 @@ N = 1000
 
 
 def _synthetic(n: int):
-    from inventory.labels import CableLabel, EndInfo, cable_url
+    from inventory.core.labels import CableLabel, EndInfo, cable_url
 
     out = []
     for i in range(n // 2):
@@ -38,7 +38,7 @@ def _labels(n: int):
     from django.db import DatabaseError
 
     from inventory.models import Cable
-    from inventory.selectors.labels import cable_label_facts
+    from inventory.selectors.labels.facts import cable_label_facts
 
     try:
         ids = list(Cable.objects.order_by("label").values_list("pk", flat=True)[: n // 2 + 50])
@@ -61,7 +61,7 @@ def _best(fn, runs: int = 3) -> tuple[float, float]:
 
 
 def run(report) -> None:
-    from inventory.labels import STOCKS, render_pdf, render_zpl
+    from inventory.core.labels import STOCKS, render_pdf, render_zpl
 
     labels, ids = _labels(N)
     for key in ("flag", "a4"):
@@ -73,7 +73,7 @@ def run(report) -> None:
     if ids:
         from django.conf import settings
 
-        from inventory.selectors.labels import cable_label_facts
+        from inventory.selectors.labels.facts import cable_label_facts
 
         wall, _ = _best(lambda: cable_label_facts(cable_ids=ids, base_url=settings.CABLETRACK_BASE_URL))
         report("labels_facts_rate", len(ids) / wall, "cables/s", "info (selector, set-based)")

@@ -40,7 +40,7 @@ def _plan(technicians: int, collectors: int, batch: int) -> dict:
     from django.test import override_settings
 
     from bench.common import make_token
-    from inventory.choices import CableKind, CableStatus, PortKind
+    from inventory.core.choices import CableKind, CableStatus, PortKind
     from inventory.models import Cable, Port, Rack
 
     sessions, tokens = [], []
@@ -53,7 +53,7 @@ def _plan(technicians: int, collectors: int, batch: int) -> dict:
         with override_settings(SECRET_KEY=LOAD_SECRET_KEY):
             session = SessionStore()
             session[SESSION_KEY] = str(user.pk)
-            session[BACKEND_SESSION_KEY] = "inventory.backends.PermissionsBackend"
+            session[BACKEND_SESSION_KEY] = "inventory.access.backends.PermissionsBackend"
             session[HASH_SESSION_KEY] = user.get_session_auth_hash()
             session.save()
         sessions.append(session.session_key)

@@ -41,7 +41,7 @@ def _report(report, name: str, times: list[float], target: str) -> None:
 
 
 def run(report) -> None:
-    from inventory.choices import CableStatus
+    from inventory.core.choices import CableStatus
     from inventory.models import Cable, Rack, Site
 
     rng = random.Random(11)

@@ -14,7 +14,7 @@ import time
 
 
 def _telemetry(now) -> tuple[int, int]:
-    from inventory.choices import PortKind
+    from inventory.core.choices import PortKind
     from inventory.models import Link, Port, PortTelemetryState, Transceiver
 
     ports = list(
@@ -68,8 +68,8 @@ def _telemetry(now) -> tuple[int, int]:
 
 def _new_hall(now, cages: int = 2000) -> str:
     """125 leaves x 16 empty OSFP cages (two ports each), with the modules telemetry sees."""
-    from inventory import bulk
-    from inventory.choices import DeviceRole, FormFactor
+    from inventory.core.choices import DeviceRole, FormFactor
+    from inventory.db import bulk
     from inventory.models import Cage, Device, Port, PortTelemetryState, Rack, Room, Row, Site
 
     site = Site.objects.create(name="New hall", slug="new-hall")
@@ -128,8 +128,8 @@ def run(report) -> None:
     from django.utils import timezone
 
     from inventory.models import Site, Transceiver, TransceiverModel
-    from inventory.selectors.reconciliation import reconciliation_report
-    from inventory.services.reconciliation import reconciliation_apply, reconciliation_preview
+    from inventory.selectors.telemetry.reconciliation import reconciliation_report
+    from inventory.services.telemetry.reconciliation import reconciliation_apply, reconciliation_preview
 
     now = timezone.now()
     if not TransceiverModel.objects.filter(part_number="MMS4X00-NM").exists():

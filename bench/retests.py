@@ -26,8 +26,8 @@ def _seed(now) -> None:
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from inventory import bulk
-    from inventory.choices import CableKind, DeviceRole
+    from inventory.core.choices import CableKind, DeviceRole
+    from inventory.db import bulk
     from inventory.models import Cable, CableEnd, CableTest, Device, Port, Rack, Room, Row, Site, Team
 
     rng = random.Random(6)  # noqa: S311 - benchmark data
@@ -105,7 +105,8 @@ def run(report) -> None:
     from django.utils import timezone
 
     from inventory.models import Cable, RetestReminder
-    from inventory.services import reminders, retests
+    from inventory.services.retests import due as retests
+    from inventory.services.retests import reminders
 
     now = timezone.now()
     _seed(now)

@@ -4,7 +4,7 @@ Builds a synthetic window (30 one-minute buckets, 8 lanes, every field reported,
 with both ends reporting), a realistic mix (most links healthy at pre-FEC BER ~1e-8 with
 thousands of corrected codewords/s, a few degraded, a few with a histogram tail, some
 uncorrectables, a flap, some PFC pauses, one miswire and one swap) and times
-``inventory.telemetry.rules.evaluate`` over it: the pure, vectorised engine that the periodic
+``inventory.core.telemetry.rules.evaluate`` over it: the pure, vectorised engine that the periodic
 task runs. Database reads and alert writes are not in this figure (they scale with the number of
 findings, not of ports).
 """
@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from inventory.telemetry.rules import LinkTable, PortFacts, PortWindow, Thresholds, evaluate
+from inventory.core.telemetry.rules import LinkTable, PortFacts, PortWindow, Thresholds, evaluate
 
 PORTS = 100_000
 BUCKETS = 30
@@ -95,7 +95,7 @@ def _end_to_end(report) -> None:
     from django.utils import timezone
 
     from inventory.models import Alert, Port
-    from inventory.services import alerts as svc
+    from inventory.services.alerts import lifecycle as svc
     from tests import factories as f
 
     # The seeded cluster only: other benchmarks' plan imports add links with no PMD (their
@@ -127,7 +127,7 @@ def _end_to_end(report) -> None:
             rx_power_min_any_dbm=None,
             computed_at=now,
         )
-    from inventory.services.telemetry_rollup import _write_rollups
+    from inventory.services.telemetry.rollup import _write_rollups
 
     _write_rollups(rows)  # the rollup task's own writer (COPY on PostgreSQL)
     report("rules: rollup rows loaded for the seeded cluster", len(rows), "rows", "")

@@ -29,7 +29,7 @@ OFFSET = 1 << 63
 
 
 def _ports(limit: int) -> list[tuple[str, str, int, int]]:
-    from inventory.choices import PortKind
+    from inventory.core.choices import PortKind
     from inventory.models import Port
 
     return list(
@@ -262,7 +262,7 @@ def run(report) -> None:
         from django.utils import timezone
 
         from inventory.models import TelemetryIngestBatch
-        from inventory.services.telemetry_rollup import telemetry_rollup
+        from inventory.services.telemetry.rollup import telemetry_rollup
 
         queued = TelemetryIngestBatch.objects.count()
         t = time.perf_counter()

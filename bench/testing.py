@@ -30,10 +30,10 @@ def run(report) -> None:
     from django.conf import settings
     from django.test import override_settings
 
-    from inventory.choices import CableKind, CableStatus
+    from inventory.core.choices import CableKind, CableStatus
     from inventory.models import Cable, Link
-    from inventory.selectors.testing import commissioning_report, link_verdicts
-    from inventory.services import testing as svc
+    from inventory.selectors.testing.results import commissioning_report, link_verdicts
+    from inventory.services.testing import records as svc
 
     samples = _sor_samples()
     cables = list(

@@ -53,20 +53,20 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "inventory.requestid.RequestIdMiddleware",
-    "inventory.idempotency.BodyLimitMiddleware",
-    "inventory.failsafe.UnavailableMiddleware",
+    "inventory.middleware.requestid.RequestIdMiddleware",
+    "inventory.middleware.idempotency.BodyLimitMiddleware",
+    "inventory.middleware.failsafe.UnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "inventory.middleware.LoginRequiredMiddleware",
-    "inventory.writeguard.WriteGuardMiddleware",
+    "inventory.middleware.login.LoginRequiredMiddleware",
+    "inventory.middleware.writeguard.WriteGuardMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "axes.middleware.AxesMiddleware",
-    "inventory.idempotency.IdempotencyMiddleware",
+    "inventory.middleware.idempotency.IdempotencyMiddleware",
 ]
 
 ROOT_URLCONF = "cabletrack.urls"
@@ -82,7 +82,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "inventory.context_processors.authz",
+                "inventory.views.context_processors.authz",
             ],
         },
     },
@@ -197,7 +197,7 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # --- Auth ----------------------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "inventory.backends.PermissionsBackend",  # ModelBackend, permissions in one query
+    "inventory.access.backends.PermissionsBackend",  # ModelBackend, permissions in one query
 ]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -269,13 +269,13 @@ REST_FRAMEWORK = {
 
 
 def _choice_enum_overrides() -> dict[str, str]:
-    """Name every TextChoices in inventory/choices.py after itself, so OpenAPI enum names never
+    """Name every TextChoices in inventory/core/choices.py after itself, so OpenAPI enum names never
     collide (``check --deploy`` fails on drf-spectacular's collision warnings)."""
     import re
 
-    text = (BASE_DIR / "inventory" / "choices.py").read_text()
+    text = (BASE_DIR / "inventory" / "core" / "choices.py").read_text()
     names = re.findall(r"^class (\w+)\(models\.(?:TextChoices|IntegerChoices)\)", text, re.M)
-    return {f"{n}Enum": f"inventory.choices.{n}" for n in names}
+    return {f"{n}Enum": f"inventory.core.choices.{n}" for n in names}
 
 
 SPECTACULAR_SETTINGS = {
@@ -293,12 +293,12 @@ SPECTACULAR_SETTINGS = {
     ],
     "ENUM_NAME_OVERRIDES": {
         **_choice_enum_overrides(),
-        "CableKindEnum": "inventory.choices.CableKind",
-        "CableRoleEnum": "inventory.choices.CableRole",
-        "CableStatusEnum": "inventory.choices.CableStatus",
-        "DeviceRoleEnum": "inventory.choices.DeviceRole",
-        "TransceiverStatusEnum": "inventory.choices.TransceiverStatus",
-        "PortKindEnum": "inventory.choices.PortKind",
+        "CableKindEnum": "inventory.core.choices.CableKind",
+        "CableRoleEnum": "inventory.core.choices.CableRole",
+        "CableStatusEnum": "inventory.core.choices.CableStatus",
+        "DeviceRoleEnum": "inventory.core.choices.DeviceRole",
+        "TransceiverStatusEnum": "inventory.core.choices.TransceiverStatus",
+        "PortKindEnum": "inventory.core.choices.PortKind",
         "PlanStatusEnum": [("planned", "Planned"), ("installed", "Installed")],
     },
     "SECURITY": [{"tokenAuth": []}, {"cookieAuth": []}],
@@ -334,7 +334,7 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "inventory.requestid.RequestIdFilter"}},
+    "filters": {"request_id": {"()": "inventory.middleware.requestid.RequestIdFilter"}},
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]}

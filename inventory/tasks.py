@@ -3,8 +3,8 @@
 from celery import shared_task
 from django.utils import timezone
 
-from .services import forecast as forecast_services
-from .services import links as link_services
+from inventory.services.forecast import snapshot as forecast_services
+from inventory.services.plant import links as link_services
 
 
 @shared_task(name="inventory.links_refresh", acks_late=True)
@@ -19,8 +19,8 @@ def telemetry_rollup_task() -> int:
     from django.core.cache import cache
     from django.utils import timezone
 
-    from .services.telemetry import ROLLUP_PENDING_KEY
-    from .services.telemetry_rollup import telemetry_rollup
+    from inventory.services.telemetry.ingest import ROLLUP_PENDING_KEY
+    from inventory.services.telemetry.rollup import telemetry_rollup
 
     cache.delete(ROLLUP_PENDING_KEY)
     outcome = telemetry_rollup(now=timezone.now())
@@ -34,7 +34,7 @@ def telemetry_retention_task() -> int:
     """Delete raw samples and rollups past their retention (settings)."""
     from django.utils import timezone
 
-    from .services.telemetry_rollup import telemetry_retention_enforce
+    from inventory.services.telemetry.rollup import telemetry_retention_enforce
 
     return telemetry_retention_enforce(now=timezone.now()).samples
 
@@ -44,7 +44,7 @@ def alerts_evaluate_task() -> dict:
     """Evaluate every alert rule over the telemetry window ending now (idempotent)."""
     from django.utils import timezone
 
-    from .services import alerts as alert_services
+    from inventory.services.alerts import lifecycle as alert_services
 
     report = alert_services.alerts_evaluate(now=timezone.now())
     return {"ports": report.ports, "findings": report.findings, "opened": len(report.opened)}
@@ -55,7 +55,7 @@ def alert_notifications_send_task() -> int:
     """Send claimed-once alert mails that are still unsent (also the periodic sweep)."""
     from django.utils import timezone
 
-    from .services import alerts as alert_services
+    from inventory.services.alerts import lifecycle as alert_services
 
     return alert_services.alert_notifications_send(now=timezone.now())
 
@@ -63,7 +63,7 @@ def alert_notifications_send_task() -> int:
 @shared_task(name="inventory.outbox_flush", acks_late=True)
 def outbox_flush_task() -> int:
     """Send the task messages the broker refused during an outage (idempotent, row-locked)."""
-    from .services import reliability
+    from inventory.services.ops import reliability
 
     return reliability.outbox_flush()
 
@@ -71,7 +71,7 @@ def outbox_flush_task() -> int:
 @shared_task(name="inventory.idempotency_purge", acks_late=True)
 def idempotency_purge_task() -> int:
     """Forget idempotency keys past their TTL."""
-    from .services import reliability
+    from inventory.services.ops import reliability
 
     return reliability.idempotency_purge()
 
@@ -81,7 +81,7 @@ def netbox_sync_task() -> int:
     """Keep devices, racks, ports and cables current from NetBox or Nautobot (idempotent; conflicts recorded)."""
     from django.conf import settings
 
-    from .services.netbox_import import netbox_sync
+    from inventory.services.interop.netbox import netbox_sync
 
     if not (
         settings.CABLETRACK_NETBOX_URL
@@ -108,7 +108,7 @@ def prometheus_pull_task() -> dict:
     from django.conf import settings
     from django.utils import timezone
 
-    from .services.prometheus_pull import telemetry_pull_prometheus
+    from inventory.services.telemetry.prometheus_pull import telemetry_pull_prometheus
 
     if not settings.CABLETRACK_PROMETHEUS_URL:
         return {"skipped": "CABLETRACK_PROMETHEUS_URL is not set"}
@@ -120,7 +120,7 @@ def label_batch_render_task(batch_id: int) -> int:
     """Render a label batch to its file (a finished batch is left alone)."""
     from django.utils import timezone
 
-    from .services import labels as label_services
+    from inventory.services.labels import printing as label_services
 
     batch = label_services.label_batch_run(batch_id=batch_id, now=timezone.now())
     return batch.done if batch else 0
@@ -131,7 +131,7 @@ def label_batches_requeue_task() -> int:
     """Periodic: re-enqueue label batches whose message or worker was lost."""
     from django.utils import timezone
 
-    from .services import labels as label_services
+    from inventory.services.labels import printing as label_services
 
     return len(label_services.label_batches_requeue(now=timezone.now()))
 
@@ -159,7 +159,7 @@ def _enqueue_sends(digest_ids: list[int], now: str | None) -> None:
 def retests_sweep_task(now: str | None = None, full: bool = False) -> dict:
     """Daily (beat: incremental) and on demand (``full``): recompute due dates, claim reminders,
     enqueue the digests."""
-    from .services import reminders
+    from inventory.services.retests import reminders
 
     result = reminders.retests_sweep(now=_now(now), full=full)
     _enqueue_sends(result.digests_ready, now)
@@ -171,7 +171,7 @@ def reminder_digest_send_task(self, digest_id: int, now: str | None = None) -> s
     """Send one digest (the database lease makes a duplicate delivery of this task harmless)."""
     from datetime import timedelta
 
-    from .services import reminders
+    from inventory.services.retests import reminders
 
     try:
         return reminders.reminder_digest_send(digest_id=digest_id, now=_now(now))
@@ -183,7 +183,7 @@ def reminder_digest_send_task(self, digest_id: int, now: str | None = None) -> s
 @shared_task(name="inventory.reminders_dispatch", acks_late=True)
 def reminders_dispatch_task(now: str | None = None) -> int:
     """Every few minutes (beat): re-enqueue unfinished work found in the database."""
-    from .services import reminders
+    from inventory.services.retests import reminders
 
     result = reminders.reminders_dispatch(now=_now(now))
     for pk in result.digests:

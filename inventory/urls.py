@@ -1,12 +1,12 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from .views import account, alerts, desk, pages
-from .views import forecast as forecast_views
-from .views import labels as label_views
-from .views import reconciliation as recon_views
-from .views import retests as retest_pages
-from .views import testing as test_views
+from inventory.views import account, alerts, desk, pages
+from inventory.views import forecast as forecast_views
+from inventory.views import labels as label_views
+from inventory.views import reconciliation as recon_views
+from inventory.views import retests as retest_pages
+from inventory.views import testing as test_views
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),

@@ -6,7 +6,7 @@ import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from inventory.choices import (
+from inventory.core.choices import (
     CableKind,
     ConnectorType,
     DeviceRole,
@@ -30,8 +30,8 @@ from inventory.models import (
     TransceiverModel,
     Vendor,
 )
-from inventory.services import cables as cable_services
-from inventory.services import transceivers as xcvr_services
+from inventory.services.plant import cables as cable_services
+from inventory.services.plant import transceivers as xcvr_services
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -385,8 +385,8 @@ def forecast_fleet(
     """
     from datetime import timedelta
 
-    from inventory import bulk
-    from inventory.choices import PlacementEnd
+    from inventory.core.choices import PlacementEnd
+    from inventory.db import bulk
     from inventory.models import TransceiverPlacement
 
     site = SiteFactory(name=site_name)
@@ -473,7 +473,7 @@ def two_team_retest_plant(prefix: str, t0) -> None:
 def production_jumper_pair() -> None:
     """``gpu-r`` eth0/eth1 to ``leaf-r`` Ethernet1/1 and 1/2 by jumpers J-R0 and J-R1, in
     production: the two links the telemetry replay tests feed."""
-    from inventory.choices import CableStatus
+    from inventory.core.choices import CableStatus
 
     _, gpu = twin_port_device("gpu-r", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
     _, leaf = twin_port_device("leaf-r", u=30)

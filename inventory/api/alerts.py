@@ -15,14 +15,14 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..choices import AlertRule, AlertState, Severity
-from ..filters import StrictBooleanFilter, StrictFilterSet, UtcIsoDateTimeFilter
-from ..models import Alert, Cable, Device, Link, MaintenanceWindow, Rack
-from ..selectors import alerts as alert_selectors
-from ..selectors import wiring as wiring_selectors
-from ..services import alerts as alert_services
-from .concurrency import AtomicWritesMixin
-from .strict import StrictModelSerializer
+from inventory.api.concurrency import AtomicWritesMixin
+from inventory.api.strict import StrictModelSerializer
+from inventory.core.choices import AlertRule, AlertState, Severity
+from inventory.models import Alert, Cable, Device, Link, MaintenanceWindow, Rack
+from inventory.selectors.alerts import queries as alert_selectors
+from inventory.selectors.filters import StrictBooleanFilter, StrictFilterSet, UtcIsoDateTimeFilter
+from inventory.selectors.plant import wiring as wiring_selectors
+from inventory.services.alerts import lifecycle as alert_services
 
 
 class AlertFilter(StrictFilterSet):

@@ -3,8 +3,8 @@
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 
-from ..models import ApiToken
-from ..models.accounts import hash_token
+from inventory.models import ApiToken
+from inventory.models.accounts import hash_token
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):

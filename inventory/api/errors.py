@@ -10,7 +10,7 @@ from django.db import DataError, IntegrityError, connection, transaction
 from rest_framework import exceptions
 from rest_framework.views import exception_handler as drf_handler
 
-from ..failsafe import is_unavailable, server_error_json, unavailable_response
+from inventory.middleware.failsafe import is_unavailable, server_error_json, unavailable_response
 
 
 def _undo_the_write(context) -> None:

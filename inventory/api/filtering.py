@@ -5,7 +5,7 @@ from django.db import models
 from django_filters import rest_framework as drf_filters
 from rest_framework.exceptions import ValidationError
 
-from ..filters import StrictBooleanFilter, UtcIsoDateTimeFilter
+from inventory.selectors.filters import StrictBooleanFilter, UtcIsoDateTimeFilter
 
 
 class StrictRestFilterSet(drf_filters.FilterSet):

@@ -12,8 +12,8 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import ForecastSnapshot
-from ..views.forecast import ForecastForm, forecast_for
+from inventory.models import ForecastSnapshot
+from inventory.views.forecast import ForecastForm, forecast_for
 
 
 class ForecastQuerySerializer(serializers.Serializer):

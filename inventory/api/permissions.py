@@ -5,15 +5,15 @@
 * Writes need the model permission (``inventory.add_cable`` ...) that the user's role grants,
   and a token that is neither read-only nor ingest-only. A POST to an object's own action
   (``/api/cables/<label>/status/``) is a change of that object. Object-level rules
-  (a technician edits cables only in their team's sites) come from ``inventory.authz``.
+  (a technician edits cables only in their team's sites) come from ``inventory.access.authz``.
 * Telemetry ingest needs ``inventory.add_telemetrysample``; an ingest token may do only that.
 """
 
 from rest_framework import permissions
 
-from .. import authz
-from ..choices import TokenKind
-from ..models import ApiToken
+from inventory.access import authz
+from inventory.core.choices import TokenKind
+from inventory.models import ApiToken
 
 
 def token_kind(request) -> str | None:

@@ -16,13 +16,17 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..filters import StrictNullBooleanField
-from ..models import Transceiver
-from ..selectors.reconciliation import MODULE_STATUSES, NEIGHBOUR_STATUSES, reconciliation_report
-from ..services import reconciliation as recon_services
-from .permissions import PlantPermission
-from .schema import NOT_BLANK
-from .strict import StrictCharField
+from inventory.api.permissions import PlantPermission
+from inventory.api.schema import NOT_BLANK
+from inventory.api.strict import StrictCharField
+from inventory.models import Transceiver
+from inventory.selectors.filters import StrictNullBooleanField
+from inventory.selectors.telemetry.reconciliation import (
+    MODULE_STATUSES,
+    NEIGHBOUR_STATUSES,
+    reconciliation_report,
+)
+from inventory.services.telemetry import reconciliation as recon_services
 
 
 class ReconcilePermission(PlantPermission):

@@ -9,7 +9,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..selectors import retests as sel
+from inventory.selectors.retests import worklist as sel
 
 
 class WorkItemSerializer(serializers.Serializer):
@@ -72,7 +72,7 @@ class RetestSweepView(APIView):
         responses={202: inline_serializer("SweepQueued", {"queued": serializers.BooleanField()})},
     )
     def post(self, request):
-        from ..tasks import retests_sweep_task
+        from inventory.tasks import retests_sweep_task
 
         transaction.on_commit(lambda: retests_sweep_task.delay(full=True))
         return Response({"queued": True}, status=status.HTTP_202_ACCEPTED)

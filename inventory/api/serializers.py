@@ -5,8 +5,11 @@ from decimal import Decimal
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ..choices import CableKind, CableRole, CableStatus, ConnectorType, Polarity, Polish
-from ..models import (
+from inventory.api.server_owned import MANUAL_CABLE_STATUSES
+from inventory.api.strict import StrictModelSerializer
+from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, Polarity, Polish
+from inventory.core.validators import LABEL_RE, LABEL_RULE
+from inventory.models import (
     Cable,
     CableEnd,
     Cage,
@@ -23,10 +26,7 @@ from ..models import (
     TransceiverPlacement,
     Vendor,
 )
-from ..models.cables import END_PLACE_COLUMNS, cable_url
-from ..validators import LABEL_RE, LABEL_RULE
-from .server_owned import MANUAL_CABLE_STATUSES
-from .strict import StrictModelSerializer
+from inventory.models.cables import END_PLACE_COLUMNS, cable_url
 
 
 def validate_label(value: str) -> str:

@@ -8,7 +8,7 @@ schema so a serializer built any other way cannot let one through either.
 
 from __future__ import annotations
 
-from ..choices import CableStatus
+from inventory.core.choices import CableStatus
 
 # Field names that are server-owned on every model.
 SERVER_OWNED_NAMES = frozenset(

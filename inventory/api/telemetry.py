@@ -29,11 +29,11 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..services.telemetry import telemetry_ingest
-from ..telemetry import adapters
-from ..telemetry.decode import BodyError, decode_json, decode_ndjson, decode_objects
-from .errors import PayloadTooLarge
-from .permissions import IngestPermission
+from inventory.api.errors import PayloadTooLarge
+from inventory.api.permissions import IngestPermission
+from inventory.core.telemetry import adapters
+from inventory.core.telemetry.decode import BodyError, decode_json, decode_ndjson, decode_objects
+from inventory.services.telemetry.ingest import telemetry_ingest
 
 JSON_TYPES = {"application/json"}
 NDJSON_TYPES = {"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"}

@@ -20,8 +20,10 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..choices import Direction, ReferenceMethod
-from ..models import (
+from inventory.api.concurrency import AtomicWritesMixin
+from inventory.api.strict import StrictModelSerializer
+from inventory.core.choices import Direction, ReferenceMethod
+from inventory.models import (
     Cable,
     CableEnd,
     CableTest,
@@ -34,11 +36,9 @@ from ..models import (
     Row,
     Site,
 )
-from ..selectors import testing as sel
-from ..services import tester_import
-from ..services import testing as svc
-from .concurrency import AtomicWritesMixin
-from .strict import StrictModelSerializer
+from inventory.selectors.testing import results as sel
+from inventory.services.testing import records as svc
+from inventory.services.testing import tester_import
 
 
 class FibreResultSerializer(StrictModelSerializer):

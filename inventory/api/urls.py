@@ -2,13 +2,13 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import alerts as alert_views
-from . import forecast as forecast_api
-from . import reconciliation as recon_api
-from . import retests as retest_views
-from . import testing as test_api
-from . import views
-from .telemetry import TelemetryIngestView
+from inventory.api import alerts as alert_views
+from inventory.api import forecast as forecast_api
+from inventory.api import reconciliation as recon_api
+from inventory.api import retests as retest_views
+from inventory.api import testing as test_api
+from inventory.api import views
+from inventory.api.telemetry import TelemetryIngestView
 
 router = DefaultRouter()
 router.register("sites", views.SiteViewSet)

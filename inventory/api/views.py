@@ -15,8 +15,11 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from ..filters import CableFilter, DeviceFilter, PortFilter, TransceiverFilter
-from ..models import (
+from inventory.api import serializers as s
+from inventory.api.concurrency import OptimisticConcurrencyMixin
+from inventory.api.server_owned import ServerOwnedFieldsMixin
+from inventory.core.validators import LABEL_RE
+from inventory.models import (
     Cable,
     Cage,
     Device,
@@ -32,15 +35,12 @@ from ..models import (
     TransceiverPlacement,
     Vendor,
 )
-from ..selectors.history import history_for
-from ..selectors.trace import port_trace
-from ..services import cables as cable_services
-from ..services import ports as port_services
-from ..services import transceivers as xcvr_services
-from ..validators import LABEL_RE
-from . import serializers as s
-from .concurrency import OptimisticConcurrencyMixin
-from .server_owned import ServerOwnedFieldsMixin
+from inventory.selectors.filters import CableFilter, DeviceFilter, PortFilter, TransceiverFilter
+from inventory.selectors.plant.history import history_for
+from inventory.selectors.plant.trace import port_trace
+from inventory.services.plant import cables as cable_services
+from inventory.services.plant import ports as port_services
+from inventory.services.plant import transceivers as xcvr_services
 
 _PLAN_REQUIRED = ["label", "a_device", "a_port", "b_device", "b_port"]
 
@@ -137,7 +137,7 @@ class DeviceViewSet(NoDeleteModelViewSet):
     def import_csv(self, request):
         from rest_framework.exceptions import ParseError, UnsupportedMediaType
 
-        from ..services.device_csv import DeviceCsvError, devices_csv_import
+        from inventory.services.interop.device_csv import DeviceCsvError, devices_csv_import
 
         ctype = (request.content_type or "").split(";")[0].strip().lower()
         if ctype not in ("text/csv", "application/csv"):
@@ -162,7 +162,7 @@ class DeviceViewSet(NoDeleteModelViewSet):
     def export_csv(self, request):
         from django.http import HttpResponse
 
-        from ..services.device_csv import devices_csv_export
+        from inventory.services.interop.device_csv import devices_csv_export
 
         devices = self.filter_queryset(self.get_queryset()).filter(retired_at__isnull=True)
         resp = HttpResponse(devices_csv_export(devices=devices), content_type="text/csv; charset=utf-8")
@@ -432,7 +432,7 @@ class CableViewSet(NoDeleteModelViewSet):
     )
     @action(detail=False, methods=["post"], url_path="import", parser_classes=[])
     def import_plan(self, request):
-        from ..services.cable_plan import cable_plan_import
+        from inventory.services.plans.cable_plan import cable_plan_import
 
         dry_run = request.query_params.get("dry_run", "1").lower() not in ("0", "false", "no")
         rows, already = _read_plan_rows(request)
@@ -458,7 +458,7 @@ class CableViewSet(NoDeleteModelViewSet):
     def export_plan(self, request):
         from django.http import HttpResponse
 
-        from ..services import plan_files
+        from inventory.services.plans import files as plan_files
 
         fmt = request.query_params.get("as", "yaml")
         cables = self.filter_queryset(self.get_queryset())
@@ -498,7 +498,7 @@ def _read_body_text(request) -> str:
     from django.conf import settings
     from rest_framework.exceptions import ParseError
 
-    from .errors import PayloadTooLarge
+    from inventory.api.errors import PayloadTooLarge
 
     limit = settings.CABLETRACK_MAX_IMPORT_BYTES
     if int(request.META.get("CONTENT_LENGTH") or 0) > limit:
@@ -540,7 +540,7 @@ def _read_plan_rows(request) -> tuple[list[dict], int | None]:
             if not isinstance(row, dict) or not all(isinstance(v, scalar) for v in row.values()):
                 raise ParseError(f"Row {i}: every row is an object of column -> text or number.")
         return rows, None
-    from ..services import plan_files
+    from inventory.services.plans import files as plan_files
 
     try:
         if "yaml" in ctype:

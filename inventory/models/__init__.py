@@ -1,14 +1,14 @@
-from .accounts import ApiToken
-from .alerts import Alert, AlertNotification, MaintenanceWindow, PortBaseline
-from .base import UntrackedWriteError, sanctioned_bulk_write
-from .cables import Cable, CableEnd, Link, LinkSegment
-from .devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
-from .external import ExternalRef, SyncRun
-from .fieldwork import FieldNote
-from .labels import LabelBatch
-from .locations import Rack, Room, Row, Site, Team
-from .reliability import IdempotencyRecord, OutboxMessage
-from .retests import (
+from inventory.models.accounts import ApiToken
+from inventory.models.alerts import Alert, AlertNotification, MaintenanceWindow, PortBaseline
+from inventory.models.base import UntrackedWriteError, sanctioned_bulk_write
+from inventory.models.cables import Cable, CableEnd, Link, LinkSegment
+from inventory.models.devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
+from inventory.models.external import ExternalRef, SyncRun
+from inventory.models.fieldwork import FieldNote
+from inventory.models.labels import LabelBatch
+from inventory.models.locations import Rack, Room, Row, Site, Team
+from inventory.models.reliability import IdempotencyRecord, OutboxMessage
+from inventory.models.retests import (
     ReminderDigest,
     RetestPolicy,
     RetestReminder,
@@ -16,8 +16,8 @@ from .retests import (
     RetestTrigger,
     UserProfile,
 )
-from .telemetry import ForecastSnapshot, TelemetrySample
-from .telemetry_storage import (
+from inventory.models.telemetry import ForecastSnapshot, TelemetrySample
+from inventory.models.telemetry_storage import (
     FecBinLayout,
     PortObservation,
     PortRollup,
@@ -26,8 +26,8 @@ from .telemetry_storage import (
     TelemetryIngestBatch,
     TelemetryLaneSample,
 )
-from .testing import CableTest, FibreResult, Inspection, InstrumentMapping, OtdrTrace
-from .transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
+from inventory.models.testing import CableTest, FibreResult, Inspection, InstrumentMapping, OtdrTrace
+from inventory.models.transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
 
 __all__ = [
     "TelemetryIngestBatch",

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from ..choices import TokenKind
+from inventory.core.choices import TokenKind
 
 TOKEN_PREFIX = "ct_"  # noqa: S105 - a visible prefix, not a secret
 

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from ..choices import AlertRule, AlertState, Severity
+from inventory.core.choices import AlertRule, AlertState, Severity
 
 
 class Alert(models.Model):

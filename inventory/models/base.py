@@ -19,7 +19,7 @@ def sanctioned_bulk_write():
     """Allow ``QuerySet.update``/``bulk_update`` on tracked models inside this block.
 
     simple-history cannot see those calls, so a caller that uses them must write the
-    history rows itself (see ``inventory.bulk``).
+    history rows itself (see ``inventory.db.bulk``).
     """
     token = _untracked_ok.set(True)
     try:

@@ -7,9 +7,9 @@ from django.urls import get_script_prefix, reverse
 from django.utils.http import RFC3986_SUBDELIMS
 from simple_history.models import HistoricalRecords
 
-from ..choices import CableKind, CableRole, CableStatus, ConnectorType, FecType, Polarity, Polish
-from .base import TimestampedModel, TrackedManager
-from .devices import Cage, Port, Vendor
+from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, FecType, Polarity, Polish
+from inventory.models.base import TimestampedModel, TrackedManager
+from inventory.models.devices import Cage, Port, Vendor
 
 
 @functools.lru_cache(maxsize=8)

@@ -3,9 +3,9 @@ from django.db.models import Q
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
-from ..choices import ConnectorType, DeviceRole, Fabric, FormFactor, Polish, PortKind
-from .base import TimestampedModel, TrackedManager
-from .locations import Rack
+from inventory.core.choices import ConnectorType, DeviceRole, Fabric, FormFactor, Polish, PortKind
+from inventory.models.base import TimestampedModel, TrackedManager
+from inventory.models.locations import Rack
 
 
 class Vendor(TimestampedModel):

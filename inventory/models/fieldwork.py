@@ -3,8 +3,8 @@
 from django.conf import settings
 from django.db import models
 
-from ..choices import CableStatus, FieldNoteKind
-from .cables import Cable
+from inventory.core.choices import CableStatus, FieldNoteKind
+from inventory.models.cables import Cable
 
 
 class FieldNote(models.Model):

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-from ..choices import LabelBatchStatus, LabelKind
+from inventory.core.choices import LabelBatchStatus, LabelKind
 
 
 class LabelBatch(models.Model):

@@ -3,7 +3,7 @@ from django.db import models
 from django.urls import reverse
 from simple_history.models import HistoricalRecords
 
-from .base import TimestampedModel, TrackedManager
+from inventory.models.base import TimestampedModel, TrackedManager
 
 
 class Team(TimestampedModel):

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from ..choices import (
+from inventory.core.choices import (
     CableKind,
     DigestStatus,
     ReminderKind,

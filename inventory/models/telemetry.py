@@ -2,7 +2,7 @@
 
 from django.db import models
 
-from .telemetry_fields import UnsignedCounterField
+from inventory.models.telemetry_fields import UnsignedCounterField
 
 
 class TelemetrySample(models.Model):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from .telemetry_fields import BigIntArrayField, FloatArrayField
+from inventory.models.telemetry_fields import BigIntArrayField, FloatArrayField
 
 
 class TelemetryLaneSample(models.Model):

@@ -4,9 +4,9 @@ from django.conf import settings
 from django.db import models
 from simple_history.models import HistoricalRecords
 
-from ..choices import Direction, ReferenceMethod, TestKind, Verdict
-from .cables import Cable, CableEnd, Link
-from .devices import Port
+from inventory.core.choices import Direction, ReferenceMethod, TestKind, Verdict
+from inventory.models.cables import Cable, CableEnd, Link
+from inventory.models.devices import Port
 
 
 class CableTest(models.Model):

@@ -3,9 +3,16 @@ from django.db import models
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
-from ..choices import ConnectorType, FormFactor, PlacementEnd, Polish, RmaOutcome, TransceiverStatus
-from .base import TimestampedModel, TrackedManager
-from .devices import Cage, Vendor
+from inventory.core.choices import (
+    ConnectorType,
+    FormFactor,
+    PlacementEnd,
+    Polish,
+    RmaOutcome,
+    TransceiverStatus,
+)
+from inventory.models.base import TimestampedModel, TrackedManager
+from inventory.models.devices import Cage, Vendor
 
 
 class TransceiverModel(TimestampedModel):

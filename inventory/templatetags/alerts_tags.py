@@ -1,14 +1,14 @@
 """``{% load alerts_tags %}``: the alert blocks, for pages that do not build the context themselves.
 
 ``{% cable_alerts cable %}`` renders ``inventory/_cable_alerts.html`` with
-``inventory.selectors.alerts.cable_alerts_context(cable)``; ``{% dashboard_alerts %}`` renders
+``inventory.selectors.alerts.queries.cable_alerts_context(cable)``; ``{% dashboard_alerts %}`` renders
 ``inventory/_dashboard_alerts.html``; ``{% rack_alerts rack %}`` renders ``inventory/_rack_alerts.html``
 (open alerts of a rack, each with its link's FEC sparkline over the last day).
 """
 
 from django import template
 
-from ..selectors import alerts as alert_selectors
+from inventory.selectors.alerts import queries as alert_selectors
 
 register = template.Library()
 

@@ -6,7 +6,7 @@
 
 from django import template
 
-from .. import authz
+from inventory.access import authz
 
 register = template.Library()
 

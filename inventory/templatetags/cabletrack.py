@@ -1,6 +1,6 @@
 from django import template
 
-from ..choices import CableStatus
+from inventory.core.choices import CableStatus
 
 register = template.Library()
 _CABLE_STATUS = dict(CableStatus.choices)

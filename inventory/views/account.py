@@ -10,10 +10,10 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from ..authz import allow_any_user_write
-from ..choices import TokenKind
-from ..models import ApiToken
-from ..services import tokens as token_services
+from inventory.access.authz import allow_any_user_write
+from inventory.core.choices import TokenKind
+from inventory.models import ApiToken
+from inventory.services.access import tokens as token_services
 
 
 class TokenForm(forms.Form):

@@ -18,11 +18,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from ..choices import AlertRule, AlertState, Severity
-from ..models import Alert, Device, Link, Rack
-from ..selectors import alerts as alert_selectors
-from ..selectors import wiring as wiring_selectors
-from ..services import alerts as alert_services
+from inventory.core.choices import AlertRule, AlertState, Severity
+from inventory.models import Alert, Device, Link, Rack
+from inventory.selectors.alerts import queries as alert_selectors
+from inventory.selectors.plant import wiring as wiring_selectors
+from inventory.services.alerts import lifecycle as alert_services
 
 
 class AlertFilterForm(forms.Form):
@@ -241,7 +241,7 @@ def metrics(request):
         )
         resp["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return resp
-    from ..selectors.metrics import metrics_exposition
+    from inventory.selectors.telemetry.metrics import metrics_exposition
 
     body, content_type = metrics_exposition(now=timezone.now())
     return HttpResponse(body, content_type=content_type)

@@ -20,9 +20,8 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
-from ..choices import CableKind, CableStatus, TransceiverStatus
-from ..filters import CableFilter, TransceiverFilter
-from ..forms import (
+from inventory.core.choices import CableKind, CableStatus, TransceiverStatus
+from inventory.forms.plant import (
     BulkStatusForm,
     CableCreateForm,
     CableEditForm,
@@ -31,11 +30,12 @@ from ..forms import (
     TransceiverEditForm,
     apply_errors,
 )
-from ..models import Cable, Site, Transceiver, Vendor
-from ..selectors import pages as page_selectors
-from ..services import cables as cable_services
-from ..services import plan_files
-from ..services import transceivers as xcvr_services
+from inventory.models import Cable, Site, Transceiver, Vendor
+from inventory.selectors.filters import CableFilter, TransceiverFilter
+from inventory.selectors.plant import pages as page_selectors
+from inventory.services.plans import files as plan_files
+from inventory.services.plant import cables as cable_services
+from inventory.services.plant import transceivers as xcvr_services
 
 MAX_PAGE_SIZE = 500
 
@@ -446,7 +446,7 @@ def plan_outcome(result) -> dict:
 
 
 def _import_service():
-    return page_selectors.optional("inventory.services.cable_plan", "cable_plan_import")
+    return page_selectors.optional("inventory.services.plans.cable_plan", "cable_plan_import")
 
 
 @permission_required("inventory.add_cable", raise_exception=True)

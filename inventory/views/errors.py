@@ -4,7 +4,7 @@ from django.http import JsonResponse
 from django.shortcuts import render
 from django.views import defaults
 
-from ..failsafe import is_unavailable, unavailable_response
+from inventory.middleware.failsafe import is_unavailable, unavailable_response
 
 
 def server_error(request):

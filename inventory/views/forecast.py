@@ -10,8 +10,8 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
-from ..forecast import svg
-from ..services import forecast as forecast_services
+from inventory.core.forecast import svg
+from inventory.services.forecast import snapshot as forecast_services
 
 SPARES_COLUMNS = ["site", "part_number", "installed", "afr", "mean_demand", "hold", "on_hand", "to_order"]
 

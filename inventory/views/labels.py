@@ -11,11 +11,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
-from ..choices import LabelBatchStatus, LabelKind
-from ..labels import STOCKS
-from ..models import LabelBatch
-from ..selectors.labels import LabelSelection
-from ..services import labels as label_services
+from inventory.core.choices import LabelBatchStatus, LabelKind
+from inventory.core.labels import STOCKS
+from inventory.models import LabelBatch
+from inventory.selectors.labels.facts import LabelSelection
+from inventory.services.labels import printing as label_services
 
 
 def _split(values: list[str]) -> tuple[str, ...]:

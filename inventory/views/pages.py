@@ -8,13 +8,13 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from ..choices import PlacementEnd
-from ..forms import FaultForm, ReplaceForm, ServicedForm, SwapForm, apply_errors
-from ..models import Cable, Cage, Rack, Transceiver
-from ..selectors import pages as page_selectors
-from ..services import cables as cable_services
-from ..services import fieldwork
-from ..services import transceivers as xcvr_services
+from inventory.core.choices import PlacementEnd
+from inventory.forms.plant import FaultForm, ReplaceForm, ServicedForm, SwapForm, apply_errors
+from inventory.models import Cable, Cage, Rack, Transceiver
+from inventory.selectors.plant import pages as page_selectors
+from inventory.services.plant import cables as cable_services
+from inventory.services.plant import fieldwork
+from inventory.services.plant import transceivers as xcvr_services
 
 
 @login_not_required

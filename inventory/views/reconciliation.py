@@ -1,6 +1,6 @@
 """Desk pages: the reconciliation report, and creating missing module records from it in one
 reviewed step (tick rows or take all -> preview -> confirm). Thin: the selector reads, the
-service writes (``inventory.services.reconciliation``)."""
+service writes (``inventory.services.telemetry.reconciliation``)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
 
-from ..models import Site
-from ..selectors.reconciliation import reconciliation_report
-from ..services import reconciliation as recon_services
+from inventory.models import Site
+from inventory.selectors.telemetry.reconciliation import reconciliation_report
+from inventory.services.telemetry import reconciliation as recon_services
 
 CREATE_PERMS = ["inventory.add_transceiver", "inventory.import_plant"]
 PAGE_ROWS = 1000  # rows drawn on the page; "Preview all" still takes every missing record

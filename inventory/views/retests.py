@@ -16,11 +16,11 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from .. import worklist_pdf
-from ..choices import ReminderMode, Weekday
-from ..models import Rack, Row, Site, UserProfile
-from ..selectors import retests as sel
-from ..services import reminders as reminder_services
+from inventory.core.choices import ReminderMode, Weekday
+from inventory.core.pdf import worklist as worklist_pdf
+from inventory.models import Rack, Row, Site, UserProfile
+from inventory.selectors.retests import worklist as sel
+from inventory.services.retests import reminders as reminder_services
 
 BUCKETS = [
     ("due", "Overdue, this week and next"),
@@ -153,7 +153,7 @@ def retests_pdf(request):
 def retests_sweep_now(request):
     if not request.user.has_perm("inventory.change_cable"):
         raise PermissionDenied
-    from ..tasks import retests_sweep_task
+    from inventory.tasks import retests_sweep_task
 
     transaction.on_commit(lambda: retests_sweep_task.delay(full=True))
     messages.success(request, "Retest sweep queued: due dates are recomputed and reminders go out shortly.")

@@ -13,10 +13,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from ..models import Cable, Inspection, OtdrTrace, Rack, Row, Site
-from ..selectors import testing as test_selectors
-from ..services import testing as svc
-from ..testing_forms import InspectionForm, OltsForm, OtdrForm
+from inventory.forms.testing import InspectionForm, OltsForm, OtdrForm
+from inventory.models import Cable, Inspection, OtdrTrace, Rack, Row, Site
+from inventory.selectors.testing import results as test_selectors
+from inventory.services.testing import records as svc
 
 
 def _add_errors(form, exc: ValidationError) -> None:
@@ -190,7 +190,7 @@ def commissioning_report(request):
 
 @require_GET
 def commissioning_report_pdf(request):
-    from ..commissioning_pdf import commissioning_pdf
+    from inventory.core.pdf.commissioning import commissioning_pdf
 
     site, row, rack = _scope(request)
     report = test_selectors.commissioning_report(site=site, row=row, rack=rack)
@@ -211,7 +211,7 @@ def test_import_page(request):
     from django.core.files.base import ContentFile
     from django.core.files.storage import default_storage
 
-    from ..services import tester_import
+    from inventory.services.testing import tester_import
 
     ctx: dict = {"fields": tester_import.FIELDS}
     if request.method != "POST":

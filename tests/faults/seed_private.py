@@ -14,7 +14,7 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from inventory.choices import TokenKind
+    from inventory.core.choices import TokenKind
     from inventory.models import ApiToken
     from inventory.models.accounts import hash_token
     from tests import factories as f

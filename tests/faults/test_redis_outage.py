@@ -21,7 +21,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from inventory.choices import CableStatus, TokenKind
+from inventory.core.choices import CableStatus, TokenKind
 from inventory.models import (
     Cable,
     FieldNote,

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection, transaction
 
-from inventory.choices import DigestStatus
+from inventory.core.choices import DigestStatus
 from inventory.models import ReminderDigest, RetestReminder, RetestSweepRun
 from inventory.tasks import retests_sweep_task
 from tests import factories as f

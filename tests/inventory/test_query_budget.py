@@ -17,11 +17,11 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from inventory.api.serializers import CableSerializer, end_point
-from inventory.choices import CableStatus, TokenKind
+from inventory.core.choices import CableStatus, TokenKind
 from inventory.models import ApiToken, Cable, Port
 from inventory.models.accounts import hash_token
-from inventory.selectors.trace import port_trace
-from inventory.services.demo import demo_seed
+from inventory.selectors.plant.trace import port_trace
+from inventory.services.demo.seed import demo_seed
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

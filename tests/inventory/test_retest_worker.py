@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 import psutil
 import pytest
 
-from inventory.choices import DigestStatus
+from inventory.core.choices import DigestStatus
 from inventory.models import ReminderDigest
 from inventory.tasks import reminders_dispatch_task, retests_sweep_task
 from tests import factories as f

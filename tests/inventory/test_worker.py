@@ -1,6 +1,6 @@
 import pytest
 
-from inventory.choices import DeviceRole
+from inventory.core.choices import DeviceRole
 from inventory.models import Link
 from inventory.tasks import links_refresh_task
 from tests import factories as f

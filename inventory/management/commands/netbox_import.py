@@ -3,8 +3,8 @@ import json
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from inventory.integrations.netbox import FLAVORS, NetboxError, source_fetch
-from inventory.services.netbox_import import netbox_import
+from inventory.core.interop.netbox import FLAVORS, NetboxError, source_fetch
+from inventory.services.interop.netbox import netbox_import
 
 
 class Command(BaseCommand):

@@ -11,10 +11,10 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from inventory.choices import LabelKind
-from inventory.labels import FORMATS, STOCKS
-from inventory.selectors.labels import LabelSelection
-from inventory.services import labels as label_services
+from inventory.core.choices import LabelKind
+from inventory.core.labels import FORMATS, STOCKS
+from inventory.selectors.labels.facts import LabelSelection
+from inventory.services.labels import printing as label_services
 
 
 def _when(value: str) -> datetime:

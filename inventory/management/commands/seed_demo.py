@@ -3,7 +3,7 @@ from datetime import date
 
 from django.core.management.base import BaseCommand, CommandError
 
-from inventory.services.demo import demo_seed
+from inventory.services.demo.seed import demo_seed
 
 
 class Command(BaseCommand):

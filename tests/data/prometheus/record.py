@@ -4,7 +4,7 @@ Not run by the tests. It writes the scraped series (the counters a node_exporter
 collector, or a site's SONiC exporter, would have exposed every 10 s) as OpenMetrics with
 timestamps, backfills them into a real Prometheus TSDB (``promtool tsdb
 create-blocks-from openmetrics``), starts that Prometheus on loopback, sends it exactly the
-queries ``inventory.integrations.prometheus`` sends, and saves each response body verbatim.
+queries ``inventory.core.interop.prometheus`` sends, and saves each response body verbatim.
 
     apt-get install prometheus     # Debian's prometheus + promtool (2.42 was used)
     python tests/data/prometheus/record.py
@@ -30,7 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent.parent))
 
-from tests.inventory.integrations.prometheus_scenario import (  # noqa: E402
+from tests.inventory.services.telemetry.prometheus_scenario import (  # noqa: E402
     DEGRADING_PULLS,
     END,
     MAPPED_PULLS,
@@ -75,7 +75,7 @@ def free_port() -> int:
 
 
 def main() -> None:
-    from inventory.integrations.prometheus import DEFAULT_MAPPING, query_params
+    from inventory.core.interop.prometheus import DEFAULT_MAPPING, query_params
 
     work = Path(tempfile.mkdtemp(prefix="prom-record-"))
     try:

@@ -12,9 +12,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from inventory.choices import DeviceRole
+from inventory.core.choices import DeviceRole
 from inventory.models import Alert, MaintenanceWindow
-from inventory.services import alerts as svc
+from inventory.services.alerts import lifecycle as svc
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

@@ -1,8 +1,8 @@
 import pytest
 from django.db import connection
 
-from inventory import bulk
-from inventory.choices import ConnectorType, DeviceRole
+from inventory.core.choices import ConnectorType, DeviceRole
+from inventory.db import bulk
 from inventory.models import Cable, Device, Link, Port, PortAlias
 from tests import factories as f
 

@@ -1,7 +1,7 @@
 import pytest
 from rest_framework.test import APIClient
 
-from inventory.choices import DeviceRole, TokenKind
+from inventory.core.choices import DeviceRole, TokenKind
 from inventory.models import ApiToken, Cable, CableEnd, Link
 from inventory.models.accounts import hash_token
 from tests import factories as f

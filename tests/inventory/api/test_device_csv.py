@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from inventory.choices import DeviceRole
+from inventory.core.choices import DeviceRole
 from inventory.models import Device, Vendor
 from tests import factories as f
 

@@ -1,9 +1,9 @@
 import pytest
 import yaml
 
-from inventory.choices import DeviceRole
+from inventory.core.choices import DeviceRole
 from inventory.models import Cable
-from inventory.services import plan_files
+from inventory.services.plans import files as plan_files
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

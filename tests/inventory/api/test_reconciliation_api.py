@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from inventory.choices import DeviceRole, TransceiverStatus
+from inventory.core.choices import DeviceRole, TransceiverStatus
 from inventory.models import Cage, Port, PortTelemetryState, Transceiver, TransceiverPlacement
 from tests import factories as f
 
@@ -100,8 +100,8 @@ def test_the_report_lists_missing_swapped_unseen_modules_and_miswired_neighbours
 
 def test_a_sealed_cable_end_is_compared_with_the_cable_serial(api_as):
     """[leaf-a OSFP1]==AOC-1 (serials AOC-A / AOC-B)==[leaf-b OSFP1]; leaf-b reports AOC-X."""
-    from inventory.choices import CableKind
-    from inventory.services import cables as cable_services
+    from inventory.core.choices import CableKind
+    from inventory.services.plant import cables as cable_services
 
     rack = f.RackFactory(name="REC-2")
     _, a = f.twin_port_device("leaf-a", rack=rack, u=1, cages=1, with_modules=False)
@@ -197,7 +197,7 @@ def test_selected_rows_only_and_stale_rows_are_refused_with_nothing_written(reco
 
     # Somebody records a module by hand in the other cage: that row is stale too.
     x = f.module(serial="HAND-1")
-    from inventory.services.transceivers import transceiver_install
+    from inventory.services.plant.transceivers import transceiver_install
 
     transceiver_install(transceiver=x, cage=Cage.objects.get(pk=c1))
     p2 = eng.post("/api/reconciliation/preview/", {"keys": [f"cage:{c2}"]}, format="json").json()
@@ -332,7 +332,7 @@ def test_token_kinds_read_only_reads_ingest_only_posts_telemetry(recon, user_wit
     p = full.post("/api/reconciliation/preview/", {"all": True, "rack": "REC-1"}, format="json").json()
     assert full.post("/api/reconciliation/apply/", {"token": p["token"]}, format="json").status_code == 201
     # The history names the token the script used, as every API write does.
-    from inventory.selectors.history import history_for
+    from inventory.selectors.plant.history import history_for
 
     entry = history_for(Transceiver.objects.get(serial="LEAF-SN-1"))[0]
     assert entry["who"] == "engineer-user" and entry["token"]

@@ -17,7 +17,7 @@ from django.test import override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from inventory.choices import TokenKind
+from inventory.core.choices import TokenKind
 from inventory.models import (
     Device,
     PortAlias,
@@ -27,7 +27,7 @@ from inventory.models import (
     TelemetryLaneSample,
     TelemetrySample,
 )
-from inventory.services.ports import port_rename
+from inventory.services.plant.ports import port_rename
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

@@ -11,10 +11,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from inventory.choices import TokenKind
+from inventory.core.choices import TokenKind
 from inventory.models import Device, PortTelemetryState, TelemetryHistogram, TelemetrySample
 from tests import factories as f
-from tests.inventory.telemetry.test_adapters import DATA, FORMAT_OF
+from tests.inventory.core.telemetry.test_adapters import DATA, FORMAT_OF
 
 pytestmark = pytest.mark.django_db
 

@@ -5,18 +5,18 @@ import io
 import json
 import zipfile
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from inventory.choices import DeviceRole, Polarity
+from inventory.core.choices import DeviceRole, Polarity
 from inventory.models import CableTest, InstrumentMapping, OtdrTrace
 from tests import factories as f
+from tests.paths import TEST_DATA
 from tests.sor_builder import build_v1
 
 pytestmark = pytest.mark.django_db
-SOR = Path(__file__).resolve().parents[2] / "data" / "sor"
+SOR = TEST_DATA / "sor"
 
 
 @pytest.fixture(autouse=True)

@@ -9,9 +9,9 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from inventory.choices import TokenKind
+from inventory.core.choices import TokenKind
 from inventory.models import Cable, Rack, Room, Row, Site, Team
-from inventory.services import tokens as token_services
+from inventory.services.access import tokens as token_services
 from tests import factories as f
 
 ROLES = ["viewer", "technician", "engineer", "admin", "collector"]

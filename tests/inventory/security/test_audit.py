@@ -5,8 +5,8 @@ import pytest
 from django.test import Client
 
 from inventory.models import Cable
-from inventory.selectors.history import history_for
-from inventory.services import tokens as token_services
+from inventory.selectors.plant.history import history_for
+from inventory.services.access import tokens as token_services
 
 pytestmark = pytest.mark.django_db
 

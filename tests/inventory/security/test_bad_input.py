@@ -20,7 +20,7 @@ def test_a_body_over_the_cap_is_413_before_anything_reads_it(plant, client_for, 
 
 
 def test_the_bulk_prefixes_have_their_own_larger_cap(settings, rf):
-    from inventory.idempotency import body_cap
+    from inventory.middleware.idempotency import body_cap
 
     assert (
         body_cap(rf.post("/api/telemetry/", "{}", content_type="application/json"))

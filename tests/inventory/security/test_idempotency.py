@@ -95,7 +95,7 @@ def test_purge_forgets_old_keys(plant, client_for):
 
     from django.utils import timezone
 
-    from inventory.services.reliability import idempotency_purge
+    from inventory.services.ops.reliability import idempotency_purge
 
     client_for("engineer").post(
         "/api/vendors/", {"name": "A", "slug": "a"}, format="json", HTTP_IDEMPOTENCY_KEY="old"

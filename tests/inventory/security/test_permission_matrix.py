@@ -6,7 +6,7 @@ import pytest
 from django.template import Context, Template
 from django.test import Client, RequestFactory
 
-from inventory import authz
+from inventory.access import authz
 from inventory.models import Cable, Transceiver
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from inventory.backends import PermissionsBackend
+from inventory.access.backends import PermissionsBackend
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

@@ -8,10 +8,10 @@ from django.utils import timezone
 from rest_framework.test import APIClient, APIRequestFactory
 
 from inventory.api.permissions import IngestPermission, PlantPermission
-from inventory.choices import TokenKind
+from inventory.core.choices import TokenKind
 from inventory.models import ApiToken
 from inventory.models.accounts import hash_token
-from inventory.services import tokens as token_services
+from inventory.services.access import tokens as token_services
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from inventory.choices import CableStatus, DeviceRole, Polarity, TestKind, Verdict
+from inventory.core.choices import CableStatus, DeviceRole, Polarity, TestKind, Verdict
 from inventory.models import CableTest, Team
 from tests import factories as f
 

@@ -13,10 +13,10 @@ from django.template.loader import render_to_string
 from django.test import Client
 from django.utils import timezone
 
-from inventory.choices import DeviceRole
+from inventory.core.choices import DeviceRole
 from inventory.models import Alert, Cable, MaintenanceWindow
-from inventory.selectors.alerts import cable_alerts_context, sparkline
-from inventory.services import alerts as svc
+from inventory.selectors.alerts.queries import cable_alerts_context, sparkline
+from inventory.services.alerts import lifecycle as svc
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

@@ -2,9 +2,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from inventory.choices import CableStatus
+from inventory.core.choices import CableStatus
 from inventory.models import Cable
-from inventory.services import cables as cable_services
+from inventory.services.plant import cables as cable_services
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -166,7 +166,7 @@ def test_swap_with_an_unknown_serial_says_so_next_to_the_field(plant, tech_clien
 
 
 def test_swap_refuses_a_module_that_does_not_fit(plant, tech_client):
-    from inventory.choices import FormFactor
+    from inventory.core.choices import FormFactor
 
     cage = plant["gpu"][0].cage
     qsfp = f.module(f.twin_dr4_model(part="QSFP-ONLY", form_factor=FormFactor.QSFP28), serial="Q-1")
@@ -203,7 +203,7 @@ def test_login_user_model_is_the_default():
 
 def test_a_trunk_carrying_several_links_says_how_many(plant, tech_client):
     """A second channel over T-100: [gpu eth2]--J-103--[pp-a F2]==T-100==[pp-b F2]--J-104--[leaf E2/2]"""
-    from inventory.choices import Polarity
+    from inventory.core.choices import Polarity
 
     f.jumper("J-103", plant["gpu"][2], plant["pa_front"][1], polarity=Polarity.A)
     f.jumper("J-104", plant["pb_front"][1], plant["leaf"][3], polarity=Polarity.A)

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from inventory.choices import CableKind, CableStatus, ConnectorType, FormFactor, Polish
+from inventory.core.choices import CableKind, CableStatus, ConnectorType, FormFactor, Polish
 from inventory.models import Alert, Cable, Transceiver
 from tests import factories as f
 
@@ -192,7 +192,7 @@ def test_mpo12_sr8_module_refuses_an_lc_cable(plant, engineer_client):
         single_mode=False,
     )
     dev, ports = f.twin_port_device("gpu-sr8", cages=1, with_modules=False, role="gpu_node")
-    from inventory.services.transceivers import transceiver_install
+    from inventory.services.plant.transceivers import transceiver_install
 
     transceiver_install(transceiver=f.module(sr8), cage=ports[0].cage)
     resp = engineer_client.post(

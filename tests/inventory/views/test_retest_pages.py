@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from inventory.models import Room, Row, UserProfile
-from inventory.services import retests
+from inventory.services.retests import due as retests
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

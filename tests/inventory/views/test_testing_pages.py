@@ -2,19 +2,19 @@
 include and the commissioning report (HTML and PDF)."""
 
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from inventory.choices import DeviceRole, Polarity, Verdict
+from inventory.core.choices import DeviceRole, Polarity, Verdict
 from inventory.models import CableTest, OtdrTrace
-from inventory.selectors.testing import cable_tests_context
+from inventory.selectors.testing.results import cable_tests_context
 from tests import factories as f
+from tests.paths import TEST_DATA
 
 pytestmark = pytest.mark.django_db
-SOR = Path(__file__).resolve().parents[2] / "data" / "sor"
+SOR = TEST_DATA / "sor"
 
 
 @pytest.fixture(autouse=True)
@@ -115,7 +115,7 @@ def test_inspection_form(tech, jumper):
 
 
 def test_cable_tests_include_plots_the_trace_with_events(tech, jumper, client):
-    from inventory.services import testing as svc
+    from inventory.services.testing import records as svc
 
     data = (SOR / "anritsu-mt9090a_1310_example3.sor").read_bytes()
     svc.cable_test_upload_otdr(cable=jumper, files=[svc.SorUpload("t.sor", data)])

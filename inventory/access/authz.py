@@ -1,0 +1,182 @@
+"""Who may do what: one policy for the pages, the API and the admin.
+
+An *action* is what a person does (``record_test``, ``edit_cable``, ...). Each maps to a Django
+permission that a role (group, see ``roles.py``) grants, and some are *site-scoped*: a
+technician edits cables only in the sites their team is assigned to (``Team.members`` +
+``Site.team``), while an engineer (``inventory.edit_any_site``) edits anywhere.
+
+Use it from:
+* pages: ``{% load authz %}{% can "record_test" cable as may_test %}`` or the context from
+  ``actions_for(user, cable)``; views: ``@requires_action("edit_cable", obj=cable_from_label)``
+  or ``authz.check(user, action, obj)``.
+* the API: ``PlantPermission`` applies model permissions and ``object_change_allowed``.
+* the admin: ``NoDeleteAdmin`` applies ``object_change_allowed``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+
+# Custom permissions (no model of their own): created by ``roles.sync_roles`` on the Cable
+# content type, so they need no migration.
+CUSTOM_PERMISSIONS = {
+    "report_fault": "Can report a fault on a cable or module",
+    "edit_any_site": "Can edit cables in every site (not only the team's)",
+    "import_plant": "Can import cable plans and plant data",
+    "print_labels": "Can print label batches",
+    "manage_settings": "Can change rules, presets and settings",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    perm: str
+    site_scoped: bool = False
+    label: str = ""
+
+
+ACTIONS: dict[str, Rule] = {
+    "view": Rule("inventory.view_cable", label="See the plant"),
+    "record_test": Rule("inventory.add_cabletest", label="Record a test"),
+    "inspect": Rule("inventory.add_inspection", label="Record an inspection"),
+    "report_fault": Rule("inventory.report_fault", label="Report a fault"),
+    "swap_module": Rule("inventory.change_transceiver", label="Swap a module"),
+    "edit_cable": Rule("inventory.change_cable", site_scoped=True, label="Edit the cable"),
+    "retire_cable": Rule("inventory.change_cable", site_scoped=True, label="Retire the cable"),
+    "replace_cable": Rule("inventory.add_cable", site_scoped=True, label="Replace the cable"),
+    "install_cable": Rule("inventory.add_cable", label="Record a new cable"),
+    "import": Rule("inventory.import_plant", label="Import"),
+    "print_labels": Rule("inventory.print_labels", label="Print labels"),
+    "manage_settings": Rule("inventory.manage_settings", label="Settings"),
+}
+
+# Models whose *change* is site-scoped for users without ``edit_any_site``.
+SITE_SCOPED_MODELS = {"cable", "cableend"}
+
+
+def user_site_ids(user) -> frozenset[int]:
+    """Sites assigned to the user through their teams (cached on the user object)."""
+    cached = getattr(user, "_ct_site_ids", None)
+    if cached is not None:
+        return cached
+    from inventory.models import Site
+
+    ids = (
+        frozenset(Site.objects.filter(team__members=user).values_list("pk", flat=True))
+        if user.is_authenticated
+        else frozenset()
+    )
+    user._ct_site_ids = ids
+    return ids
+
+
+def site_ids_of(obj) -> frozenset[int]:
+    """The sites an object is in (a cable: every site one of its active ends is in)."""
+    from inventory.models import Cable, CableEnd, Device, Rack, Site, Transceiver
+
+    if obj is None:
+        return frozenset()
+    cached = getattr(obj, "_ct_site_ids", None)
+    if cached is not None:
+        return cached
+    if isinstance(obj, Site):
+        ids = frozenset([obj.pk])
+    elif isinstance(obj, Cable | CableEnd):
+        cable_id = obj.pk if isinstance(obj, Cable) else obj.cable_id
+        ends = Q(active=True, cable_id=cable_id)
+        ids = frozenset(
+            Site.objects.filter(
+                Q(rooms__rows__racks__devices__ports__cable_ends__in=CableEnd.objects.filter(ends))
+                | Q(rooms__rows__racks__devices__cages__cable_ends__in=CableEnd.objects.filter(ends))
+            ).values_list("pk", flat=True)
+        )
+    elif isinstance(obj, Rack):
+        ids = frozenset(Site.objects.filter(rooms__rows__racks=obj).values_list("pk", flat=True))
+    elif isinstance(obj, Device):
+        ids = frozenset(Site.objects.filter(rooms__rows__racks__devices=obj).values_list("pk", flat=True))
+    elif isinstance(obj, Transceiver):
+        q = Q(rooms__rows__racks__devices__cages__transceiver=obj)
+        if obj.stock_site_id:
+            q |= Q(pk=obj.stock_site_id)
+        ids = frozenset(Site.objects.filter(q).values_list("pk", flat=True))
+    else:
+        ids = frozenset()
+    obj._ct_site_ids = ids
+    return ids
+
+
+def in_user_sites(user, obj) -> bool:
+    if user.has_perm("inventory.edit_any_site"):
+        return True
+    return bool(site_ids_of(obj) & user_site_ids(user))
+
+
+def can(user, action: str, obj=None) -> bool:
+    """May ``user`` do ``action`` (on ``obj``)? Unknown actions are refused."""
+    rule = ACTIONS.get(action)
+    if rule is None or user is None or not user.is_authenticated or not user.is_active:
+        return False
+    if not user.has_perm(rule.perm):
+        return False
+    if rule.site_scoped and obj is not None:
+        return in_user_sites(user, obj)
+    return True
+
+
+def check(user, action: str, obj=None) -> None:
+    """Raise ``PermissionDenied`` (403) unless ``can(user, action, obj)``."""
+    if not can(user, action, obj):
+        rule = ACTIONS.get(action)
+        what = rule.label.lower() if rule and rule.label else action
+        raise PermissionDenied(f"Your role does not allow you to {what} here.")
+
+
+def actions_for(user, obj=None) -> dict[str, bool]:
+    """Every action and whether the user may take it (for templates: ``may.record_test``)."""
+    return {name: can(user, name, obj) for name in ACTIONS}
+
+
+def object_change_allowed(user, obj) -> bool:
+    """The object-level rule shared by the API and the admin for any write on ``obj``."""
+    if obj is None:
+        return True
+    if obj._meta.app_label == "inventory" and obj._meta.model_name in SITE_SCOPED_MODELS:
+        return in_user_sites(user, obj)
+    return True
+
+
+def requires_action(action: str, obj: Callable | None = None):
+    """View decorator: 403 unless the user may take ``action`` (on ``obj(request, **kwargs)``).
+
+    The decorated view is also marked, so the write guard middleware knows it is declared.
+    """
+
+    def decorator(view):
+        @functools.wraps(view)
+        def wrapped(request, *args, **kwargs):
+            target = obj(request, *args, **kwargs) if obj is not None else None
+            check(request.user, action, target)
+            return view(request, *args, **kwargs)
+
+        wrapped.required_action = action
+        return wrapped
+
+    return decorator
+
+
+def allow_any_user_write(view):
+    """Mark a view whose POST any logged-in user may make (their own profile, tokens)."""
+    view.required_action = "self"
+    return view
+
+
+def has_any_write_permission(user) -> bool:
+    """A viewer has only view permissions; anyone else has at least one plant write."""
+    if user.is_superuser:
+        return True
+    return any(not p.split(".", 1)[1].startswith("view_") for p in user.get_all_permissions() if "." in p)

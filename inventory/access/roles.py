@@ -1,0 +1,107 @@
+"""Roles are Django groups with permissions, kept in step after every migrate.
+
+* viewer: read everything.
+* technician: viewer + record tests, inspections and faults, swap modules, change cable status.
+* engineer: everything on the plant (add/change every inventory model), imports, labels.
+* admin: engineer + user and token administration (give people ``is_staff`` for the admin).
+* collector: post telemetry, nothing else (for service accounts behind ingest tokens).
+"""
+
+from django.contrib.auth.models import Group, Permission
+
+PLANT_MODELS = [
+    "site",
+    "room",
+    "row",
+    "rack",
+    "team",
+    "vendor",
+    "device",
+    "cage",
+    "port",
+    "portalias",
+    "portmapping",
+    "transceivermodel",
+    "transceiver",
+    "transceiverplacement",
+    "rmacase",
+    "cable",
+    "cableend",
+    "link",
+    "cabletest",
+    "fibreresult",
+    "otdrtrace",
+    "inspection",
+    "alert",
+    "maintenancewindow",
+    "instrumentmapping",
+]
+
+TECHNICIAN_ACTIONS = [
+    "report_fault",
+    "add_rmacase",
+    "add_cabletest",
+    "add_fibreresult",
+    "add_otdrtrace",
+    "add_inspection",
+    "change_cable",  # site-scoped: only in the sites of the technician's teams (authz.py)
+    "change_cableend",
+    "change_transceiver",
+    "add_transceiverplacement",
+    "change_transceiverplacement",
+    "add_maintenancewindow",
+    "change_alert",
+    "print_cable_label",  # the labels of one cable (the one they replace), inline
+]
+
+# Printing labels for racks, rows, selections and background batches is an engineer action.
+ENGINEER_LABEL_ACTIONS = {"print_labels", "print_cable_label", "view_labelbatch"}
+
+
+ENGINEER_EXTRAS = ["report_fault", "edit_any_site", "import_plant", "print_labels", "manage_settings"]
+
+
+# Models that are not plant data: nobody gets them through a role (tokens are managed by their
+# owner through the profile page; the rest is machinery).
+PRIVATE_MODELS = {"apitoken", "idempotencyrecord", "outboxmessage"}
+
+
+def _inventory_models() -> list[str]:
+    """Every inventory model (new ones join the roles automatically), PLANT_MODELS first."""
+    from django.apps import apps
+
+    names = [m._meta.model_name for m in apps.get_app_config("inventory").get_models()]
+    return [n for n in dict.fromkeys([*PLANT_MODELS, *names]) if n not in PRIVATE_MODELS]
+
+
+def role_permissions() -> dict[str, set[str]]:
+    models = _inventory_models()
+    view = {f"view_{m}" for m in models}
+    plant = {f"{a}_{m}" for m in models for a in ("add", "change")} | set(ENGINEER_EXTRAS)
+    return {
+        "viewer": view,
+        "technician": view | set(TECHNICIAN_ACTIONS),
+        "engineer": view | plant | ENGINEER_LABEL_ACTIONS,
+        "admin": view | plant | ENGINEER_LABEL_ACTIONS | {"view_apitoken", "change_apitoken"},
+        "collector": {"add_telemetrysample"},
+    }
+
+
+def ensure_custom_permissions() -> None:
+    """Permissions for actions that are not a model's add/change (see ``authz.CUSTOM_PERMISSIONS``)."""
+    from django.contrib.contenttypes.models import ContentType
+
+    from inventory.access.authz import CUSTOM_PERMISSIONS
+    from inventory.models import Cable
+
+    ct = ContentType.objects.get_for_model(Cable)
+    for codename, name in CUSTOM_PERMISSIONS.items():
+        Permission.objects.get_or_create(content_type=ct, codename=codename, defaults={"name": name})
+
+
+def sync_roles(**kwargs) -> None:
+    ensure_custom_permissions()
+    perms = {p.codename: p for p in Permission.objects.filter(content_type__app_label="inventory")}
+    for role, codenames in role_permissions().items():
+        group, _ = Group.objects.get_or_create(name=role)
+        group.permissions.set([perms[c] for c in codenames if c in perms])

@@ -1,0 +1,224 @@
+"""Admin for every model people edit, with history. Deleting is not offered: retire instead."""
+
+from django.contrib import admin
+from simple_history.admin import SimpleHistoryAdmin
+
+from inventory import models as m
+from inventory.access import authz
+
+
+class NoDeleteAdmin(SimpleHistoryAdmin):
+    """No deletes; object-level rules (a technician's sites) as on the pages and the API."""
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        if not super().has_change_permission(request, obj):
+            return False
+        return obj is None or authz.object_change_allowed(request.user, obj)
+
+
+@admin.register(m.Site)
+class SiteAdmin(NoDeleteAdmin):
+    list_display = ["name", "slug", "team", "retest_interval_days"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+@admin.register(m.Room)
+class RoomAdmin(NoDeleteAdmin):
+    list_display = ["name", "site"]
+    list_select_related = ["site"]
+
+
+@admin.register(m.Row)
+class RowAdmin(NoDeleteAdmin):
+    list_display = ["name", "room", "team"]
+    list_select_related = ["room__site", "team"]
+
+
+@admin.register(m.Rack)
+class RackAdmin(NoDeleteAdmin):
+    list_display = ["name", "row", "u_height", "team"]
+    list_select_related = ["row__room__site", "team"]
+    search_fields = ["name"]
+
+
+@admin.register(m.Team)
+class TeamAdmin(NoDeleteAdmin):
+    list_display = ["name", "email", "lead"]
+    filter_horizontal = ["members"]
+
+
+@admin.register(m.Vendor)
+class VendorAdmin(NoDeleteAdmin):
+    list_display = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+class CageInline(admin.TabularInline):
+    model = m.Cage
+    extra = 0
+    can_delete = False
+
+
+@admin.register(m.Device)
+class DeviceAdmin(NoDeleteAdmin):
+    list_display = ["name", "role", "rack", "position_u", "vendor", "model", "serial"]
+    list_filter = ["role"]
+    list_select_related = ["rack", "vendor"]
+    search_fields = ["name", "serial", "asset_tag"]
+    raw_id_fields = ["rack"]
+    inlines = [CageInline]
+
+
+class AliasInline(admin.TabularInline):
+    model = m.PortAlias
+    extra = 0
+    can_delete = False
+    fields = ["name", "source", "valid_from", "valid_to"]
+
+
+@admin.register(m.Port)
+class PortAdmin(NoDeleteAdmin):
+    list_display = [
+        "__str__",
+        "kind",
+        "fabric",
+        "cage",
+        "connector",
+        "lane_start",
+        "lane_count",
+        "speed_gbps",
+    ]
+    list_filter = ["kind", "fabric"]
+    list_select_related = ["device", "cage__device"]
+    search_fields = ["name", "device__name", "aliases__name"]
+    raw_id_fields = ["device", "cage"]
+    inlines = [AliasInline]
+
+
+@admin.register(m.PortMapping)
+class PortMappingAdmin(NoDeleteAdmin):
+    list_display = ["front_port", "rear_port", "rear_position"]
+    raw_id_fields = ["front_port", "rear_port"]
+
+
+@admin.register(m.TransceiverModel)
+class TransceiverModelAdmin(NoDeleteAdmin):
+    list_display = [
+        "part_number",
+        "vendor",
+        "form_factor",
+        "pmd",
+        "connector_type",
+        "connector_count",
+        "polish",
+    ]
+    list_filter = ["form_factor", "vendor"]
+
+
+class PlacementInline(admin.TabularInline):
+    model = m.TransceiverPlacement
+    extra = 0
+    can_delete = False
+    raw_id_fields = ["cage"]
+    readonly_fields = ["cage", "installed_at", "removed_at", "end_reason"]
+
+
+@admin.register(m.Transceiver)
+class TransceiverAdmin(NoDeleteAdmin):
+    list_display = ["serial", "model", "status", "cage", "date_code"]
+    list_filter = ["status", "model__vendor"]
+    list_select_related = ["model__vendor", "cage__device"]
+    search_fields = ["serial"]
+    raw_id_fields = ["cage"]
+    readonly_fields = ["cage", "status"]  # moves go through the install/swap services
+    inlines = [PlacementInline]
+
+
+@admin.register(m.RmaCase)
+class RmaCaseAdmin(NoDeleteAdmin):
+    list_display = ["__str__", "transceiver", "cable", "opened_at", "closed_at", "outcome"]
+    raw_id_fields = ["transceiver", "cable"]
+
+
+class CableEndInline(admin.TabularInline):
+    model = m.CableEnd
+    extra = 0
+    can_delete = False
+    raw_id_fields = ["cage", "port"]
+
+
+@admin.register(m.Cable)
+class CableAdmin(NoDeleteAdmin):
+    list_display = ["label", "kind", "role", "status", "length_m", "vendor", "install_date", "retest_due"]
+    list_filter = ["status", "kind", "role"]
+    list_select_related = ["vendor"]
+    search_fields = ["label", "serial_a", "serial_b"]
+    raw_id_fields = ["replaced_by"]
+    readonly_fields = ["retired_at"]
+    inlines = [CableEndInline]
+
+
+@admin.register(m.Link)
+class LinkAdmin(NoDeleteAdmin):
+    list_display = ["__str__", "pmd", "fec", "speed_gbps", "path_ok", "retest_due", "active"]
+    list_filter = ["active", "path_ok", "pmd"]
+    raw_id_fields = ["a_port", "b_port"]
+
+
+@admin.register(m.CableTest)
+class CableTestAdmin(NoDeleteAdmin):
+    list_display = ["cable", "kind", "tested_at", "verdict", "loss_db", "margin_db", "is_baseline"]
+    list_filter = ["kind", "verdict"]
+    raw_id_fields = ["cable", "link"]
+
+
+@admin.register(m.Alert)
+class AlertAdmin(admin.ModelAdmin):
+    list_display = ["rule", "severity", "state", "link", "opened_at", "resolved_at", "silenced"]
+    list_filter = ["rule", "severity", "state"]
+    raw_id_fields = ["link", "port", "cable"]
+
+
+@admin.register(m.MaintenanceWindow)
+class MaintenanceWindowAdmin(admin.ModelAdmin):
+    list_display = ["reason", "starts_at", "ends_at"]
+    raw_id_fields = ["links", "devices", "racks"]
+
+
+@admin.register(m.ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "user",
+        "kind",
+        "prefix",
+        "created_at",
+        "expires_at",
+        "revoked_at",
+        "last_used_at",
+    ]
+    readonly_fields = ["key_hash", "prefix", "last_used_at"]
+
+
+@admin.register(m.SyncRun)
+class SyncRunAdmin(admin.ModelAdmin):
+    list_display = ["source", "site", "dry_run", "started_at", "finished_at", "error"]
+    readonly_fields = [
+        "source",
+        "site",
+        "dry_run",
+        "started_at",
+        "finished_at",
+        "summary",
+        "conflicts",
+        "error",
+    ]
+
+
+@admin.register(m.InstrumentMapping)
+class InstrumentMappingAdmin(admin.ModelAdmin):
+    list_display = ["instrument", "updated_at"]
+    search_fields = ["instrument"]

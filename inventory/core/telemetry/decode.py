@@ -1,0 +1,360 @@
+"""Decode and validate telemetry batches (``{"samples": [...]}`` JSON or NDJSON).
+
+msgspec does the decoding and type checks (about 400,000 items/s); a whole batch is decoded
+in one call, and only when that fails is it decoded again item by item, so one bad item costs
+the batch nothing but its own error. Every error names the item's index.
+
+Pure: no ORM. Port resolution and storage are in ``inventory.services.telemetry.ingest``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from itertools import chain
+from operator import attrgetter
+from typing import Annotated, Any
+
+import msgspec
+
+U64_MAX = (1 << 64) - 1
+MAX_LANES = 16
+MAX_BINS = 64
+
+U64 = Annotated[int, msgspec.Meta(ge=0)]  # the 2**64-1 bound is checked in _check (msgspec caps at int64)
+Count = Annotated[int, msgspec.Meta(ge=0, le=(1 << 63) - 1)]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+Ident = Annotated[str, msgspec.Meta(max_length=100)]
+Lanes = Annotated[list[float | None], msgspec.Meta(max_length=MAX_LANES)]
+TsType = Annotated[datetime, msgspec.Meta(tz=True)] | float
+
+# Counters are cumulative since the device's last clear (unsigned 64-bit).
+COUNTER_FIELDS = (
+    "fec_corrected_codewords",
+    "fec_uncorrectable_codewords",
+    "fec_corrected_bits",
+    "fec_symbol_errors",
+    "rx_bits",
+    "ib_symbol_errors",
+    "pfc_pause_rx",
+    "pfc_pause_tx",
+    "pfc_pause_duration_us",
+    "link_down_events",
+    "link_error_recovery",
+)
+GAUGE_FIELDS = ("pre_fec_ber", "post_fec_ber", "temperature_c", "voltage_v")
+# The link as trained: speed (Gb/s) and width (lanes in use); below the link's recorded speed
+# or lanes it is degraded (rule ``link_degraded``).
+LINK_FIELDS = ("speed_gbps", "link_width")
+LANE_FIELDS = ("rx_power_dbm", "tx_power_dbm", "bias_ma")
+IDENTITY_FIELDS = ("module_vendor", "module_part", "module_serial", "neighbor_device", "neighbor_port")
+# The module's own DOM thresholds (from its EEPROM), kept with the port's identity state.
+THRESHOLD_FIELDS = ("rx_power_low_warn_dbm", "rx_power_low_alarm_dbm", "temperature_high_warn_c")
+
+
+class Sample(msgspec.Struct, omit_defaults=True, gc=False):
+    """One sample as posted. Every field but ``device``, ``port`` and ``ts`` is optional.
+
+    ``ts``: RFC 3339 with a timezone, or seconds since the Unix epoch. Unknown fields are
+    ignored (collectors may send more than we store). ``gc=False``: a sample holds no cycles,
+    and keeping 5,000 of them out of the cyclic collector's sight keeps a batch from
+    triggering full collections.
+    """
+
+    device: Name
+    port: Name
+    ts: TsType
+    fec_corrected_codewords: U64 | None = None
+    fec_uncorrectable_codewords: U64 | None = None
+    fec_corrected_bits: U64 | None = None
+    fec_symbol_errors: U64 | None = None
+    rx_bits: U64 | None = None
+    ib_symbol_errors: U64 | None = None
+    pfc_pause_rx: U64 | None = None
+    pfc_pause_tx: U64 | None = None
+    pfc_pause_duration_us: U64 | None = None
+    link_down_events: U64 | None = None
+    link_error_recovery: U64 | None = None
+    fec_hist: Annotated[list[Count], msgspec.Meta(max_length=MAX_BINS)] | None = None
+    fec_hist_bins: (
+        Annotated[
+            list[
+                tuple[Annotated[int, msgspec.Meta(ge=0, le=255)], Annotated[int, msgspec.Meta(ge=0, le=255)]]
+            ],
+            msgspec.Meta(max_length=MAX_BINS),
+        ]
+        | None
+    ) = None
+    fec_correction_limit: Annotated[int, msgspec.Meta(ge=1, le=255)] | None = None
+    pre_fec_ber: Annotated[float, msgspec.Meta(ge=0, le=1)] | None = None
+    post_fec_ber: Annotated[float, msgspec.Meta(ge=0, le=1)] | None = None
+    temperature_c: Annotated[float, msgspec.Meta(ge=-100, le=250)] | None = None
+    voltage_v: Annotated[float, msgspec.Meta(ge=0, le=100)] | None = None
+    speed_gbps: Annotated[float, msgspec.Meta(ge=0, le=100_000)] | None = None
+    link_width: Annotated[int, msgspec.Meta(ge=0, le=64)] | None = None
+    bias_ma: float | Lanes | None = None
+    rx_power_dbm: float | Lanes | None = None
+    tx_power_dbm: float | Lanes | None = None
+    rx_power_low_warn_dbm: Annotated[float, msgspec.Meta(ge=-100, le=100)] | None = None
+    rx_power_low_alarm_dbm: Annotated[float, msgspec.Meta(ge=-100, le=100)] | None = None
+    temperature_high_warn_c: Annotated[float, msgspec.Meta(ge=-100, le=250)] | None = None
+    module_vendor: Ident | None = None
+    module_part: Ident | None = None
+    module_serial: Ident | None = None
+    neighbor_device: Annotated[str, msgspec.Meta(max_length=128)] | None = None
+    neighbor_port: Annotated[str, msgspec.Meta(max_length=128)] | None = None
+
+
+class _Batch(msgspec.Struct):
+    samples: list[Sample]
+
+
+class _RawBatch(msgspec.Struct):
+    samples: list[msgspec.Raw]
+
+
+_batch_decoder = msgspec.json.Decoder(_Batch)
+_raw_batch_decoder = msgspec.json.Decoder(_RawBatch)
+_sample_decoder = msgspec.json.Decoder(Sample)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemError:
+    """Why one item of a batch was refused. ``code``: malformed, invalid, future_ts,
+    unknown_device, unknown_port, conflict."""
+
+    index: int
+    code: str
+    message: str
+    device: str | None = None
+    port: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"index": self.index, "code": self.code, "message": self.message}
+        if self.device is not None:
+            d["device"] = self.device
+        if self.port is not None:
+            d["port"] = self.port
+        return d
+
+
+@dataclass(slots=True)
+class Decoded:
+    """Valid samples (``ts`` normalised to aware UTC datetimes), their item indexes, errors."""
+
+    samples: list[Sample] = field(default_factory=list)
+    index: list[int] = field(default_factory=list)
+    errors: list[ItemError] = field(default_factory=list)
+    received: int = 0
+    # per-field columns of ``samples`` computed while checking (None: no item carries it),
+    # so the storage steps need not walk the items again
+    columns: dict[str, list | None] = field(default_factory=dict)
+
+
+class BodyError(ValueError):
+    """The body as a whole cannot be read (a 400)."""
+
+
+def _epoch(ts: float) -> datetime:
+    if not math.isfinite(ts) or ts <= 0 or ts > 32503680000:  # year 3000
+        raise ValueError("ts: epoch seconds out of range")
+    return datetime.fromtimestamp(ts, UTC)
+
+
+def _check(s: Sample, *, latest: datetime) -> str | None:
+    """Checks msgspec cannot express. Normalises ``ts``; returns an error message or None."""
+    ts = s.ts
+    if isinstance(ts, float):
+        ts = _epoch(ts)
+    elif ts.tzinfo is not UTC:
+        ts = ts.astimezone(UTC)
+    s.ts = ts
+    if ts > latest:
+        return "future_ts"
+    for name in COUNTER_FIELDS:
+        v = getattr(s, name)
+        if v is not None and v > U64_MAX:
+            return f"{name}: above the unsigned 64-bit range"
+    if s.fec_hist_bins is not None:
+        if s.fec_hist is None or len(s.fec_hist_bins) != len(s.fec_hist):
+            return "fec_hist_bins: needs one [low, high] pair per fec_hist count"
+        prev = -1
+        for lo, hi in s.fec_hist_bins:
+            if hi < lo or lo <= prev:
+                return "fec_hist_bins: ranges must be ascending and not overlap"
+            prev = hi
+    for name in ("pre_fec_ber", "post_fec_ber", "temperature_c", "voltage_v"):
+        v = getattr(s, name)
+        if v is not None and not math.isfinite(v):
+            return f"{name}: not a finite number"
+    for name in LANE_FIELDS:
+        v = getattr(s, name)
+        if v is None:
+            continue
+        if isinstance(v, float):
+            v = [v]
+            setattr(s, name, v)
+        for x in v:
+            if x is not None and (not math.isfinite(x) or abs(x) > 1000):
+                return f"{name}: lane value out of range"
+    return None
+
+
+_TS = attrgetter("ts")
+
+
+def _column_checks_pass(samples: list[Sample], *, latest: datetime, columns: dict[str, list | None]) -> bool:
+    """True when every sample passes every ``_check`` as it is (the common, plain batch).
+
+    Column-wise with C-level builtins (``map``, ``max``, ``sum``, ``list.count``), so a batch
+    of 5,000 costs well under a microsecond per item and per field; when this says no, the
+    per-item ``_check`` runs and names each item's own problem. Lane gauges given as one number
+    are turned into one-lane lists here, as ``_check`` does. Fills ``columns`` (field -> values,
+    or None when no item carries the field) for the storage steps.
+    """
+    n = len(samples)
+
+    def column(name: str) -> list | None:
+        values = list(map(attrgetter(name), samples))
+        values = None if values.count(None) == n else values
+        columns[name] = values
+        return values
+
+    ts = list(map(_TS, samples))
+    if not all(type(t) is datetime and t.tzinfo is UTC for t in ts) or max(ts) > latest:
+        return False
+    columns["ts"] = ts
+    for name in COUNTER_FIELDS:
+        col = column(name)
+        if col is not None and max(filter(None, col), default=0) > U64_MAX:
+            return False
+    if column("fec_hist_bins") is not None:
+        return False
+    for name in GAUGE_FIELDS:
+        col = column(name)
+        if col is not None and not math.isfinite(sum(filter(None, col))):
+            return False  # NaN or infinity somewhere (the sum of in-range values is finite)
+    for name in LANE_FIELDS:
+        col = column(name)
+        if col is None:
+            continue
+        if any(type(v) is float for v in col):
+            for s, v in zip(samples, col, strict=True):
+                if type(v) is float:
+                    setattr(s, name, [v])
+            col = column(name)
+        values = list(filter(None, chain.from_iterable(filter(None, col))))
+        if values and (not math.isfinite(sum(map(abs, values))) or max(map(abs, values)) > 1000):
+            return False
+    return True
+
+
+def _finish(
+    out: Decoded, items: list[tuple[int, Sample]], *, now: datetime, max_future: timedelta
+) -> Decoded:
+    latest = now + max_future
+    samples = [s for _, s in items]
+    columns: dict[str, list | None] = {}
+    if samples and _column_checks_pass(samples, latest=latest, columns=columns):
+        if not out.samples:
+            out.columns = columns
+        out.samples.extend(samples)
+        out.index.extend(i for i, _ in items)
+        return out
+    for i, s in items:
+        problem = _check(s, latest=latest)
+        if problem is None:
+            out.samples.append(s)
+            out.index.append(i)
+        elif problem == "future_ts":
+            out.errors.append(
+                ItemError(
+                    i,
+                    "future_ts",
+                    f"ts {s.ts.isoformat()} is more than {int(max_future.total_seconds())} s in the future",
+                    s.device,
+                    s.port,
+                )
+            )
+        else:
+            out.errors.append(ItemError(i, "invalid", problem, s.device, s.port))
+    return out
+
+
+def _validation_error(i: int, raw: bytes | Any, exc: Exception) -> ItemError:
+    device = port = None
+    try:
+        obj = msgspec.json.decode(raw) if isinstance(raw, (bytes, msgspec.Raw)) else raw
+        if isinstance(obj, dict):
+            device = obj.get("device") if isinstance(obj.get("device"), str) else None
+            port = obj.get("port") if isinstance(obj.get("port"), str) else None
+        else:
+            return ItemError(i, "malformed", "an item must be a JSON object")
+    except msgspec.DecodeError:
+        return ItemError(i, "malformed", f"not valid JSON: {exc}")
+    msg = str(exc)
+    return ItemError(i, "invalid", msg, device, port)
+
+
+def decode_json(body: bytes, *, now: datetime, max_future: timedelta, max_samples: int) -> Decoded:
+    """Decode ``{"samples": [...]}``. Raises ``BodyError`` when the body is not such an object."""
+    try:
+        batch = _batch_decoder.decode(body)
+    except msgspec.ValidationError:
+        batch = None
+    except msgspec.DecodeError as exc:
+        raise BodyError(f"Body is not valid JSON: {exc}") from exc
+    if batch is not None:
+        if len(batch.samples) > max_samples:
+            raise BodyError(f"Too many samples: {len(batch.samples)} (at most {max_samples} per request).")
+        out = Decoded(received=len(batch.samples))
+        return _finish(out, list(enumerate(batch.samples)), now=now, max_future=max_future)
+    try:
+        raw = _raw_batch_decoder.decode(body)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise BodyError(f'Body must be a JSON object {{"samples": [...]}}: {exc}') from exc
+    if len(raw.samples) > max_samples:
+        raise BodyError(f"Too many samples: {len(raw.samples)} (at most {max_samples} per request).")
+    out = Decoded(received=len(raw.samples))
+    good: list[tuple[int, Sample]] = []
+    for i, item in enumerate(raw.samples):
+        try:
+            good.append((i, _sample_decoder.decode(item)))
+        except msgspec.ValidationError as exc:
+            out.errors.append(_validation_error(i, item, exc))
+    return _finish(out, good, now=now, max_future=max_future)
+
+
+def decode_ndjson(body: bytes, *, now: datetime, max_future: timedelta, max_samples: int) -> Decoded:
+    """One sample per line; blank lines are skipped. A bad line is an item error (its index is
+    its position among the non-blank lines), never a 400."""
+    lines = [ln for ln in body.split(b"\n") if ln.strip()]
+    if len(lines) > max_samples:
+        raise BodyError(f"Too many samples: {len(lines)} (at most {max_samples} per request).")
+    out = Decoded(received=len(lines))
+    good: list[tuple[int, Sample]] = []
+    for i, line in enumerate(lines):
+        try:
+            good.append((i, _sample_decoder.decode(line)))
+        except msgspec.ValidationError as exc:
+            out.errors.append(_validation_error(i, line, exc))
+        except msgspec.DecodeError as exc:
+            out.errors.append(ItemError(i, "malformed", f"line is not valid JSON: {exc}"))
+    return _finish(out, good, now=now, max_future=max_future)
+
+
+def decode_objects(objs: list[dict], *, now: datetime, max_future: timedelta) -> Decoded:
+    """Validate samples an adapter produced (dicts in the same format)."""
+    out = Decoded(received=len(objs))
+    good: list[tuple[int, Sample]] = []
+    for i, obj in enumerate(objs):
+        try:
+            good.append((i, msgspec.convert(obj, Sample)))
+        except msgspec.ValidationError as exc:
+            out.errors.append(_validation_error(i, obj, exc))
+    return _finish(out, good, now=now, max_future=max_future)
+
+
+def sample_to_dict(s: Sample) -> dict[str, Any]:
+    return msgspec.to_builtins(s)

@@ -1,0 +1,211 @@
+"""The sanctioned bulk writer: rows and their history rows together, fast.
+
+simple-history cannot see ``bulk_create`` or ``COPY``, so this writes the history rows itself
+(``history_type '+'``, the actor and a reason) in the same transaction as the rows.
+Primary keys are allocated up front (PostgreSQL: from the sequence; SQLite: after the current
+maximum, safe because IMMEDIATE transactions hold the write lock), so callers can wire
+foreign keys without reading anything back. PostgreSQL loads with COPY (the way past 5,000
+cables/s); SQLite with ``executemany``. Django's per-value compiler work is skipped on both.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+
+from django.db import connection, models, transaction
+from django.utils import timezone
+
+
+def _history_model(model):
+    manager = getattr(model, "history", None)
+    return getattr(manager, "model", None) if manager is not None else None
+
+
+def allocate_ids(model, n: int) -> list[int]:
+    """Reserve ``n`` primary keys for ``model``. Call inside the writing transaction."""
+    if n == 0:
+        return []
+    table = model._meta.db_table
+    pk = model._meta.pk.column
+    with connection.cursor() as cur:
+        if connection.vendor == "postgresql":
+            # The sequence is looked up once (an InitPlan), not per row: pg_get_serial_sequence
+            # per row made this 8x slower (120 ms per 40,000 ids instead of 15 ms).
+            cur.execute(
+                "SELECT nextval((SELECT pg_get_serial_sequence(%s, %s)::regclass)) FROM generate_series(1, %s)",
+                [table, pk, n],
+            )
+            return [r[0] for r in cur.fetchall()]
+        qn = connection.ops.quote_name
+        cur.execute(f"SELECT COALESCE(MAX({qn(pk)}), 0) FROM {qn(table)}")  # noqa: S608 - identifiers quoted
+        start = cur.fetchone()[0] + 1
+        return list(range(start, start + n))
+
+
+def _converter(field: models.Field):
+    """A fast value converter for the database at hand (None passes through)."""
+    pg = connection.vendor == "postgresql"
+    if isinstance(field, models.JSONField):
+        if pg:
+            from psycopg.types.json import Jsonb
+
+            return lambda v: None if v is None else Jsonb(v)
+        return lambda v: None if v is None else json.dumps(v)
+    if pg:
+        return None
+    if isinstance(field, models.DateTimeField):
+        adapt = connection.ops.adapt_datetimefield_value
+        return lambda v: None if v is None else adapt(v)
+    if isinstance(field, models.DateField):
+        return lambda v: v.isoformat() if isinstance(v, date) else v
+    if isinstance(field, models.DecimalField):
+        return lambda v: None if v is None else str(v)
+    return None
+
+
+def _write(model, fields: list[models.Field], rows: Iterable[Sequence]) -> None:
+    convs = [(i, c) for i, c in enumerate(_converter(f) for f in fields) if c is not None]
+    if convs:
+
+        def fix(row):
+            row = list(row)
+            for i, c in convs:
+                row[i] = c(row[i])
+            return row
+
+        rows = (fix(r) for r in rows)
+    qn = connection.ops.quote_name
+    cols = ", ".join(qn(f.column) for f in fields)
+    table = qn(model._meta.db_table)
+    with connection.cursor() as cur:
+        if connection.vendor == "postgresql":
+            with cur.cursor.copy(f"COPY {table} ({cols}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            marks = ", ".join(["%s"] * len(fields))
+            cur.executemany(f"INSERT INTO {table} ({cols}) VALUES ({marks})", list(rows))  # noqa: S608
+
+
+def bulk_insert_rows(
+    model,
+    attnames: list[str],
+    rows: list[list],
+    *,
+    actor=None,
+    reason: str = "bulk import",
+    now: datetime | None = None,
+    history: bool = True,
+) -> list[int]:
+    """Insert plain rows (values in ``attnames`` order, no primary key) and their history.
+
+    Returns the new primary keys in row order. Fields not named take their model default.
+    """
+    if not rows:
+        return []
+    from inventory.access.audit import current_user, reason_with_actor
+
+    now = now or timezone.now()
+    actor = actor if actor is not None else current_user()
+    reason = reason_with_actor(reason)
+    meta = model._meta
+    pk_name = meta.pk.attname
+    named = set(attnames)
+    fill: list[tuple[models.Field, object]] = []
+    for f in meta.concrete_fields:
+        if f.attname in named or f.attname == pk_name:
+            continue
+        if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False):
+            fill.append((f, now))
+        else:
+            fill.append((f, f.get_default()))  # the default, "" for text, None for nullable
+    fields = [meta.pk] + [_by_attname(model, a) for a in attnames] + [f for f, _ in fill]
+    extra = [v for _, v in fill]
+    ids = allocate_ids(model, len(rows))
+    full = [[pk, *row, *extra] for pk, row in zip(ids, rows, strict=True)]
+    _write(model, fields, full)
+    hist = _history_model(model) if history else None
+    if hist is not None:
+        hist_fields = {f.attname: f for f in hist._meta.concrete_fields}
+        keep = [i for i, f in enumerate(fields) if f.attname in hist_fields]
+        h_fields = [hist_fields[fields[i].attname] for i in keep] + [
+            hist_fields[n]
+            for n in ("history_date", "history_change_reason", "history_type", "history_user_id")
+        ]
+        actor_id = getattr(actor, "pk", None)
+        h_ids = allocate_ids(hist, len(full))
+        h_fields = [hist._meta.pk, *h_fields]
+        _write(
+            hist,
+            h_fields,
+            (
+                [hid, *(r[i] for i in keep), now, reason, "+", actor_id]
+                for hid, r in zip(h_ids, full, strict=True)
+            ),
+        )
+    return ids
+
+
+#: Writes at least this large refresh the planner's statistics of the tables they touched.
+ANALYZE_AFTER_ROWS = 1000
+
+
+def analyze_on_commit(*models_, rows: int | None = None) -> None:
+    """ANALYZE the tables of ``models_`` once the current transaction commits.
+
+    PostgreSQL plans queries from table statistics; after a large first import they still
+    describe the nearly empty tables until autovacuum's analyze gets round to them (and never,
+    where autovacuum is off), so lists and traces get hash joins over whole tables instead of
+    index lookups. ANALYZE samples, so it costs tens of milliseconds; run after commit, it is
+    outside the writer's transaction and sees the committed rows. Pass ``rows`` (the size of
+    the write) to skip small writes: below ``ANALYZE_AFTER_ROWS`` the stats barely move.
+    SQLite gets a plain ``ANALYZE`` (``sqlite_stat1``) for the same reason.
+    """
+    if rows is not None and rows < ANALYZE_AFTER_ROWS:
+        return
+    tables = sorted({connection.ops.quote_name(m._meta.db_table) for m in models_})
+    if not tables:
+        return
+
+    def run() -> None:
+        with connection.cursor() as cur:
+            cur.execute("ANALYZE " + ", ".join(tables) if connection.vendor == "postgresql" else "ANALYZE")
+
+    transaction.on_commit(run)
+
+
+def _by_attname(model, attname: str) -> models.Field:
+    for f in model._meta.concrete_fields:
+        if f.attname == attname:
+            return f
+    raise ValueError(f"{model.__name__} has no column {attname!r}")
+
+
+def bulk_insert(
+    model,
+    objs: list[models.Model],
+    *,
+    actor=None,
+    reason: str = "bulk import",
+    now: datetime | None = None,
+    history: bool = True,
+) -> list[models.Model]:
+    """Insert unsaved instances (and their history rows); sets their primary keys."""
+    if not objs:
+        return objs
+    now = now or timezone.now()
+    pk_name = model._meta.pk.attname
+    attnames = [
+        f.attname
+        for f in model._meta.concrete_fields
+        if f.attname != pk_name and not (getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False))
+    ]
+    rows = [[getattr(o, a) for a in attnames] for o in objs]
+    ids = bulk_insert_rows(model, attnames, rows, actor=actor, reason=reason, now=now, history=history)
+    for o, pk in zip(objs, ids, strict=True):
+        o.pk = pk
+        o._state.adding = False
+        o._state.db = "default"
+    return objs

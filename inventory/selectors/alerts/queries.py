@@ -1,0 +1,300 @@
+"""Reads for alerts: the cable page block, the alert list, vendor comparison, /metrics."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from inventory.core.choices import AlertState, CableStatus
+from inventory.core.telemetry.rules import FEC_LIMITS
+from inventory.models import Alert, Cable, Link, LinkSegment, MaintenanceWindow
+from inventory.selectors.telemetry.source import fec_series, port_stats
+
+SPARK_W, SPARK_H = 160, 32
+
+
+def sparkline(
+    values: list[float | None], *, log: bool = True, width: int = SPARK_W, height: int = SPARK_H
+) -> dict:
+    """SVG polyline points for ``values`` (None = gap), log scale by default. Pure."""
+    pts = [(i, v) for i, v in enumerate(values) if v is not None and (v > 0 or not log)]
+    if not pts:
+        return {"points": "", "width": width, "height": height, "empty": True}
+    ys = [math.log10(v) if log else v for _, v in pts]
+    lo, hi = min(ys), max(ys)
+    span = (hi - lo) or 1.0
+    n = max(len(values) - 1, 1)
+    coords = " ".join(
+        f"{1 + (i / n) * (width - 2):.1f},{height - 2 - ((y - lo) / span) * (height - 4):.1f}"
+        for (i, _), y in zip(pts, ys, strict=True)
+    )
+    return {"points": coords, "width": width, "height": height, "empty": False}
+
+
+def fec_health(ber: float | None, limit: float) -> dict:
+    """A small traffic light: decades of margin between the pre-FEC BER and the FEC limit."""
+    if ber is None or ber <= 0:
+        return {"state": "unknown", "label": "no FEC data", "ber": None, "limit": limit, "decades": None}
+    decades = math.log10(limit / ber)
+    if decades >= 3:
+        state, label = "ok", "healthy"
+    elif decades >= 1:
+        state, label = "warn", "margin shrinking"
+    else:
+        state, label = "bad", "near the FEC limit"
+    return {"state": state, "label": label, "ber": ber, "limit": limit, "decades": round(decades, 1)}
+
+
+def cable_alerts_context(cable: Cable, *, now: datetime | None = None, links=None) -> dict:
+    """Open alerts on a cable, the FEC rate over the last day and a FEC health light.
+
+    Used by ``templates/inventory/_cable_alerts.html`` on the cable (and rack) pages. A fixed
+    number of queries, whatever the cable's history.
+    """
+    now = now or timezone.now()
+    alerts = list(
+        Alert.objects.filter(state=AlertState.OPEN)
+        .filter(Q(cables=cable) | Q(cable=cable))
+        .distinct()
+        .order_by("-opened_at")[:20]
+    )
+    links = (
+        [(link.pk, link.a_port_id, link.b_port_id, link.fec) for link in links]
+        if links is not None  # the cable page has read them already
+        else list(
+            Link.objects.filter(active=True, segments__cable=cable).values_list(
+                "id", "a_port_id", "b_port_id", "fec"
+            )
+        )
+    )
+    port_ids = [p for _, a, b, _ in links for p in (a, b)]
+    limit = FEC_LIMITS.get(links[0][3] if links else "RS544", FEC_LIMITS["RS544"])[0]
+    series = fec_series(port_ids=port_ids, start=now - timedelta(days=1), end=now, bucket_s=3600)
+    rate, ber = _worst_hourly(list(series.values()))
+    last_ber = next((b for b in reversed(ber) if b is not None), None)
+    last_rate = next((r for r in reversed(rate) if r is not None), None)
+    return {
+        "cable_alerts": alerts,
+        "fec_spark": sparkline(ber if any(b is not None for b in ber) else rate),
+        "fec_spark_metric": "pre-FEC BER" if any(b is not None for b in ber) else "corrected codewords/s",
+        "fec_rate_now": last_rate,
+        "fec_health": fec_health(last_ber, limit),
+        "fec_has_links": bool(links),
+    }
+
+
+def _worst_hourly(per_port: list[list], hours: int = 24) -> tuple[list, list]:
+    """Worst receiver per hour of several ports' ``fec_series``: (corrected codewords/s, BER)."""
+    rate: list[float | None] = [None] * hours
+    ber: list[float | None] = [None] * hours
+    for pts in per_port:
+        for i, (cw_rate, b) in enumerate(pts[-hours:]):
+            j = hours - len(pts[-hours:]) + i
+            if cw_rate is not None:
+                rate[j] = max(rate[j] or 0.0, cw_rate)
+            if b is not None:
+                ber[j] = max(ber[j] or 0.0, b)
+    return rate, ber
+
+
+def rack_alerts_context(rack, *, now: datetime | None = None, limit: int = 20) -> dict:
+    """Open alerts on the rack's links and ports, each with a sparkline of its link's FEC rate
+    over the last day (worst receiver, hourly). One query when the rack has none, two else."""
+    now = now or timezone.now()
+    alerts = list(alerts_list(state=AlertState.OPEN, rack=rack.name).distinct()[: limit + 1])
+    more = len(alerts) > limit
+    alerts = alerts[:limit]
+    if not alerts:
+        return {"rack": rack, "rack_alerts": [], "rack_alerts_more": False}
+    ports = {
+        a.pk: [p for p in (a.link.a_port_id, a.link.b_port_id)] if a.link_id else [a.port_id] for a in alerts
+    }
+    wanted = sorted({p for ps in ports.values() for p in ps if p})
+    series = fec_series(port_ids=wanted, start=now - timedelta(days=1), end=now, bucket_s=3600)
+    rows = []
+    for a in alerts:
+        rate, ber = _worst_hourly([series[p] for p in ports[a.pk] if p in series])
+        use_ber = any(b is not None for b in ber)
+        rows.append(
+            {
+                "alert": a,
+                "spark": sparkline(ber if use_ber else rate),
+                "metric": "pre-FEC BER" if use_ber else "corrected codewords/s",
+            }
+        )
+    return {"rack": rack, "rack_alerts": rows, "rack_alerts_more": more}
+
+
+def alerts_list(
+    *,
+    state: str | None = AlertState.OPEN,
+    rule: str = "",
+    severity: str = "",
+    rack: str = "",
+    cable: str = "",
+    silenced: bool | None = None,
+):
+    qs = Alert.objects.select_related("link__a_port__device", "link__b_port__device", "cable", "port__device")
+    if state:
+        qs = qs.filter(state=state)
+    if rule:
+        qs = qs.filter(rule=rule)
+    if severity:
+        qs = qs.filter(severity=severity)
+    if rack:
+        qs = qs.filter(
+            Q(link__a_port__device__rack__name=rack)
+            | Q(link__b_port__device__rack__name=rack)
+            | Q(port__device__rack__name=rack)
+        )
+    if cable:
+        qs = qs.filter(Q(cables__label=cable) | Q(cable__label=cable)).distinct()
+    if silenced is not None:
+        qs = qs.filter(silenced=silenced)
+    return qs.order_by("-opened_at", "-id")
+
+
+def maintenance_windows(*, now: datetime, include_past: bool = False):
+    qs = MaintenanceWindow.objects.prefetch_related(
+        "links__a_port__device", "links__b_port__device", "devices", "racks"
+    )
+    if not include_past:
+        qs = qs.filter(ends_at__gt=now)
+    return qs.order_by("-starts_at")
+
+
+def dashboard_alerts() -> dict:
+    counts = Alert.objects.filter(state=AlertState.OPEN).aggregate(
+        open=Count("pk"),
+        page=Count("pk", filter=Q(severity__in=["page", "critical"], silenced=False)),
+        silenced=Count("pk", filter=Q(silenced=True)),
+    )
+    recent = list(
+        Alert.objects.filter(state=AlertState.OPEN, silenced=False)
+        .select_related("cable")
+        .order_by("-opened_at")[:10]
+    )
+    degraded = Cable.objects.filter(status=CableStatus.DEGRADED).count()
+    return {"alert_counts": counts, "recent_alerts": recent, "degraded_cables": degraded}
+
+
+def link_segments(link_ids: list[int]) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for lid, label in (
+        LinkSegment.objects.filter(link_id__in=link_ids)
+        .order_by("link_id", "seq")
+        .values_list("link_id", "cable__label")
+    ):
+        out.setdefault(lid, []).append(label)
+    return out
+
+
+TEMP_BANDS = [
+    (None, 40, "< 40 °C"),
+    (40, 50, "40-50 °C"),
+    (50, 60, "50-60 °C"),
+    (60, 70, "60-70 °C"),
+    (70, None, "≥ 70 °C"),
+]
+
+
+def temperature_band(t: float | None) -> str:
+    if t is None:
+        return "unknown"
+    for lo, hi, label in TEMP_BANDS:
+        if (lo is None or t >= lo) and (hi is None or t < hi):
+            return label
+    return "unknown"
+
+
+def vendor_comparison(*, now: datetime, days: int = 7) -> dict:
+    """Corrected-error rates and alert counts by module vendor/model, by temperature band, and
+    by model within each band (``by_model_temperature``: which optics degrade under thermal load).
+
+    Rates are per installed module port over the last ``days`` (mean corrected codewords/s and
+    pre-FEC BER from bits, median across ports, so one bad module does not hide a model's
+    typical behaviour, with the worst shown too). Alerts count physical-layer alerts opened in
+    the period on links whose ends hold that model.
+    """
+    from inventory.core.telemetry.rules import PHYSICAL_RULES
+    from inventory.models import Port
+
+    start = now - timedelta(days=days)
+    ports = list(
+        Port.objects.filter(cage__transceiver__isnull=False).values_list(
+            "pk", "cage__transceiver__model__vendor__name", "cage__transceiver__model__part_number"
+        )
+    )
+    model_of = {pid: (v, m) for pid, v, m in ports}
+    stats = port_stats(start=start, end=now, port_ids=list(model_of))
+    groups: dict[tuple, dict] = {}
+    bands: dict[str, dict] = {}
+    cross: dict[tuple, dict] = {}  # (vendor, model, band): which optics degrade when hot
+    for pid, key in model_of.items():
+        g = groups.setdefault(
+            key, {"vendor": key[0], "model": key[1], "ports": 0, "rates": [], "bers": [], "alerts": 0}
+        )
+        g["ports"] += 1
+        s = stats.get(pid)
+        if not s:
+            continue
+        if s.get("corrected_cw_rate") is not None:
+            g["rates"].append(s["corrected_cw_rate"])
+        if s.get("pre_fec_ber") is not None:
+            g["bers"].append(s["pre_fec_ber"])
+        band = temperature_band(s.get("temperature_c"))
+        b = bands.setdefault(band, {"band": band, "ports": 0, "rates": [], "bers": [], "alerts": 0})
+        x = cross.setdefault(
+            (*key, band),
+            {
+                "vendor": key[0],
+                "model": key[1],
+                "band": band,
+                "ports": 0,
+                "rates": [],
+                "bers": [],
+                "alerts": 0,
+            },
+        )
+        for acc in (b, x):
+            acc["ports"] += 1
+            if s.get("corrected_cw_rate") is not None:
+                acc["rates"].append(s["corrected_cw_rate"])
+            if s.get("pre_fec_ber") is not None:
+                acc["bers"].append(s["pre_fec_ber"])
+    alert_rows = Alert.objects.filter(
+        opened_at__gte=start, rule__in=PHYSICAL_RULES, link__isnull=False
+    ).values_list("link__a_port_id", "link__b_port_id")
+    port_band = {pid: temperature_band((stats.get(pid) or {}).get("temperature_c")) for pid in model_of}
+    for a, b_ in alert_rows:
+        for key in {model_of[p] for p in (a, b_) if p in model_of}:
+            groups[key]["alerts"] += 1
+        for band in {port_band[p] for p in (a, b_) if p in port_band and (stats.get(p) or {})}:
+            if band in bands:
+                bands[band]["alerts"] += 1
+        for key in {(*model_of[p], port_band[p]) for p in (a, b_) if p in model_of and (stats.get(p) or {})}:
+            if key in cross:
+                cross[key]["alerts"] += 1
+
+    def finish(g):
+        rates, bers = sorted(g.pop("rates")), sorted(g.pop("bers"))
+        g["median_cw_rate"] = rates[len(rates) // 2] if rates else None
+        g["median_pre_fec_ber"] = bers[len(bers) // 2] if bers else None
+        g["worst_pre_fec_ber"] = bers[-1] if bers else None
+        g["ports_reporting"] = max(len(rates), len(bers))
+        g["alerts_per_100_ports"] = round(100 * g["alerts"] / g["ports"], 2) if g["ports"] else None
+        return g
+
+    order = [label for _, _, label in TEMP_BANDS] + ["unknown"]
+    return {
+        "by_model": sorted((finish(g) for g in groups.values()), key=lambda g: (g["vendor"], g["model"])),
+        "by_temperature": sorted((finish(b) for b in bands.values()), key=lambda b: order.index(b["band"])),
+        "by_model_temperature": sorted(
+            (finish(x) for x in cross.values()),
+            key=lambda x: (x["vendor"], x["model"], order.index(x["band"])),
+        ),
+        "since": start,
+    }

@@ -1,0 +1,176 @@
+"""FilterSets shared by the HTML lists and the API lists."""
+
+from datetime import UTC
+
+import django_filters
+from django import forms
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+
+from inventory.core.choices import CableKind, CableStatus, DeviceRole, TransceiverStatus
+from inventory.models import Alert, Cable, CableEnd, Cage, Device, Port, Rack, Transceiver
+
+
+class StrictNullBooleanField(forms.NullBooleanField):
+    """A yes/no filter value that refuses what it cannot read.
+
+    Django's NullBooleanField reads anything unknown (``?passed=maybe``) as "no filter", so a
+    typo silently lists everything; here it is a 400 naming the accepted words."""
+
+    TRUE = {"true", "1", "yes", "on"}
+    FALSE = {"false", "0", "no", "off"}
+
+    def to_python(self, value):
+        if value in (None, "") or isinstance(value, bool):
+            return None if value == "" else value
+        word = str(value).strip().lower()
+        if word in self.TRUE:
+            return True
+        if word in self.FALSE:
+            return False
+        raise ValidationError("Use true or false.", code="invalid")
+
+    def validate(self, value):
+        pass
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    field_class = StrictNullBooleanField
+
+    def __init__(self, *args, **kwargs):
+        # A plain text widget: the select widgets read unknown words as "unset" before the
+        # field could refuse them (the HTML lists render their own selects).
+        kwargs.setdefault("widget", forms.TextInput)
+        super().__init__(*args, **kwargs)
+
+
+class UtcIsoDateTimeField(django_filters.fields.IsoDateTimeField):
+    """An ISO 8601 time, turned into UTC here: PostgreSQL refuses offsets past +-15:59 (a 500 the
+    fuzzer found with ``?changed_since=...-17:06``), and a time that leaves the calendar when
+    moved to UTC is a 400."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value is None:
+            return None
+        try:
+            return value.astimezone(UTC)
+        except (OverflowError, ValueError):
+            raise ValidationError("That time is out of range.", code="invalid") from None
+
+
+class UtcIsoDateTimeFilter(django_filters.IsoDateTimeFilter):
+    field_class = UtcIsoDateTimeField
+
+
+class StrictFilterSet(django_filters.FilterSet):
+    """The API's base FilterSet: model boolean fields get the strict yes/no filter."""
+
+    FILTER_DEFAULTS = {
+        **django_filters.FilterSet.FILTER_DEFAULTS,
+        models.BooleanField: {"filter_class": StrictBooleanFilter},
+        models.NullBooleanField: {"filter_class": StrictBooleanFilter},
+        models.DateTimeField: {"filter_class": UtcIsoDateTimeFilter},
+    }
+
+
+class CableFilter(StrictFilterSet):
+    q = django_filters.CharFilter(method="search", label="Search")
+    site = django_filters.CharFilter(method="by_site", label="Site")
+    rack = django_filters.CharFilter(method="by_rack", label="Rack")
+    # distinct=False: both are the cable's own columns, so no row can repeat. django-filter's
+    # default (True) made every filtered list a SELECT DISTINCT over all columns (300 ms).
+    status = django_filters.MultipleChoiceFilter(choices=CableStatus.choices, distinct=False)
+    kind = django_filters.MultipleChoiceFilter(choices=CableKind.choices, distinct=False)
+    vendor = django_filters.CharFilter(field_name="vendor__name", lookup_expr="iexact")
+    retest_overdue = StrictBooleanFilter(method="by_overdue", label="Retest overdue")
+    has_open_alert = StrictBooleanFilter(method="by_alert", label="Has open alert")
+    changed_since = UtcIsoDateTimeFilter(field_name="updated_at", lookup_expr="gte")
+
+    class Meta:
+        model = Cable
+        fields = [
+            "q",
+            "site",
+            "rack",
+            "status",
+            "kind",
+            "vendor",
+            "retest_overdue",
+            "has_open_alert",
+            "changed_since",
+        ]
+
+    def search(self, qs, name, value):
+        return qs.filter(
+            Q(label__icontains=value) | Q(serial_a__icontains=value) | Q(serial_b__icontains=value)
+        )
+
+    def _in_racks(self, qs, racks):
+        # A semi-join on the ends (no row multiplication, so no DISTINCT over the whole list).
+        # The ports and cages in those racks as two small hashed sets, not four outer joins
+        # over every end in the plant (a site filter went from 45 ms to about 10).
+        ports = Port.objects.filter(device__rack__in=racks).values("pk")
+        cages = Cage.objects.filter(device__rack__in=racks).values("pk")
+        ends = CableEnd.objects.filter(Q(port_id__in=ports) | Q(cage_id__in=cages))
+        return qs.filter(pk__in=ends.values("cable_id"))
+
+    def by_site(self, qs, name, value):
+        racks = Rack.objects.filter(Q(row__room__site__slug=value) | Q(row__room__site__name=value))
+        return self._in_racks(qs, racks.values("pk"))
+
+    def by_rack(self, qs, name, value):
+        return self._in_racks(qs, Rack.objects.filter(name=value).values("pk"))
+
+    def by_overdue(self, qs, name, value):
+        today = timezone.localdate()
+        cond = Q(retest_due__lt=today)
+        return qs.filter(cond) if value else qs.exclude(cond)
+
+    def by_alert(self, qs, name, value):
+        # The suspect cable, or any segment on the alert's path.
+        on_cable = Q(cable_id=OuterRef("pk")) | Q(cables=OuterRef("pk"))
+        cond = Exists(Alert.objects.filter(on_cable, state="open"))
+        return qs.filter(cond) if value else qs.exclude(cond)
+
+
+class TransceiverFilter(StrictFilterSet):
+    q = django_filters.CharFilter(method="search", label="Search")
+    status = django_filters.MultipleChoiceFilter(choices=TransceiverStatus.choices, distinct=False)
+    vendor = django_filters.CharFilter(field_name="model__vendor__name", lookup_expr="iexact")
+    part_number = django_filters.CharFilter(field_name="model__part_number")
+    device = django_filters.CharFilter(field_name="cage__device__name")
+    rack = django_filters.CharFilter(field_name="cage__device__rack__name")
+    site = django_filters.CharFilter(field_name="cage__device__rack__row__room__site__slug")
+
+    class Meta:
+        model = Transceiver
+        fields = ["q", "status", "vendor", "part_number", "device", "rack", "site"]
+
+    def search(self, qs, name, value):
+        return qs.filter(Q(serial__icontains=value) | Q(model__part_number__icontains=value))
+
+
+class DeviceFilter(StrictFilterSet):
+    role = django_filters.MultipleChoiceFilter(choices=DeviceRole.choices, distinct=False)
+    rack = django_filters.CharFilter(field_name="rack__name")
+    site = django_filters.CharFilter(field_name="rack__row__room__site__slug")
+    name = django_filters.CharFilter(lookup_expr="icontains")
+
+    class Meta:
+        model = Device
+        fields = ["role", "rack", "site", "name"]
+
+
+class PortFilter(StrictFilterSet):
+    device = django_filters.CharFilter(field_name="device__name")
+    name = django_filters.CharFilter(method="by_name", label="Name or alias")
+
+    class Meta:
+        model = Port
+        fields = ["device", "kind", "fabric", "name"]
+
+    def by_name(self, qs, name, value):
+        return qs.filter(Q(name=value) | Q(aliases__name=value, aliases__valid_to__isnull=True)).distinct()

@@ -1,0 +1,164 @@
+"""``/metrics``: link health in the Prometheus text format, built with ``prometheus_client``.
+
+Cardinality is bounded by the plant, never by time or values: one series per link end for
+the FEC gauges (capped at ``CABLETRACK_METRICS_MAX_LINKS`` links, worst pre-FEC BER first), one
+info series per link (labels: link id, cable label(s), rack, both ports, module vendor), and
+small aggregates for alerts and overdue retests.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import Count, Q
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+from inventory.core.choices import AlertState, CableStatus
+from inventory.models import Alert, Cable, Link, LinkSegment
+from inventory.selectors.telemetry.source import port_stats
+
+
+class _PlantCollector:
+    def __init__(self, now: datetime):
+        self.now = now
+
+    def collect(self):
+        now = self.now
+        max_links = int(getattr(settings, "CABLETRACK_METRICS_MAX_LINKS", 50_000))
+        window = float(getattr(settings, "CABLETRACK_ALERT_LOOKBACK_S", 1800))
+        stats = port_stats(start=now - timedelta(seconds=min(window, 600)), end=now)
+
+        links = list(
+            Link.objects.filter(active=True).values_list(
+                "id",
+                "a_port_id",
+                "b_port_id",
+                "a_port__device__name",
+                "a_port__name",
+                "b_port__device__name",
+                "b_port__name",
+                "a_port__device__rack__name",
+                "a_port__cage__transceiver__model__vendor__name",
+                "b_port__cage__transceiver__model__vendor__name",
+            )
+        )
+
+        def worst(lk):
+            bers = [stats.get(p, {}).get("pre_fec_ber") or 0.0 for p in (lk[1], lk[2])]
+            return max(bers)
+
+        if len(links) > max_links:
+            links = sorted(links, key=worst, reverse=True)[:max_links]
+        labels: dict[int, list[str]] = {}
+        for lid, label in (
+            LinkSegment.objects.filter(link__active=True)
+            .order_by("link_id", "seq")
+            .values_list("link_id", "cable__label")
+        ):
+            labels.setdefault(lid, []).append(label)
+
+        info = InfoMetricFamily(
+            "cabletrack_link",
+            "The physical link behind a port pair: join your own series on a_device/a_port or b_device/b_port",
+            labels=["link", "cable", "rack", "a_device", "a_port", "b_device", "b_port", "vendor"],
+        )
+        ber = GaugeMetricFamily(
+            "cabletrack_link_pre_fec_ber",
+            "Pre-FEC BER at the receiver of this end (last 10 min)",
+            labels=["link", "end"],
+        )
+        ber_max = GaugeMetricFamily(
+            "cabletrack_link_pre_fec_ber_max",
+            "Worst bucket pre-FEC BER (last 10 min)",
+            labels=["link", "end"],
+        )
+        corr = GaugeMetricFamily(
+            "cabletrack_link_fec_corrected_codewords_rate",
+            "Corrected FEC codewords per second at this end (last 10 min)",
+            labels=["link", "end"],
+        )
+        uncorr = GaugeMetricFamily(
+            "cabletrack_link_fec_uncorrectable_codewords_rate",
+            "Uncorrectable FEC codewords per second at this end (last 10 min)",
+            labels=["link", "end"],
+        )
+        for lk in links:
+            lid = str(lk[0])
+            vendors = sorted({v for v in (lk[8], lk[9]) if v})
+            info.add_metric(
+                [
+                    lid,
+                    ",".join(labels.get(lk[0], [])),
+                    lk[7] or "",
+                    lk[3],
+                    lk[4],
+                    lk[5],
+                    lk[6],
+                    ",".join(vendors),
+                ],
+                {},
+            )
+            for end, pid in (("a", lk[1]), ("b", lk[2])):
+                s = stats.get(pid)
+                if not s:
+                    continue
+                if s.get("pre_fec_ber") is not None:
+                    ber.add_metric([lid, end], s["pre_fec_ber"])
+                if s.get("pre_fec_ber_max") is not None:
+                    ber_max.add_metric([lid, end], s["pre_fec_ber_max"])
+                if s.get("corrected_cw_rate") is not None:
+                    corr.add_metric([lid, end], s["corrected_cw_rate"])
+                if s.get("uncorrectable_cw_rate") is not None:
+                    uncorr.add_metric([lid, end], s["uncorrectable_cw_rate"])
+        yield info
+        yield ber
+        yield ber_max
+        yield corr
+        yield uncorr
+
+        alerts = GaugeMetricFamily(
+            "cabletrack_alerts_open",
+            "Open alerts by rule and severity",
+            labels=["rule", "severity", "silenced"],
+        )
+        for rule, sev, silenced, n in (
+            Alert.objects.filter(state=AlertState.OPEN)
+            .values_list("rule", "severity", "silenced")
+            .annotate(n=Count("pk"))
+            .order_by()
+        ):
+            alerts.add_metric([rule, sev, "true" if silenced else "false"], n)
+        yield alerts
+        link_alert = GaugeMetricFamily(
+            "cabletrack_link_alert_open",
+            "1 while an alert of this rule is open on the link",
+            labels=["link", "rule"],
+        )
+        for lid, rule in (
+            Alert.objects.filter(state=AlertState.OPEN, link__isnull=False)
+            .values_list("link_id", "rule")
+            .distinct()
+        ):
+            link_alert.add_metric([str(lid), rule], 1)
+        yield link_alert
+
+        today = now.date()
+        counts = Cable.objects.aggregate(
+            overdue=Count("pk", filter=Q(retest_due__lt=today) & ~Q(status=CableStatus.RETIRED)),
+            degraded=Count("pk", filter=Q(status=CableStatus.DEGRADED)),
+        )
+        g = GaugeMetricFamily("cabletrack_cables_retest_overdue", "Cables whose retest is overdue")
+        g.add_metric([], counts["overdue"])
+        yield g
+        g = GaugeMetricFamily("cabletrack_cables_degraded", "Cables marked degraded")
+        g.add_metric([], counts["degraded"])
+        yield g
+
+
+def metrics_exposition(*, now: datetime) -> tuple[bytes, str]:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_PlantCollector(now))
+    return generate_latest(registry), CONTENT_TYPE_LATEST

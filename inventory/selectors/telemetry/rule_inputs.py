@@ -1,0 +1,238 @@
+"""The rule engine's input, read set-based: windowed rollups plus what the plant records.
+
+``rule_inputs(now=...)`` returns the columnar arrays of :mod:`inventory.core.telemetry.rules`. The
+rollups come from one query over the window (``rollup_rows``); the plant facts (links, their
+profiles, passive copper, tested loss, recorded module serials, expected neighbours and
+baselines) from a fixed handful of queries, whatever the number of ports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from inventory.core.choices import CableKind, PortKind, TestKind
+from inventory.core.telemetry.rules import LinkTable, PortFacts, PortWindow, RuleConfig, Thresholds
+from inventory.models import CableEnd, CableTest, Link, LinkSegment, Port, PortBaseline, Transceiver
+from inventory.services.plant.ports import ports_resolve
+
+LANES = 8
+
+# The per-bucket fields the engine reads, in PortWindow's names.
+COUNTER_FIELDS = (
+    "corrected_cw",
+    "uncorrectable_cw",
+    "corrected_bits",
+    "line_bits",
+    "pre_fec_ber",
+    "hist_warn_cw",
+    "hist_crit_cw",
+    "pfc_pause_frames",
+    "pfc_pause_us",
+    "link_down",
+    "error_recovery",
+)
+
+
+@dataclass
+class RollupRows:
+    """Long-form rollups of the window: one entry per (port, bucket), plus the latest gauges."""
+
+    port_id: np.ndarray
+    bucket_start: np.ndarray  # epoch seconds
+    seconds: np.ndarray
+    values: dict[str, np.ndarray] = field(default_factory=dict)  # COUNTER_FIELDS -> float[R]
+    latest: dict[int, dict] = field(default_factory=dict)  # port_id -> rx/tx/serial/neighbour ...
+
+
+@dataclass
+class RuleInputs:
+    window: PortWindow
+    facts: PortFacts
+    links: LinkTable
+    profiles: list[Thresholds]
+    link_rows: dict[int, tuple[int, int]]  # link id -> (a port id, b port id)
+
+
+def _epoch(dt: datetime) -> float:
+    return dt.timestamp()
+
+
+def pivot(rows: RollupRows, *, start: float, bucket_s: float, buckets: int) -> PortWindow:
+    """Long rows -> (ports x buckets) arrays on a fixed grid ending at ``start + buckets*bucket_s``."""
+    ports, inverse = np.unique(rows.port_id, return_inverse=True)
+    w = PortWindow.empty(len(ports), buckets, bucket_s=bucket_s, lanes=LANES, t_start=start)
+    w.port_id = ports.astype(np.int64)
+    col = np.floor((rows.bucket_start - start) / bucket_s).astype(np.int64)
+    ok = (col >= 0) & (col < buckets)
+    r, c = inverse[ok], col[ok]
+    np.add.at(w.seconds, (r, c), rows.seconds[ok])
+    for name in COUNTER_FIELDS:
+        vals = rows.values.get(name)
+        if vals is None:
+            continue
+        vals = vals[ok]
+        target = getattr(w, name)
+        known = np.isfinite(vals)
+        if name == "pre_fec_ber":  # a gauge: keep the worst
+            target[r[known], c[known]] = np.fmax(target[r[known], c[known]], vals[known])
+            continue
+        cur = target[r[known], c[known]]
+        target[r[known], c[known]] = np.where(np.isfinite(cur), cur, 0.0)
+        np.add.at(target, (r[known], c[known]), vals[known])
+    for i, pid in enumerate(w.port_id):
+        last = rows.latest.get(int(pid))
+        if not last:
+            continue
+        for attr in ("rx_power_dbm", "tx_power_dbm"):
+            lanes = last.get(attr)
+            if isinstance(lanes, int | float):
+                lanes = [lanes]
+            if lanes:
+                vals = np.array([np.nan if v is None else float(v) for v in lanes[:LANES]])
+                getattr(w, attr)[i, : len(vals)] = vals
+        if last.get("rx_low_warn_dbm") is not None:
+            w.rx_low_warn_dbm[i] = float(last["rx_low_warn_dbm"])
+        if last.get("speed_gbps") is not None:
+            w.speed_gbps[i] = float(last["speed_gbps"])
+        if last.get("link_width") is not None:
+            w.link_width[i] = float(last["link_width"])
+        serial = last.get("module_serial")
+        w.module_serial[i] = serial.strip().upper() if serial else None
+        if last.get("neighbor_device"):
+            w.neighbor_label[i] = f"{last['neighbor_device']}:{last.get('neighbor_port') or '?'}"
+    return w
+
+
+def rollup_rows(*, start: datetime, end: datetime) -> RollupRows:
+    """Read the window's rollups. Wired to the ingest side's per-port rollup model."""
+    from inventory.selectors.telemetry.source import read_rollups
+
+    return read_rollups(start=start, end=end)
+
+
+def _resolve_neighbors(w: PortWindow, latest: dict[int, dict]) -> None:
+    pairs = {}
+    for i, pid in enumerate(w.port_id):
+        last = latest.get(int(pid)) or {}
+        if last.get("neighbor_device"):
+            pairs[i] = (last["neighbor_device"], last.get("neighbor_port") or "")
+    found = ports_resolve(set(pairs.values()))
+    for i, pair in pairs.items():
+        w.neighbor_port_id[i] = found.get(pair, -2)
+
+
+def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable, list[Thresholds], dict]:
+    """What the plant records for the reporting ports, in a fixed number of queries."""
+    profiles = config.profiles()
+    row_of = {int(p): i for i, p in enumerate(w.port_id)}
+    facts = PortFacts.empty(w.n, LANES)
+
+    links = [
+        lk
+        for lk in Link.objects.filter(active=True).values_list(
+            "id", "a_port_id", "b_port_id", "link_class", "pmd", "fec", "speed_gbps", "lanes"
+        )
+        if lk[1] in row_of or lk[2] in row_of
+    ]
+    link_ids = {lk[0] for lk in links}
+    segs: dict[int, list[int]] = {}
+    passive: set[int] = set()
+    for link_id, cable_id, kind in LinkSegment.objects.filter(link__active=True).values_list(
+        "link_id", "cable_id", "cable__kind"
+    ):
+        if link_id in link_ids:
+            segs.setdefault(link_id, []).append(cable_id)
+            if kind in (CableKind.DAC, CableKind.CAT6A):
+                passive.add(link_id)
+    wanted_cables = {c for cs in segs.values() for c in cs}
+    last_loss: dict[int, float] = {}
+    for cable_id, loss in (
+        CableTest.objects.filter(kind=TestKind.OLTS, loss_db__isnull=False)
+        .order_by("cable_id", "tested_at")
+        .values_list("cable_id", "loss_db")
+    ):
+        if cable_id in wanted_cables:
+            last_loss[cable_id] = loss
+
+    lt = LinkTable.empty(len(links))
+    link_rows = {}
+    labels = _port_labels({p for lk in links for p in lk[1:3]})
+    for i, (lid, a, b, cls, pmd, fec, speed, lanes) in enumerate(links):
+        lt.link_id[i] = lid
+        lt.a_row[i] = row_of.get(a, -1)
+        lt.b_row[i] = row_of.get(b, -1)
+        lt.profile[i] = config.profile_index(link_class=cls, pmd=pmd, profiles=profiles)
+        lt.fec[i] = fec
+        lt.passive_copper[i] = lid in passive
+        cs = segs.get(lid, [])
+        if cs and all(c in last_loss for c in cs):
+            lt.tested_loss_db[i] = sum(last_loss[c] for c in cs)
+        lt.expected_speed_gbps[i] = speed if speed else np.nan
+        lt.expected_width[i] = lanes if lanes else np.nan
+        link_rows[lid] = (a, b)
+        for near, far in ((a, b), (b, a)):
+            if near in row_of:
+                facts.expected_neighbor_port_id[row_of[near]] = far
+                facts.expected_neighbor_label[row_of[near]] = labels.get(far)
+
+    # Recorded module serials: the module in the port's cage, or the sealed cable's end.
+    port_cage = dict(
+        Port.objects.filter(kind=PortKind.INTERFACE, cage__isnull=False).values_list("pk", "cage_id")
+    )
+    cage_serial = dict(Transceiver.objects.filter(cage__isnull=False).values_list("cage_id", "serial"))
+    sealed: dict[int, str | None] = {}
+    for cage_id, side, sa, sb in CableEnd.objects.filter(
+        active=True, cage__isnull=False, cable__kind__in=CableKind.sealed()
+    ).values_list("cage_id", "side", "cable__serial_a", "cable__serial_b"):
+        s = sa if side == "A" else sb
+        sealed[cage_id] = s or None
+    for pid, i in row_of.items():
+        cage = port_cage.get(pid)
+        if cage is None:
+            continue
+        if cage in cage_serial:
+            facts.recorded_serial[i] = cage_serial[cage].strip().upper()
+        elif cage in sealed:
+            s = sealed[cage]
+            facts.recorded_serial[i] = s.strip().upper() if s else None
+        # Nothing recorded in the cage: not a swap but a missing record (the reconciliation
+        # report, ``inventory.selectors.telemetry.reconciliation``, lists those), so no comparison.
+
+    for pid, ber, cw, rx in PortBaseline.objects.values_list(
+        "port_id", "pre_fec_ber", "cw_rate", "rx_power_dbm"
+    ):
+        i = row_of.get(pid)
+        if i is None:
+            continue
+        facts.base_ber[i] = np.nan if ber is None else ber
+        facts.base_cw_rate[i] = np.nan if cw is None else cw
+        if rx:
+            vals = np.array([np.nan if v is None else v for v in rx[:LANES]], dtype=float)
+            facts.base_rx_dbm[i, : len(vals)] = vals
+    return facts, lt, profiles, link_rows
+
+
+def _port_labels(port_ids: set[int]) -> dict[int, str]:
+    out = {}
+    ids = list(port_ids)
+    for k in range(0, len(ids), 5000):
+        for pid, dev, name in Port.objects.filter(pk__in=ids[k : k + 5000]).values_list(
+            "pk", "device__name", "name"
+        ):
+            out[pid] = f"{dev}:{name}"
+    return out
+
+
+def rule_inputs(*, now: datetime, config: RuleConfig, lookback_s: float, bucket_s: float) -> RuleInputs:
+    buckets = max(1, int(round(lookback_s / bucket_s)))
+    end_epoch = np.floor(_epoch(now) / bucket_s) * bucket_s
+    start_epoch = end_epoch - buckets * bucket_s
+    start = now - timedelta(seconds=_epoch(now) - start_epoch)
+    rows = rollup_rows(start=start, end=now)
+    w = pivot(rows, start=start_epoch, bucket_s=bucket_s, buckets=buckets)
+    _resolve_neighbors(w, rows.latest)
+    facts, links, profiles, link_rows = plant_facts(w, config)
+    return RuleInputs(window=w, facts=facts, links=links, profiles=profiles, link_rows=link_rows)

@@ -1,0 +1,571 @@
+"""Reads about test results: latest and last passing tests, the cable page's test panel, link
+verdicts (TIA per segment, PMD for the channel) and the commissioning report. Set-based: the
+number of queries does not grow with the number of cables or links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Count, Max, Q, QuerySet
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.safestring import mark_safe
+
+from inventory.core.choices import CableKind, TestKind, Verdict
+from inventory.core.optics import budgets
+from inventory.core.optics.plot import trace_svg
+from inventory.models import Cable, CableEnd, CableTest, FibreResult, Link, LinkSegment, OtdrTrace
+
+PASSING = (Verdict.PASS, Verdict.MARGINAL)
+CHUNK = 2000  # ids per IN list (SQLite); PostgreSQL takes far more per round trip
+CHUNK_PG = 50_000
+
+
+@dataclass(frozen=True)
+class CableFacts:
+    """What the verdicts need of a cable, without a model instance per row."""
+
+    pk: int
+    label: str
+    kind: str
+    role: str
+    length_m: object
+
+
+@dataclass(frozen=True)
+class EndFacts:
+    connector_type: str
+    fibre_count: int | None
+    polish: str
+
+
+def _chunk_size() -> int:
+    from django.db import connection
+
+    return CHUNK_PG if connection.vendor == "postgresql" else CHUNK
+
+
+@dataclass
+class LatestTest:
+    id: int
+    cable_id: int
+    kind: str
+    tested_at: datetime
+    verdict: str
+    loss_db: float | None
+    margin_db: float | None
+    budget_db: float | None
+    link_id: int | None
+    fibres_passed: int = 0
+
+
+def _chunks(ids) -> Iterable:
+    if isinstance(ids, QuerySet):
+        yield ids
+        return
+    ids = list(ids)
+    size = _chunk_size()
+    for i in range(0, len(ids), size):
+        yield ids[i : i + size]
+
+
+def latest_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, dict[str, LatestTest]]:
+    """The latest test of each kind for every cable: ``{cable_id: {kind: LatestTest}}``.
+
+    ``cable_ids`` is a list or a ``values_list`` queryset (then it runs as one subquery).
+    OLTS entries carry ``fibres_passed``, the distinct fibres with a passing result.
+    """
+    out: dict[int, dict[str, LatestTest]] = {}
+    cols = ("pk", "cable_id", "kind", "tested_at", "verdict", "loss_db", "margin_db", "budget_db", "link_id")
+    for chunk in _chunks(cable_ids):
+        qs = CableTest.objects.filter(cable_id__in=chunk)
+        if kinds:
+            qs = qs.filter(kind__in=list(kinds))
+        qs = qs.order_by("cable_id", "kind", "-tested_at", "-pk")
+        if _chunk_size() == CHUNK_PG:
+            qs = qs.distinct("cable_id", "kind")  # PostgreSQL DISTINCT ON: one row per pair
+        for row in qs.values_list(*cols):
+            per = out.setdefault(row[1], {})
+            if row[2] not in per:
+                per[row[2]] = LatestTest(*row)
+    olts = [t for per in out.values() for k, t in per.items() if k == TestKind.OLTS]
+    by_id = {t.id: t for t in olts}
+    if isinstance(cable_ids, QuerySet) and _chunk_size() == CHUNK_PG:
+        latest_olts = (
+            CableTest.objects.filter(cable_id__in=cable_ids, kind=TestKind.OLTS)
+            .order_by("cable_id", "-tested_at", "-pk")
+            .distinct("cable_id")
+            .values("pk")
+        )
+        rows = (
+            FibreResult.objects.filter(test_id__in=latest_olts, verdict__in=PASSING)
+            .values("test_id")
+            .annotate(n=Count("fibre", distinct=True))
+            .values_list("test_id", "n")
+        )
+        for test_id, n in rows:
+            if test_id in by_id:
+                by_id[test_id].fibres_passed = n
+        return out
+    ids = list(by_id)
+    size = _chunk_size()
+    for i in range(0, len(ids), size):
+        rows = (
+            FibreResult.objects.filter(test_id__in=ids[i : i + size], verdict__in=PASSING)
+            .values("test_id")
+            .annotate(n=Count("fibre", distinct=True))
+            .values_list("test_id", "n")
+        )
+        for test_id, n in rows:
+            by_id[test_id].fibres_passed = n
+    return out
+
+
+def last_passing_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, dict[str, datetime]]:
+    """When each cable last passed each kind of test: ``{cable_id: {kind: tested_at}}``.
+
+    One aggregate query for any number of cables (``cable_ids``: a list, or a ``values_list``
+    queryset used as a subquery). "Passing" is pass or marginal. For the retest scheduler:
+    a cable's retest is due ``CABLETRACK_RETEST_INTERVAL_DAYS`` after the relevant date.
+    """
+    out: dict[int, dict[str, datetime]] = {}
+    for chunk in _chunks(cable_ids):
+        qs = CableTest.objects.filter(cable_id__in=chunk, verdict__in=PASSING)
+        if kinds:
+            qs = qs.filter(kind__in=list(kinds))
+        for cable_id, kind, last in (
+            qs.values("cable_id", "kind")
+            .annotate(last=Max("tested_at"))
+            .values_list("cable_id", "kind", "last")
+        ):
+            out.setdefault(cable_id, {})[kind] = last
+    return out
+
+
+# --- the cable page's test panel -------------------------------------------------------------
+
+
+def _test_row(t: CableTest) -> dict:
+    return {
+        "test": t,
+        "kind": t.kind,
+        "kind_label": t.get_kind_display(),
+        "verdict": t.verdict,
+        "verdict_label": t.get_verdict_display(),
+        "margin_db": t.margin_db,
+        "loss_db": t.loss_db,
+        "budget_db": t.budget_db,
+        "tested_at": t.tested_at,
+        "technician": t.technician.get_username() if t.technician_id else "",
+        "instrument": t.instrument,
+        "warnings": t.warnings,
+        "is_baseline": t.is_baseline,
+        "budget_source": (t.details or {}).get("budget_source", ""),
+        "fibres": [
+            {
+                "fibre": r.fibre,
+                "wavelength_nm": r.wavelength_nm,
+                "direction": r.direction,
+                "loss_db": r.loss_db,
+                "verdict": r.verdict,
+            }
+            for r in t.fibres.all()
+        ]
+        if t.kind == TestKind.OLTS
+        else [],
+    }
+
+
+def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_rows=None) -> dict:
+    """Context for ``inventory/_cable_tests.html``: everything under one key, ``cable_tests``.
+
+    Latest test per kind (verdict, margin, budget), the latest OTDR session's traces as inline
+    SVG with their event tables and download links, the channel verdict of every link the
+    cable carries (TIA per segment against the PMD's channel limit), what still blocks
+    production, and the URLs of the test forms. ``link_rows`` (``selectors.pages.LinkRows``):
+    the segments, cables and ends the page's trace has read already.
+    """
+    from inventory.services.testing.records import cable_gate_check
+
+    tests = list(
+        CableTest.objects.filter(cable=cable)
+        .select_related("technician")
+        .prefetch_related("fibres")
+        .order_by("-tested_at", "-pk")[:50]
+    )
+    latest: dict[str, CableTest] = {}
+    for t in tests:
+        latest.setdefault(t.kind, t)
+    order = [TestKind.OLTS, TestKind.OTDR, TestKind.INSPECTION, TestKind.QUALIFICATION]
+    rows = [_test_row(latest[k]) for k in order if k in latest]
+    traces = []
+    otdr = latest.get(TestKind.OTDR)
+    if otdr is not None:
+        for tr in OtdrTrace.objects.filter(test=otdr).order_by("fibre", "wavelength_nm"):
+            traces.append(
+                {
+                    "trace": tr,
+                    "svg": mark_safe(trace_svg(tr.trace, tr.events, title=f"fibre {tr.fibre}")),  # noqa: S308 - numbers only
+                    "events": tr.events,
+                    "download_url": reverse("otdr-download", kwargs={"pk": tr.pk}),
+                }
+            )
+    if links is None:
+        links = list(Link.objects.filter(active=True, segments__cable=cable).distinct())
+    channel = link_verdicts(links=links, rows=link_rows) if links else {}
+    # link_verdicts ran the gate over every segment, this cable's included: reuse it.
+    mine = next((sv for lv in channel.values() for sv in lv.segments if sv.cable_id == cable.pk), None)
+    missing = mine.missing if mine is not None else cable_gate_check(cable=cable)
+    return {
+        "cable_tests": {
+            "latest": rows,
+            "history": tests[:20],
+            "otdr": otdr,
+            "traces": traces,
+            "links": [channel[link.pk] for link in links if link.pk in channel],
+            "gate_missing": missing,
+            "gate_applies": cable.kind in CableKind.fibre() | CableKind.sealed(),
+            "urls": {
+                "olts": reverse("cable-test-olts", kwargs={"label": cable.label}),
+                "otdr": reverse("cable-test-otdr", kwargs={"label": cable.label}),
+                "inspect": reverse("cable-inspect", kwargs={"label": cable.label}),
+            },
+        }
+    }
+
+
+# --- link verdicts and the commissioning report ----------------------------------------------
+
+
+@dataclass
+class SegmentVerdict:
+    cable_id: int
+    label: str
+    kind: str
+    role: str
+    length_m: float | None
+    olts: LatestTest | None
+    otdr: LatestTest | None
+    qualification: LatestTest | None
+    missing: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LinkVerdict:
+    link_id: int
+    a: str
+    b: str
+    pmd: str
+    segments: list[SegmentVerdict]
+    tia_verdict: str
+    channel_loss_db: float | None
+    channel_limit_db: float | None
+    channel_source: str
+    pmd_verdict: str
+    pmd_margin_db: float | None
+    verdict: str
+    blockers: list[str]
+    note: str = ""
+
+    @property
+    def ready(self) -> bool:
+        return not self.blockers and self.verdict in PASSING
+
+    def as_dict(self) -> dict:
+        def t(x: LatestTest | None):
+            return (
+                None
+                if x is None
+                else {
+                    "id": x.id,
+                    "verdict": x.verdict,
+                    "loss_db": x.loss_db,
+                    "margin_db": x.margin_db,
+                    "tested_at": x.tested_at,
+                }
+            )
+
+        return {
+            "link_id": self.link_id,
+            "a": self.a,
+            "b": self.b,
+            "pmd": self.pmd,
+            "verdict": self.verdict,
+            "tia_verdict": self.tia_verdict,
+            "pmd_verdict": self.pmd_verdict,
+            "channel_loss_db": self.channel_loss_db,
+            "channel_limit_db": self.channel_limit_db,
+            "channel_source": self.channel_source,
+            "pmd_margin_db": self.pmd_margin_db,
+            "ready": self.ready,
+            "blockers": self.blockers,
+            "note": self.note,
+            "segments": [
+                {
+                    "cable": s.label,
+                    "kind": s.kind,
+                    "role": s.role,
+                    "length_m": s.length_m,
+                    "olts": t(s.olts),
+                    "otdr": t(s.otdr),
+                    "qualification": t(s.qualification),
+                    "missing": s.missing,
+                }
+                for s in self.segments
+            ],
+        }
+
+
+def link_verdicts(
+    *, links: list[Link], now: datetime | None = None, link_qs: QuerySet | None = None, rows=None
+) -> dict[int, LinkVerdict]:
+    """Every link's verdicts in a fixed number of queries.
+
+    * TIA: each fibre segment's latest power-meter verdict (against its component budget).
+    * PMD: the channel loss (a whole-link test when there is one, else the sum of the segments'
+      worst fibres, conservative: a mated pair between two segments is in both tests) against the
+      PMD's channel limit. A link can pass TIA and fail its PMD; ``note`` says so.
+    * Blockers: what each segment still needs for production (the gate).
+
+    ``rows`` (``selectors.pages.LinkRows``, covering every link): the segments, cables and ends
+    already read, so only the tests are read here.
+    """
+    from inventory.services.testing import records as svc
+
+    now = now or timezone.now()
+    link_ids = [link.pk for link in links]
+    size = _chunk_size()
+    segs: dict[int, list[int]] = {}
+    preloaded = rows is not None and link_qs is None and all(pk in rows.segs for pk in link_ids)
+    # With ``link_qs`` (a queryset of the same links) every read is a subquery: no id lists.
+    scopes = (
+        [link_qs] if link_qs is not None else [link_ids[i : i + size] for i in range(0, len(link_ids), size)]
+    )
+    if preloaded:
+        scopes = []
+        segs = {pk: rows.segs[pk] for pk in link_ids}
+    for scope in scopes:
+        for link_id, cable_id in (
+            LinkSegment.objects.filter(link_id__in=scope)
+            .order_by("link_id", "seq")
+            .values_list("link_id", "cable_id")
+        ):
+            segs.setdefault(link_id, []).append(cable_id)
+    cable_ids = sorted({c for ids in segs.values() for c in ids})
+    cable_scope = (
+        LinkSegment.objects.filter(link_id__in=link_qs).values("cable_id") if link_qs is not None else None
+    )
+    cscopes = (
+        [cable_scope]
+        if cable_scope is not None
+        else [cable_ids[i : i + size] for i in range(0, len(cable_ids), size)]
+    )
+    cables: dict[int, CableFacts] = {}
+    ends: dict[int, list[EndFacts]] = {}
+    if preloaded:
+        cscopes = []
+        for cid in cable_ids:
+            c = rows.cables[cid]
+            cables[cid] = CableFacts(c.pk, c.label, c.kind, c.role, c.length_m)
+            if rows.ends.get(cid):
+                ends[cid] = [EndFacts(e.connector_type, e.fibre_count, e.polish) for e in rows.ends[cid]]
+    for scope in cscopes:
+        for row in Cable.objects.filter(pk__in=scope).values_list("pk", "label", "kind", "role", "length_m"):
+            cables[row[0]] = CableFacts(*row)
+        for cable_id, ctype, fcount, polish in CableEnd.objects.filter(cable_id__in=scope).values_list(
+            "cable_id", "connector_type", "fibre_count", "polish"
+        ):
+            ends.setdefault(cable_id, []).append(EndFacts(ctype, fcount, polish))
+    latest = latest_tests(cable_ids=cable_scope if cable_scope is not None else cable_ids)
+    gate = _gate_from(cables, latest, ends, now=now, svc=svc)
+    port_names = _port_names(links, link_qs)
+    whole_link = _whole_link_tests(link_qs if link_qs is not None else link_ids)
+    out: dict[int, LinkVerdict] = {}
+    for link in links:
+        seg_v = []
+        for cid in segs.get(link.pk, []):
+            c = cables[cid]
+            mine = latest.get(cid, {})
+            seg_v.append(
+                SegmentVerdict(
+                    cid,
+                    c.label,
+                    c.kind,
+                    c.role,
+                    float(c.length_m) if c.length_m is not None else None,
+                    mine.get(TestKind.OLTS),
+                    mine.get(TestKind.OTDR),
+                    mine.get(TestKind.QUALIFICATION),
+                    gate.get(cid, []),
+                )
+            )
+        fibre_segs = [s for s in seg_v if s.kind in CableKind.fibre()]
+        tia = (
+            budgets.worst(s.olts.verdict if s.olts else Verdict.UNKNOWN for s in fibre_segs)
+            if fibre_segs
+            else Verdict.UNKNOWN
+        )
+        if any(s.olts is None for s in fibre_segs):
+            tia = Verdict.UNKNOWN if tia != Verdict.FAIL else tia
+        fibre_kind = fibre_segs[0].kind if fibre_segs else ""
+        limit, source = svc.link_channel_limit(link, fibre_kind) if fibre_segs else (None, "")
+        channel = whole_link.get(link.pk)
+        if channel is None and fibre_segs and all(s.olts and s.olts.loss_db is not None for s in fibre_segs):
+            channel = round(sum(s.olts.loss_db for s in fibre_segs), 3)
+        pv = (
+            budgets.verdict_for(channel, limit)
+            if fibre_segs
+            else budgets.Verdict(Verdict.UNKNOWN, None, None, None)
+        )
+        sealed = [s for s in seg_v if s.kind in CableKind.sealed()]
+        qual = budgets.worst(s.qualification.verdict if s.qualification else Verdict.UNKNOWN for s in sealed)
+        if fibre_segs:
+            overall = (
+                budgets.worst([tia, pv.verdict])
+                if Verdict.UNKNOWN not in (tia, pv.verdict)
+                else (Verdict.FAIL if Verdict.FAIL in (tia, pv.verdict) else Verdict.UNKNOWN)
+            )
+        elif sealed:
+            overall = qual if all(s.qualification for s in sealed) else Verdict.UNKNOWN
+        else:
+            overall = Verdict.UNKNOWN
+        note = ""
+        if tia in PASSING and pv.verdict == Verdict.FAIL:
+            note = (
+                f"Every segment passes TIA-568.3, but the channel loses {channel:.2f} dB, over the "
+                f"{link.pmd or 'PMD'} limit of {limit:.2f} dB: the link fails its PMD."
+            )
+        elif tia == Verdict.FAIL and pv.verdict in PASSING:
+            note = "The channel is within its PMD limit, but a segment fails its TIA-568.3 component budget."
+        blockers = [f"{s.label}: needs {'; '.join(s.missing)}" for s in seg_v if s.missing]
+        if pv.verdict == Verdict.FAIL:
+            blockers.append(f"channel loss {channel:.2f} dB is over the {limit:.2f} dB PMD limit")
+        a, b = port_names.get(link.a_port_id, "?"), port_names.get(link.b_port_id, "?")
+        out[link.pk] = LinkVerdict(
+            link.pk,
+            a,
+            b,
+            link.pmd,
+            seg_v,
+            tia,
+            channel,
+            limit,
+            source,
+            pv.verdict,
+            pv.margin_db,
+            overall,
+            blockers,
+            note,
+        )
+    return out
+
+
+def _gate_from(cables, latest, ends, *, now, svc) -> dict[int, list[str]]:
+    """The gate (``services.testing.cables_gate``) over data already loaded."""
+    return svc.gate_missing(cables=list(cables.values()), latest=latest, ends=ends, now=now)
+
+
+def _port_names(links: list[Link], link_qs: QuerySet | None = None) -> dict[int, str]:
+    from inventory.models import Port
+
+    if link_qs is not None:
+        out = {}
+        for a, a_dev, a_name, b, b_dev, b_name in link_qs.order_by().values_list(
+            "a_port_id",
+            "a_port__device__name",
+            "a_port__name",
+            "b_port_id",
+            "b_port__device__name",
+            "b_port__name",
+        ):
+            out[a] = f"{a_dev}:{a_name}"
+            out[b] = f"{b_dev}:{b_name}"
+        return out
+
+    if links and all(Link.a_port.is_cached(x) and Link.b_port.is_cached(x) for x in links):
+        # The cable page loads its links with their ports and devices: no query needed.
+        loaded = [port for link in links for port in (link.a_port, link.b_port)]
+        if all(Port.device.is_cached(port) for port in loaded):
+            return {port.pk: f"{port.device.name}:{port.name}" for port in loaded}
+    ids = {p for link in links for p in (link.a_port_id, link.b_port_id)}
+    out = {}
+    ids = sorted(ids)
+    for i in range(0, len(ids), _chunk_size()):
+        for pk, dev, name in Port.objects.filter(pk__in=ids[i : i + _chunk_size()]).values_list(
+            "pk", "device__name", "name"
+        ):
+            out[pk] = f"{dev}:{name}"
+    return out
+
+
+def _whole_link_tests(link_ids) -> dict[int, float]:
+    """Latest OLTS measured over a whole link (test.link set): its worst-fibre loss."""
+    out: dict[int, float] = {}
+    for chunk in _chunks(link_ids):
+        for link_id, loss in (
+            CableTest.objects.filter(link_id__in=chunk, kind=TestKind.OLTS, loss_db__isnull=False)
+            .order_by("link_id", "-tested_at", "-pk")
+            .values_list("link_id", "loss_db")
+        ):
+            out.setdefault(link_id, loss)
+    return out
+
+
+@dataclass
+class CommissioningReport:
+    scope: str
+    generated_at: datetime
+    links: list[LinkVerdict]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        c = {"links": len(self.links), "ready": 0, "blocked": 0, "fail": 0, "pmd_fail_tia_pass": 0}
+        for lv in self.links:
+            c["ready" if lv.ready else "blocked"] += 1
+            c["fail"] += lv.verdict == Verdict.FAIL
+            c["pmd_fail_tia_pass"] += lv.tia_verdict in PASSING and lv.pmd_verdict == Verdict.FAIL
+        return c
+
+    def as_dict(self) -> dict:
+        return {
+            "scope": self.scope,
+            "generated_at": self.generated_at,
+            "counts": self.counts,
+            "links": [lv.as_dict() for lv in self.links],
+        }
+
+
+def links_in_scope(*, site=None, row=None, rack=None) -> QuerySet:
+    qs = Link.objects.filter(active=True)
+    if rack is not None:
+        q = Q(a_port__device__rack=rack) | Q(b_port__device__rack=rack)
+    elif row is not None:
+        q = Q(a_port__device__rack__row=row) | Q(b_port__device__rack__row=row)
+    elif site is not None:
+        q = Q(a_port__device__rack__row__room__site=site) | Q(b_port__device__rack__row__room__site=site)
+    else:
+        q = Q()
+    return qs.filter(q).order_by("a_port_id", "pk")
+
+
+def commissioning_report(
+    *, site=None, row=None, rack=None, now: datetime | None = None
+) -> CommissioningReport:
+    """Every link in a rack, row or site with its verdicts and what still blocks production."""
+    now = now or timezone.now()
+    scope = (
+        f"rack {rack}"
+        if rack is not None
+        else f"row {row}"
+        if row is not None
+        else f"site {site}"
+        if site is not None
+        else "everything"
+    )
+    qs = links_in_scope(site=site, row=row, rack=rack)
+    links = list(qs.only("pk", "a_port_id", "b_port_id", "pmd", "loss_budget_db"))
+    verdicts = link_verdicts(links=links, now=now, link_qs=qs.values("pk"))
+    return CommissioningReport(scope, now, [verdicts[link.pk] for link in links])

@@ -1,0 +1,380 @@
+"""Cable writes: install, retire, replace, status changes. History is kept on every write."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, PortKind
+from inventory.models import Cable, CableEnd, Port, Vendor
+from inventory.services.plant import links as link_services
+
+# DAC reach by lane rate (IEEE 802.3 CR/CR4/CR8 practice): past these a passive copper link
+# may not train; it is a warning, not a refusal (vendors ship some longer DACs).
+DAC_MAX_M = {25: Decimal("5"), 50: Decimal("5"), 100: Decimal("3"), 200: Decimal("2")}
+
+
+@dataclass(frozen=True)
+class EndSpec:
+    """What one plug of a new cable is and where it goes."""
+
+    port: Port
+    connector_type: str = ""
+    fibre_count: int | None = None
+    pinned: bool | None = None
+    polish: str = ""
+    label: str = ""
+
+
+def _termination(port: Port) -> dict:
+    if port.cage_id:
+        return {"cage_id": port.cage_id, "connector": port.connector, "port_id": None}
+    return {"cage_id": None, "connector": None, "port_id": port.pk}
+
+
+def _occupied(ports: list[Port]) -> set[int]:
+    """Ports (by id) whose termination point already holds an active cable end."""
+    cage_terms = {(p.cage_id, p.connector): p.pk for p in ports if p.cage_id}
+    plain = {p.pk for p in ports if not p.cage_id}
+    busy: set[int] = set()
+    if plain:
+        busy |= set(CableEnd.objects.filter(active=True, port_id__in=plain).values_list("port_id", flat=True))
+    if cage_terms:
+        rows = CableEnd.objects.filter(active=True, cage_id__in={c for c, _ in cage_terms}).values_list(
+            "cage_id", "connector"
+        )
+        busy |= {cage_terms[r] for r in rows if r in cage_terms}
+    return busy
+
+
+def cable_warnings(*, kind: str, length_m: Decimal | None, ports: list[Port]) -> list[str]:
+    """Things a technician should see but that do not block the install."""
+    warnings = []
+    if kind == CableKind.DAC and length_m is not None:
+        lane_rates = []
+        for p in ports:
+            xcvr_speed = p.speed_gbps
+            if xcvr_speed and p.lane_count:
+                lane_rates.append(xcvr_speed // p.lane_count)
+        if lane_rates:
+            rate = max(lane_rates)
+            limit = next((m for r, m in sorted(DAC_MAX_M.items()) if rate <= r), Decimal("2"))
+            if length_m > limit:
+                warnings.append(
+                    f"A {length_m} m passive DAC at {rate}G per lane is past the usual {limit} m reach; use ACC or AOC."
+                )
+    return warnings
+
+
+def _check_end_against_module(spec: EndSpec, cable_kind: str, errors: dict, key: str) -> None:
+    port = spec.port
+    if not port.cage_id:
+        return
+    xcvr = getattr(port.cage, "transceiver", None)
+    if cable_kind in CableKind.sealed():
+        if xcvr is not None:
+            errors[key] = (
+                f"{port}: cage {port.cage.name} holds module {xcvr.serial}; a {cable_kind} plugs into an empty cage."
+            )
+        return
+    if xcvr is None:
+        return
+    m = xcvr.model
+    if spec.connector_type and m.connector_type and spec.connector_type != m.connector_type:
+        errors[key] = (
+            f"{port}: module {m.part_number} ({m.pmd}) takes {m.connector_type}, not {spec.connector_type}."
+        )
+    elif spec.fibre_count and m.fibre_count and spec.fibre_count != m.fibre_count:
+        errors[key] = f"{port}: module {m.part_number} takes MPO-{m.fibre_count}, not MPO-{spec.fibre_count}."
+    elif spec.polish and m.polish and spec.polish != m.polish:
+        errors[key] = f"{port}: module {m.part_number} is {m.polish}; an {spec.polish} plug would damage it."
+
+
+@transaction.atomic
+def cable_install(
+    *,
+    label: str,
+    kind: str,
+    a: EndSpec | list[EndSpec],
+    b: list[EndSpec],
+    role: str | None = None,
+    polarity: str = "",
+    length_m: Decimal | None = None,
+    vendor: Vendor | None = None,
+    part_number: str = "",
+    serial_a: str = "",
+    serial_b: str = "",
+    lot: str = "",
+    install_date: date | None = None,
+    status: str | None = None,
+    notes: str = "",
+    color: str = "",
+) -> tuple[Cable, list[str]]:
+    """Record a cable from ``a`` to ``b`` (one end, or 2-8 breakout legs).
+
+    ``a`` may list several ends too (a 2-to-2 trunk or harness): leg ``i`` of side A then
+    pairs with leg ``i`` of side B.
+
+    Refuses, writing nothing, a duplicate label, a port that is already cabled or retired, a
+    breakout with the wrong leg count and a plug that does not fit the module in the cage.
+    Returns the cable and any warnings (a DAC past its reach).
+    """
+    errors: dict[str, str] = {}
+    a_legs = a if isinstance(a, list) else [a]
+    a = a_legs[0]
+    label = (label or "").strip()
+    if not label:
+        errors["label"] = "A cable needs a label."
+    elif Cable.objects.filter(label=label).exists():
+        errors["label"] = f"Cable label {label!r} is already in use."
+    if kind not in CableKind.values:
+        errors["kind"] = f"Unknown cable kind {kind!r}."
+    if not b:
+        errors["b"] = "A cable needs a B end."
+    elif len(b) > 1 and not 2 <= len(b) <= 8:
+        errors["b"] = "A breakout has 2 to 8 legs."
+    if len(a_legs) > 1 and len(a_legs) != len(b):
+        errors["a"] = "A cable with several A ends needs as many B ends (leg i pairs with leg i)."
+    role = role or (CableRole.BREAKOUT if len(b) > 1 else CableRole.DIRECT)
+    ports = [*[s.port for s in a_legs], *[s.port for s in b]]
+    if len({p.pk for p in ports}) != len(ports):
+        errors["b"] = "A cable cannot end twice on the same port."
+    keys = [*(["a"] * len(a_legs)), *[f"b{i}" if len(b) > 1 else "b" for i in range(len(b))]]
+    for key, p in zip(keys, ports, strict=True):
+        if p.retired_at:
+            errors[key] = f"{p} is retired."
+    busy = _occupied(ports)
+    for key, p in zip(keys, ports, strict=True):
+        if p.pk in busy:
+            errors.setdefault(key, f"{p} is already cabled.")
+    for spec in a_legs:
+        _check_end_against_module(spec, kind, errors, "a")
+    for i, spec in enumerate(b):
+        _check_end_against_module(spec, kind, errors, f"b{i}" if len(b) > 1 else "b")
+    if errors:
+        raise ValidationError(errors)
+
+    status = status or (CableStatus.INSTALLED if install_date else CableStatus.PLANNED)
+    cable = Cable.objects.create(
+        label=label,
+        kind=kind,
+        role=role,
+        polarity=polarity,
+        length_m=length_m,
+        vendor=vendor,
+        part_number=part_number,
+        serial_a=serial_a,
+        serial_b=serial_b,
+        lot=lot,
+        install_date=install_date,
+        status=status,
+        notes=notes,
+        color=color,
+    )
+    default_type = ConnectorType.NONE if kind in CableKind.sealed() else ""
+    ends = [("A", (i + 1) if len(a_legs) > 1 else 0, s) for i, s in enumerate(a_legs)]
+    ends += [("B", (i + 1) if len(b) > 1 else 0, s) for i, s in enumerate(b)]
+    try:
+        with transaction.atomic():
+            for side, leg, spec in ends:
+                CableEnd.objects.create(
+                    cable=cable,
+                    side=side,
+                    leg=leg,
+                    label=spec.label or (f"{label}-{leg}" if leg else ""),
+                    connector_type=spec.connector_type or default_type or _guess_connector(spec.port),
+                    fibre_count=spec.fibre_count,
+                    pinned=spec.pinned,
+                    polish=spec.polish,
+                    **_termination(spec.port),
+                )
+    except IntegrityError as exc:  # a concurrent install took the port between check and write
+        raise ValidationError({"a": "A port of this cable was cabled by someone else just now."}) from exc
+    warnings = cable_warnings(kind=kind, length_m=length_m, ports=ports)
+    link_services.links_refresh_for_ports(port_ids=[p.pk for p in ports])
+    return cable, warnings
+
+
+def _guess_connector(port: Port) -> str:
+    if port.connector_type:
+        return port.connector_type
+    if port.cage_id:
+        xcvr = getattr(port.cage, "transceiver", None)
+        if xcvr:
+            return xcvr.model.connector_type
+    return ConnectorType.RJ45 if port.kind == PortKind.INTERFACE and not port.cage_id else ""
+
+
+@transaction.atomic
+def cable_retire(*, cable: Cable, reason: str = "", now: datetime | None = None) -> Cable:
+    """Retire a cable: its ends free their ports; its record and history stay."""
+    if cable.status == CableStatus.RETIRED:
+        raise ValidationError({"status": f"{cable.label} is already retired."})
+    now = now or timezone.now()
+    affected = _ports_of(cable)
+    for end in cable.ends.filter(active=True):
+        end.active = False
+        end.save(update_fields=["active"])
+    cable.status = CableStatus.RETIRED
+    cable.retired_at = now
+    if reason:
+        cable.notes = (cable.notes + "\n" if cable.notes else "") + f"Retired {now:%Y-%m-%d}: {reason}"
+    cable._change_reason = reason or "retired"
+    cable.save()
+    link_services.links_refresh_for_ports(port_ids=affected)
+    return cable
+
+
+def cable_set_status(*, cable: Cable, status: str, reason: str = "", now: datetime | None = None) -> Cable:
+    if status not in CableStatus.values:
+        raise ValidationError({"status": f"Unknown status {status!r}."})
+    if status == CableStatus.RETIRED:
+        return cable_retire(cable=cable, reason=reason)
+    if cable.status == CableStatus.RETIRED:
+        raise ValidationError({"status": f"{cable.label} is retired; install a new cable instead."})
+    if status == CableStatus.IN_PRODUCTION and cable.status != CableStatus.IN_PRODUCTION:
+        from inventory.services.testing import records as test_services
+
+        missing = test_services.cable_gate_check(cable=cable, now=now)
+        if missing:
+            raise ValidationError({"status": test_services.gate_message(cable, missing)})
+    cable.status = status
+    cable._change_reason = reason
+    cable.save(update_fields=["status", "updated_at"])
+    return cable
+
+
+def _ports_of(cable: Cable) -> list[int]:
+    """Logical and panel ports at this cable's ends (for link refresh)."""
+    ids: list[int] = []
+    for end in cable.ends.filter(active=True):
+        if end.port_id:
+            ids.append(end.port_id)
+        elif end.cage_id:
+            ids.extend(
+                Port.objects.filter(cage_id=end.cage_id, connector=end.connector).values_list("pk", flat=True)
+            )
+    return ids
+
+
+@transaction.atomic
+def cable_replace(
+    *, old: Cable, new_label: str, reason: str = "", now: datetime | None = None, **overrides
+) -> Cable:
+    """Replace a cable by a new one on the same ports: the old is retired and points to the new."""
+    now = now or timezone.now()
+    ends = list(old.ends.filter(active=True).select_related("port", "cage"))
+    if not ends:
+        raise ValidationError({"label": f"{old.label} has no active ends to replace."})
+    ports = []
+    for e in ends:
+        if e.port_id:
+            ports.append((e, e.port))
+        else:
+            port = (
+                Port.objects.filter(cage_id=e.cage_id, connector=e.connector).order_by("lane_start").first()
+            )
+            if port is None:
+                raise ValidationError({"label": f"{old.label} end {e.side} has no port to move to."})
+            ports.append((e, port))
+    cable_retire(cable=old, reason=reason or f"replaced by {new_label}", now=now)
+
+    def spec(e, p):
+        return EndSpec(
+            port=p,
+            connector_type=e.connector_type,
+            fibre_count=e.fibre_count,
+            pinned=e.pinned,
+            polish=e.polish,
+        )
+
+    a = next(spec(e, p) for e, p in ports if e.side == "A")
+    b = [spec(e, p) for e, p in sorted(ports, key=lambda x: x[0].leg) if e.side == "B"]
+    fields = dict(
+        kind=old.kind,
+        role=old.role,
+        polarity=old.polarity,
+        length_m=old.length_m,
+        vendor=old.vendor,
+        part_number=old.part_number,
+        install_date=now.date(),
+        status=CableStatus.INSTALLED,
+    )
+    fields.update(overrides)
+    new, _ = cable_install(label=new_label, a=a, b=b, **fields)
+    old.replaced_by = new
+    old._change_reason = f"replaced by {new.label}"
+    old.save(update_fields=["replaced_by", "updated_at"])
+    return new
+
+
+# --- edits from the desk forms ------------------------------------------------------------
+
+CABLE_EDITABLE = (
+    "polarity",
+    "length_m",
+    "vendor",
+    "part_number",
+    "serial_a",
+    "serial_b",
+    "lot",
+    "install_date",
+    "notes",
+)
+STALE_EDIT = (
+    "This record was changed since you opened it (by {who} at {when}). Reload it and make your change again."
+)
+
+
+def stale_edit_message(obj) -> str:
+    last = obj.history.select_related("history_user").order_by("-history_date", "-history_id").first()
+    who = last.history_user.get_username() if last and last.history_user else "someone else"
+    when = f"{obj.updated_at:%Y-%m-%d %H:%M:%S} UTC"
+    return STALE_EDIT.format(who=who, when=when)
+
+
+@transaction.atomic
+def cable_update(
+    *, cable: Cable, expected_updated_at: datetime | None = None, reason: str = "edited", **fields
+) -> tuple[Cable, list[str]]:
+    """Change a cable's descriptive fields (not its label, kind or ends).
+
+    ``expected_updated_at`` is the ``updated_at`` the editor saw: when the row has changed
+    since, nothing is written and the editor is told (optimistic concurrency).
+    """
+    unknown = set(fields) - set(CABLE_EDITABLE)
+    if unknown:
+        raise ValidationError(
+            {"__all__": f"These fields cannot be edited here: {', '.join(sorted(unknown))}."}
+        )
+    locked = Cable.objects.select_for_update().get(pk=cable.pk)
+    if expected_updated_at is not None and locked.updated_at != expected_updated_at:
+        raise ValidationError({"__all__": stale_edit_message(locked)})
+    if locked.status == CableStatus.RETIRED:
+        raise ValidationError({"__all__": f"{locked.label} is retired and cannot be edited."})
+    if fields.get("length_m") is not None and fields["length_m"] <= 0:
+        raise ValidationError({"length_m": "A length must be more than 0 m."})
+    changed = [k for k, v in fields.items() if getattr(locked, k) != v]
+    for k in changed:
+        setattr(locked, k, fields[k])
+    if changed:
+        locked._change_reason = reason
+        locked.save()
+    ports = list(Port.objects.filter(pk__in=_ports_of(locked)))
+    return locked, cable_warnings(kind=locked.kind, length_m=locked.length_m, ports=ports)
+
+
+@transaction.atomic
+def cables_set_status(*, cables: list[Cable], status: str, reason: str = "") -> list[Cable]:
+    """Set the status of a selection (a page of the desk list), all or nothing."""
+    if status not in CableStatus.values:
+        raise ValidationError({"status": f"Unknown status {status!r}."})
+    retired = [c.label for c in cables if c.status == CableStatus.RETIRED and status != CableStatus.RETIRED]
+    if retired:
+        raise ValidationError({"status": f"Retired cables cannot change status: {', '.join(retired[:10])}."})
+    return [cable_set_status(cable=c, status=status, reason=reason) for c in cables if c.status != status]

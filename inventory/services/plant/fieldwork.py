@@ -1,0 +1,114 @@
+"""Writes for the phone page's one-tap actions: report a fault, mark re-seated/cleaned."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.mail import EmailMessage
+from django.db import transaction
+from django.utils import timezone
+
+from inventory.core.choices import CableStatus, FieldNoteKind
+from inventory.models import Cable, FieldNote
+from inventory.selectors.plant.responsible import cable_teams, team_addresses
+from inventory.services.plant.cables import cable_set_status
+
+log = logging.getLogger(__name__)
+
+FAULT_STATUSES = (CableStatus.DEGRADED, CableStatus.FAULTY)
+SERVICE_KINDS = (FieldNoteKind.RESEATED, FieldNoteKind.CLEANED, FieldNoteKind.RESEATED_CLEANED)
+
+
+def _locked(cable: Cable) -> Cable:
+    return Cable.objects.select_for_update().get(pk=cable.pk)
+
+
+@transaction.atomic
+def cable_fault_report(
+    *, cable: Cable, seen: str, status: str, actor=None, now: datetime | None = None
+) -> FieldNote:
+    """Record what a technician saw, mark the cable degraded or faulty and tell its team.
+
+    The mail goes out after the commit (a rolled-back report mails nobody). Its Message-ID is
+    derived from the note, so a resend is recognisable as the same notice.
+    """
+    now = now or timezone.now()
+    errors = {}
+    seen = (seen or "").strip()
+    if not seen:
+        errors["seen"] = "Say what you saw (e.g. 'link light off', 'jacket crushed at U12')."
+    if status not in FAULT_STATUSES:
+        errors["status"] = "Choose degraded (still works) or faulty (does not work)."
+    if errors:
+        raise ValidationError(errors)
+    locked = _locked(cable)
+    if locked.status == CableStatus.RETIRED:
+        raise ValidationError({"__all__": f"{locked.label} is retired; report the fault on its replacement."})
+    before = locked.status
+    by = actor.get_username() if actor else "someone"
+    cable_set_status(cable=locked, status=status, reason=f"fault reported by {by}: {seen}"[:100])
+    recipients = team_addresses(cable_teams(cable=locked))
+    note = FieldNote.objects.create(
+        cable=locked,
+        kind=FieldNoteKind.FAULT,
+        text=seen,
+        status_before=before,
+        status_after=status,
+        at=now,
+        actor=actor,
+        notified=recipients,
+    )
+    if recipients:
+        transaction.on_commit(lambda: _send_fault_notice(note.pk))
+    return note
+
+
+def fault_notice(note: FieldNote) -> EmailMessage:
+    cable = note.cable
+    url = f"{settings.CABLETRACK_BASE_URL}{cable.get_absolute_url()}"
+    who = note.actor.get_username() if note.actor else "a technician"
+    body = (
+        f"{who} reported a fault on cable {cable.label} at {note.at:%Y-%m-%d %H:%M} UTC.\n\n"
+        f"What was seen: {note.text}\n"
+        f"Status: {note.status_before or '?'} -> {note.status_after}\n\n"
+        f"Open the cable: {url}\n"
+    )
+    host = settings.CABLETRACK_BASE_URL.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "cabletrack"
+    return EmailMessage(
+        subject=f"[cabletrack] Fault on {cable.label}: {note.get_status_after_display()}",
+        body=body,
+        to=note.notified,
+        headers={"Message-ID": f"<fault-{note.pk}@{host}>"},
+    )
+
+
+def _send_fault_notice(note_id: int) -> None:
+    note = FieldNote.objects.select_related("cable", "actor").get(pk=note_id)
+    try:
+        fault_notice(note).send()
+    except Exception:  # the fault is recorded; a mail server outage must not turn it into an error page
+        log.exception("fault notice for note %s could not be sent", note_id)
+
+
+@transaction.atomic
+def cable_serviced(
+    *, cable: Cable, kind: str, text: str = "", actor=None, now: datetime | None = None
+) -> FieldNote:
+    """Record that the cable's connectors were re-seated and/or cleaned."""
+    if kind not in SERVICE_KINDS:
+        raise ValidationError({"kind": "Choose re-seated, cleaned, or both."})
+    locked = _locked(cable)
+    if locked.status == CableStatus.RETIRED:
+        raise ValidationError({"__all__": f"{locked.label} is retired."})
+    return FieldNote.objects.create(
+        cable=locked,
+        kind=kind,
+        text=(text or "").strip(),
+        status_before=locked.status,
+        status_after=locked.status,
+        at=now or timezone.now(),
+        actor=actor,
+    )

@@ -1,0 +1,443 @@
+"""Retest reminder mail: claimed in the database before sending, so never sent twice.
+
+How "never twice" holds
+-----------------------
+1. **Claim.** The sweep inserts one ``RetestReminder`` row per (recipient, cable, due date,
+   kind) with ``ON CONFLICT DO NOTHING`` against a unique constraint. A concurrent sweep, a
+   redelivered task or tomorrow's sweep cannot claim the same reminder again. Each row is
+   attached, in the same transaction, to the recipient's one open (``pending``) digest.
+2. **Lease.** A sender takes a digest with one conditional ``UPDATE ... SET status='sending'
+   WHERE status IN ('pending','retry')``: exactly one worker wins; the others do nothing. The
+   digest's Message-ID was fixed when it was created, so every attempt carries the same one.
+3. **Record.** After the SMTP server accepts the message (250 to DATA) the digest is marked
+   ``sent``. Transient SMTP errors (4xx, connection refused or dropped) put it in ``retry`` with
+   exponential backoff; permanent ones (5xx) in ``failed``, shown in the admin.
+
+The one window SMTP leaves: the server accepted the message and the worker died before step 3
+committed. Nothing on our side can know whether the server kept it. The dispatcher finds the
+digest still ``sending`` after its lease and sends it again, with the same Message-ID, so a
+recipient (or a mail system that deduplicates on Message-ID) can recognise the copy. We choose
+at-least-once in that window (a reminder that might be lost matters more than a possible
+duplicate of it); ``tests/inventory/test_retest_worker.py`` reproduces the window with a real
+worker killed by SIGKILL after the server took the mail, and shows the copy and its Message-ID.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import smtplib
+import socket
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from inventory.core.choices import DigestStatus, ReminderKind, ReminderMode
+from inventory.models import ReminderDigest, RetestReminder, RetestSweepRun, Team, UserProfile
+from inventory.selectors.retests import worklist as retest_selectors
+from inventory.services.retests import due as retest_services
+
+log = logging.getLogger(__name__)
+
+
+def _setting(name: str, default):
+    return getattr(settings, name, default)
+
+
+class TransientSendError(Exception):
+    """The SMTP server could not take the mail now; try again after ``retry_in`` seconds."""
+
+    def __init__(self, message: str, retry_in: int):
+        super().__init__(message)
+        self.retry_in = retry_in
+
+
+@dataclass(frozen=True)
+class Recipient:
+    email: str
+    mode: str = ReminderMode.IMMEDIATE
+    weekday: int = 0
+    hour: int = 7
+
+
+def next_digest_time(*, now: datetime, mode: str, weekday: int, hour: int) -> datetime:
+    """When a recipient's digest goes out: now, the next ``hour`` o'clock, or the next ``weekday``."""
+    if mode == ReminderMode.IMMEDIATE:
+        return now
+    local = timezone.localtime(now)
+    at = local.replace(hour=hour, minute=0, second=0, microsecond=0)
+    if mode == ReminderMode.WEEKLY:
+        at += timedelta(days=(weekday - at.weekday()) % 7)
+        if at < local:
+            at += timedelta(days=7)
+    elif at < local:
+        at += timedelta(days=1)
+    return at
+
+
+def _team_recipients() -> tuple[dict[int, list[Recipient]], dict[int, Recipient | None]]:
+    """Per team: its mailbox and members (with their preferences); and its lead. Three queries."""
+    profiles = {
+        p.user_id: p
+        for p in UserProfile.objects.all().only("user_id", "reminder_mode", "digest_weekday", "digest_hour")
+    }
+
+    def person(user) -> Recipient | None:
+        if user is None or not user.email or not user.is_active:
+            return None
+        p = profiles.get(user.pk)
+        if p is None:
+            return Recipient(email=user.email.lower())
+        return Recipient(
+            email=user.email.lower(), mode=p.reminder_mode, weekday=p.digest_weekday, hour=p.digest_hour
+        )
+
+    members: dict[int, list[Recipient]] = {}
+    leads: dict[int, Recipient | None] = {}
+    for team in Team.objects.select_related("lead").prefetch_related("members"):
+        people = [Recipient(email=team.email.lower())] if team.email else []
+        people += [r for r in (person(u) for u in team.members.all()) if r is not None]
+        seen: set[str] = set()
+        members[team.pk] = [r for r in people if not (r.email in seen or seen.add(r.email))]
+        leads[team.pk] = person(team.lead)
+    return members, leads
+
+
+def message_id_for(*, recipient: str, digest_pk: int) -> str:
+    """Deterministic: the same digest always carries the same Message-ID, attempt after attempt."""
+    token = hashlib.sha256(f"{recipient}|{digest_pk}|{settings.SECRET_KEY}".encode()).hexdigest()[:20]
+    domain = _setting("CABLETRACK_MAIL_DOMAIN", "cabletrack.local")
+    return f"<retest-digest-{digest_pk}.{token}@{domain}>"
+
+
+def _open_digest(recipient: Recipient, now: datetime) -> ReminderDigest:
+    """The recipient's pending digest, locked; created if there is none (race-safe)."""
+    for _ in range(3):
+        digest = (
+            ReminderDigest.objects.select_for_update()
+            .filter(recipient=recipient.email, status=DigestStatus.PENDING)
+            .first()
+        )
+        if digest is not None:
+            return digest
+        try:
+            with transaction.atomic():
+                digest = ReminderDigest.objects.create(
+                    recipient=recipient.email,
+                    message_id=f"<unset-{recipient.email}-{now.timestamp()}>",
+                    created_at=now,
+                    send_after=next_digest_time(
+                        now=now, mode=recipient.mode, weekday=recipient.weekday, hour=recipient.hour
+                    ),
+                )
+                digest.message_id = message_id_for(recipient=recipient.email, digest_pk=digest.pk)
+                digest.save(update_fields=["message_id"])
+                return digest
+        except IntegrityError:  # a concurrent sweep opened one first: use theirs
+            continue
+    raise RuntimeError(f"could not open a digest for {recipient.email}")
+
+
+def _insert_claims(*, recipient: str, keys: list[tuple], digest_id: int, now: datetime) -> int:
+    """Insert the claims, skipping any that exist (the unique constraint decides). Returns how
+    many were new. One statement on PostgreSQL (arrays through ``unnest``), ``executemany`` on
+    SQLite: no model instance per row."""
+    from django.db import connection
+
+    table = connection.ops.quote_name(RetestReminder._meta.db_table)
+    cols = "recipient, cable_id, due_date, kind, digest_id, claimed_at"
+    with connection.cursor() as cur:
+        if connection.vendor == "postgresql":
+            cur.execute(
+                f"INSERT INTO {table} ({cols}) SELECT %s, c, d, k, %s, %s "
+                "FROM unnest(%s::bigint[], %s::date[], %s::text[]) AS t(c, d, k) "
+                "ON CONFLICT DO NOTHING",
+                [
+                    recipient,
+                    digest_id,
+                    now,
+                    [k[0] for k in keys],
+                    [k[1] for k in keys],
+                    [str(k[2]) for k in keys],
+                ],
+            )
+            return cur.rowcount
+        stamp = connection.ops.adapt_datetimefield_value(now)
+        before = connection.connection.total_changes
+        cur.executemany(
+            f"INSERT OR IGNORE INTO {table} ({cols}) VALUES (%s, %s, %s, %s, %s, %s)",
+            [(recipient, c, d.isoformat(), str(k), digest_id, stamp) for c, d, k in keys],
+        )
+        return connection.connection.total_changes - before
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    claimed: int
+    digests_ready: list[int]
+
+
+def reminders_claim(*, now: datetime) -> ClaimResult:
+    """Claim every reminder that is due and not yet claimed, into per-recipient digests.
+
+    Set-based: one worklist query for the cables due within the reminder window, one query for
+    the claims that already exist, then per recipient one transaction with a bulk insert.
+    Returns the digests ready to send now (the caller enqueues them after commit).
+    """
+    today = timezone.localdate(now)
+    remind = timedelta(days=_setting("CABLETRACK_RETEST_REMIND_DAYS", 7))
+    escalate_after = _setting("CABLETRACK_RETEST_ESCALATE_DAYS", 7)
+    items = retest_selectors.retest_due_owners(until=today + remind)
+    if not items:
+        return ClaimResult(0, [])
+    members, leads = _team_recipients()
+    wanted: dict[Recipient, set[tuple[int, object, str]]] = defaultdict(set)
+    escalate_before = today - timedelta(days=escalate_after)
+    for cable_id, due, team_id in items:
+        if team_id is None:
+            continue
+        kind = ReminderKind.OVERDUE if due < today else ReminderKind.DUE_SOON
+        for r in members.get(team_id, ()):
+            wanted[r].add((cable_id, due, kind))
+        lead = leads.get(team_id)
+        if lead is not None and due <= escalate_before:
+            wanted[lead].add((cable_id, due, ReminderKind.ESCALATION))
+    # Claims already made for these due dates (a range, not a list of ids: no parameter limit).
+    existing = set(
+        RetestReminder.objects.filter(
+            due_date__gte=min(due for _, due, _ in items), due_date__lte=today + remind
+        ).values_list("recipient", "cable_id", "due_date", "kind")
+    )
+    claimed = 0
+    for recipient, keys in sorted(wanted.items(), key=lambda kv: kv[0].email):
+        new = sorted(k for k in keys if (recipient.email, *k) not in existing)
+        if not new:
+            continue
+        with transaction.atomic():
+            digest = _open_digest(recipient, now)
+            made = _insert_claims(recipient=recipient.email, keys=new, digest_id=digest.pk, now=now)
+        claimed += made
+    # Ready: every open digest of these recipients whose time has come, not only the ones this
+    # run added to. A run killed after some recipients' claims committed (and before it enqueued
+    # anything) is redelivered; it finds those claims made and must still send their digests.
+    ready = ReminderDigest.objects.filter(
+        status=DigestStatus.PENDING, send_after__lte=now, recipient__in=sorted({r.email for r in wanted})
+    ).values_list("pk", flat=True)
+    return ClaimResult(claimed=claimed, digests_ready=sorted(ready))
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    cables_changed: int
+    links_changed: int
+    reminders_claimed: int
+    digests_ready: list[int]
+
+
+def retests_sweep(*, now: datetime, full: bool = False) -> SweepResult:
+    """The daily sweep: recompute due dates (set-based), then claim due reminders.
+
+    Incremental by default: only the cables whose facts changed since the last finished run
+    (see ``retest_changed_cables``); everything on the first run, after a policy or structure
+    change, or when ``full`` (the on-demand sweep). Recorded in ``RetestSweepRun`` for the day:
+    a run that started and never finished (the worker died) is re-enqueued by
+    :func:`reminders_dispatch`. Safe to run any number of times.
+    """
+    today = timezone.localdate(now)
+    wall = timezone.now()  # compared with auto_now stamps, which are wall-clock too
+    previous = (
+        RetestSweepRun.objects.filter(finished_at__isnull=False, watermark__isnull=False)
+        .order_by("-watermark")
+        .first()
+    )
+    cable_ids = None
+    if not full and previous is not None:
+        cable_ids = retest_services.retest_changed_cables(since=previous.watermark, today=today)
+    run, _ = RetestSweepRun.objects.get_or_create(day=today, defaults={"started_at": now})
+    RetestSweepRun.objects.filter(pk=run.pk).update(
+        started_at=now, finished_at=None, watermark=wall, full=cable_ids is None
+    )
+    recomputed = retest_services.retest_due_recompute(now=now, cable_ids=cable_ids)
+    claim = reminders_claim(now=now)
+    RetestSweepRun.objects.filter(pk=run.pk).update(
+        finished_at=now, cables_changed=recomputed.cables_changed, reminders_claimed=claim.claimed
+    )
+    return SweepResult(
+        cables_changed=recomputed.cables_changed,
+        links_changed=recomputed.links_changed,
+        reminders_claimed=claim.claimed,
+        digests_ready=claim.digests_ready,
+    )
+
+
+def _backoff(attempts: int) -> int:
+    base = _setting("CABLETRACK_REMINDER_RETRY_BASE_SECONDS", 60)
+    cap = _setting("CABLETRACK_REMINDER_RETRY_MAX_SECONDS", 1800)
+    return int(min(cap, base * 2 ** max(0, attempts - 1)))
+
+
+def _is_permanent(exc: BaseException) -> bool:
+    """5xx replies are permanent; 4xx, refused or dropped connections and timeouts are not."""
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        codes = [code for code, _ in exc.recipients.values()]
+        return bool(codes) and all(c >= 500 for c in codes)
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return exc.smtp_code >= 500
+    if isinstance(exc, smtplib.SMTPServerDisconnected | ConnectionError | socket.timeout | TimeoutError):
+        return False
+    return isinstance(exc, smtplib.SMTPException)
+
+
+def _render(digest: ReminderDigest, content: retest_selectors.DigestContent, today) -> EmailMultiAlternatives:
+    overdue = content.count(ReminderKind.OVERDUE) + content.count(ReminderKind.ESCALATION)
+    soon = content.count(ReminderKind.DUE_SOON)
+    escalated = content.count(ReminderKind.ESCALATION)
+    subject = f"[cabletrack] Retests: {overdue} overdue, {soon} due soon"
+    if escalated:
+        subject += f" ({escalated} escalated: overdue more than {_setting('CABLETRACK_RETEST_ESCALATE_DAYS', 7)} days)"
+    ctx = {
+        "digest": digest,
+        "content": content,
+        "today": today,
+        "subject": subject,
+        "base_url": settings.CABLETRACK_BASE_URL,
+        "escalate_days": _setting("CABLETRACK_RETEST_ESCALATE_DAYS", 7),
+    }
+    text = render_to_string("inventory/email/retest_digest.txt", ctx)
+    html = render_to_string("inventory/email/retest_digest.html", ctx)
+    msg = EmailMultiAlternatives(
+        subject=subject,
+        body=text,
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[digest.recipient],
+        headers={"Message-ID": digest.message_id, "Auto-Submitted": "auto-generated"},
+    )
+    msg.attach_alternative(html, "text/html")
+    return msg
+
+
+def reminder_digest_send(*, digest_id: int, now: datetime) -> str:
+    """Send one digest if this caller wins its lease. Returns what happened.
+
+    Raises :class:`TransientSendError` after a transient SMTP failure (the digest is then in
+    ``retry`` with its next attempt time); the task retries after ``retry_in`` seconds and the
+    dispatcher would pick it up anyway.
+    """
+    lease = timedelta(seconds=_setting("CABLETRACK_REMINDER_LEASE_SECONDS", 300))
+    won = (
+        ReminderDigest.objects.filter(
+            pk=digest_id, status__in=[DigestStatus.PENDING, DigestStatus.RETRY], send_after__lte=now
+        )
+        .filter(Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now))
+        .update(status=DigestStatus.SENDING, lease_until=now + lease, attempts=F("attempts") + 1)
+    )
+    if not won:
+        return "not mine"
+    digest = ReminderDigest.objects.get(pk=digest_id)
+    today = timezone.localdate(now)
+    content = retest_selectors.digest_content(digest=digest, today=today)
+    if not content.lines:
+        ReminderDigest.objects.filter(pk=digest_id).update(status=DigestStatus.CLEARED, lease_until=None)
+        return "cleared"
+    msg = _render(digest, content, today)
+    try:
+        msg.send(fail_silently=False)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"[:2000]
+        max_attempts = _setting("CABLETRACK_REMINDER_MAX_ATTEMPTS", 8)
+        if _is_permanent(exc) or digest.attempts >= max_attempts:
+            ReminderDigest.objects.filter(pk=digest_id).update(
+                status=DigestStatus.FAILED, last_error=error, lease_until=None, subject=msg.subject
+            )
+            log.warning("retest digest %s to %s failed permanently: %s", digest_id, digest.recipient, error)
+            return "failed"
+        retry_in = _backoff(digest.attempts)
+        ReminderDigest.objects.filter(pk=digest_id).update(
+            status=DigestStatus.RETRY,
+            last_error=error,
+            lease_until=None,
+            next_attempt_at=now + timedelta(seconds=retry_in),
+            subject=msg.subject,
+        )
+        raise TransientSendError(error, retry_in) from exc
+    # The server accepted the message: record it. (Dying right here is the documented window.)
+    ReminderDigest.objects.filter(pk=digest_id).update(
+        status=DigestStatus.SENT, sent_at=now, lease_until=None, subject=msg.subject, last_error=""
+    )
+    return "sent"
+
+
+@dataclass(frozen=True)
+class DispatchResult:
+    digests: list[int]
+    resweep: bool
+
+
+def reminders_dispatch(*, now: datetime) -> DispatchResult:
+    """The database sweep that finishes unfinished work (run every few minutes by beat).
+
+    * a digest still ``sending`` past its lease (the worker died) goes back to ``retry``;
+    * every digest whose time has come (``pending`` past its send time, ``retry`` past its next
+      attempt) is returned for sending: a lost or deleted broker message costs nothing;
+    * today's sweep, if it started and did not finish within the lease, is to be run again.
+    Sending a digest twice is harmless: the lease lets one sender through.
+    """
+    lease = timedelta(seconds=_setting("CABLETRACK_REMINDER_LEASE_SECONDS", 300))
+    ReminderDigest.objects.filter(status=DigestStatus.SENDING, lease_until__lt=now).update(
+        status=DigestStatus.RETRY,
+        next_attempt_at=now,
+        lease_until=None,
+        last_error="lease expired: the sender died mid-send; sending again with the same Message-ID",
+    )
+    ids = list(
+        ReminderDigest.objects.filter(
+            Q(status=DigestStatus.PENDING, send_after__lte=now)
+            | Q(status=DigestStatus.RETRY, next_attempt_at__lte=now)
+        )
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    resweep = RetestSweepRun.objects.filter(
+        day=timezone.localdate(now), finished_at__isnull=True, started_at__lt=now - lease
+    ).exists()
+    return DispatchResult(digests=ids, resweep=resweep)
+
+
+def digest_resend(*, digest_id: int, now: datetime) -> bool:
+    """Admin: put a failed digest back in line (same Message-ID). True if it was failed."""
+    return bool(
+        ReminderDigest.objects.filter(pk=digest_id, status=DigestStatus.FAILED).update(
+            status=DigestStatus.RETRY, next_attempt_at=now, attempts=0
+        )
+    )
+
+
+def user_profile_update(*, user, reminder_mode: str, digest_weekday: int, digest_hour: int) -> UserProfile:
+    """Save a person's reminder preferences (validated by the form and the model constraints)."""
+    from django.core.exceptions import ValidationError
+
+    errors = {}
+    if reminder_mode not in ReminderMode.values:
+        errors["reminder_mode"] = f"Unknown mode {reminder_mode!r}."
+    if not 0 <= int(digest_weekday) <= 6:
+        errors["digest_weekday"] = "Pick a day of the week."
+    if not 0 <= int(digest_hour) <= 23:
+        errors["digest_hour"] = "An hour from 0 to 23."
+    if errors:
+        raise ValidationError(errors)
+    profile, _ = UserProfile.objects.update_or_create(
+        user=user,
+        defaults={
+            "reminder_mode": reminder_mode,
+            "digest_weekday": digest_weekday,
+            "digest_hour": digest_hour,
+        },
+    )
+    return profile

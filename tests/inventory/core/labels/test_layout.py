@@ -1,0 +1,187 @@
+"""Label layout, without a database: what is printed, where, and that it scans."""
+
+import re
+from datetime import date
+
+import pypdfium2 as pdfium
+import pytest
+
+from inventory.core.labels import (
+    STOCKS,
+    CableLabel,
+    EndInfo,
+    RackLabel,
+    cable_url,
+    rack_url,
+    render_pdf,
+    render_zpl,
+)
+from inventory.core.labels.layout import face_layout
+from inventory.core.labels.stocks import MM
+from inventory.core.labels.text import TextSpec, fit_block, helvetica_width
+from inventory.core.labels.zpl import BQ_TOP_OFFSET, qr_modules
+from tests.qrscan import decode_pdf, page_texts
+
+BASE = "https://cabletrack.example.com"
+
+
+def cable(ident="C000123", end="A", **kw):
+    defaults = dict(
+        identifier=ident,
+        url=cable_url(BASE, ident.split("-")[0] if end.startswith("B") and end != "B" else ident),
+        this_end=end,
+        a=EndInfo("R01", 12, "gpu-node-0001", "eth0"),
+        b=EndInfo("R40", 40, "leaf-01", "Ethernet1/1"),
+        installed=date(2025, 3, 1),
+        baseline="OLTS PASS",
+        baseline_date=date(2025, 3, 2),
+    )
+    defaults.update(kw)
+    return CableLabel(**defaults)
+
+
+LONG = "spine-hall7-row12-rack34-" + "verylongdevicename" * 6
+NASTY = [
+    cable(ident="C" + "9" * 63, a=EndInfo("R" * 64, 48, LONG, "Ethernet" + "1/" * 30 + "1")),
+    cable(ident="WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW", end="B", b=EndInfo("MMMMMMMM", 1, "W" * 90, "WWWWWWWW")),
+    cable(
+        ident="Ärger-Kabel_ÉÖ^~", a=EndInfo("Raum-Ü", 3, "Gerät mit Leerzeichen und Umlauten äöü", "port 1")
+    ),
+    cable(ident="x", a=EndInfo(), b=EndInfo(), installed=None, baseline="", baseline_date=None),
+]
+
+
+def _char_boxes(content: bytes):
+    pdf = pdfium.PdfDocument(content)
+    try:
+        for index, page in enumerate(pdf):
+            tp = page.get_textpage()
+            for i in range(tp.count_chars()):
+                ch = tp.get_text_range(i, 1)
+                if ch.strip():
+                    yield index, ch, tp.get_charbox(i), page.get_height()
+    finally:
+        pdf.close()
+
+
+def _text_rects(stock, page_height):
+    """Every text area (in PDF points, bottom-left origin) of every label cell on a page."""
+    cells = [(0.0, page_height)]
+    if stock.sheet:
+        s = stock.sheet
+        cells = [
+            ((s.left + c * s.pitch_x) * MM, page_height - (s.top + r * s.pitch_y) * MM)
+            for r in range(s.rows)
+            for c in range(s.cols)
+        ]
+    rects = []
+    for x0, top in cells:
+        for face in stock.faces:
+            lay = face_layout(stock, face)
+            left = x0 + lay.text_x * MM
+            upper = top - lay.text_y * MM
+            rects.append((left, upper - lay.text_h * MM, left + lay.text_w * MM, upper))
+    return rects
+
+
+@pytest.mark.parametrize("stock_key", sorted(STOCKS))
+def test_long_text_shrinks_or_wraps_and_never_leaves_its_box(stock_key):
+    """Every glyph of every label, however long its names, lies inside its face's text area
+    (never over the QR code, never off the label)."""
+    stock = STOCKS[stock_key]
+    labels = [*NASTY, RackLabel(name="RACK-" + "Z" * 60, url=rack_url(BASE, "R"), location=LONG)]
+    content = render_pdf(labels, stock)
+    checked = 0
+    rects_by_height = {}
+    for _, ch, (left, bottom, right, top), height in _char_boxes(content):
+        rects = rects_by_height.setdefault(height, _text_rects(stock, height))
+        tol = 0.25
+        inside = any(
+            left >= r[0] - tol and right <= r[2] + tol and bottom >= r[1] - tol and top <= r[3] + tol
+            for r in rects
+        )
+        assert inside, f"{ch!r} at {(left, bottom, right, top)} overflows on {stock_key}"
+        checked += 1
+    assert checked > 100
+    texts = " ".join(page_texts(content))
+    assert "C9999" in texts and "RACK-" in texts  # shrunk or cut, the identifiers are still there
+
+
+def test_ordinary_labels_print_every_fact_at_full_length():
+    content = render_pdf([cable(), cable(end="B")], STOCKS["flag"])
+    first, second = page_texts(content)
+    for fact in (
+        "C000123",
+        "R01 U12",
+        "gpu-node-0001 eth0",
+        "R40 U40",
+        "leaf-01 Ethernet1/1",
+        "2025-03-01",
+        "OLTS",
+        "PASS 2025-03-02",
+    ):
+        assert fact in first.replace("\r\n", " ").replace("\n", " ")
+    assert "· A" in first and "· B" in second
+
+
+def test_fitter_shrinks_before_it_wraps_and_wraps_before_it_cuts():
+    measure = helvetica_width
+    spec = TextSpec("gpu-node-0001 Ethernet1/1", 10, 4, max_lines=2)
+    wide = fit_block([spec], 200, 50, measure)
+    assert [line.text for line in wide.lines] == ["gpu-node-0001 Ethernet1/1"] and wide.lines[0].size == 10
+    narrow = fit_block([spec], 60, 50, measure)
+    assert len(narrow.lines) == 2 and narrow.complete
+    tiny = fit_block([spec], 20, 5, measure)
+    assert not tiny.complete
+    for line in [*narrow.lines, *tiny.lines]:
+        assert measure(line.text, False) * line.size <= 60
+    assert tiny.height <= 5
+
+
+@pytest.mark.parametrize("stock_key", ["flag", "wrap", "a4", "letter", "rack"])
+def test_every_qr_code_decodes_to_its_url(stock_key):
+    labels = [cable(ident=f"C{i:06d}", end=end) for i in range(4) for end in "AB"]
+    labels.append(RackLabel(name="R07", url=rack_url(BASE, "R07"), location="Site · Hall · Row A"))
+    pages = decode_pdf(render_pdf(labels, STOCKS[stock_key]), dpi=200 if stock_key != "flag" else 150)
+    found = [url for page in pages for url in page]
+    faces = len(STOCKS[stock_key].faces)
+    expected = [lab.url for lab in labels for _ in range(faces)]
+    assert sorted(found) == sorted(expected)
+
+
+ZPL_FIELD = re.compile(r"\^FO(\d+),(\d+)(\^A0N,(\d+),(\d+)|\^BQN,2,(\d+))\^FH\^FD(.*?)\^FS")
+
+
+def _unhex(s: str) -> str:
+    return re.sub(rb"_([0-9A-F]{2})", lambda m: bytes([int(m.group(1), 16)]), s.encode()).decode("utf-8")
+
+
+@pytest.mark.parametrize("stock_key", sorted(STOCKS))
+@pytest.mark.parametrize("dpi", [203, 300])
+def test_zpl_has_the_right_data_and_stays_within_the_label(stock_key, dpi):
+    stock = STOCKS[stock_key]
+    labels = [cable(), *NASTY, RackLabel(name="R07", url=rack_url(BASE, "R07"), location=LONG)]
+    zpl = render_zpl(labels, stock, dpi=dpi)
+    formats = re.findall(r"\^XA.*?\^XZ", zpl, re.S)
+    assert len(formats) == len(labels)
+    for label, fmt in zip(labels, formats, strict=True):
+        pw = int(re.search(r"\^PW(\d+)", fmt).group(1))
+        ll = int(re.search(r"\^LL(\d+)", fmt).group(1))
+        assert pw == round(stock.width * dpi / 25.4) and ll == round(stock.height * dpi / 25.4)
+        qrs, texts = [], []
+        for x, y, _, h, w, mag, data in ZPL_FIELD.findall(fmt):
+            x, y = int(x), int(y)
+            if mag:
+                size = qr_modules(label.url) * int(mag)
+                assert x + size <= pw and y + BQ_TOP_OFFSET + size <= ll
+                qrs.append(_unhex(data))
+            else:
+                text = _unhex(data)
+                assert helvetica_width(text, True) * int(w) <= pw - x
+                assert y + int(h) <= ll
+                texts.append(text)
+        assert qrs == [f"QA,{label.url}"] * len(stock.faces)
+        assert "^" not in "".join(texts) or "_5E" in fmt  # a caret in a name is escaped, never a command
+        first = label.identifier if isinstance(label, CableLabel) else label.name
+        assert texts and texts[0].startswith(first[:1])
+    assert "^FH^FDQA,https://cabletrack.example.com/c/C000123^FS" in zpl

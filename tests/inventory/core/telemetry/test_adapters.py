@@ -1,0 +1,212 @@
+"""Native collector outputs -> samples (pure: no database)."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from inventory.core.telemetry import adapters
+from inventory.core.telemetry.decode import decode_objects
+from tests.paths import TEST_DATA
+
+# A copy of shared/data/telemetry (see its MANIFEST.md for the sources of each file).
+DATA = TEST_DATA / "telemetry"
+NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)
+CTX = adapters.Context(device="host-a", port="p1", ts=NOW)
+
+# file prefix -> adapter; shared with the endpoint test
+FORMAT_OF = {
+    "01": "ethtool-fec",
+    "02": "ethtool-fec",
+    "03": "ethtool-fec",
+    "04": "ethtool-fec",
+    "05": "ethtool-fec",
+    "06": "mlxlink",
+    "07": "mlxlink",
+    "08": "mlxlink",
+    "09": "mlxlink",
+    "10": "perfquery",
+    "11": "perfquery",
+    "12": "perfquery",
+    "13": "gnmi",
+    "14": "sonic-cli",
+    "15": "sonic-cli",
+    "16": "sonic-cli",
+    "17": "sonic-cli",
+    "18": "sonic-counters",
+    "19": "ethtool-module",
+    "20": "xena",
+}
+
+
+def parse(name: str, ctx=CTX) -> list[dict]:
+    path = next(DATA.glob(f"{name}_*"))
+    return adapters.parse(FORMAT_OF[name], path.read_bytes(), ctx)
+
+
+def test_every_shared_file_has_an_adapter_and_decodes_cleanly():
+    files = sorted(p for p in DATA.iterdir() if p.name[:2].isdigit())
+    assert len(files) == 20
+    for path in files:
+        samples = adapters.parse(FORMAT_OF[path.name[:2]], path.read_bytes(), CTX)
+        decoded = decode_objects(samples, now=NOW, max_future=timedelta(minutes=5))
+        assert samples and not decoded.errors, (path.name, decoded.errors)
+
+
+def test_ethtool_fec_text_and_json_agree():
+    for a, b in (("01", "02"), ("03", "04")):
+        assert parse(a) == parse(b)
+    hist = parse("03")[0]
+    assert hist["port"] == "eni8np1"
+    assert hist["fec_hist"] == [445, 12, 2]
+    assert hist["fec_hist_bins"] == [[0, 0], [1, 3], [4, 7]]
+    assert parse("01")[0]["fec_uncorrectable_codewords"] == 145
+
+
+def test_mlxlink_json_counters_dom_histogram_identity():
+    s = parse("07")[0]
+    assert s["fec_corrected_bits"] == 5550000 + 28835305 + 14640119 + 16746846
+    assert s["pre_fec_ber"] == 5e-10
+    assert s["rx_power_dbm"] == [3.608, 3.292, 3.237, 2.651]
+    assert s["voltage_v"] == pytest.approx(3.2289)
+    assert s["module_vendor"] == "SAKURA" and s["module_part"] == "OSFP-400G-DR4"
+    assert s["fec_hist"][:3] == [22858119037881, 65755507, 7970]
+    assert s["fec_hist_bins"][15] == [15, 15] and s["fec_correction_limit"] == 15
+    assert (s["speed_gbps"], s["link_width"]) == (400.0, 4)  # the link as trained (link_degraded)
+
+
+def test_mlxlink_text():
+    module = parse("08")[0]
+    assert module["module_serial"] == "CWJH05025502589"
+    assert module["temperature_c"] == 54.0
+    counters = parse("09")[0]
+    assert counters["fec_corrected_bits"] == 3946476397 + 5120336064 + 7692183445 + 3026261414
+    assert counters["pre_fec_ber"] == 2e-9 and counters["link_down_events"] == 0
+
+
+def test_perfquery_keeps_ib_symbol_errors_apart_and_names_ports():
+    two = parse("10", adapters.Context(device="hca", port=None, ts=NOW))
+    assert [s["port"] for s in two] == ["1", "2"]
+    assert all("fec_symbol_errors" not in s and s["ib_symbol_errors"] == 0 for s in two)
+    templ = parse("10", adapters.Context(device="hca", port="mlx5_0/{port}", ts=NOW))
+    assert [s["port"] for s in templ] == ["mlx5_0/1", "mlx5_0/2"]
+    switch = parse("11")[0]
+    assert switch["link_down_events"] == 1
+
+
+def test_sonic_counters_gnmi_histogram_and_pfc():
+    s = parse("13")[0]
+    assert s["port"] == "Ethernet0"
+    assert s["fec_corrected_codewords"] == 433513349
+    assert s["fec_symbol_errors"] == 433516981
+    assert len(s["fec_hist"]) == 16 and s["fec_hist"][1] == 433509717
+    assert s["pfc_pause_rx"] == 0
+    assert s["ts"] == datetime.fromtimestamp(1731590441333983199 / 1e9, UTC)
+
+
+def test_sonic_cli_tables():
+    rows = parse("15")
+    assert [r["port"] for r in rows][-1] == "Ethernet48"
+    assert rows[-1]["fec_corrected_codewords"] == 48315381 and rows[-1]["pre_fec_ber"] == 7.24e-10
+    flr = parse("16")
+    assert flr[0]["fec_uncorrectable_codewords"] == 4
+    hist = parse("17", adapters.Context(device="sw", port=None, ts=NOW))[0]
+    assert hist["port"] == "Ethernet0" and hist["fec_hist"][0] == 77092897948028
+
+
+def test_sonic_redis_rates_use_the_port_name_map():
+    s = parse("18", adapters.Context(device="sw", port=None, ts=NOW))[0]
+    assert s["port"] == "Ethernet354"
+    assert s["fec_corrected_bits"] == 63971 and s["fec_uncorrectable_codewords"] == 0
+
+
+def test_ethtool_module_dom_and_thresholds():
+    s = parse("19")[0]
+    assert s["module_serial"] == "MT1708FT01255"
+    assert s["rx_power_dbm"] == [-0.12, -0.09, 0.55, 0.55]
+    assert s["tx_power_dbm"] == [1.44, 1.20, 1.26, 1.27]
+    assert s["rx_power_low_warn_dbm"] == -10.30 and s["rx_power_low_alarm_dbm"] == -13.31
+
+
+def test_xena_histogram_with_uncorrectable_and_total():
+    s = parse("20")[0]
+    assert len(s["fec_hist"]) == 16
+    assert s["fec_uncorrectable_codewords"] == 0
+    assert s["fec_corrected_codewords"] == 460533565 + 106553 + 86
+
+
+def test_mlx5_ethtool_statistics():
+    text = b"""NIC statistics:
+     rx_packets: 10
+     rx_corrected_bits_phy: 12345
+     link_down_events_phy: 2
+     rx_prio0_pause: 5
+     rx_prio3_pause: 7
+     tx_prio3_pause: 1
+     rx_prio3_pause_duration: 900
+"""
+    s = adapters.parse("ethtool-stats", text, CTX)[0]
+    assert s["fec_corrected_bits"] == 12345 and s["link_down_events"] == 2
+    assert (s["pfc_pause_rx"], s["pfc_pause_tx"], s["pfc_pause_duration_us"]) == (12, 1, 900)
+
+
+def test_prometheus_node_exporter_ethtool_and_cabletrack_series():
+    text = b"""# HELP node_ethtool_rx_corrected_bits_phy Network interface rx_corrected_bits_phy
+# TYPE node_ethtool_rx_corrected_bits_phy untyped
+node_ethtool_rx_corrected_bits_phy{device="eth1"} 1.2345e+06
+node_ethtool_link_down_events_phy{device="eth1"} 3
+node_ethtool_rx_prio3_pause{device="eth1"} 42
+node_ethtool_rx_corrected_bits_phy{device="eth2"} NaN
+cabletrack_fec_corrected_codewords_total{device="leaf-1",port="Ethernet1/1"} 77 1764417600000
+cabletrack_pre_fec_ber{device="leaf-1",port="Ethernet1/1"} 2.5e-09 1764417600000
+"""
+    out = adapters.parse("prometheus", text, adapters.Context(device="gpu-node-1", port=None, ts=NOW))
+    by_port = {s["port"]: s for s in out}
+    eth1 = by_port["eth1"]
+    assert eth1["device"] == "gpu-node-1"
+    assert (eth1["fec_corrected_bits"], eth1["link_down_events"], eth1["pfc_pause_rx"]) == (1234500, 3, 42)
+    direct = by_port["Ethernet1/1"]
+    assert direct["device"] == "leaf-1" and direct["fec_corrected_codewords"] == 77
+    assert direct["pre_fec_ber"] == 2.5e-9
+    assert direct["ts"] == datetime.fromtimestamp(1764417600, UTC)
+
+
+def test_openconfig_gnmic_transceiver_channels_and_lldp():
+    body = b"""[{"source": "leaf-1:57400", "timestamp": 1764417600000000000, "updates": [
+      {"Path": "components/component[name=Ethernet1]/transceiver",
+       "values": {"components/component/transceiver": {
+          "state": {"vendor": "NVIDIA", "vendor-part": "MMS4X00-NM", "serial-no": "MT123",
+                    "fec-corrected-bits": "1000", "fec-uncorrectable-blocks": "2",
+                    "pre-fec-ber": {"instant": 2.5e-9}},
+          "physical-channels": {"channel": [
+             {"index": 0, "state": {"input-power": {"instant": -1.5}, "output-power": {"instant": 1.0}}},
+             {"index": 1, "state": {"input-power": {"instant": -2.5}, "output-power": {"instant": 1.1}}}]}}}},
+      {"Path": "lldp/interfaces/interface[name=Ethernet1]/neighbors/neighbor[id=1]/state",
+       "values": {"lldp/interfaces/interface/neighbors/neighbor/state": {"system-name": "spine-1", "port-id": "Ethernet7"}}}
+    ]}]"""
+    s = adapters.parse("gnmi", body, adapters.Context(device="leaf-1", port=None, ts=NOW))
+    assert len(s) == 1
+    s = s[0]
+    assert s["port"] == "Ethernet1"
+    assert (s["module_vendor"], s["module_part"], s["module_serial"]) == ("NVIDIA", "MMS4X00-NM", "MT123")
+    assert s["fec_corrected_bits"] == 1000 and s["fec_uncorrectable_codewords"] == 2
+    assert s["pre_fec_ber"] == 2.5e-9
+    assert s["rx_power_dbm"] == [-1.5, -2.5] and s["tx_power_dbm"] == [1.0, 1.1]
+    assert (s["neighbor_device"], s["neighbor_port"]) == ("spine-1", "Ethernet7")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "body"),
+    [
+        ("ethtool-fec", b"nothing here"),
+        ("mlxlink", b'{"result": 5}'),
+        ("perfquery", b""),
+        ("sonic-cli", b"hello"),
+        ("gnmi", b"[]"),
+        ("prometheus", b"this is not { prometheus"),
+        ("xena", b"0/1 PP_RXFECSTATS 0 18 1 2"),
+        ("ethtool-fec", b"[{"),
+    ],
+)
+def test_unreadable_native_bodies_raise_a_clear_error(fmt, body):
+    with pytest.raises(adapters.AdapterError):
+        adapters.parse(fmt, body, CTX)

@@ -1,0 +1,116 @@
+"""Alert mail through a real SMTP server (aiosmtpd on loopback), sent once; and the rule task on
+a real Celery worker against the test database (PostgreSQL + Redis when configured).
+
+Topology::
+
+    [gpu-m eth0]--J-M0--[leaf-m Ethernet1/1]     the link that degrades
+"""
+
+import socket
+import time
+from datetime import timedelta
+
+import pytest
+from aiosmtpd.controller import Controller
+from django.utils import timezone
+
+from inventory.core.choices import CableStatus, DeviceRole
+from inventory.models import Alert, AlertNotification, Cable, Team
+from inventory.services.alerts import lifecycle as svc
+from tests import factories as f
+from tests.workers import wait_for
+
+
+class _Sink:
+    def __init__(self):
+        self.messages = []
+
+    async def handle_DATA(self, server, session, envelope):  # noqa: N802 - aiosmtpd's hook name
+        self.messages.append((envelope.rcpt_tos, envelope.content.decode("utf-8", "replace")))
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp(settings):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sink = _Sink()
+    ctl = Controller(sink, hostname="127.0.0.1", port=port)
+    ctl.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
+    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
+    yield sink
+    ctl.stop()
+
+
+def _degrading_link(now):
+    team = Team.objects.create(name="Row ops", email="row-ops@example.com")
+    rack = f.RackFactory(name="R-MAIL")
+    rack.row.team = team
+    rack.row.save()
+    _, gpu = f.twin_port_device(
+        "gpu-m", rack=rack, role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}"
+    )
+    _, leaf = f.twin_port_device("leaf-m", rack=rack, u=30)
+    cable = f.jumper("J-M0", gpu[0], leaf[0])
+    cable.status = CableStatus.IN_PRODUCTION
+    cable.save()
+    f.rollups(gpu[0], now - timedelta(minutes=15), 15, ber=3e-4)  # over the KP4 limit at the GPU
+    f.rollups(leaf[0], now - timedelta(minutes=15), 15)
+    return cable
+
+
+@pytest.mark.django_db
+def test_an_opened_alert_is_mailed_once_to_the_rows_team(smtp):
+    now = timezone.now().replace(second=0, microsecond=0)
+    _degrading_link(now)
+    svc.alerts_evaluate(now=now)
+    alert = Alert.objects.get()
+    assert svc.alert_notifications_send(now=now) == 1
+    assert svc.alert_notifications_send(now=now + timedelta(minutes=1)) == 0  # never twice
+    svc.alerts_evaluate(now=now + timedelta(seconds=30))  # a re-run opens nothing new
+    assert svc.alert_notifications_send(now=now + timedelta(minutes=30)) == 0
+    (rcpts, content) = smtp.messages[0]
+    assert len(smtp.messages) == 1
+    assert rcpts == ["row-ops@example.com"]
+    assert f"Message-ID: <alert-{alert.pk}-opened@" in content
+    assert "J-M0" in content and "gpu-m:eth0" in content
+    assert AlertNotification.objects.get().sent_at is not None
+
+
+@pytest.mark.django_db
+def test_a_failed_send_is_retried_by_the_sweep(settings, smtp):
+    now = timezone.now().replace(second=0, microsecond=0)
+    _degrading_link(now)
+    svc.alerts_evaluate(now=now)
+    good_port = settings.EMAIL_PORT
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        settings.EMAIL_PORT = s.getsockname()[1]  # nothing listens there
+    assert svc.alert_notifications_send(now=now) == 0
+    notice = AlertNotification.objects.get()
+    assert notice.sent_at is None and notice.error and notice.claimed_at is None
+    settings.EMAIL_PORT = good_port
+    assert svc.alert_notifications_send(now=now + timedelta(minutes=5)) == 1
+    assert len(smtp.messages) == 1
+
+
+@pytest.mark.worker
+def test_the_rule_task_runs_on_a_real_worker(celery_worker_proc):
+    from inventory.tasks import alerts_evaluate_task
+
+    now = timezone.now().replace(second=0, microsecond=0)
+    cable = _degrading_link(now - timedelta(minutes=1))
+    alerts_evaluate_task.delay()
+    alert = wait_for(lambda: Alert.objects.filter(rule="fec_degradation").first(), timeout=60)
+    assert list(alert.cables.values_list("label", flat=True)) == ["J-M0"]
+    wait_for(lambda: Cable.objects.get(pk=cable.pk).status == CableStatus.DEGRADED, timeout=30)
+    # Beat firing again (and a redelivery) changes nothing: still one alert.
+    alerts_evaluate_task.delay()
+    alerts_evaluate_task.delay()
+    time.sleep(3)
+    wait_for(lambda: Alert.objects.get().updated_at > alert.updated_at, timeout=60)
+    assert Alert.objects.count() == 1

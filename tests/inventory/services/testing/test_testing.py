@@ -1,0 +1,308 @@
+"""Test records: power meter, OTDR uploads, baselines and loss_increase findings, inspection,
+link qualification, and the production gate."""
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from inventory.core.choices import CableKind, CableStatus, DeviceRole, Polarity, Verdict
+from inventory.core.choices import TestKind as Kind
+from inventory.models import Alert, CableTest, OtdrTrace
+from inventory.selectors.testing.results import last_passing_tests, latest_tests
+from inventory.services.plant import cables as cable_services
+from inventory.services.testing import records as svc
+from tests import factories as f
+from tests.paths import TEST_DATA
+from tests.sor_builder import build_v1
+
+pytestmark = pytest.mark.django_db
+NOW = datetime(2026, 11, 1, 10, 0, tzinfo=UTC)
+SOR = TEST_DATA / "sor"
+
+
+@pytest.fixture(autouse=True)
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "uploads"
+    return settings.MEDIA_ROOT
+
+
+def stored_files(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
+
+
+@pytest.fixture
+def jumper():
+    """[gpu-1 eth0]--J-1 (3 m OS2 MPO-12/APC)--[leaf-1 Ethernet1/1]"""
+    _, gpu = f.twin_port_device("gpu-1", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
+    _, leaf = f.twin_port_device("leaf-1", u=20)
+    return f.jumper("J-1", gpu[0], leaf[0], polarity=Polarity.B, length_m=Decimal("3"))
+
+
+def olts(cable, losses, *, when=NOW, wl=1310, link=None):
+    readings = [svc.FibreReading(fibre=i, wavelength_nm=wl, loss_db=x) for i, x in enumerate(losses, start=1)]
+    return svc.cable_test_record_olts(
+        cable=cable, data=svc.OltsInput(readings=readings, tested_at=when, link=link), now=when
+    )
+
+
+def test_olts_verdict_is_the_worst_fibre_against_the_tia_budget(jumper):
+    test = olts(jumper, [0.3, 0.4, 0.35, 1.35, 0.3, 0.3, 0.3, 0.3])
+    # 3 m OS2 at 1310 nm: 2 x 0.75 + 0.003 x 0.5 = 1.5015 dB; worst 1.35 -> margin 0.15: marginal
+    assert test.budget_db == pytest.approx(1.5015)
+    assert test.loss_db == 1.35
+    assert test.margin_db == pytest.approx(0.1515, abs=1e-3)
+    assert test.verdict == Verdict.MARGINAL
+    assert test.is_baseline  # first passing test
+    assert test.fibres.filter(verdict=Verdict.MARGINAL).count() == 1
+    assert "TIA-568.3" in test.details["budget_source"]
+
+
+def test_olts_bad_readings_are_refused_by_row_and_nothing_is_written(jumper):
+    readings = [
+        svc.FibreReading(fibre=1, wavelength_nm=1310, loss_db=0.3),
+        svc.FibreReading(fibre=99, wavelength_nm=1310, loss_db=0.3),
+        svc.FibreReading(fibre=2, wavelength_nm=850, loss_db=0.3),
+        svc.FibreReading(fibre=3, wavelength_nm=1310, loss_db=None),
+    ]
+    with pytest.raises(ValidationError) as exc:
+        svc.cable_test_record_olts(cable=jumper, data=svc.OltsInput(readings=readings, tested_at=NOW))
+    errs = exc.value.message_dict
+    assert "Fibre 99 does not exist" in errs["readings[1]"][0]
+    assert "850 nm is not a single-mode" in errs["readings[2]"][0]
+    assert "Enter the loss" in errs["readings[3]"][0]
+    assert "readings[0]" not in errs
+    assert CableTest.objects.count() == 0
+
+
+def test_loss_from_reference_and_measured_power(jumper):
+    r = svc.FibreReading(fibre=1, wavelength_nm=1310, reference_dbm=-5.0, measured_dbm=-5.6)
+    test = svc.cable_test_record_olts(cable=jumper, data=svc.OltsInput(readings=[r], tested_at=NOW))
+    assert test.loss_db == pytest.approx(0.6)
+
+
+def test_retest_loss_increase_raises_a_notify_alert_naming_the_fibres(jumper):
+    olts(jumper, [0.3] * 8, when=NOW - timedelta(days=90))
+    retest = olts(jumper, [0.3] * 7 + [0.85])
+    alert = Alert.objects.get(rule="loss_increase")
+    assert alert.severity == "notify" and alert.state == "open"
+    assert alert.cable == jumper
+    assert "fibre 8" in alert.summary and "0.3 -> 0.85" in alert.summary
+    assert alert.link is not None  # the link the cable carries
+    assert not retest.is_baseline
+    assert any("Loss rose" in w for w in retest.warnings)
+
+
+def test_small_drift_raises_nothing(jumper, settings):
+    olts(jumper, [0.3] * 8, when=NOW - timedelta(days=90))
+    olts(jumper, [0.7] * 8)
+    assert not Alert.objects.exists()
+    settings.CABLETRACK_LOSS_INCREASE_DB = 0.3  # configurable
+    olts(jumper, [0.7] * 8)
+    assert Alert.objects.filter(rule="loss_increase").count() == 1
+
+
+def test_otdr_upload_stores_original_under_generated_name(jumper, media):
+    data = (SOR / "anritsu-mt9090a_1310_example3.sor").read_bytes()
+    test = svc.cable_test_upload_otdr(cable=jumper, files=[svc.SorUpload("my trace.sor", data)], now=NOW)
+    tr = test.traces.get()
+    assert tr.original_name == "my trace.sor"
+    assert "my trace" not in tr.file.name and tr.file.name.endswith(".sor")
+    assert (media / tr.file.name).read_bytes() == data
+    assert tr.make.upper().startswith("ANRITSU") and tr.wavelength_nm == 1310
+    assert len(tr.events) == 3 and tr.events[0]["distance_m"] == pytest.approx(1010, abs=5)
+    assert test.kind == Kind.OTDR
+    assert tr.checksum_ok is True
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b"<html><body>Not found</body></html>", "web page"),
+        (b"just some text, not a trace", "not a Bellcore"),
+        ((SOR / "anritsu-mt9090a_1310_example3.sor").read_bytes()[:20_000], "truncated"),
+    ],
+)
+def test_bad_otdr_file_writes_nothing(jumper, media, data, words):
+    with pytest.raises(ValidationError) as exc:
+        svc.cable_test_upload_otdr(cable=jumper, files=[svc.SorUpload("x.sor", data)], now=NOW)
+    assert words in exc.value.message_dict["file"][0]
+    assert CableTest.objects.count() == 0 and OtdrTrace.objects.count() == 0
+    assert stored_files(media) == []
+
+
+def test_oversized_otdr_file_writes_nothing(jumper, media, settings):
+    settings.CABLETRACK_SOR_MAX_BYTES = 1000
+    with pytest.raises(ValidationError) as exc:
+        svc.cable_test_upload_otdr(cable=jumper, files=[svc.SorUpload("x.sor", build_v1())], now=NOW)
+    assert "limit" in exc.value.message_dict["file"][0]
+    assert stored_files(media) == []
+
+
+def test_one_bad_file_in_a_batch_refuses_the_whole_batch(jumper, media):
+    files = [svc.SorUpload("good.sor", build_v1()), svc.SorUpload("bad.sor", b"<html></html>")]
+    with pytest.raises(ValidationError) as exc:
+        svc.cable_test_upload_otdr(cable=jumper, files=files, now=NOW)
+    assert "bad.sor" in exc.value.message_dict["file[1]"][0]
+    assert stored_files(media) == [] and not OtdrTrace.objects.exists()
+
+
+def test_otdr_new_event_raises_loss_increase_naming_distance_and_segment(jumper):
+    base = build_v1(events=[(0.0, 0.0, -60.0, "1F9999LS"), (3.0, 0.0, -20.0, "1E9999LS")], total_loss_db=0.3)
+    svc.cable_test_upload_otdr(
+        cable=jumper, files=[svc.SorUpload("b.sor", base)], now=NOW - timedelta(days=90)
+    )
+    retest = build_v1(
+        events=[(0.0, 0.0, -60.0, "1F9999LS"), (1.6, 0.45, None, "0F9999LS"), (3.0, 0.0, -20.0, "1E9999LS")],
+        total_loss_db=0.75,
+    )
+    test = svc.cable_test_upload_otdr(cable=jumper, files=[svc.SorUpload("r.sor", retest)], now=NOW)
+    alert = Alert.objects.get(rule="loss_increase")
+    assert "1.6 m" in alert.summary and "J-1" in alert.summary
+    assert alert.evidence["test_id"] == test.pk
+
+
+def test_bend_and_dirty_connector_warnings_on_upload(jumper):
+    """Same fibre at 1310 and 1550 nm: 0.02 vs 0.55 dB at 40 m is a bend; -30 dB is dirty."""
+
+    def ev(loss):
+        return [
+            (0.0, 0.0, -60.0, "1F9999LS"),
+            (20.0, 0.1, -30.0, "1F9999LS"),
+            (40.0, loss, None, "0F9999LS"),
+            (60.0, 0.0, -20.0, "1E9999LS"),
+        ]
+
+    files = [
+        svc.SorUpload("a1310.sor", build_v1(events=ev(0.02), wavelength_nm=1310)),
+        svc.SorUpload("a1550.sor", build_v1(events=ev(0.55), wavelength_nm=1550)),
+    ]
+    test = svc.cable_test_upload_otdr(cable=jumper, files=files, now=NOW)
+    text = " ".join(test.warnings)
+    assert "Suspected bend at 40.0 m" in text
+    assert "Suspected dirty or damaged connector at 20.0 m" in text
+    assert test.verdict == Verdict.MARGINAL  # APC connector above -55 dB: warn, not fail
+
+
+def test_inspection_with_photo_and_zones(jumper, media):
+    end = jumper.ends.get(side="A")
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
+    insp = svc.cable_inspect(
+        cable=jumper, end=end, passed=True, zones={"core": "pass"}, cleaned=True, photo=png, now=NOW
+    )
+    assert insp.photo.name.endswith(".png") and (media / insp.photo.name).exists()
+    assert insp.test.kind == Kind.INSPECTION and insp.test.verdict == Verdict.PASS
+    with pytest.raises(ValidationError) as exc:
+        svc.cable_inspect(
+            cable=jumper, end=end, passed=True, zones={"core": "fail", "ferrule": "pass"}, now=NOW
+        )
+    assert "ferrule" in exc.value.message_dict["zones"][0]
+    assert "cannot pass" in exc.value.message_dict["passed"][0]
+
+
+def dac_link():
+    """[gpu-9 eth0]==DAC D-1==[leaf-9 Ethernet1/1], sealed: link qualification only."""
+    _, gpu = f.twin_port_device("gpu-9", role=DeviceRole.GPU_NODE, with_modules=False)
+    _, leaf = f.twin_port_device("leaf-9", u=30, with_modules=False)
+    cable, _ = cable_services.cable_install(
+        label="D-1",
+        kind=CableKind.DAC,
+        a=cable_services.EndSpec(port=gpu[0]),
+        b=[cable_services.EndSpec(port=leaf[0])],
+        serial_a="DAC-A1",
+        serial_b="DAC-B1",
+        length_m=Decimal("2"),
+    )
+    return cable
+
+
+def test_link_qualification_checks_identity_speed_and_ber():
+    cable = dac_link()
+    bad = svc.link_qualify(
+        cable=cable,
+        data=svc.QualificationInput(
+            serial_a="DAC-A1",
+            serial_b="XXX",
+            link_up=True,
+            speed_gbps=200,
+            lanes=4,
+            pre_fec_ber=3e-4,
+            soak_minutes=15,
+        ),
+        now=NOW,
+    )
+    assert bad.verdict == Verdict.FAIL
+    text = " ".join(bad.warnings)
+    assert "XXX" in text and "200G, expected 400G" in text and "3.00e-04" in text
+    good = svc.link_qualify(
+        cable=cable,
+        data=svc.QualificationInput(
+            serial_a="DAC-B1",
+            serial_b="DAC-A1",
+            link_up=True,
+            speed_gbps=400,
+            lanes=4,
+            pre_fec_ber=1e-8,
+            uncorrectable_codewords=0,
+            soak_minutes=15,
+        ),
+        now=NOW,
+    )
+    assert good.verdict == Verdict.PASS and good.is_baseline
+
+
+def test_gate_for_a_sealed_cable_needs_a_passing_qualification():
+    cable = dac_link()
+    with pytest.raises(ValidationError) as exc:
+        cable_services.cable_set_status(cable=cable, status=CableStatus.IN_PRODUCTION, now=NOW)
+    assert "link qualification" in exc.value.message_dict["status"][0]
+    svc.link_qualify(
+        cable=cable,
+        data=svc.QualificationInput(
+            serial_a="DAC-A1",
+            serial_b="DAC-B1",
+            link_up=True,
+            speed_gbps=400,
+            lanes=4,
+            pre_fec_ber=1e-9,
+            soak_minutes=10,
+        ),
+        now=NOW,
+    )
+    cable_services.cable_set_status(cable=cable, status=CableStatus.IN_PRODUCTION, now=NOW)
+    cable.refresh_from_db()
+    assert cable.status == CableStatus.IN_PRODUCTION
+
+
+def test_gate_for_fibre_says_exactly_what_is_missing(jumper):
+    # short jumper: OTDR exempt (dead zone); needs OLTS on all 8 fibres
+    assert svc.cable_gate_check(cable=jumper, now=NOW) == ["a power-meter (OLTS) test of all 8 fibres"]
+    olts(jumper, [0.3] * 6)
+    assert svc.cable_gate_check(cable=jumper, now=NOW) == [
+        "power-meter results on all 8 fibres (only 6 pass)"
+    ]
+    olts(jumper, [0.3] * 7 + [2.0])
+    assert "the last one, 2026-11-01, failed" in svc.cable_gate_check(cable=jumper, now=NOW)[0]
+    olts(jumper, [0.3] * 8, when=NOW + timedelta(minutes=1))
+    assert svc.cable_gate_check(cable=jumper, now=NOW) == []
+    later = NOW + timedelta(days=120)
+    assert "newer than 90 days" in svc.cable_gate_check(cable=jumper, now=later)[0]
+    # long cable: an OTDR is needed too
+    jumper.length_m = Decimal("45")
+    jumper.save()
+    with pytest.raises(ValidationError) as exc:
+        cable_services.cable_set_status(cable=jumper, status=CableStatus.IN_PRODUCTION, now=NOW)
+    assert exc.value.message_dict["status"] == ["J-1 cannot go into production: it needs an OTDR trace."]
+
+
+def test_last_passing_tests_is_one_query_for_many_cables(jumper, django_assert_num_queries):
+    olts(jumper, [0.3] * 8, when=NOW - timedelta(days=10))
+    olts(jumper, [3.0] * 8, when=NOW)  # failing: not "passing"
+    cable = dac_link()
+    with django_assert_num_queries(1):
+        got = last_passing_tests(cable_ids=[jumper.pk, cable.pk])
+    assert got == {jumper.pk: {Kind.OLTS: NOW - timedelta(days=10)}}
+    latest = latest_tests(cable_ids=[jumper.pk])
+    assert latest[jumper.pk][Kind.OLTS].verdict == Verdict.FAIL
