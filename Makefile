@@ -2,16 +2,19 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+LOCK   := requirements/dev.lock
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
 DEMO_GPUS ?= 256
 ADDR ?= 127.0.0.1:8000
 
-.PHONY: install run test bench lint check clean
+.PHONY: install run test bench lint check lock clean
 
-$(STAMP): pyproject.toml
+# The versions CI tested: every dependency pinned, with hashes, in the lock; then the project itself.
+$(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
@@ -36,9 +39,20 @@ test: install
 bench: install
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
+# ruff (lint and format) and the import contracts (layers, no cycles, pure cores) of pyproject.toml.
 lint: install
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check . || true
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+
+# Re-pin after changing a dependency in pyproject.toml: the dev lock (make test/lint/bench) and the
+# production lock (the image: runtime and the NetBox extra).
+lock: install
+	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 --generate-hashes \
+	  --no-annotate -q -o requirements/dev.lock
+	$(BIN)/uv pip compile pyproject.toml --extra netbox --universal --python-version 3.11 --generate-hashes \
+	  --no-annotate -q -o requirements/prod.lock
 
 check: install
 	$(BIN)/python manage.py check
