@@ -4,6 +4,8 @@ A backing service down answers 503 with ``Retry-After``; any other unhandled err
 JSON 500 with the request id (logged with its traceback), never a traceback to the client.
 """
 
+import re
+
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DataError, IntegrityError, connection, transaction
@@ -20,6 +22,21 @@ def _undo_the_write(context) -> None:
         transaction.set_rollback(True)
 
 
+_SQLITE_RULE = re.compile(r"^(CHECK|UNIQUE) constraint failed: (\S+)")
+
+
+def _broken_rule(exc: IntegrityError) -> tuple[str, bool]:
+    """(the rule's name, whether it is a uniqueness rule), from PostgreSQL's diagnostics or
+    SQLite's message, so both databases answer the same 400."""
+    diag = getattr(getattr(exc, "__cause__", None), "diag", None)
+    if diag is not None:
+        return diag.constraint_name or "a database rule", diag.sqlstate == "23505"
+    found = _SQLITE_RULE.match(str(exc))
+    if found is None:
+        return "a database rule", False
+    return found.group(2), found.group(1) == "UNIQUE"
+
+
 def exception_handler(exc, context):
     if isinstance(exc, DjangoValidationError):
         if hasattr(exc, "message_dict"):
@@ -29,14 +46,16 @@ def exception_handler(exc, context):
     if isinstance(exc, IntegrityError):
         # A database rule the serializer did not check first (a CHECK or UNIQUE constraint):
         # the statement was refused and rolled back, so nothing was written. Say which rule.
-        diag = getattr(getattr(exc, "__cause__", None), "diag", None)
-        rule = getattr(diag, "constraint_name", None) or "a database rule"
+        rule, unique = _broken_rule(exc)
         _undo_the_write(context)
-        if getattr(diag, "sqlstate", None) == "23505":  # unique_violation
+        if unique:
             message = f"A record with these values already exists ({rule})."
         else:
             message = f"Refused: the values break {rule}."
         exc = exceptions.ValidationError({"non_field_errors": [message]})
+    if isinstance(exc, OverflowError):
+        # SQLite's form of PostgreSQL's "out of range" DataError: an integer past 64 bits.
+        exc = DataError(str(exc))
     if isinstance(exc, DataError):
         # A value the database cannot hold (a NUL in text, a number past its column): refused
         # by the database before anything was written; the client's input, so a 400.

@@ -6,7 +6,9 @@
   0 .. 2**64-1 fits, and it costs 8 bytes where ``NUMERIC(20)`` costs 12-16 and is slower to
   COPY and compare (measured: see README, "Telemetry storage").
 * ``FloatArrayField`` / ``BigIntArrayField``: a per-lane list or histogram counts.
-  PostgreSQL ``real[]`` / ``bigint[]``; SQLite a comma-separated text (no JSON).
+  PostgreSQL ``real[]`` / ``bigint[]``; SQLite a comma-separated text (no JSON) in which a
+  missing lane is ``null``, so ``[None]`` and ``[]`` stay apart (an empty item, as older rows
+  wrote a missing lane, still reads as ``None``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,18 @@ class UnsignedCounterField(models.BigIntegerField):
         return None if value is None else int(value)
 
 
+NULL_ITEM = "null"
+
+
+def array_to_text(values, cast=float) -> str:
+    """A lane list as SQLite stores it: ``[1.5, None]`` -> ``"1.5,null"``; ``[]`` -> ``""``."""
+    return ",".join(NULL_ITEM if v is None else repr(cast(v)) for v in values)
+
+
+def array_from_text(text: str, cast=float) -> list:
+    return [None if v in ("", NULL_ITEM) else cast(v) for v in text.split(",")] if text else []
+
+
 class _ArrayField(models.Field):
     pg_type = ""
     cast = staticmethod(float)
@@ -50,15 +64,14 @@ class _ArrayField(models.Field):
     def get_db_prep_value(self, value, connection, prepared=False):
         if value is None:
             return None
-        value = [None if v is None else self.cast(v) for v in value]
         if connection.vendor == "postgresql":
-            return value
-        return ",".join("" if v is None else repr(v) for v in value)
+            return [None if v is None else self.cast(v) for v in value]
+        return array_to_text(value, self.cast)
 
     def from_db_value(self, value, expression, connection):
         if value is None or isinstance(value, list):
             return value
-        return [None if v == "" else self.cast(v) for v in value.split(",")] if value else []
+        return array_from_text(value, self.cast)
 
     def to_python(self, value):
         if value is None or isinstance(value, list):

@@ -58,7 +58,7 @@ from inventory.models import (
     TelemetryLaneSample,
     TelemetrySample,
 )
-from inventory.models.telemetry_fields import U64_OFFSET
+from inventory.models.telemetry_fields import U64_OFFSET, array_to_text
 from inventory.services.plant.ports import ports_resolve
 
 # sample field -> TelemetrySample column, in table order
@@ -755,7 +755,7 @@ def _sqlite_write(rows: _Rows, cols: list[tuple[str, str]]) -> None:
     qn = connection.ops.quote_name
 
     def arr(v):
-        return None if v is None else ",".join("" if x is None else repr(float(x)) for x in v)
+        return None if v is None else array_to_text(v)
 
     names = ["port_id", "ts", *(c for _, c in cols)]
     data = []

@@ -61,12 +61,15 @@ class Applied:
     already_recorded: list[Transceiver] = field(default_factory=list)
 
 
+MAX_ROW_ID = 2**63 - 1  # the largest id a bigint primary key holds: any larger names no row
+
+
 def _cage_ids(keys: list[str]) -> list[int]:
     out = []
     bad = []
     for k in keys:
         kind, _, num = str(k).partition(":")
-        if kind != "cage" or not (num.isascii() and num.isdigit()):
+        if kind != "cage" or not (num.isascii() and num.isdigit()) or int(num) > MAX_ROW_ID:
             bad.append(str(k))
         else:
             out.append(int(num))
