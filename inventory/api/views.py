@@ -37,6 +37,7 @@ from inventory.models import (
 )
 from inventory.selectors.filters import CableFilter, DeviceFilter, PortFilter, TransceiverFilter
 from inventory.selectors.plant.history import history_for
+from inventory.selectors.plant.ports import ports_resolve
 from inventory.selectors.plant.trace import port_trace
 from inventory.services.plant import cables as cable_services
 from inventory.services.plant import ports as port_services
@@ -308,7 +309,7 @@ class CableViewSet(NoDeleteModelViewSet):
                 .first()
             )
         else:
-            port_id = port_services.ports_resolve([(ref["device"], ref["port_name"])]).get(
+            port_id = ports_resolve([(ref["device"], ref["port_name"])]).get(
                 (ref["device"], ref["port_name"])
             )
             port = (

@@ -59,7 +59,7 @@ from inventory.models import (
     TelemetrySample,
 )
 from inventory.models.telemetry_fields import U64_OFFSET
-from inventory.services.plant.ports import ports_resolve
+from inventory.selectors.plant.ports import ports_resolve
 
 # sample field -> TelemetrySample column, in table order
 SAMPLE_COLUMNS: tuple[tuple[str, str], ...] = (
