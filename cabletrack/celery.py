@@ -39,7 +39,7 @@ class OutboxTask(DjangoTask):
         except BROKER_ERRORS as exc:
             if not _outbox or self.app.conf.task_always_eager:
                 raise
-            from inventory.models import OutboxMessage
+            from inventory.models import OutboxMessage  # late: this module loads before Django's apps
 
             kept = {
                 k: v for k, v in options.items() if k in KEPT_OPTIONS and isinstance(v, str | int | float)

@@ -6,6 +6,7 @@ then must provide ``DJANGO_SECRET_KEY``, ``DATABASE_URL`` and ``REDIS_URL`` or s
 No setting branches on an environment name: every difference is an explicit variable.
 """
 
+import re
 from pathlib import Path
 
 import environ
@@ -276,8 +277,6 @@ REST_FRAMEWORK = {
 def _choice_enum_overrides() -> dict[str, str]:
     """Name every TextChoices in inventory/core/choices.py after itself, so OpenAPI enum names never
     collide (``check --deploy`` fails on drf-spectacular's collision warnings)."""
-    import re
-
     text = (BASE_DIR / "inventory" / "core" / "choices.py").read_text()
     names = re.findall(r"^class (\w+)\(models\.(?:TextChoices|IntegerChoices)\)", text, re.M)
     return {f"{n}Enum": f"inventory.core.choices.{n}" for n in names}

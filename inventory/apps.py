@@ -8,9 +8,12 @@ class InventoryConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from inventory.access import audit  # noqa: F401 - connects the history signal
+        # Imported here, not at the top: they load models, which exist only once the apps are ready.
         from inventory.access.roles import sync_roles
         from inventory.api import schema  # noqa: F401 - OpenAPI extension for the token scheme
-        from inventory.db import lookups  # noqa: F401 - registers field__any
+        from inventory.db import (
+            audit,  # noqa: F401 - connects the history signal
+            lookups,  # noqa: F401 - registers field__any
+        )
 
         post_migrate.connect(sync_roles, sender=self, dispatch_uid="inventory.sync_roles")

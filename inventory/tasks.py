@@ -1,10 +1,23 @@
 """Celery tasks: thin, idempotent wrappers (ids in, service call, nothing else)."""
 
+from datetime import datetime, timedelta
+
 from celery import shared_task
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
 from django.utils import timezone
 
+from inventory.services.alerts import lifecycle as alert_services
 from inventory.services.forecast import snapshot as forecast_services
+from inventory.services.interop.netbox import netbox_sync
+from inventory.services.labels import printing as label_services
+from inventory.services.ops import reliability
 from inventory.services.plant import links as link_services
+from inventory.services.retests import reminders
+from inventory.services.telemetry.ingest import ROLLUP_PENDING_KEY
+from inventory.services.telemetry.prometheus_pull import telemetry_pull_prometheus
+from inventory.services.telemetry.rollup import telemetry_retention_enforce, telemetry_rollup
 
 
 @shared_task(name="inventory.links_refresh", acks_late=True)
@@ -16,12 +29,6 @@ def links_refresh_task(port_ids: list[int]) -> int:
 @shared_task(name="inventory.telemetry_rollup", acks_late=True)
 def telemetry_rollup_task() -> int:
     """Roll up queued telemetry batches; re-enqueues itself until the queue is empty."""
-    from django.core.cache import cache
-    from django.utils import timezone
-
-    from inventory.services.telemetry.ingest import ROLLUP_PENDING_KEY
-    from inventory.services.telemetry.rollup import telemetry_rollup
-
     cache.delete(ROLLUP_PENDING_KEY)
     outcome = telemetry_rollup(now=timezone.now())
     if outcome.remaining:
@@ -32,20 +39,12 @@ def telemetry_rollup_task() -> int:
 @shared_task(name="inventory.telemetry_retention", acks_late=True)
 def telemetry_retention_task() -> int:
     """Delete raw samples and rollups past their retention (settings)."""
-    from django.utils import timezone
-
-    from inventory.services.telemetry.rollup import telemetry_retention_enforce
-
     return telemetry_retention_enforce(now=timezone.now()).samples
 
 
 @shared_task(name="inventory.alerts_evaluate", acks_late=True)
 def alerts_evaluate_task() -> dict:
     """Evaluate every alert rule over the telemetry window ending now (idempotent)."""
-    from django.utils import timezone
-
-    from inventory.services.alerts import lifecycle as alert_services
-
     report = alert_services.alerts_evaluate(now=timezone.now())
     return {"ports": report.ports, "findings": report.findings, "opened": len(report.opened)}
 
@@ -53,36 +52,24 @@ def alerts_evaluate_task() -> dict:
 @shared_task(name="inventory.alert_notifications_send", acks_late=True)
 def alert_notifications_send_task() -> int:
     """Send claimed-once alert mails that are still unsent (also the periodic sweep)."""
-    from django.utils import timezone
-
-    from inventory.services.alerts import lifecycle as alert_services
-
     return alert_services.alert_notifications_send(now=timezone.now())
 
 
 @shared_task(name="inventory.outbox_flush", acks_late=True)
 def outbox_flush_task() -> int:
     """Send the task messages the broker refused during an outage (idempotent, row-locked)."""
-    from inventory.services.ops import reliability
-
     return reliability.outbox_flush()
 
 
 @shared_task(name="inventory.idempotency_purge", acks_late=True)
 def idempotency_purge_task() -> int:
     """Forget idempotency keys past their TTL."""
-    from inventory.services.ops import reliability
-
     return reliability.idempotency_purge()
 
 
 @shared_task(name="inventory.netbox_sync", acks_late=True)
 def netbox_sync_task() -> int:
     """Keep devices, racks, ports and cables current from NetBox or Nautobot (idempotent; conflicts recorded)."""
-    from django.conf import settings
-
-    from inventory.services.interop.netbox import netbox_sync
-
     if not (
         settings.CABLETRACK_NETBOX_URL
         and settings.CABLETRACK_NETBOX_TOKEN
@@ -105,11 +92,6 @@ def prometheus_pull_task() -> dict:
     Prometheus being down or refusing the query is reported (the result, a ``SyncRun`` row,
     the log), not raised: the next run tries again.
     """
-    from django.conf import settings
-    from django.utils import timezone
-
-    from inventory.services.telemetry.prometheus_pull import telemetry_pull_prometheus
-
     if not settings.CABLETRACK_PROMETHEUS_URL:
         return {"skipped": "CABLETRACK_PROMETHEUS_URL is not set"}
     return telemetry_pull_prometheus(now=timezone.now()).as_dict()
@@ -118,10 +100,6 @@ def prometheus_pull_task() -> dict:
 @shared_task(name="inventory.label_batch_render", acks_late=True)
 def label_batch_render_task(batch_id: int) -> int:
     """Render a label batch to its file (a finished batch is left alone)."""
-    from django.utils import timezone
-
-    from inventory.services.labels import printing as label_services
-
     batch = label_services.label_batch_run(batch_id=batch_id, now=timezone.now())
     return batch.done if batch else 0
 
@@ -129,10 +107,6 @@ def label_batch_render_task(batch_id: int) -> int:
 @shared_task(name="inventory.label_batches_requeue", acks_late=True)
 def label_batches_requeue_task() -> int:
     """Periodic: re-enqueue label batches whose message or worker was lost."""
-    from django.utils import timezone
-
-    from inventory.services.labels import printing as label_services
-
     return len(label_services.label_batches_requeue(now=timezone.now()))
 
 
@@ -141,16 +115,10 @@ def label_batches_requeue_task() -> int:
 
 
 def _now(now: str | None):
-    from datetime import datetime
-
-    from django.utils import timezone
-
     return datetime.fromisoformat(now) if now else timezone.now()
 
 
 def _enqueue_sends(digest_ids: list[int], now: str | None) -> None:
-    from django.db import transaction
-
     for pk in digest_ids:  # after commit (OutboxTask has no delay_on_commit)
         transaction.on_commit(lambda pk=pk: reminder_digest_send_task.delay(pk, now))
 
@@ -159,8 +127,6 @@ def _enqueue_sends(digest_ids: list[int], now: str | None) -> None:
 def retests_sweep_task(now: str | None = None, full: bool = False) -> dict:
     """Daily (beat: incremental) and on demand (``full``): recompute due dates, claim reminders,
     enqueue the digests."""
-    from inventory.services.retests import reminders
-
     result = reminders.retests_sweep(now=_now(now), full=full)
     _enqueue_sends(result.digests_ready, now)
     return {"cables_changed": result.cables_changed, "reminders_claimed": result.reminders_claimed}
@@ -169,10 +135,6 @@ def retests_sweep_task(now: str | None = None, full: bool = False) -> dict:
 @shared_task(name="inventory.reminder_digest_send", bind=True, acks_late=True, max_retries=None)
 def reminder_digest_send_task(self, digest_id: int, now: str | None = None) -> str:
     """Send one digest (the database lease makes a duplicate delivery of this task harmless)."""
-    from datetime import timedelta
-
-    from inventory.services.retests import reminders
-
     try:
         return reminders.reminder_digest_send(digest_id=digest_id, now=_now(now))
     except reminders.TransientSendError as exc:
@@ -183,8 +145,6 @@ def reminder_digest_send_task(self, digest_id: int, now: str | None = None) -> s
 @shared_task(name="inventory.reminders_dispatch", acks_late=True)
 def reminders_dispatch_task(now: str | None = None) -> int:
     """Every few minutes (beat): re-enqueue unfinished work found in the database."""
-    from inventory.services.retests import reminders
-
     result = reminders.reminders_dispatch(now=_now(now))
     for pk in result.digests:
         reminder_digest_send_task.delay(pk, now)

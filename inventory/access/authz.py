@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 
+from inventory.models import Cable, CableEnd, Device, Rack, Site, Transceiver
+
 # Custom permissions (no model of their own): created by ``roles.sync_roles`` on the Cable
 # content type, so they need no migration.
 CUSTOM_PERMISSIONS = {
@@ -64,8 +66,6 @@ def user_site_ids(user) -> frozenset[int]:
     cached = getattr(user, "_ct_site_ids", None)
     if cached is not None:
         return cached
-    from inventory.models import Site
-
     ids = (
         frozenset(Site.objects.filter(team__members=user).values_list("pk", flat=True))
         if user.is_authenticated
@@ -77,8 +77,6 @@ def user_site_ids(user) -> frozenset[int]:
 
 def site_ids_of(obj) -> frozenset[int]:
     """The sites an object is in (a cable: every site one of its active ends is in)."""
-    from inventory.models import Cable, CableEnd, Device, Rack, Site, Transceiver
-
     if obj is None:
         return frozenset()
     cached = getattr(obj, "_ct_site_ids", None)

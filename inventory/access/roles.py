@@ -7,7 +7,12 @@
 * collector: post telemetry, nothing else (for service accounts behind ingest tokens).
 """
 
+from django.apps import apps
 from django.contrib.auth.models import Group, Permission
+from django.contrib.contenttypes.models import ContentType
+
+from inventory.access.authz import CUSTOM_PERMISSIONS
+from inventory.models import Cable
 
 PLANT_MODELS = [
     "site",
@@ -68,8 +73,6 @@ PRIVATE_MODELS = {"apitoken", "idempotencyrecord", "outboxmessage"}
 
 def _inventory_models() -> list[str]:
     """Every inventory model (new ones join the roles automatically), PLANT_MODELS first."""
-    from django.apps import apps
-
     names = [m._meta.model_name for m in apps.get_app_config("inventory").get_models()]
     return [n for n in dict.fromkeys([*PLANT_MODELS, *names]) if n not in PRIVATE_MODELS]
 
@@ -89,11 +92,6 @@ def role_permissions() -> dict[str, set[str]]:
 
 def ensure_custom_permissions() -> None:
     """Permissions for actions that are not a model's add/change (see ``authz.CUSTOM_PERMISSIONS``)."""
-    from django.contrib.contenttypes.models import ContentType
-
-    from inventory.access.authz import CUSTOM_PERMISSIONS
-    from inventory.models import Cable
-
     ct = ContentType.objects.get_for_model(Cable)
     for codename, name in CUSTOM_PERMISSIONS.items():
         Permission.objects.get_or_create(content_type=ct, codename=codename, defaults={"name": name})

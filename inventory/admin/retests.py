@@ -1,19 +1,17 @@
 """Admin for retest policies, triggers, reminder digests (with their errors) and profiles."""
 
 from django.contrib import admin, messages
-from django.db import transaction
 from django.utils import timezone
 
 from inventory import models as m
 from inventory.core.choices import DigestStatus
+from inventory.services.ops.enqueue import enqueue_on_commit
 from inventory.services.retests import reminders as reminder_services
 
 
 @admin.action(description="Run the retest sweep now")
 def run_sweep(modeladmin, request, queryset):
-    from inventory.tasks import retests_sweep_task
-
-    transaction.on_commit(lambda: retests_sweep_task.delay(full=True))
+    reminder_services.retests_sweep_request()
     modeladmin.message_user(request, "Retest sweep queued.", messages.SUCCESS)
 
 
@@ -54,13 +52,11 @@ class ReminderInline(admin.TabularInline):
 
 @admin.action(description="Send again (failed digests only, same Message-ID)")
 def resend(modeladmin, request, queryset):
-    from inventory.tasks import reminder_digest_send_task
-
     now = timezone.now()
     n = 0
     for pk in queryset.filter(status=DigestStatus.FAILED).values_list("pk", flat=True):
         if reminder_services.digest_resend(digest_id=pk, now=now):
-            transaction.on_commit(lambda pk=pk: reminder_digest_send_task.delay(pk))
+            enqueue_on_commit("inventory.reminder_digest_send", pk)
             n += 1
     modeladmin.message_user(request, f"{n} digest(s) queued again.", messages.SUCCESS)
 

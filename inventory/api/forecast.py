@@ -9,17 +9,32 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from inventory.forms.forecast import ForecastForm, forecast_for
 from inventory.models import ForecastSnapshot
-from inventory.views.forecast import ForecastForm, forecast_for
+
+_FIELDS = ForecastForm.base_fields
 
 
 class ForecastQuerySerializer(serializers.Serializer):
-    days = serializers.IntegerField(required=False, min_value=1, max_value=3650)
-    lead_time_days = serializers.IntegerField(required=False, min_value=1, max_value=365)
-    service_level = serializers.FloatField(required=False, min_value=0.5, max_value=0.999)
+    """The query parameters as the schema shows them; ``ForecastForm`` validates (its bounds)."""
+
+    days = serializers.IntegerField(
+        required=False, min_value=_FIELDS["days"].min_value, max_value=_FIELDS["days"].max_value
+    )
+    lead_time_days = serializers.IntegerField(
+        required=False,
+        min_value=_FIELDS["lead_time_days"].min_value,
+        max_value=_FIELDS["lead_time_days"].max_value,
+    )
+    service_level = serializers.FloatField(
+        required=False,
+        min_value=_FIELDS["service_level"].min_value,
+        max_value=_FIELDS["service_level"].max_value,
+    )
 
 
 class CohortSerializer(serializers.Serializer):
@@ -137,10 +152,9 @@ _PARAMS = [ForecastQuerySerializer]
 
 
 def _figures(request) -> dict:
-    q = ForecastQuerySerializer(data=request.query_params)
-    q.is_valid(raise_exception=True)
-    form = ForecastForm(q.validated_data)
-    form.is_valid()
+    form = ForecastForm(request.query_params)
+    if not form.is_valid():
+        raise ValidationError({name: list(errors) for name, errors in form.errors.items()})
     return forecast_for(form.cleaned_data)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -10,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inventory.selectors.retests import worklist as sel
+from inventory.services.retests import reminders as reminder_services
 
 
 class WorkItemSerializer(serializers.Serializer):
@@ -72,7 +72,5 @@ class RetestSweepView(APIView):
         responses={202: inline_serializer("SweepQueued", {"queued": serializers.BooleanField()})},
     )
     def post(self, request):
-        from inventory.tasks import retests_sweep_task
-
-        transaction.on_commit(lambda: retests_sweep_task.delay(full=True))
+        reminder_services.retests_sweep_request()
         return Response({"queued": True}, status=status.HTTP_202_ACCEPTED)

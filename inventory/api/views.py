@@ -1,8 +1,10 @@
 """REST API: thin viewsets over the selectors and services."""
 
+import orjson
+from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -13,10 +15,12 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ParseError, UnsupportedMediaType
 from rest_framework.response import Response
 
 from inventory.api import serializers as s
 from inventory.api.concurrency import OptimisticConcurrencyMixin
+from inventory.api.errors import PayloadTooLarge
 from inventory.api.server_owned import ServerOwnedFieldsMixin
 from inventory.core.validators import LABEL_RE
 from inventory.models import (
@@ -37,7 +41,11 @@ from inventory.models import (
 )
 from inventory.selectors.filters import CableFilter, DeviceFilter, PortFilter, TransceiverFilter
 from inventory.selectors.plant.history import history_for
+from inventory.selectors.plant.ports import ports_resolve
 from inventory.selectors.plant.trace import port_trace
+from inventory.services.interop.device_csv import DeviceCsvError, devices_csv_export, devices_csv_import
+from inventory.services.plans import files as plan_files
+from inventory.services.plans.cable_plan import cable_plan_import
 from inventory.services.plant import cables as cable_services
 from inventory.services.plant import ports as port_services
 from inventory.services.plant import transceivers as xcvr_services
@@ -135,10 +143,6 @@ class DeviceViewSet(NoDeleteModelViewSet):
     )
     @action(detail=False, methods=["post"], url_path="import", parser_classes=[])
     def import_csv(self, request):
-        from rest_framework.exceptions import ParseError, UnsupportedMediaType
-
-        from inventory.services.interop.device_csv import DeviceCsvError, devices_csv_import
-
         ctype = (request.content_type or "").split(";")[0].strip().lower()
         if ctype not in ("text/csv", "application/csv"):
             raise UnsupportedMediaType(ctype or "none", detail="Send text/csv (NetBox's device import CSV).")
@@ -160,10 +164,6 @@ class DeviceViewSet(NoDeleteModelViewSet):
     )
     @action(detail=False, methods=["get"], url_path="export")
     def export_csv(self, request):
-        from django.http import HttpResponse
-
-        from inventory.services.interop.device_csv import devices_csv_export
-
         devices = self.filter_queryset(self.get_queryset()).filter(retired_at__isnull=True)
         resp = HttpResponse(devices_csv_export(devices=devices), content_type="text/csv; charset=utf-8")
         resp["Content-Disposition"] = 'attachment; filename="devices.netbox.csv"'
@@ -308,7 +308,7 @@ class CableViewSet(NoDeleteModelViewSet):
                 .first()
             )
         else:
-            port_id = port_services.ports_resolve([(ref["device"], ref["port_name"])]).get(
+            port_id = ports_resolve([(ref["device"], ref["port_name"])]).get(
                 (ref["device"], ref["port_name"])
             )
             port = (
@@ -432,8 +432,6 @@ class CableViewSet(NoDeleteModelViewSet):
     )
     @action(detail=False, methods=["post"], url_path="import", parser_classes=[])
     def import_plan(self, request):
-        from inventory.services.plans.cable_plan import cable_plan_import
-
         dry_run = request.query_params.get("dry_run", "1").lower() not in ("0", "false", "no")
         rows, already = _read_plan_rows(request)
         if not rows and already is None:
@@ -456,10 +454,6 @@ class CableViewSet(NoDeleteModelViewSet):
     )
     @action(detail=False, methods=["get"], url_path="export")
     def export_plan(self, request):
-        from django.http import HttpResponse
-
-        from inventory.services.plans import files as plan_files
-
         fmt = request.query_params.get("as", "yaml")
         cables = self.filter_queryset(self.get_queryset())
         if fmt == "netbox":
@@ -495,11 +489,6 @@ PLAN_TYPES = {
 
 def _read_body_text(request) -> str:
     """The request body as UTF-8 text, at most ``CABLETRACK_MAX_IMPORT_BYTES`` (413 beyond)."""
-    from django.conf import settings
-    from rest_framework.exceptions import ParseError
-
-    from inventory.api.errors import PayloadTooLarge
-
     limit = settings.CABLETRACK_MAX_IMPORT_BYTES
     if int(request.META.get("CONTENT_LENGTH") or 0) > limit:
         raise PayloadTooLarge(f"The body is larger than the {limit:,}-byte import limit.")
@@ -516,8 +505,6 @@ def _read_plan_rows(request) -> tuple[list[dict], int | None]:
     """Rows from a JSON body ``{"rows": [...]}``, a CSV (plain or NetBox's) or YAML plan, or
     the topology port list; with the number of panel paths the topology list names that are
     recorded already (``None`` for the other formats)."""
-    from rest_framework.exceptions import ParseError, UnsupportedMediaType
-
     ctype = (request.content_type or "").split(";")[0].strip().lower()
     if ctype not in PLAN_TYPES:
         raise UnsupportedMediaType(
@@ -526,8 +513,6 @@ def _read_plan_rows(request) -> tuple[list[dict], int | None]:
         )
     text = _read_body_text(request)
     if ctype == "application/json":
-        import orjson
-
         try:
             body = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
@@ -540,8 +525,6 @@ def _read_plan_rows(request) -> tuple[list[dict], int | None]:
             if not isinstance(row, dict) or not all(isinstance(v, scalar) for v in row.values()):
                 raise ParseError(f"Row {i}: every row is an object of column -> text or number.")
         return rows, None
-    from inventory.services.plans import files as plan_files
-
     try:
         if "yaml" in ctype:
             return plan_files.plan_rows_from_yaml(text), None

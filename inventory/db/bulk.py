@@ -16,6 +16,9 @@ from datetime import date, datetime
 
 from django.db import connection, models, transaction
 from django.utils import timezone
+from psycopg.types.json import Jsonb
+
+from inventory.db.audit import current_user, reason_with_actor
 
 
 def _history_model(model):
@@ -49,8 +52,6 @@ def _converter(field: models.Field):
     pg = connection.vendor == "postgresql"
     if isinstance(field, models.JSONField):
         if pg:
-            from psycopg.types.json import Jsonb
-
             return lambda v: None if v is None else Jsonb(v)
         return lambda v: None if v is None else json.dumps(v)
     if pg:
@@ -105,8 +106,6 @@ def bulk_insert_rows(
     """
     if not rows:
         return []
-    from inventory.access.audit import current_user, reason_with_actor
-
     now = now or timezone.now()
     actor = actor if actor is not None else current_user()
     reason = reason_with_actor(reason)

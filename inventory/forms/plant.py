@@ -15,7 +15,7 @@ from django.utils.dateparse import parse_datetime
 from inventory.core.choices import CableKind, CableStatus, ConnectorType, FieldNoteKind, Polarity, Polish
 from inventory.core.validators import LABEL_RE, LABEL_RULE
 from inventory.models import Cable, Port, Site, Transceiver, TransceiverModel, Vendor
-from inventory.services.plant.ports import ports_resolve
+from inventory.selectors.plant.ports import ports_resolve
 
 BOOL_CHOICES = [("", "unknown"), ("true", "pinned (male)"), ("false", "unpinned (female)")]
 

@@ -15,14 +15,14 @@ from django.db import InterfaceError
 from django.db import OperationalError as DbOperationalError
 from django.http import HttpResponse, JsonResponse
 
+from cabletrack.celery import BROKER_ERRORS
+
 log = logging.getLogger("cabletrack.errors")
 
 RETRY_AFTER_S = 5
 
 
 def unavailable_errors() -> tuple[type[BaseException], ...]:
-    from cabletrack.celery import BROKER_ERRORS
-
     return (DbOperationalError, InterfaceError, *BROKER_ERRORS)
 
 

@@ -26,6 +26,9 @@ from django.db import IntegrityError, transaction
 from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 
+from inventory.models import ApiToken, IdempotencyRecord
+from inventory.models.accounts import hash_token
+
 WRITE_METHODS = {"POST", "PUT", "PATCH"}
 NOT_STORED = {409, 412, 423, 425, 429}
 ABANDONED_AFTER = timedelta(minutes=5)
@@ -88,9 +91,6 @@ def _request_user(request):
     header = request.META.get("HTTP_AUTHORIZATION", "").split()
     if len(header) != 2 or header[0].lower() not in ("bearer", "token"):
         return None
-    from inventory.models import ApiToken
-    from inventory.models.accounts import hash_token
-
     token = ApiToken.objects.select_related("user").filter(key_hash=hash_token(header[1])).first()
     if token is None or not token.is_usable() or not token.user.is_active:
         return None
@@ -121,8 +121,6 @@ class IdempotencyMiddleware:
         digest = hashlib.sha256(
             b"\n".join([request.method.encode(), request.get_full_path().encode(), body])
         ).hexdigest()
-        from inventory.models import IdempotencyRecord
-
         # The record and the view's writes are one transaction: if the request dies half way (the
         # database restarts, the process is killed), both roll back and the client's retry runs
         # for real; a record can never be left "in progress" by a request that no longer runs.
@@ -158,8 +156,6 @@ class IdempotencyMiddleware:
         return response
 
     def _replay(self, request, user, key, digest):
-        from inventory.models import IdempotencyRecord
-
         record = IdempotencyRecord.objects.filter(user=user, key=key).first()
         if record is None:  # purged between the insert and this read: let the client retry
             response = _error(request, 409, "Retry this request.")

@@ -22,6 +22,7 @@ from inventory.core.choices import AlertRule, AlertState, Severity
 from inventory.models import Alert, Device, Link, Rack
 from inventory.selectors.alerts import queries as alert_selectors
 from inventory.selectors.plant import wiring as wiring_selectors
+from inventory.selectors.telemetry.metrics import metrics_exposition
 from inventory.services.alerts import lifecycle as alert_services
 
 
@@ -241,7 +242,5 @@ def metrics(request):
         )
         resp["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return resp
-    from inventory.selectors.telemetry.metrics import metrics_exposition
-
     body, content_type = metrics_exposition(now=timezone.now())
     return HttpResponse(body, content_type=content_type)

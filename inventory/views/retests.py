@@ -10,7 +10,6 @@ import csv
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -153,9 +152,7 @@ def retests_pdf(request):
 def retests_sweep_now(request):
     if not request.user.has_perm("inventory.change_cable"):
         raise PermissionDenied
-    from inventory.tasks import retests_sweep_task
-
-    transaction.on_commit(lambda: retests_sweep_task.delay(full=True))
+    reminder_services.retests_sweep_request()
     messages.success(request, "Retest sweep queued: due dates are recomputed and reminders go out shortly.")
     return redirect("retests-plan")
 

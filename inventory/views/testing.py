@@ -4,19 +4,24 @@ original files, and the commissioning report. Thin: forms check shape, services 
 from __future__ import annotations
 
 import re
+import uuid
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
+from inventory.core.pdf.commissioning import commissioning_pdf
 from inventory.forms.testing import InspectionForm, OltsForm, OtdrForm
 from inventory.models import Cable, Inspection, OtdrTrace, Rack, Row, Site
 from inventory.selectors.testing import results as test_selectors
 from inventory.services.testing import records as svc
+from inventory.services.testing import tester_import
 
 
 def _add_errors(form, exc: ValidationError) -> None:
@@ -136,8 +141,6 @@ def cable_inspect(request, label: str):
 
 
 def _attachment(name: str, path_name: str, fallback: str) -> FileResponse:
-    from django.core.files.storage import default_storage
-
     if not path_name or not default_storage.exists(path_name):
         raise Http404("The file is not in storage.")
     safe = re.sub(r"[^A-Za-z0-9._ -]", "_", name or fallback)[:120] or fallback
@@ -190,8 +193,6 @@ def commissioning_report(request):
 
 @require_GET
 def commissioning_report_pdf(request):
-    from inventory.core.pdf.commissioning import commissioning_pdf
-
     site, row, rack = _scope(request)
     report = test_selectors.commissioning_report(site=site, row=row, rack=rack)
     pdf = commissioning_pdf(report.as_dict())
@@ -206,13 +207,6 @@ _TOKEN = re.compile(r"^[0-9a-f]{32}\.(csv|zip|sor)$")
 @permission_required("inventory.add_cabletest", raise_exception=True)
 def test_import_page(request):
     """Import a tester CSV or project zip: upload, confirm the column mapping, preview, apply."""
-    import uuid
-
-    from django.core.files.base import ContentFile
-    from django.core.files.storage import default_storage
-
-    from inventory.services.testing import tester_import
-
     ctx: dict = {"fields": tester_import.FIELDS}
     if request.method != "POST":
         return render(request, "inventory/test_import.html", ctx)

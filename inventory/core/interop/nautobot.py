@@ -22,9 +22,10 @@ Everything is fetched with ``depth=1`` so nested objects carry their names.
 
 from __future__ import annotations
 
+import requests
 from django.utils.text import slugify
 
-from inventory.core.interop.netbox import NetboxError, NetboxSnapshot
+from inventory.core.interop.snapshot import NetboxError, NetboxSnapshot
 
 #: snapshot key -> (pynautobot endpoint, filter by the location?)
 ENDPOINTS = {
@@ -48,8 +49,7 @@ def nautobot_fetch(*, url: str, token: str, site: str, timeout: float = 30.0) ->
     Components and cables are fetched for the location's devices only (Nautobot filters
     them by ``device``); raises ``NetboxError`` with a clear message on failure.
     """
-    import pynautobot
-    import requests
+    import pynautobot  # heavy client, loaded only when a Nautobot is read
 
     api = pynautobot.api(url.rstrip("/"), token=token, api_version="2.3")
     api.http_session.headers["Accept"] = "application/json"
@@ -75,7 +75,6 @@ def nautobot_fetch(*, url: str, token: str, site: str, timeout: float = 30.0) ->
 
 def nautobot_to_netbox(raw: dict[str, list[dict]]) -> dict[str, list[dict]]:
     """Nautobot depth-1 records -> the NetBox 4.x shapes the importer reads (pure; tested)."""
-    loc = raw["locations"][0]
     devices = {d["id"] for d in raw.get("devices", [])}
     bays = {b["id"]: b for b in raw.get("module_bays", []) if _id(b.get("parent_device")) in devices}
     modules = {m["id"]: m for m in raw.get("modules", []) if _id(m.get("parent_module_bay")) in bays}
@@ -98,6 +97,17 @@ def nautobot_to_netbox(raw: dict[str, list[dict]]) -> dict[str, list[dict]]:
         )
     }
     port_ids = {p["id"] for rows in ports.values() for p in rows}
+    return {
+        **_places_and_devices(raw),
+        **_modules(raw, bays, modules),
+        **_ports(ports, owner),
+        "cables": _cables(raw.get("cables", []), port_ids),
+    }
+
+
+def _places_and_devices(raw: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """The location (as NetBox's site), its racks, the manufacturers and the devices."""
+    loc = raw["locations"][0]
     return {
         "sites": [
             {
@@ -130,6 +140,14 @@ def nautobot_to_netbox(raw: dict[str, list[dict]]) -> dict[str, list[dict]]:
             }
             for d in raw.get("devices", [])
         ],
+    }
+
+
+def _modules(
+    raw: dict[str, list[dict]], bays: dict[str, dict], modules: dict[str, dict]
+) -> dict[str, list[dict]]:
+    """Module types (transceiver attributes from custom fields), the local bays and modules."""
+    return {
         "module_types": [
             {
                 "id": t["id"],
@@ -163,6 +181,12 @@ def nautobot_to_netbox(raw: dict[str, list[dict]]) -> dict[str, list[dict]]:
             }
             for m in modules.values()
         ],
+    }
+
+
+def _ports(ports: dict[str, list[dict]], owner) -> dict[str, list[dict]]:
+    """Interfaces, rear ports and front ports (a front port's one rear port becomes a list)."""
+    return {
         "interfaces": [
             {
                 "id": i["id"],
@@ -198,28 +222,28 @@ def nautobot_to_netbox(raw: dict[str, list[dict]]) -> dict[str, list[dict]]:
             }
             for p in ports["frontport"]
         ],
-        "cables": [
-            {
-                "id": c["id"],
-                "label": c.get("label") or "",
-                "type": c.get("type"),
-                "status": {"value": _status(c)},
-                "color": c.get("color") or "",
-                "length": c.get("length"),
-                "length_unit": c.get("length_unit"),
-                "description": c.get("description") or "",
-                "custom_fields": c.get("custom_fields") or {},
-                "a_terminations": [
-                    {"object_type": c["termination_a_type"], "object_id": c["termination_a_id"]}
-                ],
-                "b_terminations": [
-                    {"object_type": c["termination_b_type"], "object_id": c["termination_b_id"]}
-                ],
-            }
-            for c in raw.get("cables", [])
-            if c.get("termination_a_id") in port_ids and c.get("termination_b_id") in port_ids
-        ],
     }
+
+
+def _cables(cables: list[dict], port_ids: set[str]) -> list[dict]:
+    """Cables between two local ports, their one-to-one ends as NetBox's termination lists."""
+    return [
+        {
+            "id": c["id"],
+            "label": c.get("label") or "",
+            "type": c.get("type"),
+            "status": {"value": _status(c)},
+            "color": c.get("color") or "",
+            "length": c.get("length"),
+            "length_unit": c.get("length_unit"),
+            "description": c.get("description") or "",
+            "custom_fields": c.get("custom_fields") or {},
+            "a_terminations": [{"object_type": c["termination_a_type"], "object_id": c["termination_a_id"]}],
+            "b_terminations": [{"object_type": c["termination_b_type"], "object_id": c["termination_b_id"]}],
+        }
+        for c in cables
+        if c.get("termination_a_id") in port_ids and c.get("termination_b_id") in port_ids
+    ]
 
 
 def _id(ref) -> str | None:

@@ -9,7 +9,10 @@ the same shapes); differences are handled where they show.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import requests
+
+from inventory.core.interop.nautobot import nautobot_fetch
+from inventory.core.interop.snapshot import NetboxError, NetboxSnapshot
 
 ENDPOINTS = {
     "sites": "sites",
@@ -26,23 +29,9 @@ ENDPOINTS = {
 }
 
 
-@dataclass
-class NetboxSnapshot:
-    """Everything read from NetBox for one site, as the API returned it (dicts)."""
-
-    source: str
-    site: str
-    objects: dict[str, list[dict]] = field(default_factory=dict)
-    flavor: str = "netbox"  # or "nautobot" (read by ``integrations.nautobot``, same shapes)
-
-    def __getitem__(self, key: str) -> list[dict]:
-        return self.objects.get(key, [])
-
-
 def netbox_fetch(*, url: str, token: str, site: str, timeout: float = 30.0) -> NetboxSnapshot:
     """Read one site from NetBox. Raises ``NetboxError`` with a clear message on failure."""
-    import pynetbox
-    import requests
+    import pynetbox  # heavy client, loaded only when a NetBox is read
 
     api = pynetbox.api(url.rstrip("/"), token=token, threading=False)
     session = requests.Session()
@@ -61,18 +50,12 @@ def netbox_fetch(*, url: str, token: str, site: str, timeout: float = 30.0) -> N
     return snap
 
 
-class NetboxError(RuntimeError):
-    pass
-
-
 FLAVORS = ("netbox", "nautobot")
 
 
 def source_fetch(*, url: str, token: str, site: str, flavor: str = "netbox") -> NetboxSnapshot:
     """Read one site from NetBox, or one location from Nautobot (``flavor="nautobot"``)."""
     if flavor == "nautobot":
-        from inventory.core.interop.nautobot import nautobot_fetch
-
         return nautobot_fetch(url=url, token=token, site=site)
     if flavor != "netbox":
         raise NetboxError(f"Unknown source {flavor!r}: use one of {', '.join(FLAVORS)}.")

@@ -31,6 +31,11 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+import requests
+
+from inventory.core.telemetry.adapters import map_ethtool_stats
+from inventory.core.telemetry.decode import Sample
+
 DEFAULT_MAPPING = {
     "match": "",
     "lane_label": "lane",
@@ -87,8 +92,6 @@ _KEYS = {
 
 def mapping_effective(mapping: dict | None) -> dict:
     """The default mapping overlaid with a site's; a clear error for anything malformed."""
-    from inventory.core.telemetry.decode import Sample
-
     mapping = mapping or {}
     if not isinstance(mapping, dict):
         raise PrometheusError("The Prometheus mapping must be a JSON object.")
@@ -131,8 +134,6 @@ def query_params(mapping: dict, *, end: float, window: float, step: int) -> dict
 
 def samples_from_matrix(result: list[dict], mapping: dict) -> Pulled:
     """Turn a ``query_range`` matrix into telemetry samples (pure; used by the task and tests)."""
-    from inventory.core.telemetry.adapters import map_ethtool_stats
-
     prefix = mapping.get("ethtool_prefix", "")
     direct = mapping.get("series", {})
     lane_label = mapping.get("lane_label") or ""
@@ -190,8 +191,6 @@ def prometheus_pull(
     reached, answers with an error (HTTP 4xx/5xx, ``"status": "error"``) or with something
     that is not a ``query_range`` matrix.
     """
-    import requests
-
     if not url:
         raise PrometheusError("No Prometheus URL configured (CABLETRACK_PROMETHEUS_URL).")
     mapping = mapping_effective(mapping)

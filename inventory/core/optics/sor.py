@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
+import otdrs
 
 C_M_PER_S = 299_792_458.0
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
@@ -346,8 +347,6 @@ def _parse_v1(data: bytes, blocks: list[_Block]) -> SorFile:
 
 
 def _parse_v2(data: bytes, blocks: list[_Block]) -> SorFile:
-    import otdrs
-
     try:
         sor = otdrs.parse_bytes(data)
     except Exception as exc:  # otdrs raises one generic error for every unreadable file

@@ -9,8 +9,8 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from inventory.core.choices import AlertState, CableStatus
-from inventory.core.telemetry.rules import FEC_LIMITS
-from inventory.models import Alert, Cable, Link, LinkSegment, MaintenanceWindow
+from inventory.core.telemetry.rules import FEC_LIMITS, PHYSICAL_RULES
+from inventory.models import Alert, Cable, Link, LinkSegment, MaintenanceWindow, Port
 from inventory.selectors.telemetry.source import fec_series, port_stats
 
 SPARK_W, SPARK_H = 160, 32
@@ -219,9 +219,6 @@ def vendor_comparison(*, now: datetime, days: int = 7) -> dict:
     typical behaviour, with the worst shown too). Alerts count physical-layer alerts opened in
     the period on links whose ends hold that model.
     """
-    from inventory.core.telemetry.rules import PHYSICAL_RULES
-    from inventory.models import Port
-
     start = now - timedelta(days=days)
     ports = list(
         Port.objects.filter(cage__transceiver__isnull=False).values_list(

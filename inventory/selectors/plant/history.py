@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inventory.access.audit import token_of
+from inventory.db.audit import token_of
 from inventory.models import Cable, CableEnd, Transceiver, TransceiverPlacement
 
 TYPE = {"+": "created", "~": "changed", "-": "deleted"}

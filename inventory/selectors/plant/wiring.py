@@ -18,7 +18,7 @@ from django.db.models import Q
 
 from inventory.core.choices import DeviceRole, PortKind
 from inventory.models import Device, Link, LinkSegment, Port, PortAlias, Rack
-from inventory.selectors.telemetry.source import latest_identity
+from inventory.selectors.plant.ports import latest_identity
 
 RAIL_IN_NAME = re.compile(r"(?:rail|-r)(\d+)$", re.IGNORECASE)
 TRAILING_NUMBER = re.compile(r"(\d+)$")

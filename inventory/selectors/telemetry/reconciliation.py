@@ -42,7 +42,7 @@ from inventory.models import (
     Transceiver,
     TransceiverModel,
 )
-from inventory.services.plant.ports import ports_resolve
+from inventory.selectors.plant.ports import ports_resolve
 
 MODULE_STATUSES = ("missing_record", "swap", "not_seen", "ok")
 NEIGHBOUR_STATUSES = ("miswire", "unrecorded", "no_neighbour", "ok")

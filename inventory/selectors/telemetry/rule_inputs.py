@@ -8,7 +8,7 @@ baselines) from a fixed handful of queries, whatever the number of ports.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -16,7 +16,8 @@ import numpy as np
 from inventory.core.choices import CableKind, PortKind, TestKind
 from inventory.core.telemetry.rules import LinkTable, PortFacts, PortWindow, RuleConfig, Thresholds
 from inventory.models import CableEnd, CableTest, Link, LinkSegment, Port, PortBaseline, Transceiver
-from inventory.services.plant.ports import ports_resolve
+from inventory.selectors.plant.ports import ports_resolve
+from inventory.selectors.telemetry.source import RollupRows, read_rollups
 
 LANES = 8
 
@@ -34,17 +35,6 @@ COUNTER_FIELDS = (
     "link_down",
     "error_recovery",
 )
-
-
-@dataclass
-class RollupRows:
-    """Long-form rollups of the window: one entry per (port, bucket), plus the latest gauges."""
-
-    port_id: np.ndarray
-    bucket_start: np.ndarray  # epoch seconds
-    seconds: np.ndarray
-    values: dict[str, np.ndarray] = field(default_factory=dict)  # COUNTER_FIELDS -> float[R]
-    latest: dict[int, dict] = field(default_factory=dict)  # port_id -> rx/tx/serial/neighbour ...
 
 
 @dataclass
@@ -108,8 +98,6 @@ def pivot(rows: RollupRows, *, start: float, bucket_s: float, buckets: int) -> P
 
 def rollup_rows(*, start: datetime, end: datetime) -> RollupRows:
     """Read the window's rollups. Wired to the ingest side's per-port rollup model."""
-    from inventory.selectors.telemetry.source import read_rollups
-
     return read_rollups(start=start, end=end)
 
 

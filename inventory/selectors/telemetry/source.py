@@ -9,6 +9,7 @@ fleet of 100,000 ports has millions of rollup rows in a 15-minute window).
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -35,16 +36,25 @@ _COLS = [
 ]
 
 
+@dataclass
+class RollupRows:
+    """Long-form rollups of the window: one entry per (port, bucket), plus the latest gauges."""
+
+    port_id: np.ndarray
+    bucket_start: np.ndarray  # epoch seconds
+    seconds: np.ndarray
+    values: dict[str, np.ndarray] = field(default_factory=dict)  # rule_inputs.COUNTER_FIELDS -> float[R]
+    latest: dict[int, dict] = field(default_factory=dict)  # port_id -> rx/tx/serial/neighbour ...
+
+
 def _epoch_sql(col: str) -> str:
     if connection.vendor == "postgresql":
         return f"EXTRACT(EPOCH FROM {col})::float8"
     return f"CAST(strftime('%%s', {col}) AS REAL)"  # %% : the query takes parameters
 
 
-def read_rollups(*, start: datetime, end: datetime):
+def read_rollups(*, start: datetime, end: datetime) -> RollupRows:
     """The window's rollups as long arrays, plus each port's latest lane power and identity."""
-    from inventory.selectors.telemetry.rule_inputs import RollupRows
-
     qn = connection.ops.quote_name
     table = qn(PortRollup._meta.db_table)
     cols = ", ".join(qn(c) for c in _COLS)
@@ -156,22 +166,6 @@ def fec_series(*, port_ids: list[int], start: datetime, end: datetime, bucket_s:
         p: [((a[0] / a[1]) if a[1] else None, (a[2] / a[3]) if a[3] else None) for a in rows]
         for p, rows in acc.items()
     }
-
-
-def latest_identity(*, port_ids: list[int]) -> dict[int, dict]:
-    """Per port, the latest module identity and neighbour seen:
-    ``{"module_serial", "neighbor_device", "neighbor_port", "ts"}``."""
-    out = {}
-    for pid, serial, ndev, nport, seen in PortTelemetryState.objects.filter(port_id__in=port_ids).values_list(
-        "port_id", "module_serial", "neighbor_device", "neighbor_port", "identity_seen_at"
-    ):
-        out[pid] = {
-            "module_serial": serial or None,
-            "neighbor_device": ndev or None,
-            "neighbor_port": nport or None,
-            "ts": seen,
-        }
-    return out
 
 
 def port_stats(*, start: datetime, end: datetime, port_ids: list[int] | None = None) -> dict[int, dict]:

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.db import connection
 from django.db.models import Count, Max, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
@@ -17,7 +18,7 @@ from django.utils.safestring import mark_safe
 from inventory.core.choices import CableKind, TestKind, Verdict
 from inventory.core.optics import budgets
 from inventory.core.optics.plot import trace_svg
-from inventory.models import Cable, CableEnd, CableTest, FibreResult, Link, LinkSegment, OtdrTrace
+from inventory.models import Cable, CableEnd, CableTest, FibreResult, Link, LinkSegment, OtdrTrace, Port
 
 PASSING = (Verdict.PASS, Verdict.MARGINAL)
 CHUNK = 2000  # ids per IN list (SQLite); PostgreSQL takes far more per round trip
@@ -43,8 +44,6 @@ class EndFacts:
 
 
 def _chunk_size() -> int:
-    from django.db import connection
-
     return CHUNK_PG if connection.vendor == "postgresql" else CHUNK
 
 
@@ -469,8 +468,6 @@ def _gate_from(cables, latest, ends, *, now, svc) -> dict[int, list[str]]:
 
 
 def _port_names(links: list[Link], link_qs: QuerySet | None = None) -> dict[int, str]:
-    from inventory.models import Port
-
     if link_qs is not None:
         out = {}
         for a, a_dev, a_name, b, b_dev, b_name in link_qs.order_by().values_list(

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -44,6 +45,8 @@ from inventory.models import (
     PortBaseline,
     Rack,
 )
+from inventory.selectors.telemetry.rule_inputs import rule_inputs
+from inventory.services.ops.enqueue import enqueue_now
 from inventory.services.plant import cables as cable_services
 
 log = logging.getLogger(__name__)
@@ -471,17 +474,15 @@ def alerts_apply(
         )
         report.notices += len(created)
     if report.notices:
-        from inventory.tasks import alert_notifications_send_task
-
-        transaction.on_commit(lambda: _enqueue(alert_notifications_send_task))
+        transaction.on_commit(lambda: _enqueue("inventory.alert_notifications_send"))
     return report
 
 
-def _enqueue(task) -> None:
+def _enqueue(task_name: str) -> None:
     try:
-        task.delay()
+        enqueue_now(task_name)
     except Exception:  # broker down: the periodic sweep sends it later
-        log.warning("could not enqueue %s; the periodic sweep will send it", task.name, exc_info=True)
+        log.warning("could not enqueue %s; the periodic sweep will send it", task_name, exc_info=True)
 
 
 def _alert_port_ids(alert: Alert) -> set[int]:
@@ -525,10 +526,6 @@ EVALUATED_RULES = {
 
 def alerts_evaluate(*, now: datetime, config: engine.RuleConfig | None = None) -> EvaluateReport:
     """Evaluate every rule over the telemetry window ending at ``now`` and apply the result."""
-    import time
-
-    from inventory.selectors.telemetry.rule_inputs import rule_inputs
-
     config = config or rule_config()
     lookback = float(getattr(settings, "CABLETRACK_ALERT_LOOKBACK_S", 900))
     bucket = float(getattr(settings, "CABLETRACK_ALERT_BUCKET_S", 60))

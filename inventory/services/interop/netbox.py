@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
+import requests
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -32,7 +33,8 @@ from inventory.core.choices import (
     PortKind,
     TransceiverStatus,
 )
-from inventory.core.interop.netbox import NetboxSnapshot, choice
+from inventory.core.interop.netbox import choice, source_fetch
+from inventory.core.interop.snapshot import NetboxError, NetboxSnapshot
 from inventory.db import bulk
 from inventory.models import (
     Cable,
@@ -49,6 +51,7 @@ from inventory.models import (
     Room,
     Row,
     Site,
+    SyncRun,
     Transceiver,
     TransceiverModel,
     TransceiverPlacement,
@@ -626,9 +629,6 @@ def _messages(exc: ValidationError) -> list[str]:
 
 def netbox_sync(*, url: str, token: str, sites: list[str], flavor: str = "netbox", now=None) -> list:
     """Fetch and apply each site; conflicts are recorded on the run, never resolved by guessing."""
-    from inventory.core.interop.netbox import NetboxError, source_fetch
-    from inventory.models import SyncRun
-
     runs = []
     for site in sites:
         run = SyncRun.objects.create(
@@ -655,10 +655,6 @@ def netbox_export(*, url: str, token: str, site: str | None = None, flavor: str 
     ``cabletrack_label``, ``cabletrack_status`` and ``cabletrack_retest_due`` must exist on
     ``dcim.cable`` there.
     """
-    import requests
-
-    from inventory.core.interop.netbox import NetboxError
-
     name = "Nautobot" if flavor == "nautobot" else "NetBox"
     source = f"{flavor}:{url.rstrip('/')}"
     refs = dict(
@@ -677,12 +673,12 @@ def netbox_export(*, url: str, token: str, site: str | None = None, flavor: str 
         for c in cables
     ]
     if flavor == "nautobot":
-        import pynautobot as client
+        import pynautobot as client  # heavy client, loaded only for an export
 
         api = client.api(url.rstrip("/"), token=token, api_version="2.3")
         update = api.dcim.cables.bulk_update
     else:
-        import pynetbox as client
+        import pynetbox as client  # heavy client, loaded only for an export
 
         api = client.api(url.rstrip("/"), token=token, threading=False)
         update = api.dcim.cables.update

@@ -17,7 +17,6 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 from django.utils import timezone
 
 from inventory.core import labels as layout
@@ -25,6 +24,7 @@ from inventory.core.choices import LabelBatchStatus, LabelKind
 from inventory.models import LabelBatch
 from inventory.selectors.labels import facts as label_selectors
 from inventory.selectors.labels.facts import LabelSelection
+from inventory.services.ops.enqueue import enqueue_now, enqueue_on_commit
 
 log = logging.getLogger(__name__)
 
@@ -133,8 +133,6 @@ def labels_render(*, plan: LabelPlan, now: datetime) -> RenderedLabels:
 
 def label_batch_create(*, plan: LabelPlan, user=None) -> LabelBatch:
     """Record a batch and enqueue its rendering once the transaction commits."""
-    from inventory.tasks import label_batch_render_task
-
     batch = LabelBatch.objects.create(
         created_by=user if user is not None and user.is_authenticated else None,
         description=plan.description,
@@ -145,7 +143,7 @@ def label_batch_create(*, plan: LabelPlan, user=None) -> LabelBatch:
         rack_ids=plan.rack_ids,
         total=plan.count,
     )
-    transaction.on_commit(lambda: label_batch_render_task.delay(batch.pk))
+    enqueue_on_commit("inventory.label_batch_render", batch.pk)
     return batch
 
 
@@ -207,8 +205,6 @@ def label_batch_run(*, batch_id: int, now: datetime) -> LabelBatch | None:
 def label_batches_requeue(*, now: datetime) -> list[int]:
     """Re-enqueue batches whose message was lost (broker down at commit) or whose worker died:
     queued or running with no heartbeat for ``STALE_AFTER``, fewer than ``MAX_ATTEMPTS`` tries."""
-    from inventory.tasks import label_batch_render_task
-
     stale = LabelBatch.objects.filter(
         status__in=[LabelBatchStatus.QUEUED, LabelBatchStatus.RUNNING], updated_at__lt=now - STALE_AFTER
     )
@@ -218,5 +214,5 @@ def label_batches_requeue(*, now: datetime) -> list[int]:
     stale = list(stale.filter(attempts__lt=MAX_ATTEMPTS).values_list("pk", flat=True))
     for pk in stale:
         LabelBatch.objects.filter(pk=pk).update(updated_at=now)
-        label_batch_render_task.delay(pk)
+        enqueue_now("inventory.label_batch_render", pk)
     return stale

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
@@ -31,8 +32,6 @@ def outbox_flush(*, now: datetime | None = None, limit: int = 500) -> int:
     for the next run. The narrow window (published, then the mark fails) costs a harmless
     second run.
     """
-    from celery import current_app
-
     now = now or timezone.now()
     pending = OutboxMessage.objects.filter(sent_at__isnull=True).order_by("created_at", "pk")
     groups: dict[str, list[int]] = {}

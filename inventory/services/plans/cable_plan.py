@@ -31,8 +31,8 @@ from inventory.core.choices import (
 from inventory.core.validators import LABEL_RE, LABEL_RULE
 from inventory.db import bulk
 from inventory.models import Cable, CableEnd, Link, LinkSegment, Port, Transceiver, Vendor
+from inventory.selectors.plant.ports import ports_resolve
 from inventory.services.plant import links as link_services
-from inventory.services.plant.ports import ports_resolve
 
 MAX_ROWS = 20_000
 EDITABLE = (

@@ -13,6 +13,7 @@ from django.utils import timezone
 from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, PortKind
 from inventory.models import Cable, CableEnd, Port, Vendor
 from inventory.services.plant import links as link_services
+from inventory.services.testing import records as test_services
 
 # DAC reach by lane rate (IEEE 802.3 CR/CR4/CR8 practice): past these a passive copper link
 # may not train; it is a warning, not a refusal (vendors ship some longer DACs).
@@ -238,8 +239,6 @@ def cable_set_status(*, cable: Cable, status: str, reason: str = "", now: dateti
     if cable.status == CableStatus.RETIRED:
         raise ValidationError({"status": f"{cable.label} is retired; install a new cable instead."})
     if status == CableStatus.IN_PRODUCTION and cable.status != CableStatus.IN_PRODUCTION:
-        from inventory.services.testing import records as test_services
-
         missing = test_services.cable_gate_check(cable=cable, now=now)
         if missing:
             raise ValidationError({"status": test_services.gate_message(cable, missing)})

@@ -10,7 +10,9 @@ from django.db.models.functions import Upper
 from django.utils import timezone
 
 from inventory.core.choices import CableKind, PlacementEnd, RmaOutcome, TransceiverStatus
+from inventory.db import bulk
 from inventory.models import CableEnd, Cage, RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
+from inventory.services.plant.cables import stale_edit_message
 
 
 def _locked(xcvr: Transceiver) -> Transceiver:
@@ -192,8 +194,6 @@ def transceiver_update(
     *, transceiver: Transceiver, expected_updated_at: datetime | None = None, **fields
 ) -> Transceiver:
     """Change a module's descriptive fields, refusing an edit over someone else's newer change."""
-    from inventory.services.plant.cables import stale_edit_message
-
     unknown = set(fields) - set(TRANSCEIVER_EDITABLE)
     if unknown:
         raise ValidationError(
@@ -233,8 +233,6 @@ def transceivers_install_new(
     broken rule raises ``ValidationError`` with one message per row (``{"cage:<id>": [...]}``)
     and writes nothing. Call it inside a transaction that holds the cages' row locks.
     """
-    from inventory.db import bulk
-
     now = now or timezone.now()
     if not rows:
         return []

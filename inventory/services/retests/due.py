@@ -50,6 +50,8 @@ from inventory.models import (
     Rack,
     RetestPolicy,
     RetestTrigger,
+    Room,
+    Row,
     Site,
     sanctioned_bulk_write,
 )
@@ -353,8 +355,6 @@ def retest_changed_cables(*, since: datetime, today: date) -> list[int] | None:
     telemetry is accepted, the calendar itself for cables near their date. A change of policy or
     of the site/room/row/rack structure (intervals, teams) asks for everything.
     """
-    from inventory.models import Room, Row
-
     for model in (RetestPolicy, Site, Room, Row, Rack):
         if model.objects.filter(updated_at__gte=since).exists():
             return None

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.mail import EmailMultiAlternatives
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -42,6 +43,7 @@ from django.utils import timezone
 from inventory.core.choices import DigestStatus, ReminderKind, ReminderMode
 from inventory.models import ReminderDigest, RetestReminder, RetestSweepRun, Team, UserProfile
 from inventory.selectors.retests import worklist as retest_selectors
+from inventory.services.ops.enqueue import enqueue_on_commit
 from inventory.services.retests import due as retest_services
 
 log = logging.getLogger(__name__)
@@ -149,8 +151,6 @@ def _insert_claims(*, recipient: str, keys: list[tuple], digest_id: int, now: da
     """Insert the claims, skipping any that exist (the unique constraint decides). Returns how
     many were new. One statement on PostgreSQL (arrays through ``unnest``), ``executemany`` on
     SQLite: no model instance per row."""
-    from django.db import connection
-
     table = connection.ops.quote_name(RetestReminder._meta.db_table)
     cols = "recipient, cable_id, due_date, kind, digest_id, claimed_at"
     with connection.cursor() as cur:
@@ -275,6 +275,11 @@ def retests_sweep(*, now: datetime, full: bool = False) -> SweepResult:
         reminders_claimed=claim.claimed,
         digests_ready=claim.digests_ready,
     )
+
+
+def retests_sweep_request() -> None:
+    """Ask for a full sweep now (the admin action, the page's button, the API), after commit."""
+    enqueue_on_commit("inventory.retests_sweep", full=True)
 
 
 def _backoff(attempts: int) -> int:
@@ -421,8 +426,6 @@ def digest_resend(*, digest_id: int, now: datetime) -> bool:
 
 def user_profile_update(*, user, reminder_mode: str, digest_weekday: int, digest_hour: int) -> UserProfile:
     """Save a person's reminder preferences (validated by the form and the model constraints)."""
-    from django.core.exceptions import ValidationError
-
     errors = {}
     if reminder_mode not in ReminderMode.values:
         errors["reminder_mode"] = f"Unknown mode {reminder_mode!r}."

@@ -18,7 +18,9 @@ from django.db.models import Q
 
 from inventory.core.choices import AlertRule, AlertState, CableKind, Severity
 from inventory.core.telemetry.decode import IDENTITY_FIELDS, THRESHOLD_FIELDS, Sample
+from inventory.core.telemetry.rules import Finding
 from inventory.models import Alert, CableEnd, Link, Port, PortObservation, PortTelemetryState, Transceiver
+from inventory.services.alerts.lifecycle import alerts_apply
 
 
 @dataclass(frozen=True)
@@ -145,8 +147,6 @@ def identities_record(*, rows: list[tuple[int, Sample]], now: datetime) -> list[
 def _swap_finding(*, port_id: int, recorded: RecordedIdentity, sample: Sample):
     """The ``unrecorded_swap`` finding, keyed as the periodic rule evaluation keys it, so the
     ingest-time check and the rules update one alert, never two."""
-    from inventory.core.telemetry.rules import Finding
-
     link = (
         Link.objects.filter(Q(a_port_id=port_id) | Q(b_port_id=port_id), active=True)
         .values_list("pk", "a_port_id")
@@ -185,8 +185,6 @@ def _swap_finding(*, port_id: int, recorded: RecordedIdentity, sample: Sample):
 def _raise(findings: list, *, now: datetime) -> list[Alert]:
     """Through the alert lifecycle service (``inventory.services.alerts.lifecycle``): opens once, updates
     while it holds, honours maintenance windows, never resolves here."""
-    from inventory.services.alerts.lifecycle import alerts_apply
-
     alerts_apply(
         findings=findings,
         holding={f.key for f in findings},

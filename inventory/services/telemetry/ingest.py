@@ -31,6 +31,7 @@ from operator import attrgetter
 
 import numpy as np
 import orjson
+import psycopg
 from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
@@ -59,7 +60,9 @@ from inventory.models import (
     TelemetrySample,
 )
 from inventory.models.telemetry_fields import U64_OFFSET, array_to_text
-from inventory.services.plant.ports import ports_resolve
+from inventory.selectors.plant.ports import ports_resolve
+from inventory.services.ops.enqueue import enqueue_now
+from inventory.services.telemetry.identity import identities_record
 
 # sample field -> TelemetrySample column, in table order
 SAMPLE_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -796,8 +799,6 @@ def _store(rows: _Rows, result: IngestResult) -> _Rows:
         return rows
     cols = _present(rows)
     if connection.vendor == "postgresql":
-        import psycopg
-
         try:
             with transaction.atomic():
                 _pg_write_fast(rows, cols)
@@ -850,8 +851,6 @@ def _with_identity(rows: _Rows) -> list[tuple[int, Sample]]:
 
 def _enqueue_rollup() -> None:
     """Ask a worker to roll up soon; debounced (the periodic sweep is the real guarantee)."""
-    from inventory.tasks import telemetry_rollup_task
-
     try:
         # add() is True (first in the window), False (already asked) or None: the cache is down
         # and its error ignored. Then ask anyway: with the broker down too (one Redis), the
@@ -860,15 +859,13 @@ def _enqueue_rollup() -> None:
             ROLLUP_PENDING_KEY, 1, timeout=settings.CABLETRACK_TELEMETRY_ROLLUP_DEBOUNCE_SECONDS
         )
         if first is not False:
-            telemetry_rollup_task.delay()
+            enqueue_now("inventory.telemetry_rollup")
     except Exception:  # noqa: BLE001 - a broker outage must not fail an ingest that committed
         cache.delete(ROLLUP_PENDING_KEY)
 
 
 def telemetry_ingest(*, decoded: Decoded, now: datetime) -> IngestResult:
     """Store a decoded batch: resolve ports, refuse per item, write idempotently, queue rollups."""
-    from inventory.services.telemetry.identity import identities_record
-
     result = IngestResult(received=decoded.received, errors=list(decoded.errors))
     if not decoded.samples:
         return result

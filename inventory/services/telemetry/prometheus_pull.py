@@ -17,6 +17,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from inventory.core.interop.prometheus import PrometheusError, prometheus_pull
+from inventory.core.telemetry.decode import decode_json
+from inventory.models import SyncRun
+from inventory.services.telemetry.ingest import telemetry_ingest
 
 log = logging.getLogger(__name__)
 
@@ -56,10 +59,6 @@ def telemetry_pull_prometheus(
     (same port, same timestamp, same values) are counted as duplicates, not stored twice.
     Never raises for Prometheus trouble: the report (and its ``SyncRun``) carries the error.
     """
-    from inventory.core.telemetry.decode import decode_json
-    from inventory.models import SyncRun
-    from inventory.services.telemetry.ingest import telemetry_ingest
-
     url = url if url is not None else settings.CABLETRACK_PROMETHEUS_URL
     mapping = mapping if mapping is not None else settings.CABLETRACK_PROMETHEUS_MAPPING
     window = window or timedelta(seconds=settings.CABLETRACK_PROMETHEUS_WINDOW_SECONDS)

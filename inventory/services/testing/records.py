@@ -7,6 +7,7 @@ ground against that baseline. The pure maths lives in ``inventory.core.optics``.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,9 @@ from inventory.core.choices import (
 from inventory.core.optics import budgets
 from inventory.core.optics.sor import SorError, SorFile, parse_sor
 from inventory.models import Alert, Cable, CableEnd, CableTest, FibreResult, Inspection, Link, OtdrTrace, Port
+from inventory.selectors.plant.trace import port_trace
+from inventory.selectors.testing.results import latest_tests
+from inventory.services.retests.due import retest_due_refresh_on_commit
 
 PASSING = (Verdict.PASS, Verdict.MARGINAL)
 WAVELENGTHS_MM = (850, 953, 1300)
@@ -117,8 +121,6 @@ def _path_segments(link: Link | None, cable: Cable) -> list[tuple[str, float | N
     """(label, length m, far end) along the link's path, or the cable alone."""
     if link is None:
         return [(cable.label, float(cable.length_m) if cable.length_m else None, "its far end")]
-    from inventory.selectors.plant.trace import port_trace
-
     trace = port_trace(link.a_port)
     lengths = dict(Cable.objects.filter(pk__in=trace.cable_ids).values_list("pk", "length_m"))
     out = []
@@ -327,8 +329,6 @@ def cable_test_record_olts(*, cable: Cable, data: OltsInput, now: datetime | Non
 
 def _after_test(test: CableTest, *, now: datetime) -> None:
     """Baseline on the first pass; compare a retest with the baseline; move the retest due date."""
-    from inventory.services.retests.due import retest_due_refresh_on_commit
-
     retest_due_refresh_on_commit(
         cable_id=test.cable_id, now=now, reason=f"{test.kind} test recorded: {test.verdict}"
     )
@@ -566,8 +566,6 @@ def cable_test_upload_otdr(
 
 
 def _sha256(data: bytes) -> str:
-    import hashlib
-
     return hashlib.sha256(data).hexdigest()
 
 
@@ -750,8 +748,6 @@ def cables_gate(*, cables: Sequence[Cable], now: datetime | None = None) -> dict
     than the OTDR dead-zone limit, a passing OTDR, both newer than the retest interval.
     Sealed DAC/ACC/AOC: a passing link qualification. Cat6A: nothing optical.
     """
-    from inventory.selectors.testing.results import latest_tests
-
     now = now or timezone.now()
     ids = [c.pk for c in cables]
     latest = latest_tests(cable_ids=ids)

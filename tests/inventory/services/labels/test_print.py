@@ -261,9 +261,9 @@ def test_stale_batches_are_requeued_and_finished_ones_left_alone(plant):
     fresh = LabelBatch.objects.create(stock="flag", cable_ids=[plant["c1"].pk], total=2)
     from unittest import mock
 
-    with mock.patch("inventory.tasks.label_batch_render_task.delay") as delay:
+    with mock.patch("inventory.tasks.label_batch_render_task.apply_async") as send:
         assert label_services.label_batches_requeue(now=now) == [stale.pk]
-    delay.assert_called_once_with(stale.pk)
+    send.assert_called_once_with((stale.pk,), {})
     label_services.label_batch_run(batch_id=fresh.pk, now=now)
     fresh.refresh_from_db()
     assert fresh.status == LabelBatchStatus.DONE and fresh.done == 2

@@ -7,6 +7,7 @@ from django.utils import timezone
 from inventory.core.choices import CableStatus, DeviceRole
 from inventory.models import Cable, Port, UntrackedWriteError
 from inventory.selectors.plant.history import history_for
+from inventory.selectors.plant.ports import ports_resolve
 from inventory.services.plant import cables as cable_services
 from inventory.services.plant import ports as port_services
 from tests import factories as f
@@ -19,7 +20,7 @@ def test_every_collector_name_resolves_to_the_port():
     port_services.port_alias_add(port=gpu[3], name="mlx5_5", source="mlx5")
     port_services.port_alias_add(port=gpu[3], name="ibp94s0", source="ib")
     port_services.port_alias_add(port=gpu[3], name="0x1070fd0300a1b2c3/1", source="ib-guid")
-    got = port_services.ports_resolve(
+    got = ports_resolve(
         [
             ("gpu-a", "eth3"),
             ("gpu-a", "mlx5_5"),
@@ -39,9 +40,9 @@ def test_an_alias_is_unique_per_device_at_any_time_and_old_names_stay_dated():
     before = timezone.now()
     later = before + timedelta(hours=1)
     port_services.port_rename(port=sw[0], new_name="Ethernet1/1/1", now=later)
-    now_names = port_services.ports_resolve([("leaf-a", "Ethernet1/1"), ("leaf-a", "Ethernet1/1/1")])
+    now_names = ports_resolve([("leaf-a", "Ethernet1/1"), ("leaf-a", "Ethernet1/1/1")])
     assert now_names == {("leaf-a", "Ethernet1/1/1"): sw[0].pk}
-    then = port_services.ports_resolve([("leaf-a", "Ethernet1/1")], at=before + timedelta(minutes=1))
+    then = ports_resolve([("leaf-a", "Ethernet1/1")], at=before + timedelta(minutes=1))
     assert then == {("leaf-a", "Ethernet1/1"): sw[0].pk}
     # The freed name can go to another port now (a breakout change renames ports).
     port_services.port_alias_add(port=sw[1], name="Ethernet1/1", now=later + timedelta(minutes=1))

@@ -13,6 +13,8 @@ from django.dispatch import receiver
 from simple_history.models import HistoricalRecords
 from simple_history.signals import pre_create_historical_record
 
+from inventory.models import ApiToken
+
 TOKEN_MARK = "via token "  # noqa: S105 - a text marker, not a secret
 REASON_MAX = 100  # simple-history's history_change_reason length
 
@@ -22,8 +24,6 @@ def current_request():
 
 
 def current_token():
-    from inventory.models import ApiToken
-
     auth = getattr(current_request(), "auth", None)
     return auth if isinstance(auth, ApiToken) else None
 
@@ -49,6 +49,6 @@ def token_of(reason: str | None) -> str | None:
     return None
 
 
-@receiver(pre_create_historical_record, dispatch_uid="inventory.access.audit.token")
+@receiver(pre_create_historical_record, dispatch_uid="inventory.db.audit.token")
 def _mark_token(sender, history_instance, **kwargs):
     history_instance.history_change_reason = reason_with_actor(history_instance.history_change_reason)
