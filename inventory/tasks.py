@@ -3,6 +3,7 @@
 from celery import shared_task
 from django.utils import timezone
 
+from inventory.conf import app_settings
 from inventory.services.forecast import snapshot as forecast_services
 from inventory.services.plant import links as link_services
 
@@ -79,21 +80,16 @@ def idempotency_purge_task() -> int:
 @shared_task(name="inventory.netbox_sync", acks_late=True)
 def netbox_sync_task() -> int:
     """Keep devices, racks, ports and cables current from NetBox or Nautobot (idempotent; conflicts recorded)."""
-    from django.conf import settings
 
     from inventory.services.interop.netbox import netbox_sync
 
-    if not (
-        settings.CABLETRACK_NETBOX_URL
-        and settings.CABLETRACK_NETBOX_TOKEN
-        and settings.CABLETRACK_NETBOX_SITES
-    ):
+    if not (app_settings.netbox_url and app_settings.netbox_token and app_settings.netbox_sites):
         return 0
     runs = netbox_sync(
-        url=settings.CABLETRACK_NETBOX_URL,
-        token=settings.CABLETRACK_NETBOX_TOKEN,
-        sites=settings.CABLETRACK_NETBOX_SITES,
-        flavor=settings.CABLETRACK_NETBOX_FLAVOR,
+        url=app_settings.netbox_url,
+        token=app_settings.netbox_token,
+        sites=app_settings.netbox_sites,
+        flavor=app_settings.netbox_flavor,
     )
     return len(runs)
 
@@ -105,12 +101,11 @@ def prometheus_pull_task() -> dict:
     Prometheus being down or refusing the query is reported (the result, a ``SyncRun`` row,
     the log), not raised: the next run tries again.
     """
-    from django.conf import settings
     from django.utils import timezone
 
     from inventory.services.telemetry.prometheus_pull import telemetry_pull_prometheus
 
-    if not settings.CABLETRACK_PROMETHEUS_URL:
+    if not app_settings.prometheus_url:
         return {"skipped": "CABLETRACK_PROMETHEUS_URL is not set"}
     return telemetry_pull_prometheus(now=timezone.now()).as_dict()
 

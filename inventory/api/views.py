@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from inventory.api import serializers as s
 from inventory.api.concurrency import OptimisticConcurrencyMixin
 from inventory.api.server_owned import ServerOwnedFieldsMixin
+from inventory.conf import app_settings
 from inventory.core.validators import LABEL_RE
 from inventory.models import (
     Cable,
@@ -495,12 +496,11 @@ PLAN_TYPES = {
 
 def _read_body_text(request) -> str:
     """The request body as UTF-8 text, at most ``CABLETRACK_MAX_IMPORT_BYTES`` (413 beyond)."""
-    from django.conf import settings
     from rest_framework.exceptions import ParseError
 
     from inventory.api.errors import PayloadTooLarge
 
-    limit = settings.CABLETRACK_MAX_IMPORT_BYTES
+    limit = app_settings.max_import_bytes
     if int(request.META.get("CONTENT_LENGTH") or 0) > limit:
         raise PayloadTooLarge(f"The body is larger than the {limit:,}-byte import limit.")
     raw = request._request.read(limit + 1)

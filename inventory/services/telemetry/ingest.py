@@ -31,11 +31,11 @@ from operator import attrgetter
 
 import numpy as np
 import orjson
-from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
+from inventory.conf import app_settings
 from inventory.core.choices import FecType
 from inventory.core.telemetry.decode import (
     COUNTER_FIELDS,
@@ -856,9 +856,7 @@ def _enqueue_rollup() -> None:
         # add() is True (first in the window), False (already asked) or None: the cache is down
         # and its error ignored. Then ask anyway: with the broker down too (one Redis), the
         # message goes to the outbox, and the outbox flush sends identical messages once.
-        first = cache.add(
-            ROLLUP_PENDING_KEY, 1, timeout=settings.CABLETRACK_TELEMETRY_ROLLUP_DEBOUNCE_SECONDS
-        )
+        first = cache.add(ROLLUP_PENDING_KEY, 1, timeout=app_settings.telemetry_rollup_debounce_seconds)
         if first is not False:
             telemetry_rollup_task.delay()
     except Exception:  # noqa: BLE001 - a broker outage must not fail an ingest that committed
