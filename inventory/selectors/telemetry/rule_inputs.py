@@ -21,7 +21,7 @@ from inventory.services.plant.ports import ports_resolve
 LANES = 8
 
 # The per-bucket fields the engine reads, in PortWindow's names.
-COUNTER_FIELDS = (
+WINDOW_FIELDS = (
     "corrected_cw",
     "uncorrectable_cw",
     "corrected_bits",
@@ -43,7 +43,7 @@ class RollupRows:
     port_id: np.ndarray
     bucket_start: np.ndarray  # epoch seconds
     seconds: np.ndarray
-    values: dict[str, np.ndarray] = field(default_factory=dict)  # COUNTER_FIELDS -> float[R]
+    values: dict[str, np.ndarray] = field(default_factory=dict)  # WINDOW_FIELDS -> float[R]
     latest: dict[int, dict] = field(default_factory=dict)  # port_id -> rx/tx/serial/neighbour ...
 
 
@@ -69,7 +69,7 @@ def pivot(rows: RollupRows, *, start: float, bucket_s: float, buckets: int) -> P
     ok = (col >= 0) & (col < buckets)
     r, c = inverse[ok], col[ok]
     np.add.at(w.seconds, (r, c), rows.seconds[ok])
-    for name in COUNTER_FIELDS:
+    for name in WINDOW_FIELDS:
         vals = rows.values.get(name)
         if vals is None:
             continue

@@ -28,7 +28,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from inventory.conf import app_settings
-from inventory.core.choices import AlertRule, AlertState, CableKind, CableStatus, Severity
+from inventory.core.choices import SEVERITY_ORDER, AlertRule, AlertState, CableKind, CableStatus, Severity
 from inventory.core.telemetry import rules as engine
 from inventory.models import (
     Alert,
@@ -421,7 +421,7 @@ def alerts_apply(
     for key, a in open_alerts.items():
         f = by_key[key]
         d = described[key]
-        a.severity = max(a.severity, f.severity, key=lambda s: engine.SEVERITY_ORDER.get(s, 0))
+        a.severity = max(a.severity, f.severity, key=lambda s: SEVERITY_ORDER.get(s, 0))
         a.updated_at = now
         a.summary = d["summary"]
         a.recommendation = d["recommendation"]

@@ -38,7 +38,14 @@ from django.utils import timezone
 
 from inventory.conf import app_settings
 from inventory.core import retest_rules as rules
-from inventory.core.choices import AlertRule, CableStatus, FieldNoteKind, RetestTriggerReason, Verdict
+from inventory.core.choices import (
+    PASSING,
+    AlertRule,
+    CableStatus,
+    FieldNoteKind,
+    RetestTriggerReason,
+    Verdict,
+)
 from inventory.models import (
     Alert,
     Cable,
@@ -56,7 +63,6 @@ from inventory.models import (
 
 log = logging.getLogger(__name__)
 
-PASSING = (Verdict.PASS, Verdict.MARGINAL)
 FIELD_TRIGGERS = (
     FieldNoteKind.FAULT,
     FieldNoteKind.RESEATED,

@@ -36,7 +36,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
 from inventory.conf import app_settings
-from inventory.core.choices import FecType
+from inventory.core.choices import FEC_LIMITS, FecType
 from inventory.core.telemetry.decode import (
     COUNTER_FIELDS,
     GAUGE_FIELDS,
@@ -85,8 +85,8 @@ SAMPLE_COLUMNS: tuple[tuple[str, str], ...] = (
 _BINARY_TYPES = {"link_width": (">i2", 2)}
 _COUNTERS = frozenset(COUNTER_FIELDS)
 _GAUGES = frozenset(GAUGE_FIELDS)
-CORRECTION_LIMITS = {FecType.KP4: 15, FecType.KR4: 7}
-DEFAULT_CORRECTION_LIMIT = 15
+# A link whose FEC is unknown or corrects nothing: its histogram bins are read against KP4's limit.
+DEFAULT_CORRECTION_LIMIT = FEC_LIMITS[FecType.KP4].correctable_symbols
 ROLLUP_PENDING_KEY = "telemetry:rollup-pending"
 
 
@@ -344,7 +344,8 @@ def _correction_limits(port_ids: set[int]) -> dict[int, int]:
         links = Link.objects.filter(active=True).values_list("a_port_id", "b_port_id", "fec").iterator()
     limits: dict[int, int] = {}
     for a, b, fec in links:
-        limits[a] = limits[b] = CORRECTION_LIMITS.get(fec, DEFAULT_CORRECTION_LIMIT)
+        fec_limit = FEC_LIMITS.get(fec)
+        limits[a] = limits[b] = (fec_limit and fec_limit.correctable_symbols) or DEFAULT_CORRECTION_LIMIT
     if connection.vendor == "postgresql":
         _link_limits.update(fingerprint=fp, limits=limits)
     return limits

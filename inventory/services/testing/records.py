@@ -20,10 +20,13 @@ from django.utils import timezone
 
 from inventory.conf import app_settings
 from inventory.core.choices import (
+    FEC_LIMITS,
+    PASSING,
     AlertRule,
     CableKind,
     ConnectorType,
     Direction,
+    FecType,
     ReferenceMethod,
     Severity,
     TestKind,
@@ -33,7 +36,6 @@ from inventory.core.optics import budgets
 from inventory.core.optics.sor import SorError, SorFile, parse_sor
 from inventory.models import Alert, Cable, CableEnd, CableTest, FibreResult, Inspection, Link, OtdrTrace, Port
 
-PASSING = (Verdict.PASS, Verdict.MARGINAL)
 WAVELENGTHS_MM = (850, 953, 1300)
 WAVELENGTHS_SM = (1310, 1383, 1490, 1550, 1625)
 IEC_ZONES = ("core", "cladding", "adhesive", "contact")
@@ -645,8 +647,6 @@ def cable_inspect(
 
 # --- link qualification (sealed DAC/ACC/AOC) --------------------------------------------------
 
-PRE_FEC_BER_LIMIT = {"RS544": 2.4e-4, "RS528": 5e-5, "none": 1e-12}
-
 
 @dataclass
 class QualificationInput:
@@ -690,7 +690,7 @@ def qualification_check(
     min_soak = app_settings.ber_soak_minutes
     if data.soak_minutes < min_soak:
         problems.append(f"BER soak of {data.soak_minutes:g} min is shorter than the {min_soak} min required.")
-    limit = PRE_FEC_BER_LIMIT.get(link.fec if link else "RS544", 2.4e-4)
+    limit = FEC_LIMITS.get(link.fec if link else FecType.KP4, FEC_LIMITS[FecType.KP4]).pre_fec_ber
     if data.pre_fec_ber is None:
         problems.append("No pre-FEC BER from the soak.")
     elif data.pre_fec_ber >= limit:
