@@ -171,21 +171,7 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-# The one reviewed schedule. Far-future work (a retest in 90 days) is a date column swept by
-# these periodic tasks, never a delayed broker message.
-CELERY_BEAT_SCHEDULE: dict = {}
-CELERY_BEAT_SCHEDULE["alerts-evaluate"] = {
-    "task": "inventory.alerts_evaluate",
-    "schedule": env.float("CABLETRACK_ALERT_EVERY_S", default=60.0),
-}
-CELERY_BEAT_SCHEDULE["alert-notifications-sweep"] = {
-    "task": "inventory.alert_notifications_send",
-    "schedule": 300.0,
-}
-# Security/reliability: resend what the broker refused during an outage; forget old idempotency keys.
-CELERY_BEAT_SCHEDULE["outbox-flush"] = {"task": "inventory.outbox_flush", "schedule": 30.0}
-CELERY_BEAT_SCHEDULE["idempotency-purge"] = {"task": "inventory.idempotency_purge", "schedule": 3600.0}
+# The beat schedule (CELERY_BEAT_SCHEDULE) closes this file: it reads the domain settings below.
 # A broker outage must fail a publish fast (then the outbox keeps the message), not hang a page.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 2,
@@ -246,6 +232,8 @@ CABLETRACK_BODY_LIMITS = {  # path prefix -> cap, for the bulk endpoints
     "/api/cables/import/": CABLETRACK_MAX_IMPORT_BYTES,
 }
 CABLETRACK_IDEMPOTENCY_TTL_HOURS = env.int("CABLETRACK_IDEMPOTENCY_TTL_HOURS", default=24)
+# API writes without an If-Match header get a 428 instead of writing unconditionally.
+CABLETRACK_REQUIRE_IF_MATCH = env.bool("CABLETRACK_REQUIRE_IF_MATCH", default=False)
 
 # --- REST API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -372,23 +360,24 @@ CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS = env.int(
     "CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS", default=900
 )
 CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES = env.int("CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES", default=50)
-CELERY_BEAT_SCHEDULE["telemetry-rollup"] = {"task": "inventory.telemetry_rollup", "schedule": 60.0}
-CELERY_BEAT_SCHEDULE["telemetry-retention"] = {
-    "task": "inventory.telemetry_retention",
-    "schedule": 6 * 3600.0,
-}
 
 # --- Alerts (rules over telemetry), /metrics ------------------------------------------------------
 # Rule thresholds: a preset ("default" or the seed article's "seed") with per link class / PMD
 # overrides, e.g. {"preset": "default", "by_class": {"rail": {"fec_hold_s": 300}}}. JSON.
 CABLETRACK_ALERT_RULES = env.json("CABLETRACK_ALERT_RULES", default={"preset": "default"})
+# How often beat runs the rules (s).
+CABLETRACK_ALERT_EVERY_S = env.float("CABLETRACK_ALERT_EVERY_S", default=60.0)
 # The rules read this much of PortRollup (the longest rule window: tail, flap, clear = 15 min).
 CABLETRACK_ALERT_LOOKBACK_S = env.float("CABLETRACK_ALERT_LOOKBACK_S", default=900.0)
 CABLETRACK_ALERT_BUCKET_S = float(CABLETRACK_TELEMETRY_ROLLUP_SECONDS)
 CABLETRACK_BASELINE_REFRESH_S = env.float("CABLETRACK_BASELINE_REFRESH_S", default=3600.0)
+# A refresh moves a port's baseline this far towards the latest window (exponential average).
+CABLETRACK_BASELINE_WEIGHT = env.float("CABLETRACK_BASELINE_WEIGHT", default=0.1)
 # /metrics: a bearer scrape token and/or source networks (CIDRs). Neither set: 404 to everyone.
 CABLETRACK_METRICS_TOKEN = env.str("CABLETRACK_METRICS_TOKEN", default="")
 CABLETRACK_METRICS_NETWORKS = env.list("CABLETRACK_METRICS_NETWORKS", default=[])
+# /metrics exports FEC gauges for at most this many links (worst pre-FEC BER first).
+CABLETRACK_METRICS_MAX_LINKS = env.int("CABLETRACK_METRICS_MAX_LINKS", default=50_000)
 
 # --- NetBox / Nautobot sync (optional) ---------------------------------------------------------
 CABLETRACK_NETBOX_URL = env.str("CABLETRACK_NETBOX_URL", default="")
@@ -396,18 +385,15 @@ CABLETRACK_NETBOX_TOKEN = env.str("CABLETRACK_NETBOX_TOKEN", default="")
 CABLETRACK_NETBOX_SITES = env.list("CABLETRACK_NETBOX_SITES", default=[])
 # "netbox" (4.x) or "nautobot" (2.x/3.x; the sites are then Nautobot location names)
 CABLETRACK_NETBOX_FLAVOR = env.str("CABLETRACK_NETBOX_FLAVOR", default="netbox")
-if CABLETRACK_NETBOX_URL:
-    CELERY_BEAT_SCHEDULE["netbox-sync"] = {"task": "inventory.netbox_sync", "schedule": 3600.0}
 
 # --- Prometheus pull (optional): read FEC/DOM/PFC series a site already scrapes ---------------
 CABLETRACK_PROMETHEUS_URL = env.str("CABLETRACK_PROMETHEUS_URL", default="")
 CABLETRACK_PROMETHEUS_MAPPING = env.json("CABLETRACK_PROMETHEUS_MAPPING", default={})
 CABLETRACK_PROMETHEUS_WINDOW_SECONDS = env.int("CABLETRACK_PROMETHEUS_WINDOW_SECONDS", default=900)
 CABLETRACK_PROMETHEUS_STEP_SECONDS = env.int("CABLETRACK_PROMETHEUS_STEP_SECONDS", default=60)
-if CABLETRACK_PROMETHEUS_URL:
-    CELERY_BEAT_SCHEDULE["prometheus-pull"] = {"task": "inventory.prometheus_pull", "schedule": 300.0}
 # --- Tests and loss budgets (issue 4) ----------------------------------------------------------
 CABLETRACK_SOR_MAX_BYTES = env.int("CABLETRACK_SOR_MAX_BYTES", default=8 * 1024 * 1024)
+CABLETRACK_PHOTO_MAX_BYTES = env.int("CABLETRACK_PHOTO_MAX_BYTES", default=10 * 1024 * 1024)
 CABLETRACK_LOSS_INCREASE_DB = env.float("CABLETRACK_LOSS_INCREASE_DB", default=0.5)
 CABLETRACK_MARGINAL_DB = env.float("CABLETRACK_MARGINAL_DB", default=0.3)
 CABLETRACK_OTDR_MIN_LENGTH_M = env.float("CABLETRACK_OTDR_MIN_LENGTH_M", default=20.0)
@@ -415,10 +401,6 @@ CABLETRACK_BER_SOAK_MINUTES = env.int("CABLETRACK_BER_SOAK_MINUTES", default=10)
 # --- Labels ----------------------------------------------------------------------------------
 # Up to this many labels render inline in the request; more go to a background batch.
 CABLETRACK_LABELS_INLINE_MAX = env.int("CABLETRACK_LABELS_INLINE_MAX", default=500)
-CELERY_BEAT_SCHEDULE["label-batches-requeue"] = {
-    "task": "inventory.label_batches_requeue",
-    "schedule": 300.0,
-}
 
 # --- Retests and reminders (see README "Retests and reminders") -----------------------------
 CABLETRACK_RETEST_SHORTEN_DAYS = env.int("CABLETRACK_RETEST_SHORTEN_DAYS", default=7)
@@ -432,11 +414,6 @@ CABLETRACK_REMINDER_RETRY_MAX_SECONDS = env.int("CABLETRACK_REMINDER_RETRY_MAX_S
 CABLETRACK_REMINDER_MAX_ATTEMPTS = env.int("CABLETRACK_REMINDER_MAX_ATTEMPTS", default=8)
 CABLETRACK_MAIL_DOMAIN = env.str("CABLETRACK_MAIL_DOMAIN", default="cabletrack.local")
 CABLETRACK_RETEST_SWEEP_HOUR = env.int("CABLETRACK_RETEST_SWEEP_HOUR", default=5)
-CELERY_BEAT_SCHEDULE["retests-sweep-daily"] = {
-    "task": "inventory.retests_sweep",
-    "schedule": crontab(hour=CABLETRACK_RETEST_SWEEP_HOUR, minute=0),
-}
-CELERY_BEAT_SCHEDULE["reminders-dispatch"] = {"task": "inventory.reminders_dispatch", "schedule": 300.0}
 # --- Failure forecast and spares (see README, "Failure forecast") ----------------------------
 CABLETRACK_FORECAST_PRIOR_MODULE_YEARS = env.float("CABLETRACK_FORECAST_PRIOR_MODULE_YEARS", default=100.0)
 CABLETRACK_FORECAST_CREDIBLE_LEVEL = env.float("CABLETRACK_FORECAST_CREDIBLE_LEVEL", default=0.90)
@@ -446,7 +423,37 @@ CABLETRACK_FAILURE_HOURS_PER_INCIDENT = env.float("CABLETRACK_FAILURE_HOURS_PER_
 CABLETRACK_CLUSTER_GPUS = env.int("CABLETRACK_CLUSTER_GPUS", default=1024)
 CABLETRACK_GPU_HOUR_COST = env.float("CABLETRACK_GPU_HOUR_COST", default=2.5)
 CABLETRACK_RUN_HOURS = env.float("CABLETRACK_RUN_HOURS", default=720.0)
-CELERY_BEAT_SCHEDULE["forecast-snapshot-nightly"] = {
-    "task": "inventory.forecast_snapshot",
-    "schedule": crontab(hour=2, minute=15),
+
+# --- Periodic tasks (Celery beat) ------------------------------------------------------------
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# The one reviewed schedule. Far-future work (a retest in 90 days) is a date column swept by
+# these periodic tasks, never a delayed broker message.
+CELERY_BEAT_SCHEDULE = {
+    # Alerts: the rules over telemetry, then the mails of what they opened.
+    "alerts-evaluate": {"task": "inventory.alerts_evaluate", "schedule": CABLETRACK_ALERT_EVERY_S},
+    "alert-notifications-sweep": {"task": "inventory.alert_notifications_send", "schedule": 300.0},
+    # Security/reliability: resend what the broker refused during an outage; forget old idempotency keys.
+    "outbox-flush": {"task": "inventory.outbox_flush", "schedule": 30.0},
+    "idempotency-purge": {"task": "inventory.idempotency_purge", "schedule": 3600.0},
+    # Telemetry: rollups (also kicked after each ingest), retention of raw samples and rollups.
+    "telemetry-rollup": {"task": "inventory.telemetry_rollup", "schedule": 60.0},
+    "telemetry-retention": {"task": "inventory.telemetry_retention", "schedule": 6 * 3600.0},
+    # Labels: batches whose worker died go back to the queue.
+    "label-batches-requeue": {"task": "inventory.label_batches_requeue", "schedule": 300.0},
+    # Retests: the daily sweep (recompute, claim, enqueue), then the reminder mails.
+    "retests-sweep-daily": {
+        "task": "inventory.retests_sweep",
+        "schedule": crontab(hour=CABLETRACK_RETEST_SWEEP_HOUR, minute=0),
+    },
+    "reminders-dispatch": {"task": "inventory.reminders_dispatch", "schedule": 300.0},
+    # Forecast: the nightly snapshot.
+    "forecast-snapshot-nightly": {
+        "task": "inventory.forecast_snapshot",
+        "schedule": crontab(hour=2, minute=15),
+    },
 }
+# Optional integrations run only when their URL is set.
+if CABLETRACK_NETBOX_URL:
+    CELERY_BEAT_SCHEDULE["netbox-sync"] = {"task": "inventory.netbox_sync", "schedule": 3600.0}
+if CABLETRACK_PROMETHEUS_URL:
+    CELERY_BEAT_SCHEDULE["prometheus-pull"] = {"task": "inventory.prometheus_pull", "schedule": 300.0}

@@ -3,11 +3,11 @@
 from datetime import datetime, timedelta
 
 from celery import shared_task
-from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
+from inventory.conf import app_settings
 from inventory.services.alerts import lifecycle as alert_services
 from inventory.services.forecast import snapshot as forecast_services
 from inventory.services.interop.netbox import netbox_sync
@@ -70,17 +70,13 @@ def idempotency_purge_task() -> int:
 @shared_task(name="inventory.netbox_sync", acks_late=True)
 def netbox_sync_task() -> int:
     """Keep devices, racks, ports and cables current from NetBox or Nautobot (idempotent; conflicts recorded)."""
-    if not (
-        settings.CABLETRACK_NETBOX_URL
-        and settings.CABLETRACK_NETBOX_TOKEN
-        and settings.CABLETRACK_NETBOX_SITES
-    ):
+    if not (app_settings.netbox_url and app_settings.netbox_token and app_settings.netbox_sites):
         return 0
     runs = netbox_sync(
-        url=settings.CABLETRACK_NETBOX_URL,
-        token=settings.CABLETRACK_NETBOX_TOKEN,
-        sites=settings.CABLETRACK_NETBOX_SITES,
-        flavor=settings.CABLETRACK_NETBOX_FLAVOR,
+        url=app_settings.netbox_url,
+        token=app_settings.netbox_token,
+        sites=app_settings.netbox_sites,
+        flavor=app_settings.netbox_flavor,
     )
     return len(runs)
 
@@ -92,7 +88,7 @@ def prometheus_pull_task() -> dict:
     Prometheus being down or refusing the query is reported (the result, a ``SyncRun`` row,
     the log), not raised: the next run tries again.
     """
-    if not settings.CABLETRACK_PROMETHEUS_URL:
+    if not app_settings.prometheus_url:
         return {"skipped": "CABLETRACK_PROMETHEUS_URL is not set"}
     return telemetry_pull_prometheus(now=timezone.now()).as_dict()
 

@@ -14,10 +14,11 @@ import contextlib
 import hashlib
 
 import orjson
-from django.conf import settings
 from django.db import transaction
 from rest_framework import status
 from rest_framework.exceptions import APIException
+
+from inventory.conf import app_settings
 
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 CHANGED_MESSAGE = (
@@ -81,7 +82,7 @@ class OptimisticConcurrencyMixin(AtomicWritesMixin):
             return
         header = request.headers.get("If-Match", "")
         if not header:
-            if getattr(settings, "CABLETRACK_REQUIRE_IF_MATCH", False):
+            if app_settings.require_if_match:
                 raise PreconditionRequired()
             return
         if header.strip() == "*":

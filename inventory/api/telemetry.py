@@ -12,7 +12,6 @@ import zlib
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
-from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -31,6 +30,7 @@ from rest_framework.views import APIView
 
 from inventory.api.errors import PayloadTooLarge
 from inventory.api.permissions import IngestPermission
+from inventory.conf import app_settings
 from inventory.core.telemetry import adapters
 from inventory.core.telemetry.decode import BodyError, decode_json, decode_ndjson, decode_objects
 from inventory.services.telemetry.ingest import telemetry_ingest
@@ -275,13 +275,13 @@ class TelemetryIngestView(APIView):
             raise UnsupportedMediaType(
                 ctype or "none", detail=f"Content-Type {ctype or '(none)'!r} is not accepted."
             )
-        body = read_body(request, limit=settings.CABLETRACK_TELEMETRY_MAX_BODY_BYTES)
+        body = read_body(request, limit=app_settings.telemetry_max_body_bytes)
         with _gc_paused():
             return self._ingest(request, fmt, body, now, default_ts)
 
     def _ingest(self, request, fmt: str, body: bytes, now: datetime, default_ts: datetime) -> Response:
-        max_future = timedelta(seconds=settings.CABLETRACK_TELEMETRY_MAX_FUTURE_SECONDS)
-        max_samples = settings.CABLETRACK_TELEMETRY_MAX_SAMPLES
+        max_future = timedelta(seconds=app_settings.telemetry_max_future_seconds)
+        max_samples = app_settings.telemetry_max_samples
         try:
             if fmt in ("samples", "json"):
                 decoded = decode_json(body, now=now, max_future=max_future, max_samples=max_samples)

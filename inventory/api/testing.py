@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -23,6 +22,7 @@ from rest_framework.views import APIView
 from inventory.api.concurrency import AtomicWritesMixin
 from inventory.api.parsers import StrictJSONParser
 from inventory.api.strict import StrictModelSerializer
+from inventory.conf import app_settings
 from inventory.core.choices import Direction, ReferenceMethod
 from inventory.models import (
     Cable,
@@ -385,7 +385,7 @@ class CableTestViewSet(
         body.is_valid(raise_exception=True)
         d = body.validated_data
         f = d["file"]
-        cap = settings.CABLETRACK_MAX_IMPORT_BYTES
+        cap = app_settings.max_import_bytes
         if f.size > cap:
             raise serializers.ValidationError(
                 {"file": [f"The file is {f.size:,} bytes, over the {cap:,}-byte limit."]}

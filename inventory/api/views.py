@@ -1,7 +1,6 @@
 """REST API: thin viewsets over the selectors and services."""
 
 import orjson
-from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
 from django.http import Http404, HttpResponse
@@ -22,6 +21,7 @@ from inventory.api import serializers as s
 from inventory.api.concurrency import OptimisticConcurrencyMixin
 from inventory.api.errors import PayloadTooLarge
 from inventory.api.server_owned import ServerOwnedFieldsMixin
+from inventory.conf import app_settings
 from inventory.core.validators import LABEL_RE
 from inventory.models import (
     Cable,
@@ -489,7 +489,7 @@ PLAN_TYPES = {
 
 def _read_body_text(request) -> str:
     """The request body as UTF-8 text, at most ``CABLETRACK_MAX_IMPORT_BYTES`` (413 beyond)."""
-    limit = settings.CABLETRACK_MAX_IMPORT_BYTES
+    limit = app_settings.max_import_bytes
     if int(request.META.get("CONTENT_LENGTH") or 0) > limit:
         raise PayloadTooLarge(f"The body is larger than the {limit:,}-byte import limit.")
     raw = request._request.read(limit + 1)

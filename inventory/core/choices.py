@@ -1,4 +1,6 @@
-"""Every enumeration of the domain, in one place."""
+"""Every enumeration of the domain, in one place, with the facts that belong to its values."""
+
+from typing import NamedTuple
 
 from django.db import models
 
@@ -124,6 +126,22 @@ class FecType(models.TextChoices):
     KP4 = "RS544", "RS(544,514) KP4"
 
 
+class FecLimit(NamedTuple):
+    """What one FEC type tolerates."""
+
+    pre_fec_ber: float  # above this the FEC no longer reaches its post-FEC target
+    correctable_symbols: int  # symbol errors per codeword it corrects (T)
+
+
+# KP4 RS(544,514): 2.4e-4, T=15 (IEEE 802.3 cl. 91/119). KR4 RS(528,514): T=7; 5e-5 is the
+# pre-FEC BER figure commonly used for 25G-lane links.
+FEC_LIMITS: dict[str, FecLimit] = {
+    FecType.KP4: FecLimit(2.4e-4, 15),
+    FecType.KR4: FecLimit(5e-5, 7),
+    FecType.NONE: FecLimit(1e-12, 0),
+}
+
+
 class TestKind(models.TextChoices):
     OTDR = "otdr", "OTDR"
     OLTS = "olts", "Power meter (OLTS)"
@@ -136,6 +154,10 @@ class Verdict(models.TextChoices):
     MARGINAL = "marginal", "Marginal"
     FAIL = "fail", "Fail"
     UNKNOWN = "unknown", "Not evaluated"
+
+
+# The verdicts that pass: a marginal result passes (one dirty end from failing, but passing).
+PASSING = (Verdict.PASS, Verdict.MARGINAL)
 
 
 class Direction(models.TextChoices):
@@ -156,6 +178,10 @@ class Severity(models.TextChoices):
     NOTIFY = "notify", "Notify"
     CRITICAL = "critical", "Critical"
     PAGE = "page", "Page"
+
+
+# Severity rank, lowest first, in the order declared above: info 0 ... critical 3, page 4.
+SEVERITY_ORDER: dict[str, int] = {s.value: rank for rank, s in enumerate(Severity)}
 
 
 class AlertState(models.TextChoices):

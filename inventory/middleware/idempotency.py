@@ -21,11 +21,11 @@ import hashlib
 import io
 from datetime import timedelta
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 
+from inventory.conf import app_settings
 from inventory.models import ApiToken, IdempotencyRecord
 from inventory.models.accounts import hash_token
 
@@ -37,12 +37,12 @@ REPLAYED_HEADERS = ("Location", "ETag", "Content-Language")
 
 def body_cap(request) -> int:
     path = request.path_info
-    for prefix, cap in getattr(settings, "CABLETRACK_BODY_LIMITS", {}).items():
+    for prefix, cap in app_settings.body_limits.items():
         if path.startswith(prefix):
             return cap
     if request.content_type == "multipart/form-data":
-        return settings.CABLETRACK_MAX_UPLOAD_BYTES
-    return settings.CABLETRACK_MAX_BODY_BYTES
+        return app_settings.max_upload_bytes
+    return app_settings.max_body_bytes
 
 
 def _content_length(request) -> int | None:

@@ -8,7 +8,6 @@ import secrets
 from datetime import timedelta
 
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required, permission_required
 from django.core.exceptions import ValidationError
@@ -18,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from inventory.conf import app_settings
 from inventory.core.choices import AlertRule, AlertState, Severity
 from inventory.models import Alert, Device, Link, Rack
 from inventory.selectors.alerts import queries as alert_selectors
@@ -214,12 +214,12 @@ def topology_export(request, fmt: str):
 
 
 def _metrics_allowed(request) -> bool:
-    token = settings.CABLETRACK_METRICS_TOKEN
+    token = app_settings.metrics_token
     if token:
         header = request.headers.get("Authorization", "")
         if header.lower().startswith("bearer ") and secrets.compare_digest(header[7:].strip(), token):
             return True
-    nets = settings.CABLETRACK_METRICS_NETWORKS
+    nets = app_settings.metrics_networks
     if nets:
         try:
             addr = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
@@ -234,7 +234,7 @@ def _metrics_allowed(request) -> bool:
 def metrics(request):
     """Prometheus text exposition of link health. Only with the scrape token or from the
     configured networks; with neither configured it does not exist (404)."""
-    if not (settings.CABLETRACK_METRICS_TOKEN or settings.CABLETRACK_METRICS_NETWORKS):
+    if not (app_settings.metrics_token or app_settings.metrics_networks):
         raise Http404("metrics are not enabled")
     if not _metrics_allowed(request):
         resp = HttpResponse(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django import forms
-from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -11,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
+from inventory.conf import app_settings
 from inventory.core.choices import LabelBatchStatus, LabelKind
 from inventory.core.labels import STOCKS
 from inventory.models import LabelBatch
@@ -107,7 +107,7 @@ def labels_print(request):
                 "form": form,
                 "can_print": can_print,
                 "batches": _recent_batches(request.user),
-                "inline_max": settings.CABLETRACK_LABELS_INLINE_MAX,
+                "inline_max": app_settings.labels_inline_max,
             },
         )
     if not can_print:
@@ -131,13 +131,11 @@ def labels_print(request):
             "form": form,
             "can_print": can_print,
             "batches": _recent_batches(request.user),
-            "inline_max": settings.CABLETRACK_LABELS_INLINE_MAX,
+            "inline_max": app_settings.labels_inline_max,
         }
         return render(request, "inventory/labels/print.html", ctx, status=400)
     label_services.labels_check_permission(user=request.user, plan=plan, selection=selection)
-    if plan.count <= settings.CABLETRACK_LABELS_INLINE_MAX or not request.user.has_perm(
-        "inventory.print_labels"
-    ):
+    if plan.count <= app_settings.labels_inline_max or not request.user.has_perm("inventory.print_labels"):
         out = label_services.labels_render(plan=plan, now=timezone.now())
         response = HttpResponse(out.content, content_type=out.content_type)
         response["Content-Disposition"] = f'attachment; filename="{out.filename}"'

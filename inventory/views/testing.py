@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
+from inventory.conf import app_settings
 from inventory.core.pdf.commissioning import commissioning_pdf
 from inventory.forms.testing import InspectionForm, OltsForm, OtdrForm
 from inventory.models import Cable, Inspection, OtdrTrace, Rack, Row, Site
@@ -214,7 +215,7 @@ def test_import_page(request):
     token = request.POST.get("token", "")
     upload = request.FILES.get("file")
     if upload is not None:
-        if upload.size > svc._setting("CABLETRACK_MAX_IMPORT_BYTES", 64 * 1024 * 1024):
+        if upload.size > app_settings.max_import_bytes:
             ctx["error"] = "The file is over the import size limit."
             return render(request, "inventory/test_import.html", ctx)
         data = upload.read()

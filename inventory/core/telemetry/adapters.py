@@ -45,6 +45,7 @@ from typing import Any
 
 import orjson
 
+from inventory.core.choices import FEC_LIMITS, FecType
 from inventory.core.telemetry.decode import COUNTER_FIELDS, GAUGE_FIELDS
 
 
@@ -134,9 +135,9 @@ def _limit_from_fec(text: str | None) -> int | None:
     if not text:
         return None
     if "544" in text:
-        return 15
+        return FEC_LIMITS[FecType.KP4].correctable_symbols
     if "528" in text:
-        return 7
+        return FEC_LIMITS[FecType.KR4].correctable_symbols
     return None
 
 

@@ -24,13 +24,8 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
-# --- FEC facts --------------------------------------------------------------------------------
-# Pre-FEC BER above which the FEC no longer reaches its post-FEC target, and the number of
-# symbol errors per codeword it corrects (T). KP4 RS(544,514): 2.4e-4, T=15 (IEEE 802.3 cl. 91/119).
-# KR4 RS(528,514): T=7; 5e-5 is the pre-FEC BER figure commonly used for 25G-lane links.
-FEC_LIMITS = {"RS544": (2.4e-4, 15), "RS528": (5e-5, 7), "none": (1e-12, 0)}
-
-SEVERITY_ORDER = {"info": 0, "warning": 1, "notify": 2, "critical": 3, "page": 4}
+# FEC facts (pre-FEC BER limit, correctable symbols) and the severity ranking live with their choices.
+from inventory.core.choices import FEC_LIMITS, SEVERITY_ORDER
 
 # Rules whose finding points at the physical path (they move the cable to "degraded").
 PHYSICAL_RULES = frozenset(

@@ -1,8 +1,8 @@
 import json
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from inventory.conf import app_settings
 from inventory.core.interop.netbox import FLAVORS, NetboxError, source_fetch
 from inventory.services.interop.netbox import netbox_import
 
@@ -14,13 +14,13 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--url", default=getattr(settings, "CABLETRACK_NETBOX_URL", ""))
-        parser.add_argument("--token", default=getattr(settings, "CABLETRACK_NETBOX_TOKEN", ""))
+        parser.add_argument("--url", default=app_settings.netbox_url)
+        parser.add_argument("--token", default=app_settings.netbox_token)
         parser.add_argument("--site", required=True, help="NetBox site slug, or Nautobot location name")
         parser.add_argument(
             "--flavor",
             choices=FLAVORS,
-            default=getattr(settings, "CABLETRACK_NETBOX_FLAVOR", "netbox"),
+            default=app_settings.netbox_flavor,
             help="The source system (default: CABLETRACK_NETBOX_FLAVOR, else netbox)",
         )
         parser.add_argument(

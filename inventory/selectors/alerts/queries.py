@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from inventory.core.choices import AlertState, CableStatus
-from inventory.core.telemetry.rules import FEC_LIMITS, PHYSICAL_RULES
+from inventory.core.choices import FEC_LIMITS, AlertState, CableStatus
+from inventory.core.telemetry.rules import PHYSICAL_RULES
 from inventory.models import Alert, Cable, Link, LinkSegment, MaintenanceWindow, Port
 from inventory.selectors.telemetry.source import fec_series, port_stats
 

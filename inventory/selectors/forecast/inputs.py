@@ -48,11 +48,13 @@ from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
 
 from inventory.core.choices import (
+    SEVERITY_ORDER,
     AlertState,
     CableKind,
     CableStatus,
     PlacementEnd,
     RmaOutcome,
+    Severity,
     TransceiverStatus,
 )
 from inventory.core.forecast.risk import RiskInputs, RiskWeights, age_factor, age_factor_sql, max_age_factor
@@ -354,7 +356,8 @@ def cohort_data(*, now: datetime) -> CohortData:
 
 # --- link risk features -------------------------------------------------------------------
 
-_SEVERITY_LEVEL = {"info": 0, "warning": 1, "notify": 2, "critical": 3, "page": 3}
+# The risk model has one top alert level, "page/critical": a page counts as a critical there.
+_TOP_ALERT_LEVEL = SEVERITY_ORDER[Severity.CRITICAL]
 FEC_RULES = ("fec_degradation", "fec_tail", "fec_uncorrectable")
 DOM_RULES = ("rx_power_drift",)
 
@@ -689,7 +692,7 @@ def link_evidence(*, now: datetime, lookback_days: int = 365, margin_below_db: f
     for lid, rule, sev, state, evidence in by_link + by_cable:
         if lid is None:
             continue
-        level = _SEVERITY_LEVEL.get(sev, 1)
+        level = min(SEVERITY_ORDER.get(sev, 1), _TOP_ALERT_LEVEL)
         evidence = evidence if isinstance(evidence, dict) else {}
         if state == AlertState.OPEN:
             ev.open_level[lid] = max(ev.open_level[lid], level)

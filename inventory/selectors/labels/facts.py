@@ -14,12 +14,11 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Q, Subquery
 
-from inventory.core.choices import CableStatus, TestKind, Verdict
+from inventory.core.choices import PASSING, CableStatus, TestKind
 from inventory.core.labels import CableLabel, EndInfo, RackLabel, cable_url, rack_url
 from inventory.models import Cable, CableEnd, CableTest, Port, Rack, Row
 
 CHUNK = 1000
-PASSING = (Verdict.PASS, Verdict.MARGINAL)
 TEST_SHORT = {
     TestKind.OLTS: "OLTS",
     TestKind.OTDR: "OTDR",

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from urllib.parse import quote
 
-from django.conf import settings
 from django.db.models import Count, F, Q
 from django.db.models.functions import Coalesce
 
+from inventory.conf import app_settings
 from inventory.core import retest_rules as rules
 from inventory.core.choices import CableStatus, ReminderKind
 from inventory.models import Cable, CableEnd, Rack, ReminderDigest
@@ -61,7 +61,7 @@ class WorkItem:
 
 def cable_url(label: str) -> str:
     """The absolute URL a QR label and a mail link open: ``BASE_URL/c/<label>``."""
-    return f"{settings.CABLETRACK_BASE_URL}/c/{quote(label, safe='')}"
+    return f"{app_settings.base_url}/c/{quote(label, safe='')}"
 
 
 def week_bounds(today: date) -> tuple[date, date, date]:
@@ -151,7 +151,7 @@ def retest_worklist(
     )
     items = []
     bounds = week_bounds(today)
-    base_url = f"{settings.CABLETRACK_BASE_URL}/c/"
+    base_url = f"{app_settings.base_url}/c/"
     for cable_id, label, kind, status, due, rack, u, device in rows:
         if due is None:
             continue

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db.models import Count, Q
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from inventory.conf import app_settings
 from inventory.core.choices import AlertState, CableStatus
 from inventory.models import Alert, Cable, Link, LinkSegment
 from inventory.selectors.telemetry.source import port_stats
@@ -27,8 +27,8 @@ class _PlantCollector:
 
     def collect(self):
         now = self.now
-        max_links = int(getattr(settings, "CABLETRACK_METRICS_MAX_LINKS", 50_000))
-        window = float(getattr(settings, "CABLETRACK_ALERT_LOOKBACK_S", 1800))
+        max_links = int(app_settings.metrics_max_links)
+        window = float(app_settings.alert_lookback_s)
         stats = port_stats(start=now - timedelta(seconds=min(window, 600)), end=now)
 
         links = list(

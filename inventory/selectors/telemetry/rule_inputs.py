@@ -22,7 +22,7 @@ from inventory.selectors.telemetry.source import RollupRows, read_rollups
 LANES = 8
 
 # The per-bucket fields the engine reads, in PortWindow's names.
-COUNTER_FIELDS = (
+WINDOW_FIELDS = (
     "corrected_cw",
     "uncorrectable_cw",
     "corrected_bits",
@@ -59,7 +59,7 @@ def pivot(rows: RollupRows, *, start: float, bucket_s: float, buckets: int) -> P
     ok = (col >= 0) & (col < buckets)
     r, c = inverse[ok], col[ok]
     np.add.at(w.seconds, (r, c), rows.seconds[ok])
-    for name in COUNTER_FIELDS:
+    for name in WINDOW_FIELDS:
         vals = rows.values.get(name)
         if vals is None:
             continue

@@ -43,7 +43,7 @@ class RollupRows:
     port_id: np.ndarray
     bucket_start: np.ndarray  # epoch seconds
     seconds: np.ndarray
-    values: dict[str, np.ndarray] = field(default_factory=dict)  # rule_inputs.COUNTER_FIELDS -> float[R]
+    values: dict[str, np.ndarray] = field(default_factory=dict)  # rule_inputs.WINDOW_FIELDS -> float[R]
     latest: dict[int, dict] = field(default_factory=dict)  # port_id -> rx/tx/serial/neighbour ...
 
 

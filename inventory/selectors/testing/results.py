@@ -15,12 +15,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
-from inventory.core.choices import CableKind, TestKind, Verdict
+from inventory.core.choices import PASSING, CableKind, TestKind, Verdict
 from inventory.core.optics import budgets
 from inventory.core.optics.plot import trace_svg
 from inventory.models import Cable, CableEnd, CableTest, FibreResult, Link, LinkSegment, OtdrTrace, Port
 
-PASSING = (Verdict.PASS, Verdict.MARGINAL)
 CHUNK = 2000  # ids per IN list (SQLite); PostgreSQL takes far more per round trip
 CHUNK_PG = 50_000
 

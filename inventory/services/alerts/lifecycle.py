@@ -22,14 +22,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import numpy as np
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from inventory.core.choices import AlertRule, AlertState, CableKind, CableStatus, Severity
+from inventory.conf import app_settings
+from inventory.core.choices import SEVERITY_ORDER, AlertRule, AlertState, CableKind, CableStatus, Severity
 from inventory.core.telemetry import rules as engine
 from inventory.models import (
     Alert,
@@ -59,7 +59,7 @@ PORT_RELATED = (
 
 
 def rule_config() -> engine.RuleConfig:
-    return engine.RuleConfig.from_dict(getattr(settings, "CABLETRACK_ALERT_RULES", None))
+    return engine.RuleConfig.from_dict(app_settings.alert_rules)
 
 
 @dataclass
@@ -339,7 +339,7 @@ def alert_recipients(*, devices: list[Device]) -> list[str]:
 
 
 def _message_id(alert: Alert, kind: str) -> str:
-    domain = settings.CABLETRACK_BASE_URL.split("//", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "cabletrack"
+    domain = app_settings.base_url.split("//", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "cabletrack"
     return f"<alert-{alert.pk}-{kind}@{domain}>"
 
 
@@ -424,7 +424,7 @@ def alerts_apply(
     for key, a in open_alerts.items():
         f = by_key[key]
         d = described[key]
-        a.severity = max(a.severity, f.severity, key=lambda s: engine.SEVERITY_ORDER.get(s, 0))
+        a.severity = max(a.severity, f.severity, key=lambda s: SEVERITY_ORDER.get(s, 0))
         a.updated_at = now
         a.summary = d["summary"]
         a.recommendation = d["recommendation"]
@@ -527,8 +527,8 @@ EVALUATED_RULES = {
 def alerts_evaluate(*, now: datetime, config: engine.RuleConfig | None = None) -> EvaluateReport:
     """Evaluate every rule over the telemetry window ending at ``now`` and apply the result."""
     config = config or rule_config()
-    lookback = float(getattr(settings, "CABLETRACK_ALERT_LOOKBACK_S", 900))
-    bucket = float(getattr(settings, "CABLETRACK_ALERT_BUCKET_S", 60))
+    lookback = float(app_settings.alert_lookback_s)
+    bucket = float(app_settings.alert_bucket_s)
     inputs = rule_inputs(now=now, config=config, lookback_s=lookback, bucket_s=bucket)
     t0 = time.perf_counter()
     ev = engine.evaluate(inputs.window, inputs.facts, inputs.links, inputs.profiles)
@@ -552,8 +552,8 @@ def baselines_learn(*, port_ids: np.ndarray, ev: engine.Evaluation, now: datetim
     BER and codeword rates average in log space (a decade is a decade), power in dB. Ports with
     any open alert are skipped, so a degradation is never learnt as normal.
     """
-    refresh = timedelta(seconds=float(getattr(settings, "CABLETRACK_BASELINE_REFRESH_S", 3600)))
-    weight = float(getattr(settings, "CABLETRACK_BASELINE_WEIGHT", 0.1))
+    refresh = timedelta(seconds=float(app_settings.baseline_refresh_s))
+    weight = float(app_settings.baseline_weight)
     healthy = (
         np.isfinite(ev.baseline_ber) | np.isfinite(ev.baseline_cw_rate) | np.isfinite(ev.rx_now).any(axis=1)
     )
@@ -684,7 +684,7 @@ def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
             )
             continue
         a = n.alert
-        url = f"{settings.CABLETRACK_BASE_URL}/alerts/{a.pk}/"
+        url = f"{app_settings.base_url}/alerts/{a.pk}/"
         body = "\n".join(
             [
                 a.summary,

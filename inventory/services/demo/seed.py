@@ -21,9 +21,9 @@ from decimal import Decimal
 from types import SimpleNamespace
 
 from django.apps import apps
-from django.conf import settings
 from django.db import transaction
 
+from inventory.conf import app_settings
 from inventory.core.choices import (
     CableKind,
     CableRole,
@@ -151,7 +151,7 @@ class _Builder:
         self.sus = -(-self.nodes // NODES_PER_SU)
         self.leaves = self.sus * NICS
         self.spines = max(1, -(-self.leaves * (LEAF_CAGES // 2) * 2 // SPINE_PORTS))
-        self.interval = settings.CABLETRACK_RETEST_INTERVAL_DAYS
+        self.interval = app_settings.retest_interval_days
         self.cable_seq = 0
         self.serial_seq = 0
         # Collected rows, written in dependency order.
@@ -784,7 +784,7 @@ def demo_seed(*, gpus: int, seed: int = 1, as_of: date | None = None, actor=None
         **w,
     )
     failures = demo_seed_failures(
-        site=site, seed=seed, as_of=as_of, afr=settings.CABLETRACK_ANNUAL_FAILURE_RATE, w=w
+        site=site, seed=seed, as_of=as_of, afr=app_settings.annual_failure_rate, w=w
     )
     _analyze_on_commit()
     return SeedReport(

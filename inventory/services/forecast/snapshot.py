@@ -11,9 +11,9 @@ from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 
 import numpy as np
-from django.conf import settings
 from django.db import transaction
 
+from inventory.conf import app_settings
 from inventory.core import forecast as fm
 from inventory.models import ForecastSnapshot
 from inventory.selectors.forecast import inputs as fsel
@@ -42,17 +42,16 @@ class ForecastParams:
 
     @classmethod
     def from_settings(cls, **overrides) -> ForecastParams:
-        s = settings
         values = dict(
-            annual_failure_rate=s.CABLETRACK_ANNUAL_FAILURE_RATE,
-            prior_module_years=s.CABLETRACK_FORECAST_PRIOR_MODULE_YEARS,
-            credible_level=s.CABLETRACK_FORECAST_CREDIBLE_LEVEL,
-            service_level=s.CABLETRACK_SPARES_SERVICE_LEVEL,
-            lead_time_days=s.CABLETRACK_SPARES_LEAD_TIME_DAYS,
-            hours_per_incident=s.CABLETRACK_FAILURE_HOURS_PER_INCIDENT,
-            cluster_gpus=s.CABLETRACK_CLUSTER_GPUS,
-            gpu_hour_cost=s.CABLETRACK_GPU_HOUR_COST,
-            run_hours=s.CABLETRACK_RUN_HOURS,
+            annual_failure_rate=app_settings.annual_failure_rate,
+            prior_module_years=app_settings.forecast_prior_module_years,
+            credible_level=app_settings.forecast_credible_level,
+            service_level=app_settings.spares_service_level,
+            lead_time_days=app_settings.spares_lead_time_days,
+            hours_per_incident=app_settings.failure_hours_per_incident,
+            cluster_gpus=app_settings.cluster_gpus,
+            gpu_hour_cost=app_settings.gpu_hour_cost,
+            run_hours=app_settings.run_hours,
         )
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)

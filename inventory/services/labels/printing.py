@@ -19,6 +19,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
+from inventory.conf import app_settings
 from inventory.core import labels as layout
 from inventory.core.choices import LabelBatchStatus, LabelKind
 from inventory.models import LabelBatch
@@ -106,7 +107,7 @@ def labels_check_permission(*, user, plan: LabelPlan, selection: LabelSelection)
 
 
 def _labels_for(plan_kind: str, cable_ids: list[int], rack_ids: list[int]) -> list:
-    base = settings.CABLETRACK_BASE_URL
+    base = app_settings.base_url
     if plan_kind == LabelKind.RACK:
         return label_selectors.rack_label_facts(rack_ids=rack_ids, base_url=base)
     return label_selectors.cable_label_facts(cable_ids=cable_ids, base_url=base)

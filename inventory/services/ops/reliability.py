@@ -6,18 +6,18 @@ import json
 from datetime import datetime, timedelta
 
 from celery import current_app
-from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from inventory.conf import app_settings
 from inventory.models import IdempotencyRecord, OutboxMessage
 
 
 def idempotency_purge(*, now: datetime | None = None) -> int:
     """Forget idempotency keys older than ``CABLETRACK_IDEMPOTENCY_TTL_HOURS``; returns how many."""
     now = now or timezone.now()
-    cutoff = now - timedelta(hours=settings.CABLETRACK_IDEMPOTENCY_TTL_HOURS)
+    cutoff = now - timedelta(hours=app_settings.idempotency_ttl_hours)
     deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=cutoff).delete()
     return deleted
 

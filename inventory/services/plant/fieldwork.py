@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
 from django.db import transaction
 from django.utils import timezone
 
+from inventory.conf import app_settings
 from inventory.core.choices import CableStatus, FieldNoteKind
 from inventory.models import Cable, FieldNote
 from inventory.selectors.plant.responsible import cable_teams, team_addresses
@@ -68,7 +68,7 @@ def cable_fault_report(
 
 def fault_notice(note: FieldNote) -> EmailMessage:
     cable = note.cable
-    url = f"{settings.CABLETRACK_BASE_URL}{cable.get_absolute_url()}"
+    url = f"{app_settings.base_url}{cable.get_absolute_url()}"
     who = note.actor.get_username() if note.actor else "a technician"
     body = (
         f"{who} reported a fault on cable {cable.label} at {note.at:%Y-%m-%d %H:%M} UTC.\n\n"
@@ -76,7 +76,7 @@ def fault_notice(note: FieldNote) -> EmailMessage:
         f"Status: {note.status_before or '?'} -> {note.status_after}\n\n"
         f"Open the cable: {url}\n"
     )
-    host = settings.CABLETRACK_BASE_URL.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "cabletrack"
+    host = app_settings.base_url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "cabletrack"
     return EmailMessage(
         subject=f"[cabletrack] Fault on {cable.label}: {note.get_status_after_display()}",
         body=body,

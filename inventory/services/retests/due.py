@@ -29,7 +29,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
@@ -37,8 +36,16 @@ from django.db.models import F, Max, Min, Q
 from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
 
+from inventory.conf import app_settings
 from inventory.core import retest_rules as rules
-from inventory.core.choices import AlertRule, CableStatus, FieldNoteKind, RetestTriggerReason, Verdict
+from inventory.core.choices import (
+    PASSING,
+    AlertRule,
+    CableStatus,
+    FieldNoteKind,
+    RetestTriggerReason,
+    Verdict,
+)
 from inventory.models import (
     Alert,
     Cable,
@@ -58,7 +65,6 @@ from inventory.models import (
 
 log = logging.getLogger(__name__)
 
-PASSING = (Verdict.PASS, Verdict.MARGINAL)
 FIELD_TRIGGERS = (
     FieldNoteKind.FAULT,
     FieldNoteKind.RESEATED,
@@ -69,11 +75,11 @@ FIELD_TRIGGERS = (
 
 def retest_defaults() -> rules.Defaults:
     return rules.Defaults(
-        interval_days=settings.CABLETRACK_RETEST_INTERVAL_DAYS,
-        shorten_days=getattr(settings, "CABLETRACK_RETEST_SHORTEN_DAYS", 7),
-        new_install_days=getattr(settings, "CABLETRACK_RETEST_NEW_INSTALL_DAYS", 0),
-        remind_days=getattr(settings, "CABLETRACK_RETEST_REMIND_DAYS", 7),
-        accept_telemetry=getattr(settings, "CABLETRACK_RETEST_ACCEPT_TELEMETRY", False),
+        interval_days=app_settings.retest_interval_days,
+        shorten_days=app_settings.retest_shorten_days,
+        new_install_days=app_settings.retest_new_install_days,
+        remind_days=app_settings.retest_remind_days,
+        accept_telemetry=app_settings.retest_accept_telemetry,
     )
 
 

@@ -40,6 +40,7 @@ from django.db.models import F, Q
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from inventory.conf import app_settings
 from inventory.core.choices import DigestStatus, ReminderKind, ReminderMode
 from inventory.models import ReminderDigest, RetestReminder, RetestSweepRun, Team, UserProfile
 from inventory.selectors.retests import worklist as retest_selectors
@@ -47,10 +48,6 @@ from inventory.services.ops.enqueue import enqueue_on_commit
 from inventory.services.retests import due as retest_services
 
 log = logging.getLogger(__name__)
-
-
-def _setting(name: str, default):
-    return getattr(settings, name, default)
 
 
 class TransientSendError(Exception):
@@ -115,7 +112,7 @@ def _team_recipients() -> tuple[dict[int, list[Recipient]], dict[int, Recipient 
 def message_id_for(*, recipient: str, digest_pk: int) -> str:
     """Deterministic: the same digest always carries the same Message-ID, attempt after attempt."""
     token = hashlib.sha256(f"{recipient}|{digest_pk}|{settings.SECRET_KEY}".encode()).hexdigest()[:20]
-    domain = _setting("CABLETRACK_MAIL_DOMAIN", "cabletrack.local")
+    domain = app_settings.mail_domain
     return f"<retest-digest-{digest_pk}.{token}@{domain}>"
 
 
@@ -192,8 +189,8 @@ def reminders_claim(*, now: datetime) -> ClaimResult:
     Returns the digests ready to send now (the caller enqueues them after commit).
     """
     today = timezone.localdate(now)
-    remind = timedelta(days=_setting("CABLETRACK_RETEST_REMIND_DAYS", 7))
-    escalate_after = _setting("CABLETRACK_RETEST_ESCALATE_DAYS", 7)
+    remind = timedelta(days=app_settings.retest_remind_days)
+    escalate_after = app_settings.retest_escalate_days
     items = retest_selectors.retest_due_owners(until=today + remind)
     if not items:
         return ClaimResult(0, [])
@@ -283,8 +280,8 @@ def retests_sweep_request() -> None:
 
 
 def _backoff(attempts: int) -> int:
-    base = _setting("CABLETRACK_REMINDER_RETRY_BASE_SECONDS", 60)
-    cap = _setting("CABLETRACK_REMINDER_RETRY_MAX_SECONDS", 1800)
+    base = app_settings.reminder_retry_base_seconds
+    cap = app_settings.reminder_retry_max_seconds
     return int(min(cap, base * 2 ** max(0, attempts - 1)))
 
 
@@ -306,14 +303,14 @@ def _render(digest: ReminderDigest, content: retest_selectors.DigestContent, tod
     escalated = content.count(ReminderKind.ESCALATION)
     subject = f"[cabletrack] Retests: {overdue} overdue, {soon} due soon"
     if escalated:
-        subject += f" ({escalated} escalated: overdue more than {_setting('CABLETRACK_RETEST_ESCALATE_DAYS', 7)} days)"
+        subject += f" ({escalated} escalated: overdue more than {app_settings.retest_escalate_days} days)"
     ctx = {
         "digest": digest,
         "content": content,
         "today": today,
         "subject": subject,
-        "base_url": settings.CABLETRACK_BASE_URL,
-        "escalate_days": _setting("CABLETRACK_RETEST_ESCALATE_DAYS", 7),
+        "base_url": app_settings.base_url,
+        "escalate_days": app_settings.retest_escalate_days,
     }
     text = render_to_string("inventory/email/retest_digest.txt", ctx)
     html = render_to_string("inventory/email/retest_digest.html", ctx)
@@ -335,7 +332,7 @@ def reminder_digest_send(*, digest_id: int, now: datetime) -> str:
     ``retry`` with its next attempt time); the task retries after ``retry_in`` seconds and the
     dispatcher would pick it up anyway.
     """
-    lease = timedelta(seconds=_setting("CABLETRACK_REMINDER_LEASE_SECONDS", 300))
+    lease = timedelta(seconds=app_settings.reminder_lease_seconds)
     won = (
         ReminderDigest.objects.filter(
             pk=digest_id, status__in=[DigestStatus.PENDING, DigestStatus.RETRY], send_after__lte=now
@@ -356,7 +353,7 @@ def reminder_digest_send(*, digest_id: int, now: datetime) -> str:
         msg.send(fail_silently=False)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"[:2000]
-        max_attempts = _setting("CABLETRACK_REMINDER_MAX_ATTEMPTS", 8)
+        max_attempts = app_settings.reminder_max_attempts
         if _is_permanent(exc) or digest.attempts >= max_attempts:
             ReminderDigest.objects.filter(pk=digest_id).update(
                 status=DigestStatus.FAILED, last_error=error, lease_until=None, subject=msg.subject
@@ -394,7 +391,7 @@ def reminders_dispatch(*, now: datetime) -> DispatchResult:
     * today's sweep, if it started and did not finish within the lease, is to be run again.
     Sending a digest twice is harmless: the lease lets one sender through.
     """
-    lease = timedelta(seconds=_setting("CABLETRACK_REMINDER_LEASE_SECONDS", 300))
+    lease = timedelta(seconds=app_settings.reminder_lease_seconds)
     ReminderDigest.objects.filter(status=DigestStatus.SENDING, lease_until__lt=now).update(
         status=DigestStatus.RETRY,
         next_attempt_at=now,

@@ -32,12 +32,12 @@ from operator import attrgetter
 import numpy as np
 import orjson
 import psycopg
-from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
-from inventory.core.choices import FecType
+from inventory.conf import app_settings
+from inventory.core.choices import FEC_LIMITS, FecType
 from inventory.core.telemetry.decode import (
     COUNTER_FIELDS,
     GAUGE_FIELDS,
@@ -88,8 +88,8 @@ SAMPLE_COLUMNS: tuple[tuple[str, str], ...] = (
 _BINARY_TYPES = {"link_width": (">i2", 2)}
 _COUNTERS = frozenset(COUNTER_FIELDS)
 _GAUGES = frozenset(GAUGE_FIELDS)
-CORRECTION_LIMITS = {FecType.KP4: 15, FecType.KR4: 7}
-DEFAULT_CORRECTION_LIMIT = 15
+# A link whose FEC is unknown or corrects nothing: its histogram bins are read against KP4's limit.
+DEFAULT_CORRECTION_LIMIT = FEC_LIMITS[FecType.KP4].correctable_symbols
 ROLLUP_PENDING_KEY = "telemetry:rollup-pending"
 
 
@@ -347,7 +347,8 @@ def _correction_limits(port_ids: set[int]) -> dict[int, int]:
         links = Link.objects.filter(active=True).values_list("a_port_id", "b_port_id", "fec").iterator()
     limits: dict[int, int] = {}
     for a, b, fec in links:
-        limits[a] = limits[b] = CORRECTION_LIMITS.get(fec, DEFAULT_CORRECTION_LIMIT)
+        fec_limit = FEC_LIMITS.get(fec)
+        limits[a] = limits[b] = (fec_limit and fec_limit.correctable_symbols) or DEFAULT_CORRECTION_LIMIT
     if connection.vendor == "postgresql":
         _link_limits.update(fingerprint=fp, limits=limits)
     return limits
@@ -855,9 +856,7 @@ def _enqueue_rollup() -> None:
         # add() is True (first in the window), False (already asked) or None: the cache is down
         # and its error ignored. Then ask anyway: with the broker down too (one Redis), the
         # message goes to the outbox, and the outbox flush sends identical messages once.
-        first = cache.add(
-            ROLLUP_PENDING_KEY, 1, timeout=settings.CABLETRACK_TELEMETRY_ROLLUP_DEBOUNCE_SECONDS
-        )
+        first = cache.add(ROLLUP_PENDING_KEY, 1, timeout=app_settings.telemetry_rollup_debounce_seconds)
         if first is not False:
             enqueue_now("inventory.telemetry_rollup")
     except Exception:  # noqa: BLE001 - a broker outage must not fail an ingest that committed

@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 
 import orjson
-from django.conf import settings
 from django.utils import timezone
 
+from inventory.conf import app_settings
 from inventory.core.interop.prometheus import PrometheusError, prometheus_pull
 from inventory.core.telemetry.decode import decode_json
 from inventory.models import SyncRun
@@ -59,10 +59,10 @@ def telemetry_pull_prometheus(
     (same port, same timestamp, same values) are counted as duplicates, not stored twice.
     Never raises for Prometheus trouble: the report (and its ``SyncRun``) carries the error.
     """
-    url = url if url is not None else settings.CABLETRACK_PROMETHEUS_URL
-    mapping = mapping if mapping is not None else settings.CABLETRACK_PROMETHEUS_MAPPING
-    window = window or timedelta(seconds=settings.CABLETRACK_PROMETHEUS_WINDOW_SECONDS)
-    step = step or settings.CABLETRACK_PROMETHEUS_STEP_SECONDS
+    url = url if url is not None else app_settings.prometheus_url
+    mapping = mapping if mapping is not None else app_settings.prometheus_mapping
+    window = window or timedelta(seconds=app_settings.prometheus_window_seconds)
+    step = step or app_settings.prometheus_step_seconds
     report = PullReport(url=url)
     started = timezone.now()
     try:

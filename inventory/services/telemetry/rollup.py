@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from operator import attrgetter
 
-from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
 from django.db.models.expressions import RawSQL
 
+from inventory.conf import app_settings
 from inventory.core.telemetry.rates import lane_signalling_gbps
 from inventory.core.telemetry.rollup import (
     IDENTITY,
@@ -163,8 +163,8 @@ def _observations(port_ids: list[int]) -> dict[int, list[tuple[float, dict[str, 
 
 
 def _rollup_ports(port_ids: list[int], since: datetime, *, now: datetime) -> int:
-    width = settings.CABLETRACK_TELEMETRY_ROLLUP_SECONDS
-    lookback = timedelta(seconds=settings.CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS)
+    width = app_settings.telemetry_rollup_seconds
+    lookback = timedelta(seconds=app_settings.telemetry_rollup_lookback_seconds)
     since_aligned = datetime.fromtimestamp(since.timestamp() - since.timestamp() % width, since.tzinfo)
     samples = _load(port_ids, since_aligned - lookback)
     lines = _port_lines(port_ids)
@@ -243,8 +243,8 @@ def _last_seen(samples: dict[int, list[RawSample]]) -> None:
 
 def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> RollupOutcome:
     """Roll up the ports of up to ``max_batches`` queued ingest batches. Idempotent."""
-    max_batches = max_batches or settings.CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES
-    chunk = settings.CABLETRACK_TELEMETRY_ROLLUP_BATCH_PORTS
+    max_batches = max_batches or app_settings.telemetry_rollup_max_batches
+    chunk = app_settings.telemetry_rollup_batch_ports
     with transaction.atomic():
         qs = TelemetryIngestBatch.objects.order_by("id")
         if connection.features.has_select_for_update_skip_locked:
@@ -279,8 +279,8 @@ def telemetry_retention_enforce(*, now: datetime) -> RetentionOutcome:
     """Delete raw samples (and their lane/histogram rows) older than the raw retention and
     rollups older than the rollup retention (identity observations are kept: one row per change). Deletes go port by port range through
     the (port, ts) keys, in chunks, each its own transaction."""
-    raw_cutoff = now - timedelta(days=settings.CABLETRACK_TELEMETRY_RAW_RETENTION_DAYS)
-    rollup_cutoff = now - timedelta(days=settings.CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS)
+    raw_cutoff = now - timedelta(days=app_settings.telemetry_raw_retention_days)
+    rollup_cutoff = now - timedelta(days=app_settings.telemetry_rollup_retention_days)
     samples = rollups = 0
     port_ids = list(Port.objects.order_by("pk").values_list("pk", flat=True))
     step_ = 1000

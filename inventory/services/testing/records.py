@@ -13,18 +13,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
+from inventory.conf import app_settings
 from inventory.core.choices import (
+    FEC_LIMITS,
+    PASSING,
     AlertRule,
     CableKind,
     ConnectorType,
     Direction,
+    FecType,
     ReferenceMethod,
     Severity,
     TestKind,
@@ -37,34 +40,29 @@ from inventory.selectors.plant.trace import port_trace
 from inventory.selectors.testing.results import latest_tests
 from inventory.services.retests.due import retest_due_refresh_on_commit
 
-PASSING = (Verdict.PASS, Verdict.MARGINAL)
 WAVELENGTHS_MM = (850, 953, 1300)
 WAVELENGTHS_SM = (1310, 1383, 1490, 1550, 1625)
 IEC_ZONES = ("core", "cladding", "adhesive", "contact")
 
 
-def _setting(name: str, default):
-    return getattr(settings, name, default)
-
-
 def sor_max_bytes() -> int:
-    return _setting("CABLETRACK_SOR_MAX_BYTES", 8 * 1024 * 1024)
+    return app_settings.sor_max_bytes
 
 
 def loss_increase_db() -> float:
-    return _setting("CABLETRACK_LOSS_INCREASE_DB", 0.5)
+    return app_settings.loss_increase_db
 
 
 def marginal_db() -> float:
-    return _setting("CABLETRACK_MARGINAL_DB", budgets.DEFAULT_MARGINAL_DB)
+    return app_settings.marginal_db
 
 
 def otdr_min_length_m() -> float:
-    return _setting("CABLETRACK_OTDR_MIN_LENGTH_M", 20.0)
+    return app_settings.otdr_min_length_m
 
 
 def retest_interval() -> timedelta:
-    return timedelta(days=_setting("CABLETRACK_RETEST_INTERVAL_DAYS", 90))
+    return timedelta(days=app_settings.retest_interval_days)
 
 
 # --- cable facts the budgets need -------------------------------------------------------------
@@ -609,7 +607,7 @@ def cable_inspect(
         ext = next((e for m, e in PHOTO_TYPES.items() if photo.startswith(m)), None)
         if ext is None:
             errors["photo"] = "The photo must be a JPEG or PNG image."
-        elif len(photo) > _setting("CABLETRACK_PHOTO_MAX_BYTES", 10 * 1024 * 1024):
+        elif len(photo) > app_settings.photo_max_bytes:
             errors["photo"] = "The photo is too large."
         else:
             photo_name = f"inspections/{now:%Y/%m}/{uuid.uuid4().hex}.{ext}"
@@ -646,8 +644,6 @@ def cable_inspect(
 
 
 # --- link qualification (sealed DAC/ACC/AOC) --------------------------------------------------
-
-PRE_FEC_BER_LIMIT = {"RS544": 2.4e-4, "RS528": 5e-5, "none": 1e-12}
 
 
 @dataclass
@@ -689,10 +685,10 @@ def qualification_check(
             problems.append(f"Link runs at {data.speed_gbps}G, expected {link.speed_gbps}G.")
         if link.lanes and data.lanes != link.lanes:
             problems.append(f"Link runs {data.lanes} lanes wide, expected {link.lanes}.")
-    min_soak = _setting("CABLETRACK_BER_SOAK_MINUTES", 10)
+    min_soak = app_settings.ber_soak_minutes
     if data.soak_minutes < min_soak:
         problems.append(f"BER soak of {data.soak_minutes:g} min is shorter than the {min_soak} min required.")
-    limit = PRE_FEC_BER_LIMIT.get(link.fec if link else "RS544", 2.4e-4)
+    limit = FEC_LIMITS.get(link.fec if link else FecType.KP4, FEC_LIMITS[FecType.KP4]).pre_fec_ber
     if data.pre_fec_ber is None:
         problems.append("No pre-FEC BER from the soak.")
     elif data.pre_fec_ber >= limit:

@@ -13,13 +13,13 @@ import zipfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from inventory.conf import app_settings
 from inventory.core.choices import Direction
 from inventory.core.optics.sor import SorError, parse_sor
 from inventory.models import Cable, InstrumentMapping
@@ -496,7 +496,7 @@ def instrument_mapping_save(*, instrument: str, mapping: dict, user=None) -> Ins
 
 
 def _unzip(data: bytes) -> list[tuple[str, bytes]]:
-    cap = getattr(settings, "CABLETRACK_MAX_IMPORT_BYTES", 64 * 1024 * 1024)
+    cap = app_settings.max_import_bytes
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:

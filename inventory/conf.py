@@ -1,0 +1,227 @@
+"""The CABLETRACK_* settings, typed: ``app_settings.<name>`` is what the code reads.
+
+Every default lives once, in ``cabletrack/settings.py`` (with the environment variable that sets
+it); this module has no defaults of its own. Each attribute reads ``django.conf.settings`` at call
+time, so pytest-django's ``settings`` fixture and ``override_settings`` keep working. A setting
+missing from ``settings.py`` is an AttributeError, never a silent fallback.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar, overload
+
+from django.conf import settings
+
+T = TypeVar("T")
+
+
+class Setting(Generic[T]):
+    """One CABLETRACK_* setting: its name in ``settings.py`` and what it means."""
+
+    def __init__(self, name: str, doc: str) -> None:
+        self.name = name
+        self.__doc__ = doc
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Setting[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> Setting[T] | T:
+        if obj is None:
+            return self
+        return getattr(settings, self.name)
+
+    def __set__(self, obj: object, value: Any) -> None:
+        raise AttributeError(f"{self.name} is a Django setting: override it with the settings fixture.")
+
+
+class AppSettings:
+    """The CABLETRACK_* settings, one typed attribute each (see README, "Configuration")."""
+
+    # --- Site, request bodies, imports ---------------------------------------------------------
+    base_url = Setting[str](
+        "CABLETRACK_BASE_URL",
+        "The absolute URL printed in QR labels and mails; never guessed from a request.",
+    )
+    max_import_bytes = Setting[int]("CABLETRACK_MAX_IMPORT_BYTES", "Cap on import request bodies and files.")
+    max_body_bytes = Setting[int](
+        "CABLETRACK_MAX_BODY_BYTES", "Cap on JSON and form request bodies (413 past it)."
+    )
+    max_upload_bytes = Setting[int](
+        "CABLETRACK_MAX_UPLOAD_BYTES", "Cap on multipart (file upload) request bodies."
+    )
+    body_limits = Setting[dict[str, int]](
+        "CABLETRACK_BODY_LIMITS", "Path prefix -> body cap for the bulk endpoints (telemetry and imports)."
+    )
+    idempotency_ttl_hours = Setting[int](
+        "CABLETRACK_IDEMPOTENCY_TTL_HOURS", "Idempotency keys are kept this many hours, then purged."
+    )
+    require_if_match = Setting[bool](
+        "CABLETRACK_REQUIRE_IF_MATCH", "API writes without an If-Match header get a 428 instead of writing."
+    )
+
+    # --- Domain defaults --------------------------------------------------------------------------
+    retest_interval_days = Setting[int]("CABLETRACK_RETEST_INTERVAL_DAYS", "Default retest interval (days).")
+    annual_failure_rate = Setting[float](
+        "CABLETRACK_ANNUAL_FAILURE_RATE", "Forecasting prior: failures per module-year."
+    )
+
+    # --- Telemetry --------------------------------------------------------------------------------
+    telemetry_max_body_bytes = Setting[int](
+        "CABLETRACK_TELEMETRY_MAX_BODY_BYTES", "Cap on a POST /api/telemetry/ body (after gzip)."
+    )
+    telemetry_max_samples = Setting[int](
+        "CABLETRACK_TELEMETRY_MAX_SAMPLES", "Most samples in one telemetry request."
+    )
+    telemetry_max_future_seconds = Setting[int](
+        "CABLETRACK_TELEMETRY_MAX_FUTURE_SECONDS", "Samples stamped further ahead than this are refused."
+    )
+    telemetry_rollup_seconds = Setting[int](
+        "CABLETRACK_TELEMETRY_ROLLUP_SECONDS", "Width of a PortRollup bucket (s)."
+    )
+    telemetry_rollup_batch_ports = Setting[int](
+        "CABLETRACK_TELEMETRY_ROLLUP_BATCH_PORTS", "Ports recomputed per rollup chunk."
+    )
+    telemetry_raw_retention_days = Setting[int](
+        "CABLETRACK_TELEMETRY_RAW_RETENTION_DAYS", "Raw telemetry samples are kept this many days."
+    )
+    telemetry_rollup_retention_days = Setting[int](
+        "CABLETRACK_TELEMETRY_ROLLUP_RETENTION_DAYS", "Rollups are kept this many days."
+    )
+    telemetry_rollup_debounce_seconds = Setting[int](
+        "CABLETRACK_TELEMETRY_ROLLUP_DEBOUNCE_SECONDS",
+        "At most one rollup kick per this many seconds of ingest.",
+    )
+    telemetry_rollup_lookback_seconds = Setting[int](
+        "CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS",
+        "How far back a rollup looks for the sample before a bucket's first interval (s).",
+    )
+    telemetry_rollup_max_batches = Setting[int](
+        "CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES",
+        "Queue batches one rollup task takes before it re-enqueues itself.",
+    )
+
+    # --- Alerts, /metrics ---------------------------------------------------------------------------
+    alert_rules = Setting[dict[str, Any]](
+        "CABLETRACK_ALERT_RULES", "Rule thresholds: a preset with per link class / PMD overrides (JSON)."
+    )
+    alert_every_s = Setting[float]("CABLETRACK_ALERT_EVERY_S", "How often beat runs the alert rules (s).")
+    alert_lookback_s = Setting[float](
+        "CABLETRACK_ALERT_LOOKBACK_S", "How much of PortRollup the rules read (the longest rule window, s)."
+    )
+    alert_bucket_s = Setting[float](
+        "CABLETRACK_ALERT_BUCKET_S", "The rules' bucket width (s): the telemetry rollup width."
+    )
+    baseline_refresh_s = Setting[float](
+        "CABLETRACK_BASELINE_REFRESH_S", "How often port baselines are refreshed (s)."
+    )
+    baseline_weight = Setting[float](
+        "CABLETRACK_BASELINE_WEIGHT", "How far a refresh moves a port's baseline towards the latest window."
+    )
+    metrics_token = Setting[str]("CABLETRACK_METRICS_TOKEN", "Bearer token that may scrape /metrics.")
+    metrics_networks = Setting[list[str]](
+        "CABLETRACK_METRICS_NETWORKS", "Source networks (CIDRs) that may scrape /metrics."
+    )
+    metrics_max_links = Setting[int](
+        "CABLETRACK_METRICS_MAX_LINKS",
+        "/metrics exports FEC gauges for at most this many links, worst first.",
+    )
+
+    # --- NetBox / Nautobot, Prometheus ---------------------------------------------------------------
+    netbox_url = Setting[str]("CABLETRACK_NETBOX_URL", "NetBox/Nautobot URL; set, beat syncs hourly.")
+    netbox_token = Setting[str]("CABLETRACK_NETBOX_TOKEN", "NetBox/Nautobot API token.")
+    netbox_sites = Setting[list[str]](
+        "CABLETRACK_NETBOX_SITES", "Site slugs (Nautobot: location names) the sync imports."
+    )
+    netbox_flavor = Setting[str]("CABLETRACK_NETBOX_FLAVOR", '"netbox" (4.x) or "nautobot" (2.x/3.x).')
+    prometheus_url = Setting[str]("CABLETRACK_PROMETHEUS_URL", "Prometheus URL; set, beat pulls every 5 min.")
+    prometheus_mapping = Setting[dict[str, Any]](
+        "CABLETRACK_PROMETHEUS_MAPPING", "A site's series names mapped onto the telemetry vocabulary (JSON)."
+    )
+    prometheus_window_seconds = Setting[int](
+        "CABLETRACK_PROMETHEUS_WINDOW_SECONDS", "How much history one pull reads (s)."
+    )
+    prometheus_step_seconds = Setting[int](
+        "CABLETRACK_PROMETHEUS_STEP_SECONDS", "Query resolution of a pull (s)."
+    )
+
+    # --- Tests and loss budgets ------------------------------------------------------------------------
+    sor_max_bytes = Setting[int]("CABLETRACK_SOR_MAX_BYTES", "Cap on an uploaded OTDR (.sor) file.")
+    photo_max_bytes = Setting[int](
+        "CABLETRACK_PHOTO_MAX_BYTES", "Cap on an uploaded end-face inspection photo."
+    )
+    loss_increase_db = Setting[float](
+        "CABLETRACK_LOSS_INCREASE_DB",
+        "A retest whose loss rose this much (dB) over the baseline opens an alert.",
+    )
+    marginal_db = Setting[float](
+        "CABLETRACK_MARGINAL_DB", "A margin under this (dB) is marginal: passes, one dirty end from failing."
+    )
+    otdr_min_length_m = Setting[float](
+        "CABLETRACK_OTDR_MIN_LENGTH_M", "Fibre runs at least this long (m) need an OTDR trace (dead zone)."
+    )
+    ber_soak_minutes = Setting[int](
+        "CABLETRACK_BER_SOAK_MINUTES", "Shortest BER soak a link qualification accepts (minutes)."
+    )
+
+    # --- Labels -------------------------------------------------------------------------------------
+    labels_inline_max = Setting[int](
+        "CABLETRACK_LABELS_INLINE_MAX", "Up to this many labels render in the request; more go to a batch."
+    )
+
+    # --- Retests and reminders -------------------------------------------------------------------------
+    retest_shorten_days = Setting[int](
+        "CABLETRACK_RETEST_SHORTEN_DAYS",
+        "Retest within this after a failure, fault, re-seat or loss increase.",
+    )
+    retest_new_install_days = Setting[int](
+        "CABLETRACK_RETEST_NEW_INSTALL_DAYS", "A new cable is due this many days after install."
+    )
+    retest_remind_days = Setting[int]("CABLETRACK_RETEST_REMIND_DAYS", 'The "due soon" window (days).')
+    retest_escalate_days = Setting[int](
+        "CABLETRACK_RETEST_ESCALATE_DAYS", "Overdue past this many days: the team lead is mailed too."
+    )
+    retest_accept_telemetry = Setting[bool](
+        "CABLETRACK_RETEST_ACCEPT_TELEMETRY",
+        "Default for sites without a policy: clean telemetry counts as a retest.",
+    )
+    retest_sweep_hour = Setting[int]("CABLETRACK_RETEST_SWEEP_HOUR", "Hour (UTC) of the daily retest sweep.")
+    reminder_lease_seconds = Setting[int](
+        "CABLETRACK_REMINDER_LEASE_SECONDS", "A reminder sender silent this long is presumed dead."
+    )
+    reminder_retry_base_seconds = Setting[int](
+        "CABLETRACK_REMINDER_RETRY_BASE_SECONDS", "First SMTP retry delay (doubles each attempt)."
+    )
+    reminder_retry_max_seconds = Setting[int](
+        "CABLETRACK_REMINDER_RETRY_MAX_SECONDS", "Longest SMTP retry delay."
+    )
+    reminder_max_attempts = Setting[int](
+        "CABLETRACK_REMINDER_MAX_ATTEMPTS", "SMTP attempts before a digest fails."
+    )
+    mail_domain = Setting[str]("CABLETRACK_MAIL_DOMAIN", "Right-hand side of reminder Message-IDs.")
+
+    # --- Failure forecast and spares ---------------------------------------------------------------------
+    forecast_prior_module_years = Setting[float](
+        "CABLETRACK_FORECAST_PRIOR_MODULE_YEARS", "Weight of the prior failure rate, in module-years."
+    )
+    forecast_credible_level = Setting[float](
+        "CABLETRACK_FORECAST_CREDIBLE_LEVEL", "Credible interval of a cohort's failure rate."
+    )
+    spares_service_level = Setting[float](
+        "CABLETRACK_SPARES_SERVICE_LEVEL", "Chance that the spares on hand cover the lead time's failures."
+    )
+    spares_lead_time_days = Setting[int]("CABLETRACK_SPARES_LEAD_TIME_DAYS", "Days to restock a spare.")
+    failure_hours_per_incident = Setting[float](
+        "CABLETRACK_FAILURE_HOURS_PER_INCIDENT", "Hours a training run loses per link failure."
+    )
+    cluster_gpus = Setting[int]("CABLETRACK_CLUSTER_GPUS", "GPUs a training run holds.")
+    gpu_hour_cost = Setting[float]("CABLETRACK_GPU_HOUR_COST", "Cost of one GPU-hour.")
+    run_hours = Setting[float]("CABLETRACK_RUN_HOURS", "Length of a training run (hours).")
+
+    @classmethod
+    def setting_names(cls) -> list[str]:
+        """Every CABLETRACK_* name this class reads."""
+        return [v.name for v in vars(cls).values() if isinstance(v, Setting)]
+
+
+app_settings = AppSettings()
