@@ -59,7 +59,7 @@ def cable_list(request):
             "selected_status": request.GET.getlist("status"),
             "selected_kind": request.GET.getlist("kind"),
             "bulk_form": BulkStatusForm(),
-            "labels_print_url": page_selectors.optional_url("labels-print"),
+            "labels_print_url": reverse("labels-print"),
             "next": request.get_full_path(),
         },
     )

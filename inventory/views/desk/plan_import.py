@@ -16,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from inventory.forms.plant import CablePlanForm, apply_errors
-from inventory.selectors.plant import pages as page_selectors
+from inventory.services.plans import cable_plan as plan_services
 from inventory.services.plans import files as plan_files
 
 PLAN_DIR = "plans"
@@ -67,16 +67,11 @@ def plan_outcome(result) -> dict:
     }
 
 
-def _import_service():
-    return page_selectors.optional("inventory.services.plans.cable_plan", "cable_plan_import")
-
-
 @permission_required("inventory.add_cable", raise_exception=True)
 @require_http_methods(["GET", "POST"])
 def cable_plan_import(request):
-    service = _import_service()
-    ctx: dict = {"service_ready": service is not None}
-    if request.method == "POST" and request.POST.get("apply") and service is not None:
+    ctx: dict = {}
+    if request.method == "POST" and request.POST.get("apply"):
         token = request.POST.get("token", "")
         path = _plan_path(token)
         if not path.exists() or request.session.get("cable_plan_token") != token:
@@ -87,7 +82,9 @@ def cable_plan_import(request):
             messages.error(request, "The plan changed since its dry run; upload it again.")
             return redirect("cable-import")
         with transaction.atomic():
-            outcome = plan_outcome(service(rows=parse_plan(text), dry_run=False, actor=request.user))
+            outcome = plan_outcome(
+                plan_services.cable_plan_import(rows=parse_plan(text), dry_run=False, actor=request.user)
+            )
             if outcome["errors"]:
                 transaction.set_rollback(True)
         if outcome["errors"]:
@@ -110,21 +107,20 @@ def cable_plan_import(request):
         except ValidationError as exc:
             apply_errors(form, exc)
         else:
-            if service is None:
-                form.add_error("file", "The import service is not installed yet; try again later.")
-            else:
-                with transaction.atomic():
-                    outcome = plan_outcome(service(rows=rows, dry_run=True, actor=request.user))
-                    transaction.set_rollback(True)  # a dry run writes nothing, whatever the service does
-                ctx["outcome"] = outcome
-                ctx["row_count"] = len(rows)
-                if not outcome["errors"]:
-                    token = uuid.uuid4().hex
-                    path = _plan_path(token)
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(text, encoding="utf-8")
-                    request.session["cable_plan_token"] = token
-                    ctx["token"] = token
-                    ctx["sha256"] = hashlib.sha256(text.encode()).hexdigest()
+            with transaction.atomic():
+                outcome = plan_outcome(
+                    plan_services.cable_plan_import(rows=rows, dry_run=True, actor=request.user)
+                )
+                transaction.set_rollback(True)  # a dry run writes nothing, whatever the service does
+            ctx["outcome"] = outcome
+            ctx["row_count"] = len(rows)
+            if not outcome["errors"]:
+                token = uuid.uuid4().hex
+                path = _plan_path(token)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                request.session["cable_plan_token"] = token
+                ctx["token"] = token
+                ctx["sha256"] = hashlib.sha256(text.encode()).hexdigest()
     ctx["form"] = form
     return render(request, "inventory/cable_import.html", ctx)
