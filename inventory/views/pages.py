@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from inventory.core.choices import PlacementEnd
 from inventory.forms.plant import FaultForm, ReplaceForm, ServicedForm, SwapForm, apply_errors
 from inventory.models import Cable, Cage, Rack, Transceiver
-from inventory.selectors.plant import pages as page_selectors
+from inventory.selectors import pages as page_selectors
 from inventory.services.plant import cables as cable_services
 from inventory.services.plant import fieldwork
 from inventory.services.plant import transceivers as xcvr_services

@@ -26,39 +26,18 @@ class _PlantCollector:
         self.now = now
 
     def collect(self):
+        yield from self._link_families()
+        yield from self._alert_families()
+        yield from self._cable_families()
+
+    def _link_families(self):
+        """The info series per link and the FEC gauges per link end, from the last 10 minutes."""
         now = self.now
         max_links = int(app_settings.metrics_max_links)
         window = float(app_settings.alert_lookback_s)
         stats = port_stats(start=now - timedelta(seconds=min(window, 600)), end=now)
-
-        links = list(
-            Link.objects.filter(active=True).values_list(
-                "id",
-                "a_port_id",
-                "b_port_id",
-                "a_port__device__name",
-                "a_port__name",
-                "b_port__device__name",
-                "b_port__name",
-                "a_port__device__rack__name",
-                "a_port__cage__transceiver__model__vendor__name",
-                "b_port__cage__transceiver__model__vendor__name",
-            )
-        )
-
-        def worst(lk):
-            bers = [stats.get(p, {}).get("pre_fec_ber") or 0.0 for p in (lk[1], lk[2])]
-            return max(bers)
-
-        if len(links) > max_links:
-            links = sorted(links, key=worst, reverse=True)[:max_links]
-        labels: dict[int, list[str]] = {}
-        for lid, label in (
-            LinkSegment.objects.filter(link__active=True)
-            .order_by("link_id", "seq")
-            .values_list("link_id", "cable__label")
-        ):
-            labels.setdefault(lid, []).append(label)
+        links = _active_links(stats, max_links)
+        labels = _cable_labels()
 
         info = InfoMetricFamily(
             "cabletrack_link",
@@ -119,6 +98,8 @@ class _PlantCollector:
         yield corr
         yield uncorr
 
+    def _alert_families(self):
+        """Open alerts by rule and severity, and which rules are open on each link."""
         alerts = GaugeMetricFamily(
             "cabletrack_alerts_open",
             "Open alerts by rule and severity",
@@ -145,6 +126,9 @@ class _PlantCollector:
             link_alert.add_metric([str(lid), rule], 1)
         yield link_alert
 
+    def _cable_families(self):
+        """Cables whose retest is overdue, and cables marked degraded."""
+        now = self.now
         today = now.date()
         counts = Cable.objects.aggregate(
             overdue=Count("pk", filter=Q(retest_due__lt=today) & ~Q(status=CableStatus.RETIRED)),
@@ -156,6 +140,45 @@ class _PlantCollector:
         g = GaugeMetricFamily("cabletrack_cables_degraded", "Cables marked degraded")
         g.add_metric([], counts["degraded"])
         yield g
+
+
+def _active_links(stats: dict, max_links: int) -> list[tuple]:
+    """The active links' ports, names, rack and module vendors; the ``max_links`` with the worst
+    pre-FEC BER when there are more."""
+    links = list(
+        Link.objects.filter(active=True).values_list(
+            "id",
+            "a_port_id",
+            "b_port_id",
+            "a_port__device__name",
+            "a_port__name",
+            "b_port__device__name",
+            "b_port__name",
+            "a_port__device__rack__name",
+            "a_port__cage__transceiver__model__vendor__name",
+            "b_port__cage__transceiver__model__vendor__name",
+        )
+    )
+
+    def worst(lk):
+        bers = [stats.get(p, {}).get("pre_fec_ber") or 0.0 for p in (lk[1], lk[2])]
+        return max(bers)
+
+    if len(links) > max_links:
+        links = sorted(links, key=worst, reverse=True)[:max_links]
+    return links
+
+
+def _cable_labels() -> dict[int, list[str]]:
+    """The cable labels of each active link, in path order."""
+    labels: dict[int, list[str]] = {}
+    for lid, label in (
+        LinkSegment.objects.filter(link__active=True)
+        .order_by("link_id", "seq")
+        .values_list("link_id", "cable__label")
+    ):
+        labels.setdefault(lid, []).append(label)
+    return labels
 
 
 def metrics_exposition(*, now: datetime) -> tuple[bytes, str]:

@@ -273,6 +273,35 @@ def reconciliation_report(
 
 
 def _module_rows(ports, states, reports_modules, scope, include_ok) -> tuple[list[ModuleRow], int]:
+    cages, cageless = _ports_by_cage(ports, states)
+    if not cages:
+        return cageless, 0
+    recorded_modules, sealed = _recorded_in_cages(scope)
+    rows: list[ModuleRow] = []
+    ok = 0
+    for cage_id, cports in cages.items():
+        # The latest identity any of the cage's ports reported (a twin-port module: both).
+        seen = [states[p[0]] for p in cports if p[0] in states and states[p[0]][3].strip()]
+        s = max(seen, key=lambda s: s[6].timestamp() if s[6] else 0.0) if seen else None
+        seen_serial = s[3].strip() if s else ""
+        rec_kind, rec, rec_serial = _recorded_in(cage_id, recorded_modules, sealed)
+        status, problem = _module_status(
+            seen_serial, rec_kind, rec, rec_serial, collector_reports=cports[0][5] in reports_modules
+        )
+        if status is None:
+            continue
+        if status == "ok" and not include_ok:
+            ok += 1
+            continue
+        rows.append(_cage_row(cage_id, cports, status, problem, s, seen_serial, rec_kind, rec, rec_serial))
+    _match_models([r for r in rows if r.status == "missing_record" and not r.problem])
+    rows.extend(cageless)
+    rows.sort(key=lambda r: (r.site, r.rack, -(r.position_u or 0), r.device, r.cage))
+    return rows, ok
+
+
+def _ports_by_cage(ports, states) -> tuple[dict[int, list], list[ModuleRow]]:
+    """The ports grouped by recorded cage, and a row for each cageless port a module is seen in."""
     cages: dict[int, list] = defaultdict(list)
     cageless: list[ModuleRow] = []
     for p in ports:
@@ -302,8 +331,11 @@ def _module_rows(ports, states, reports_modules, scope, include_ok) -> tuple[lis
                     problem=f"No cage is recorded for port {p[1]}: record the device's cages first.",
                 )
             )
-    if not cages:
-        return cageless, 0
+    return cages, cageless
+
+
+def _recorded_in_cages(scope) -> tuple[dict[int, tuple], dict[int, tuple]]:
+    """What the plant records in the scope's cages: modules, and sealed cable ends, by cage id."""
     cage_scope = scope.filter(cage__isnull=False).values("cage_id")
     recorded_modules = {
         x[0]: x
@@ -325,76 +357,81 @@ def _module_rows(ports, states, reports_modules, scope, include_ok) -> tuple[lis
             "cable__serial_b",
         )
     }
-    rows: list[ModuleRow] = []
-    ok = 0
-    for cage_id, cports in cages.items():
-        # The latest identity any of the cage's ports reported (a twin-port module: both).
-        seen = [states[p[0]] for p in cports if p[0] in states and states[p[0]][3].strip()]
-        s = max(seen, key=lambda s: s[6].timestamp() if s[6] else 0.0) if seen else None
-        seen_serial = s[3].strip() if s else ""
-        rec_kind, rec = "none", None
-        if cage_id in recorded_modules:
-            rec_kind, rec = "module", recorded_modules[cage_id]
-            rec_serial = rec[4]
-        elif cage_id in sealed:
-            rec_kind, rec = "cable_end", sealed[cage_id]
-            rec_serial = rec[5] if rec[1] == "A" else rec[6]
+    return recorded_modules, sealed
+
+
+def _recorded_in(cage_id: int, recorded_modules: dict, sealed: dict) -> tuple[str, tuple | None, str]:
+    """What is recorded in a cage (``module``, ``cable_end`` or ``none``), its row and its serial."""
+    rec_kind, rec = "none", None
+    if cage_id in recorded_modules:
+        rec_kind, rec = "module", recorded_modules[cage_id]
+        rec_serial = rec[4]
+    elif cage_id in sealed:
+        rec_kind, rec = "cable_end", sealed[cage_id]
+        rec_serial = rec[5] if rec[1] == "A" else rec[6]
+    else:
+        rec_serial = ""
+    return rec_kind, rec, rec_serial
+
+
+def _module_status(
+    seen_serial: str, rec_kind: str, rec, rec_serial: str, *, collector_reports: bool
+) -> tuple[str | None, str]:
+    """``missing_record``, ``swap``, ``ok`` or ``not_seen`` for a cage, and the problem to show;
+    ``None`` when there is nothing to compare (``collector_reports``: the device's collector
+    reports modules)."""
+    problem = ""
+    if seen_serial:
+        if rec_kind == "none":
+            status = "missing_record"
+        elif not rec_serial:
+            # A sealed cable recorded without its end's serial: nothing to swap, a gap to fill.
+            status = "missing_record"
+            problem = f"Cable {rec[2]} is recorded here without the serial of its end {rec[1]}; record it on the cable."
+        elif norm(rec_serial) != norm(seen_serial):
+            status = "swap"
         else:
-            rec_serial = ""
-        problem = ""
-        if seen_serial:
-            if rec_kind == "none":
-                status = "missing_record"
-            elif not rec_serial:
-                # A sealed cable recorded without its end's serial: nothing to swap, a gap to fill.
-                status = "missing_record"
-                problem = f"Cable {rec[2]} is recorded here without the serial of its end {rec[1]}; record it on the cable."
-            elif norm(rec_serial) != norm(seen_serial):
-                status = "swap"
-            else:
-                status = "ok"
-        elif rec_kind != "none" and rec_serial and cports[0][5] in reports_modules:
-            status = "not_seen"
-        else:
-            # An empty cage nobody sees a module in, or a device whose collector says nothing
-            # about modules: nothing to compare, so neither a difference nor an agreement.
-            continue
-        if status == "ok" and not include_ok:
-            ok += 1
-            continue
-        cports.sort(key=lambda p: p[1])
-        first = cports[0]
-        row = ModuleRow(
-            key=f"cage:{cage_id}",
-            status=status,
-            site=first[9] or "",
-            rack=first[8] or "",
-            device=first[6],
-            position_u=first[7],
-            cage=first[3],
-            cage_id=cage_id,
-            form_factor=first[4],
-            ports=[p[1] for p in cports],
-            problem=problem,
+            status = "ok"
+    elif rec_kind != "none" and rec_serial and collector_reports:
+        status = "not_seen"
+    else:
+        # An empty cage nobody sees a module in, or a device whose collector says nothing
+        # about modules: nothing to compare, so neither a difference nor an agreement.
+        return None, ""
+    return status, problem
+
+
+def _cage_row(cage_id, cports, status, problem, s, seen_serial, rec_kind, rec, rec_serial) -> ModuleRow:
+    """The report row of a cage: where it is, what is seen in it and what is recorded."""
+    cports.sort(key=lambda p: p[1])
+    first = cports[0]
+    row = ModuleRow(
+        key=f"cage:{cage_id}",
+        status=status,
+        site=first[9] or "",
+        rack=first[8] or "",
+        device=first[6],
+        position_u=first[7],
+        cage=first[3],
+        cage_id=cage_id,
+        form_factor=first[4],
+        ports=[p[1] for p in cports],
+        problem=problem,
+    )
+    if s is not None:
+        row.seen_vendor, row.seen_part, row.seen_serial, row.seen_at = (
+            s[1].strip(),
+            s[2].strip(),
+            seen_serial,
+            s[6],
         )
-        if s is not None:
-            row.seen_vendor, row.seen_part, row.seen_serial, row.seen_at = (
-                s[1].strip(),
-                s[2].strip(),
-                seen_serial,
-                s[6],
-            )
-        row.recorded_kind, row.recorded_serial = rec_kind, rec_serial
-        if rec_kind == "module":
-            row.transceiver_id, row.recorded_vendor, row.recorded_part = rec[1], rec[2], rec[3]
-        elif rec_kind == "cable_end":
-            row.cable_side, row.cable_label = rec[1], rec[2]
-            row.recorded_vendor, row.recorded_part = rec[3] or "", rec[4]
-        rows.append(row)
-    _match_models([r for r in rows if r.status == "missing_record" and not r.problem])
-    rows.extend(cageless)
-    rows.sort(key=lambda r: (r.site, r.rack, -(r.position_u or 0), r.device, r.cage))
-    return rows, ok
+    row.recorded_kind, row.recorded_serial = rec_kind, rec_serial
+    if rec_kind == "module":
+        row.transceiver_id, row.recorded_vendor, row.recorded_part = rec[1], rec[2], rec[3]
+    elif rec_kind == "cable_end":
+        row.cable_side, row.cable_label = rec[1], rec[2]
+        row.recorded_vendor, row.recorded_part = rec[3] or "", rec[4]
+    return row
 
 
 def _match_models(rows: list[ModuleRow]) -> None:

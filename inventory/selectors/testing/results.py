@@ -335,6 +335,36 @@ def link_verdicts(
 
     now = now or timezone.now()
     link_ids = [link.pk for link in links]
+    facts = _link_facts(link_ids, link_qs=link_qs, rows=rows)
+    latest = latest_tests(cable_ids=facts.cable_scope if facts.cable_scope is not None else facts.cable_ids)
+    gate = _gate_from(facts.cables, latest, facts.ends, now=now, svc=svc)
+    port_names = _port_names(links, link_qs)
+    whole_link = _whole_link_tests(link_qs if link_qs is not None else link_ids)
+    out: dict[int, LinkVerdict] = {}
+    for link in links:
+        seg_v = [
+            _segment_verdict(facts.cables[cid], latest.get(cid, {}), gate.get(cid, []))
+            for cid in facts.segs.get(link.pk, [])
+        ]
+        out[link.pk] = _link_verdict(link, seg_v, whole_link.get(link.pk), port_names, svc=svc)
+    return out
+
+
+@dataclass
+class _LinkFacts:
+    """What ``link_verdicts`` reads besides the tests: each link's cables in order, the cables'
+    facts and ends, and the cables in scope (a subquery with ``link_qs``, else ``cable_ids``)."""
+
+    segs: dict[int, list[int]]
+    cables: dict[int, CableFacts]
+    ends: dict[int, list[EndFacts]]
+    cable_ids: list[int]
+    cable_scope: QuerySet | None
+
+
+def _link_facts(link_ids: list[int], *, link_qs: QuerySet | None, rows) -> _LinkFacts:
+    """The links' segments, cables and ends: from ``rows`` when they cover every link, else read
+    in chunks of ids (or as subqueries of ``link_qs``)."""
     size = _chunk_size()
     segs: dict[int, list[int]] = {}
     preloaded = rows is not None and link_qs is None and all(pk in rows.segs for pk in link_ids)
@@ -377,88 +407,86 @@ def link_verdicts(
             "cable_id", "connector_type", "fibre_count", "polish"
         ):
             ends.setdefault(cable_id, []).append(EndFacts(ctype, fcount, polish))
-    latest = latest_tests(cable_ids=cable_scope if cable_scope is not None else cable_ids)
-    gate = _gate_from(cables, latest, ends, now=now, svc=svc)
-    port_names = _port_names(links, link_qs)
-    whole_link = _whole_link_tests(link_qs if link_qs is not None else link_ids)
-    out: dict[int, LinkVerdict] = {}
-    for link in links:
-        seg_v = []
-        for cid in segs.get(link.pk, []):
-            c = cables[cid]
-            mine = latest.get(cid, {})
-            seg_v.append(
-                SegmentVerdict(
-                    cid,
-                    c.label,
-                    c.kind,
-                    c.role,
-                    float(c.length_m) if c.length_m is not None else None,
-                    mine.get(TestKind.OLTS),
-                    mine.get(TestKind.OTDR),
-                    mine.get(TestKind.QUALIFICATION),
-                    gate.get(cid, []),
-                )
-            )
-        fibre_segs = [s for s in seg_v if s.kind in CableKind.fibre()]
-        tia = (
-            budgets.worst(s.olts.verdict if s.olts else Verdict.UNKNOWN for s in fibre_segs)
-            if fibre_segs
-            else Verdict.UNKNOWN
+    return _LinkFacts(segs, cables, ends, cable_ids, cable_scope)
+
+
+def _segment_verdict(c: CableFacts, mine: dict[str, LatestTest], missing: list[str]) -> SegmentVerdict:
+    """One cable of a link with its latest OLTS, OTDR and qualification, and what it still needs."""
+    return SegmentVerdict(
+        c.pk,
+        c.label,
+        c.kind,
+        c.role,
+        float(c.length_m) if c.length_m is not None else None,
+        mine.get(TestKind.OLTS),
+        mine.get(TestKind.OTDR),
+        mine.get(TestKind.QUALIFICATION),
+        missing,
+    )
+
+
+def _link_verdict(
+    link: Link, seg_v: list[SegmentVerdict], channel: float | None, port_names: dict[int, str], *, svc
+) -> LinkVerdict:
+    """One link's TIA, PMD and overall verdicts, note and blockers from its segments' verdicts
+    (``channel``: the loss of a whole-link test, when there is one)."""
+    fibre_segs = [s for s in seg_v if s.kind in CableKind.fibre()]
+    tia = (
+        budgets.worst(s.olts.verdict if s.olts else Verdict.UNKNOWN for s in fibre_segs)
+        if fibre_segs
+        else Verdict.UNKNOWN
+    )
+    if any(s.olts is None for s in fibre_segs):
+        tia = Verdict.UNKNOWN if tia != Verdict.FAIL else tia
+    fibre_kind = fibre_segs[0].kind if fibre_segs else ""
+    limit, source = svc.link_channel_limit(link, fibre_kind) if fibre_segs else (None, "")
+    if channel is None and fibre_segs and all(s.olts and s.olts.loss_db is not None for s in fibre_segs):
+        channel = round(sum(s.olts.loss_db for s in fibre_segs), 3)
+    pv = (
+        budgets.verdict_for(channel, limit)
+        if fibre_segs
+        else budgets.Verdict(Verdict.UNKNOWN, None, None, None)
+    )
+    sealed = [s for s in seg_v if s.kind in CableKind.sealed()]
+    qual = budgets.worst(s.qualification.verdict if s.qualification else Verdict.UNKNOWN for s in sealed)
+    if fibre_segs:
+        overall = (
+            budgets.worst([tia, pv.verdict])
+            if Verdict.UNKNOWN not in (tia, pv.verdict)
+            else (Verdict.FAIL if Verdict.FAIL in (tia, pv.verdict) else Verdict.UNKNOWN)
         )
-        if any(s.olts is None for s in fibre_segs):
-            tia = Verdict.UNKNOWN if tia != Verdict.FAIL else tia
-        fibre_kind = fibre_segs[0].kind if fibre_segs else ""
-        limit, source = svc.link_channel_limit(link, fibre_kind) if fibre_segs else (None, "")
-        channel = whole_link.get(link.pk)
-        if channel is None and fibre_segs and all(s.olts and s.olts.loss_db is not None for s in fibre_segs):
-            channel = round(sum(s.olts.loss_db for s in fibre_segs), 3)
-        pv = (
-            budgets.verdict_for(channel, limit)
-            if fibre_segs
-            else budgets.Verdict(Verdict.UNKNOWN, None, None, None)
+    elif sealed:
+        overall = qual if all(s.qualification for s in sealed) else Verdict.UNKNOWN
+    else:
+        overall = Verdict.UNKNOWN
+    note = ""
+    if tia in PASSING and pv.verdict == Verdict.FAIL:
+        note = (
+            f"Every segment passes TIA-568.3, but the channel loses {channel:.2f} dB, over the "
+            f"{link.pmd or 'PMD'} limit of {limit:.2f} dB: the link fails its PMD."
         )
-        sealed = [s for s in seg_v if s.kind in CableKind.sealed()]
-        qual = budgets.worst(s.qualification.verdict if s.qualification else Verdict.UNKNOWN for s in sealed)
-        if fibre_segs:
-            overall = (
-                budgets.worst([tia, pv.verdict])
-                if Verdict.UNKNOWN not in (tia, pv.verdict)
-                else (Verdict.FAIL if Verdict.FAIL in (tia, pv.verdict) else Verdict.UNKNOWN)
-            )
-        elif sealed:
-            overall = qual if all(s.qualification for s in sealed) else Verdict.UNKNOWN
-        else:
-            overall = Verdict.UNKNOWN
-        note = ""
-        if tia in PASSING and pv.verdict == Verdict.FAIL:
-            note = (
-                f"Every segment passes TIA-568.3, but the channel loses {channel:.2f} dB, over the "
-                f"{link.pmd or 'PMD'} limit of {limit:.2f} dB: the link fails its PMD."
-            )
-        elif tia == Verdict.FAIL and pv.verdict in PASSING:
-            note = "The channel is within its PMD limit, but a segment fails its TIA-568.3 component budget."
-        blockers = [f"{s.label}: needs {'; '.join(s.missing)}" for s in seg_v if s.missing]
-        if pv.verdict == Verdict.FAIL:
-            blockers.append(f"channel loss {channel:.2f} dB is over the {limit:.2f} dB PMD limit")
-        a, b = port_names.get(link.a_port_id, "?"), port_names.get(link.b_port_id, "?")
-        out[link.pk] = LinkVerdict(
-            link.pk,
-            a,
-            b,
-            link.pmd,
-            seg_v,
-            tia,
-            channel,
-            limit,
-            source,
-            pv.verdict,
-            pv.margin_db,
-            overall,
-            blockers,
-            note,
-        )
-    return out
+    elif tia == Verdict.FAIL and pv.verdict in PASSING:
+        note = "The channel is within its PMD limit, but a segment fails its TIA-568.3 component budget."
+    blockers = [f"{s.label}: needs {'; '.join(s.missing)}" for s in seg_v if s.missing]
+    if pv.verdict == Verdict.FAIL:
+        blockers.append(f"channel loss {channel:.2f} dB is over the {limit:.2f} dB PMD limit")
+    a, b = port_names.get(link.a_port_id, "?"), port_names.get(link.b_port_id, "?")
+    return LinkVerdict(
+        link.pk,
+        a,
+        b,
+        link.pmd,
+        seg_v,
+        tia,
+        channel,
+        limit,
+        source,
+        pv.verdict,
+        pv.margin_db,
+        overall,
+        blockers,
+        note,
+    )
 
 
 def _gate_from(cables, latest, ends, *, now, svc) -> dict[int, list[str]]:

@@ -30,7 +30,7 @@ from inventory.models import (
     TransceiverPlacement,
     sanctioned_bulk_write,
 )
-from inventory.selectors.forecast.inputs import lot_of
+from inventory.selectors.forecast.cohorts import lot_of
 
 BAD_VENDOR = "Eoptolink"
 BAD_LOT_AFR = 0.25

@@ -16,7 +16,7 @@ from django.db import transaction
 from inventory.conf import app_settings
 from inventory.core import forecast as fm
 from inventory.models import ForecastSnapshot
-from inventory.selectors.forecast import inputs as fsel
+from inventory.selectors import forecast as fsel
 
 DIMENSIONS = ("site", "vendor", "part_number", "form_factor", "lot")
 

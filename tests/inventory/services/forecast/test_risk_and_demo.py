@@ -2,11 +2,18 @@
 
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
+from django.db import connection
 
+from inventory.core import forecast as fm
 from inventory.core.choices import AlertRule, AlertState, Severity
 from inventory.core.choices import TestKind as Kind
-from inventory.models import Alert, CableTest, Link, TransceiverPlacement
+from inventory.core.forecast.risk import RiskWeights
+from inventory.models import Alert, CableTest, Link, PortRollup, TransceiverPlacement
+from inventory.selectors import forecast as fsel
+from inventory.selectors.forecast import link_risk
+from inventory.selectors.forecast import sql as forecast_sql
 from inventory.services.demo.failures import BAD_VENDOR
 from inventory.services.demo.seed import demo_seed
 from inventory.services.forecast import snapshot as forecast_services
@@ -73,8 +80,6 @@ def test_links_with_alerts_and_thin_margins_rank_first_with_reasons(demo, django
 
 
 def test_a_rising_fec_rate_and_falling_rx_power_in_rollups_raise_a_links_risk(demo):
-    from inventory.models import PortRollup
-
     now = datetime(2026, 11, 29, 12, tzinfo=UTC)
     link = Link.objects.filter(active=True, link_class="rail").order_by("pk")[5]
     rows = []
@@ -105,11 +110,6 @@ def test_a_rising_fec_rate_and_falling_rx_power_in_rollups_raise_a_links_risk(de
 def test_the_pruned_ranking_equals_the_full_ranking(demo):
     """The fast path scores only links touching the hottest cohorts (plus links with evidence)
     and must pick exactly the links, order and hazards that scoring every link picks."""
-    import numpy as np
-
-    from inventory.core import forecast as fm
-    from inventory.selectors.forecast import inputs as fsel
-
     now = datetime(2026, 11, 29, 12, tzinfo=UTC)
     healthy = Link.objects.filter(active=True, link_class="rail").order_by("pk")[7]
     Alert.objects.create(
@@ -156,12 +156,6 @@ def test_scoring_every_link_matches_the_sql_scores_and_breaks_ties_by_link_id(de
     """The full scan (numpy over columnar reads) gives every link the base hazard and age the
     per-link SQL gives it, and on a healthy fleet (every cohort at the prior, so hazards tie)
     its top links are exactly those of ranking every link, ties broken by link id."""
-    import numpy as np
-
-    from inventory.core import forecast as fm
-    from inventory.core.forecast.risk import RiskWeights
-    from inventory.selectors.forecast import inputs as fsel
-
     now = datetime(2026, 11, 29, 12, tzinfo=UTC)
     data = fsel.cohort_data(now=now)
     prior = fm.Prior().hazard
@@ -182,11 +176,12 @@ def test_scoring_every_link_matches_the_sql_scores_and_breaks_ties_by_link_id(de
     assert not every.pruned and every.link_ids.tolist() == sorted(
         Link.objects.filter(active=True).values_list("pk", flat=True)
     )
-    from django.db import connection
 
-    params = {**fsel._hazard_params(hazard), "prior": prior, "now_s": now.timestamp()}
+    params = {**forecast_sql.hazard_params(hazard), "prior": prior, "now_s": now.timestamp()}
     with connection.cursor() as cur:
-        cur.execute(fsel._link_scores_sql(where="1 = 1", tail="ORDER BY id", weights=RiskWeights()), params)
+        cur.execute(
+            link_risk._link_scores_sql(where="1 = 1", tail="ORDER BY id", weights=RiskWeights()), params
+        )
         sql = cur.fetchall()
     assert [r[0] for r in sql] == every.link_ids.tolist()
     assert np.allclose([r[1] for r in sql], every.base_hazard)

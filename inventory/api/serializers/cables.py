@@ -1,4 +1,5 @@
-"""API representations. Reads are flat and prefetched; writes validate and hand to a service."""
+"""API representations of cables (flat reads of their ends, writes that hand to a service),
+links and traced paths."""
 
 from decimal import Decimal
 
@@ -9,23 +10,7 @@ from inventory.api.server_owned import MANUAL_CABLE_STATUSES
 from inventory.api.strict import StrictModelSerializer
 from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, Polarity, Polish
 from inventory.core.validators import LABEL_RE, LABEL_RULE
-from inventory.models import (
-    Cable,
-    CableEnd,
-    Cage,
-    Device,
-    Link,
-    Port,
-    PortAlias,
-    Rack,
-    Room,
-    Row,
-    Site,
-    Transceiver,
-    TransceiverModel,
-    TransceiverPlacement,
-    Vendor,
-)
+from inventory.models import Cable, CableEnd, Link
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url
 
 
@@ -33,193 +18,6 @@ def validate_label(value: str) -> str:
     if not LABEL_RE.fullmatch(value):
         raise serializers.ValidationError(f"Labels are {LABEL_RULE}")
     return value
-
-
-class SiteSerializer(StrictModelSerializer):
-    class Meta:
-        model = Site
-        fields = ["id", "name", "slug", "description", "team", "retest_interval_days"]
-
-
-class RoomSerializer(StrictModelSerializer):
-    class Meta:
-        model = Room
-        fields = ["id", "site", "name"]
-
-
-class RowSerializer(StrictModelSerializer):
-    class Meta:
-        model = Row
-        fields = ["id", "room", "name", "team"]
-
-
-class RackSerializer(StrictModelSerializer):
-    site = serializers.CharField(source="row.room.site.slug", read_only=True)
-
-    class Meta:
-        model = Rack
-        fields = ["id", "name", "row", "site", "u_height", "position", "team"]
-        extra_kwargs = {"u_height": {"min_value": 1, "max_value": 60}}  # rack_u_height_range
-
-
-class VendorSerializer(StrictModelSerializer):
-    class Meta:
-        model = Vendor
-        fields = ["id", "name", "slug"]
-
-
-class DeviceSerializer(StrictModelSerializer):
-    rack_name = serializers.CharField(source="rack.name", read_only=True, default=None, allow_null=True)
-
-    class Meta:
-        model = Device
-        fields = [
-            "id",
-            "name",
-            "role",
-            "rack",
-            "rack_name",
-            "position_u",
-            "height_u",
-            "vendor",
-            "model",
-            "serial",
-            "asset_tag",
-            "retired_at",
-        ]
-        read_only_fields = ["retired_at"]
-        extra_kwargs = {"height_u": {"min_value": 1}}  # device_height_positive
-
-
-class CageSerializer(StrictModelSerializer):
-    class Meta:
-        model = Cage
-        fields = ["id", "device", "name", "index", "form_factor", "lanes"]
-
-
-class PortAliasSerializer(StrictModelSerializer):
-    class Meta:
-        model = PortAlias
-        fields = ["name", "source", "valid_from", "valid_to"]
-
-
-class PortSerializer(StrictModelSerializer):
-    device_name = serializers.CharField(source="device.name", read_only=True)
-    aliases = PortAliasSerializer(many=True, read_only=True)
-
-    class Meta:
-        model = Port
-        fields = [
-            "id",
-            "device",
-            "device_name",
-            "name",
-            "kind",
-            "fabric",
-            "cage",
-            "connector",
-            "lane_start",
-            "lane_count",
-            "speed_gbps",
-            "positions",
-            "connector_type",
-            "fibre_count",
-            "pinned",
-            "polish",
-            "aliases",
-            "retired_at",
-        ]
-        read_only_fields = ["retired_at"]
-        extra_kwargs = {"lane_count": {"min_value": 1}}  # port_lane_count_positive
-
-
-class PortAliasWriteSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=128)
-    source = serializers.CharField(max_length=32, required=False, allow_blank=True, default="")
-
-
-class TransceiverModelSerializer(StrictModelSerializer):
-    vendor_name = serializers.CharField(source="vendor.name", read_only=True)
-
-    class Meta:
-        model = TransceiverModel
-        fields = [
-            "id",
-            "vendor",
-            "vendor_name",
-            "part_number",
-            "form_factor",
-            "pmd",
-            "speed_gbps",
-            "lanes",
-            "lane_rate_gbps",
-            "logical_ports",
-            "connector_type",
-            "connector_count",
-            "fibre_count",
-            "polish",
-            "pinned",
-            "wavelength_nm",
-            "single_mode",
-            "reach_m",
-        ]
-
-
-class PlacementSerializer(StrictModelSerializer):
-    cage_name = serializers.CharField(source="cage.__str__", read_only=True)
-
-    class Meta:
-        model = TransceiverPlacement
-        fields = ["cage", "cage_name", "installed_at", "removed_at", "end_reason", "notes"]
-
-
-class TransceiverSerializer(StrictModelSerializer):
-    part_number = serializers.CharField(source="model.part_number", read_only=True)
-    vendor = serializers.CharField(source="model.vendor.name", read_only=True)
-    location = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Transceiver
-        fields = [
-            "id",
-            "model",
-            "part_number",
-            "vendor",
-            "serial",
-            "firmware",
-            "date_code",
-            "status",
-            "cage",
-            "location",
-            "stock_site",
-            "acquired_on",
-        ]
-        read_only_fields = ["status", "cage"]
-
-    def get_location(self, obj) -> str | None:
-        return str(obj.cage) if obj.cage_id else None
-
-
-class TransceiverDetailSerializer(TransceiverSerializer):
-    placements = PlacementSerializer(many=True, read_only=True)
-
-    class Meta(TransceiverSerializer.Meta):
-        fields = [*TransceiverSerializer.Meta.fields, "placements"]
-
-
-class SwapSerializer(serializers.Serializer):
-    serial = serializers.CharField(max_length=100, help_text="Serial of the module going in")
-    old_failed = serializers.BooleanField(default=False, help_text="The module coming out has failed")
-    notes = serializers.CharField(required=False, allow_blank=True, default="")
-
-
-class InstallSerializer(serializers.Serializer):
-    cage = serializers.PrimaryKeyRelatedField(queryset=Cage.objects.all())
-
-
-class RemoveSerializer(serializers.Serializer):
-    failed = serializers.BooleanField(default=False)
-    notes = serializers.CharField(required=False, allow_blank=True, default="")
 
 
 def end_point(end: CableEnd) -> dict:
@@ -320,23 +118,6 @@ def end_points_by_cable(cable_ids) -> dict[int, list[tuple[bool, dict]]]:
             )
         )
     return out
-
-
-class CableEndSerializer(serializers.Serializer):
-    side = serializers.CharField()
-    leg = serializers.IntegerField()
-    label = serializers.CharField()
-    device = serializers.CharField(allow_null=True)
-    rack = serializers.CharField(allow_null=True)
-    u = serializers.IntegerField(allow_null=True)
-    termination = serializers.CharField(allow_null=True)
-    connector_type = serializers.CharField()
-    fibre_count = serializers.IntegerField(allow_null=True)
-    pinned = serializers.BooleanField(allow_null=True)
-    polish = serializers.CharField()
-
-    def to_representation(self, instance):
-        return end_point(instance)
 
 
 class CableListSerializer(serializers.ListSerializer):

@@ -1,0 +1,68 @@
+"""API representations. Reads are flat and prefetched; writes validate and hand to a service."""
+
+from inventory.api.serializers.cables import (
+    CableListSerializer,
+    CableSerializer,
+    CableUpdateSerializer,
+    CableWriteSerializer,
+    EndRefSerializer,
+    LabelField,
+    LinkSerializer,
+    PositiveLengthField,
+    RetireSerializer,
+    StatusSerializer,
+    end_point,
+    end_points_by_cable,
+    trace_as_dict,
+    validate_label,
+)
+from inventory.api.serializers.devices import (
+    CageSerializer,
+    DeviceSerializer,
+    PortAliasSerializer,
+    PortAliasWriteSerializer,
+    PortSerializer,
+    VendorSerializer,
+)
+from inventory.api.serializers.locations import RackSerializer, RoomSerializer, RowSerializer, SiteSerializer
+from inventory.api.serializers.transceivers import (
+    InstallSerializer,
+    PlacementSerializer,
+    RemoveSerializer,
+    TransceiverDetailSerializer,
+    TransceiverModelSerializer,
+    TransceiverSerializer,
+)
+
+__all__ = [
+    "CableListSerializer",
+    "CableSerializer",
+    "CableUpdateSerializer",
+    "CableWriteSerializer",
+    "CageSerializer",
+    "DeviceSerializer",
+    "EndRefSerializer",
+    "InstallSerializer",
+    "LabelField",
+    "LinkSerializer",
+    "PlacementSerializer",
+    "PortAliasSerializer",
+    "PortAliasWriteSerializer",
+    "PortSerializer",
+    "PositiveLengthField",
+    "RackSerializer",
+    "RemoveSerializer",
+    "RetireSerializer",
+    "RoomSerializer",
+    "RowSerializer",
+    "SiteSerializer",
+    "StatusSerializer",
+    "TransceiverDetailSerializer",
+    "TransceiverModelSerializer",
+    "TransceiverSerializer",
+    "VendorSerializer",
+    "end_point",
+    "end_points_by_cable",
+    "trace_as_dict",
+    "validate_label",
+]

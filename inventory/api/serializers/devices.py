@@ -1,0 +1,82 @@
+"""API representations of vendors, devices, cages and logical ports (with their aliases)."""
+
+from rest_framework import serializers
+
+from inventory.api.strict import StrictModelSerializer
+from inventory.models import Cage, Device, Port, PortAlias, Vendor
+
+
+class VendorSerializer(StrictModelSerializer):
+    class Meta:
+        model = Vendor
+        fields = ["id", "name", "slug"]
+
+
+class DeviceSerializer(StrictModelSerializer):
+    rack_name = serializers.CharField(source="rack.name", read_only=True, default=None, allow_null=True)
+
+    class Meta:
+        model = Device
+        fields = [
+            "id",
+            "name",
+            "role",
+            "rack",
+            "rack_name",
+            "position_u",
+            "height_u",
+            "vendor",
+            "model",
+            "serial",
+            "asset_tag",
+            "retired_at",
+        ]
+        read_only_fields = ["retired_at"]
+        extra_kwargs = {"height_u": {"min_value": 1}}  # device_height_positive
+
+
+class CageSerializer(StrictModelSerializer):
+    class Meta:
+        model = Cage
+        fields = ["id", "device", "name", "index", "form_factor", "lanes"]
+
+
+class PortAliasSerializer(StrictModelSerializer):
+    class Meta:
+        model = PortAlias
+        fields = ["name", "source", "valid_from", "valid_to"]
+
+
+class PortSerializer(StrictModelSerializer):
+    device_name = serializers.CharField(source="device.name", read_only=True)
+    aliases = PortAliasSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Port
+        fields = [
+            "id",
+            "device",
+            "device_name",
+            "name",
+            "kind",
+            "fabric",
+            "cage",
+            "connector",
+            "lane_start",
+            "lane_count",
+            "speed_gbps",
+            "positions",
+            "connector_type",
+            "fibre_count",
+            "pinned",
+            "polish",
+            "aliases",
+            "retired_at",
+        ]
+        read_only_fields = ["retired_at"]
+        extra_kwargs = {"lane_count": {"min_value": 1}}  # port_lane_count_positive
+
+
+class PortAliasWriteSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=128)
+    source = serializers.CharField(max_length=32, required=False, allow_blank=True, default="")

@@ -1,0 +1,65 @@
+"""REST API: transceiver models, and modules with their install, remove and history actions."""
+
+from django.db.models import Prefetch
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from inventory.api import serializers as s
+from inventory.api.views.base import NoDeleteModelViewSet
+from inventory.models import Transceiver, TransceiverModel, TransceiverPlacement
+from inventory.selectors.filters import TransceiverFilter
+from inventory.selectors.plant.history import history_for
+from inventory.services.plant import transceivers as xcvr_services
+
+
+class TransceiverModelViewSet(NoDeleteModelViewSet):
+    queryset = TransceiverModel.objects.select_related("vendor")
+    serializer_class = s.TransceiverModelSerializer
+    filterset_fields = ["vendor", "form_factor", "pmd"]
+
+
+class TransceiverViewSet(NoDeleteModelViewSet):
+    queryset = Transceiver.objects.select_related("model__vendor", "cage__device")
+    serializer_class = s.TransceiverSerializer
+    filterset_class = TransceiverFilter
+    ordering_fields = ["serial", "status"]
+
+    def get_queryset(self):
+        qs = super().get_queryset()
+        if self.action == "retrieve":
+            qs = qs.prefetch_related(
+                Prefetch("placements", queryset=TransceiverPlacement.objects.select_related("cage__device"))
+            )
+        return qs
+
+    def get_serializer_class(self):
+        return s.TransceiverDetailSerializer if self.action == "retrieve" else s.TransceiverSerializer
+
+    @extend_schema(request=s.InstallSerializer, responses={200: s.TransceiverSerializer})
+    @action(detail=True, methods=["post"])
+    def install(self, request, pk=None):
+        xcvr = self.get_object()
+        body = s.InstallSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        xcvr = xcvr_services.transceiver_install(
+            transceiver=xcvr, cage=body.validated_data["cage"], actor=request.user
+        )
+        return Response(s.TransceiverSerializer(xcvr).data)
+
+    @extend_schema(request=s.RemoveSerializer, responses={200: s.TransceiverSerializer})
+    @action(detail=True, methods=["post"])
+    def remove(self, request, pk=None):
+        xcvr = self.get_object()
+        body = s.RemoveSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        reason = "failed" if body.validated_data["failed"] else "removed"
+        xcvr = xcvr_services.transceiver_remove(
+            transceiver=xcvr, reason=reason, actor=request.user, notes=body.validated_data["notes"]
+        )
+        return Response(s.TransceiverSerializer(xcvr).data)
+
+    @extend_schema(request=None, responses={200: OpenApiResponse(description="Change history")})
+    @action(detail=True, methods=["get"])
+    def history(self, request, pk=None):
+        return Response(history_for(self.get_object()))

@@ -1,0 +1,50 @@
+"""What the pages show, gathered in a fixed number of queries: one module per page."""
+
+from inventory.selectors.pages.cable import (
+    END_RELATED,
+    EndView,
+    LinkRows,
+    cable_actions,
+    cable_links,
+    cable_page,
+    cable_page_ends,
+    cable_trace,
+)
+from inventory.selectors.pages.home import dashboard
+from inventory.selectors.pages.lists import (
+    CABLE_SORTS,
+    TRANSCEIVER_SORTS,
+    attach_end_cells,
+    cable_list_queryset,
+    end_text,
+    transceiver_list_queryset,
+)
+from inventory.selectors.pages.rack import RackRow, rack_page
+from inventory.selectors.pages.retest import DUE_SOON_DAYS, retest_state
+from inventory.selectors.pages.search import search, search_single_target
+from inventory.selectors.pages.transceiver import transceiver_page
+
+__all__ = [
+    "CABLE_SORTS",
+    "DUE_SOON_DAYS",
+    "END_RELATED",
+    "TRANSCEIVER_SORTS",
+    "EndView",
+    "LinkRows",
+    "RackRow",
+    "attach_end_cells",
+    "cable_actions",
+    "cable_links",
+    "cable_list_queryset",
+    "cable_page",
+    "cable_page_ends",
+    "cable_trace",
+    "dashboard",
+    "end_text",
+    "rack_page",
+    "retest_state",
+    "search",
+    "search_single_target",
+    "transceiver_list_queryset",
+    "transceiver_page",
+]

@@ -1,0 +1,321 @@
+"""The cable page: its ends, the traced path, history, one-tap actions and the alert and test panels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.urls import reverse
+from django.utils import timezone
+
+from inventory.core.choices import CableStatus
+from inventory.core.pathcheck import PathVerdict
+from inventory.models import (
+    Cable,
+    CableEnd,
+    Device,
+    FieldNote,
+    Link,
+    LinkSegment,
+    Port,
+    Rack,
+    Transceiver,
+    TransceiverPlacement,
+)
+from inventory.selectors.alerts.queries import cable_alerts_context
+from inventory.selectors.pages.retest import retest_state
+from inventory.selectors.plant.history import history_for
+from inventory.selectors.plant.trace import Point, Segment, Trace, port_trace
+from inventory.selectors.testing.results import cable_tests_context
+
+END_RELATED = ("port__device__rack", "cage__device__rack", "cage__transceiver__model__vendor")
+
+
+@dataclass
+class EndView:
+    """One plug of the cable, as the phone page shows it."""
+
+    end: CableEnd
+    rack: Rack | None = None
+    u: int | None = None
+    device: Device | None = None
+    where: str = ""
+    ports: list[Port] = field(default_factory=list)
+    transceiver: Transceiver | None = None
+    placements: list[TransceiverPlacement] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.end.side}{self.end.leg or ''}"
+
+
+def _end_views(ends: list[CableEnd]) -> list[EndView]:
+    views = []
+    cage_ids = {e.cage_id for e in ends if e.cage_id}
+    logical: dict[tuple[int, int], list[Port]] = {}
+    placements: dict[int, list[TransceiverPlacement]] = {}
+    if cage_ids:
+        for p in Port.objects.filter(cage_id__in=cage_ids, retired_at__isnull=True).order_by("lane_start"):
+            logical.setdefault((p.cage_id, p.connector), []).append(p)
+        for pl in (
+            TransceiverPlacement.objects.filter(cage_id__in=cage_ids)
+            .select_related("transceiver__model", "installed_by", "removed_by")
+            .order_by("-installed_at", "-id")
+        ):
+            placements.setdefault(pl.cage_id, []).append(pl)
+    for e in ends:
+        v = EndView(end=e)
+        if e.port_id:
+            dev = e.port.device
+            v.device, v.ports, v.where = dev, [e.port], e.port.name
+        elif e.cage_id:
+            dev = e.cage.device
+            v.device = dev
+            v.where = e.cage.name + (f"/{e.connector}" if e.connector and e.connector > 1 else "")
+            v.ports = logical.get((e.cage_id, e.connector), [])
+            v.transceiver = getattr(e.cage, "transceiver", None)
+            v.placements = placements.get(e.cage_id, [])
+        if v.device is not None:
+            v.rack, v.u = v.device.rack, v.device.position_u
+        views.append(v)
+    return views
+
+
+def _port_point(port: Port) -> Point:
+    dev = port.device
+    return Point(
+        dev.name,
+        dev.rack.name if dev.rack_id else None,
+        dev.position_u,
+        port.name,
+        port_id=port.pk,
+        cage_id=port.cage_id,
+        connector=port.connector,
+        device_id=dev.pk,
+    )
+
+
+def _end_point(e: CableEnd) -> Point:
+    if e.port_id:
+        return _port_point(e.port)
+    cage = e.cage
+    dev = cage.device
+    xcvr = getattr(cage, "transceiver", None)
+    multi = bool(xcvr and xcvr.model.connector_count > 1)
+    name = f"{cage.name}/{e.connector}" if multi or (e.connector or 1) > 1 else cage.name
+    return Point(
+        dev.name,
+        dev.rack.name if dev.rack_id else None,
+        dev.position_u,
+        name,
+        cage_id=cage.pk,
+        connector=e.connector,
+        device_id=dev.pk,
+    )
+
+
+@dataclass
+class LinkRows:
+    """One link's segments, their cables and every end of them (retired ends included), as
+    the trace read them: ``link_verdicts`` takes them instead of reading them again."""
+
+    segs: dict[int, list[int]]
+    cables: dict[int, Cable]
+    ends: dict[int, list[CableEnd]]
+
+
+def _link_trace(
+    link: Link, cable: Cable | None = None, cable_ends: list[CableEnd] | None = None
+) -> tuple[Trace, LinkRows]:
+    """The path of a recorded link, from its stored segments (no walk through the panels).
+
+    ``links_refresh_for_ports`` keeps a link's segments and path verdict in step with the
+    cabling, so the page reads them in two queries instead of tracing hop by hop. The page's
+    own cable and its ends (already read, ``cable``/``cable_ends``) are not read again.
+    """
+    segs = list(link.segments.select_related("cable").order_by("seq"))
+    all_ends: dict[int, list[CableEnd]] = {}
+    if cable is not None and cable_ends is not None:
+        all_ends[cable.pk] = cable_ends
+    others = [s.cable_id for s in segs if s.cable_id not in all_ends]
+    if others:
+        for e in (
+            CableEnd.objects.filter(cable_id__in=others)
+            .select_related("port__device__rack", "cage__device__rack", "cage__transceiver__model")
+            .order_by("side", "leg")
+        ):
+            all_ends.setdefault(e.cable_id, []).append(e)
+    ends_by_cable = {cid: [e for e in ends if e.active] for cid, ends in all_ends.items()}
+    rows = LinkRows(
+        segs={link.pk: [s.cable_id for s in segs]},
+        cables={s.cable_id: s.cable for s in segs},
+        ends=all_ends,
+    )
+
+    def device_of(e: CableEnd) -> int | None:
+        return e.port.device_id if e.port_id else (e.cage.device_id if e.cage_id else None)
+
+    trace = Trace(start=_port_point(link.a_port))
+    trace.far, trace.far_port_id, trace.complete = _port_point(link.b_port), link.b_port_id, True
+    trace.verdict = PathVerdict(ok=link.path_ok, problems=[str(p) for p in (link.path_problems or [])])
+    prev_dev = link.a_port.device_id
+    for i, seg in enumerate(segs):
+        ends = ends_by_cable.get(seg.cable_id, [])
+        if not ends:
+            continue
+        if i + 1 < len(segs):
+            next_devs = {device_of(e) for e in ends_by_cable.get(segs[i + 1].cable_id, [])}
+        else:
+            next_devs = {link.b_port.device_id}
+        near = next((e for e in ends if device_of(e) == prev_dev), ends[0])
+        others = [e for e in ends if e.side != near.side] or [near]
+        far = next((e for e in others if device_of(e) in next_devs), others[0])
+        c = seg.cable
+        trace.segments.append(
+            Segment(
+                c.pk,
+                c.label,
+                c.kind,
+                c.role,
+                c.polarity,
+                c.status,
+                _end_point(near),
+                _end_point(far),
+                near.leg,
+                far.leg,
+            )
+        )
+        prev_dev = device_of(far)
+    return trace, rows
+
+
+def cable_links(cable: Cable) -> list[Link]:
+    """The active links this cable carries (its trace, alerts and test panels all need them)."""
+    on_cable = LinkSegment.objects.filter(cable=cable).values("link_id")  # a subquery: no DISTINCT
+    return list(
+        Link.objects.filter(active=True, pk__in=on_cable)
+        .select_related("a_port__device__rack", "b_port__device__rack")
+        .order_by("pk")
+    )
+
+
+def cable_trace(
+    cable: Cable, ends: list[EndView], links: list[Link] | None = None
+) -> tuple[Trace | None, int, LinkRows | None]:
+    """The channel this cable is part of, how many links it carries, and the link's rows.
+
+    A cable on exactly one recorded link shows that link's whole path (and returns the rows
+    it read, for the link's verdicts); otherwise (a trunk carrying many links, or a cable on
+    no complete link yet) the path is traced from end A.
+    """
+    if links is None:
+        links = cable_links(cable)
+    if len(links) == 1:
+        trace, rows = _link_trace(links[0], cable, [v.end for v in ends])
+        return trace, 1, rows
+    link_count = len(links)
+    a = next((v for v in ends if v.end.side == "A" and v.end.active), None)
+    if a is None or not a.ports:
+        return None, link_count, None
+    return port_trace(a.ports[0]), link_count, None
+
+
+def _placement_entries(ends: list[EndView]) -> list[dict]:
+    """Module moves in the cages this cable plugs into, as history lines."""
+    out = []
+    for v in ends:
+        where = f"{v.device.name} {v.end.cage.name}" if v.end.cage_id and v.device else ""
+        for pl in v.placements:
+            serial = pl.transceiver.serial
+            out.append(
+                {
+                    "when": pl.installed_at.isoformat(),
+                    "who": pl.installed_by.get_username() if pl.installed_by else None,
+                    "what": "installed module",
+                    "subject": f"{serial} in {where}",
+                    "reason": "",
+                    "changes": [],
+                }
+            )
+            if pl.removed_at:
+                out.append(
+                    {
+                        "when": pl.removed_at.isoformat(),
+                        "who": pl.removed_by.get_username() if pl.removed_by else None,
+                        "what": f"removed module ({pl.get_end_reason_display().lower()})",
+                        "subject": f"{serial} from {where}",
+                        "reason": pl.notes,
+                        "changes": [],
+                    }
+                )
+    return out
+
+
+def _history(cable: Cable, notes: list[FieldNote], ends: list[EndView] = (), limit: int = 30) -> list[dict]:
+    entries = history_for(cable) + _placement_entries(list(ends))
+    for n in notes:
+        entries.append(
+            {
+                "when": n.at.isoformat(),
+                "who": n.actor.get_username() if n.actor else None,
+                "what": n.get_kind_display().lower(),
+                "subject": f"cable {cable.label}",
+                "reason": n.text,
+                "changes": (
+                    [{"field": "status", "old": n.status_before, "new": n.status_after}]
+                    if n.status_before != n.status_after
+                    else []
+                ),
+                "note": True,
+            }
+        )
+    entries.sort(key=lambda e: e["when"], reverse=True)
+    entries = entries[:limit]
+    for e in entries:
+        e["when_display"] = e["when"][:16].replace("T", " ")
+    return entries
+
+
+def cable_actions(cable: Cable) -> dict:
+    """The one-tap actions, each a URL (None on a retired cable, or a swap on a sealed one)."""
+    label = cable.label
+    live = cable.status != CableStatus.RETIRED
+    return {
+        "olts": reverse("cable-test-olts", args=[label]) if live else None,
+        "otdr": reverse("cable-test-otdr", args=[label]) if live else None,
+        "inspect": reverse("cable-inspect", args=[label]) if live else None,
+        "fault": reverse("cable-fault", args=[label]) if live else None,
+        "swap": reverse("cable-swap", args=[label]) if live and not cable.is_sealed else None,
+        "replace": reverse("cable-replace", args=[label]) if live else None,
+        "serviced": reverse("cable-serviced", args=[label]) if live else None,
+        "edit": reverse("cable-edit", args=[label]) if live else None,
+    }
+
+
+def cable_page_ends(cable: Cable) -> list[EndView]:
+    return _end_views(list(cable.ends.select_related(*END_RELATED).order_by("side", "leg")))
+
+
+def cable_page(cable: Cable) -> dict:
+    today = timezone.localdate()
+    end_views = cable_page_ends(cable)
+    links = cable_links(cable)  # read once: the trace, alerts and test panels share them
+    trace, link_count, link_rows = (
+        cable_trace(cable, end_views, links) if cable.status != CableStatus.RETIRED else (None, 0, None)
+    )
+    notes = list(FieldNote.objects.filter(cable=cable).select_related("actor").order_by("-at", "-id")[:50])
+    ctx = {
+        "cable": cable,
+        "ends": end_views,
+        "trace": trace,
+        "link_count": link_count,
+        "today": today,
+        "retest": retest_state(cable.retest_due, today),
+        "overdue": bool(cable.retest_due and cable.retest_due < today),
+        "notes": notes,
+        "history": _history(cable, notes, end_views),
+        "replaces": list(cable.replaces.all().only("label")),
+        "actions": cable_actions(cable),
+    }
+    ctx.update(cable_alerts_context(cable, links=links))
+    ctx.update(cable_tests_context(cable, links=links, link_rows=link_rows))
+    return ctx

@@ -1,0 +1,23 @@
+"""The home page: plant counts and the latest field faults."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from inventory.core.choices import CableStatus
+from inventory.models import Alert, Cable, FieldNote
+
+
+def dashboard() -> dict:
+    today = timezone.localdate()
+    counts = Cable.objects.aggregate(
+        total=Count("pk", filter=~Q(status=CableStatus.RETIRED)),
+        overdue=Count("pk", filter=Q(retest_due__lt=today) & ~Q(status=CableStatus.RETIRED)),
+        degraded=Count("pk", filter=Q(status__in=[CableStatus.DEGRADED, CableStatus.FAULTY])),
+    )
+    counts["open_alerts"] = Alert.objects.filter(state="open").count()
+    faults = list(
+        FieldNote.objects.filter(kind="fault").select_related("cable", "actor").order_by("-at", "-id")[:10]
+    )
+    return {"counts": counts, "recent_faults": faults}

@@ -1,0 +1,126 @@
+"""Desk cable plan import: upload a CSV, dry run, then apply the very file that was checked."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import permission_required
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from inventory.forms.plant import CablePlanForm, apply_errors
+from inventory.services.plans import cable_plan as plan_services
+from inventory.services.plans import files as plan_files
+
+PLAN_DIR = "plans"
+
+
+def _plan_path(token: str) -> Path:
+    if not token or not all(c in "0123456789abcdef" for c in token) or len(token) != 32:
+        raise Http404("No such plan")
+    return Path(settings.MEDIA_ROOT) / PLAN_DIR / f"{token}.csv"
+
+
+def parse_plan(text: str) -> list[dict]:
+    """CSV text -> one dict per data row, headers lower-cased and stripped."""
+    try:
+        raw_rows = plan_files.csv_dict_rows(text)
+    except plan_files.PlanFileError as exc:
+        raise ValidationError({"file": str(exc)}) from None
+    if not raw_rows and not text.strip():
+        raise ValidationError({"file": "The file is empty."})
+    rows = []
+    for row in raw_rows:
+        clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+        if any(clean.values()):
+            rows.append(clean)
+    if not rows:
+        raise ValidationError({"file": "The file has a header but no rows."})
+    return rows
+
+
+def plan_outcome(result) -> dict:
+    """What the page shows of a ``PlanResult``: rows to create, rows that change, errors by row."""
+    rows = result.rows
+    return {
+        "created": [r for r in rows if r.action == "create"],
+        "changed": [r for r in rows if r.action == "change"],
+        "unchanged": sum(1 for r in rows if r.action == "unchanged"),
+        "errors": [
+            {
+                "row": r.row or None,
+                "label": r.label,
+                "messages": [
+                    f"{k}: {v}" if k not in ("rows", "__all__") else str(v) for k, v in r.errors.items()
+                ],
+            }
+            for r in rows
+            if r.errors
+        ],
+    }
+
+
+@permission_required("inventory.add_cable", raise_exception=True)
+@require_http_methods(["GET", "POST"])
+def cable_plan_import(request):
+    ctx: dict = {}
+    if request.method == "POST" and request.POST.get("apply"):
+        token = request.POST.get("token", "")
+        path = _plan_path(token)
+        if not path.exists() or request.session.get("cable_plan_token") != token:
+            messages.error(request, "That dry run has expired; upload the plan again.")
+            return redirect("cable-import")
+        text = path.read_text(encoding="utf-8")
+        if hashlib.sha256(text.encode()).hexdigest() != request.POST.get("sha256"):
+            messages.error(request, "The plan changed since its dry run; upload it again.")
+            return redirect("cable-import")
+        with transaction.atomic():
+            outcome = plan_outcome(
+                plan_services.cable_plan_import(rows=parse_plan(text), dry_run=False, actor=request.user)
+            )
+            if outcome["errors"]:
+                transaction.set_rollback(True)
+        if outcome["errors"]:
+            ctx.update(outcome=outcome, form=CablePlanForm(), applied=False)
+            messages.error(
+                request, "Nothing was imported: the plan has errors now (someone changed the plant?)."
+            )
+            return render(request, "inventory/cable_import.html", ctx)
+        path.unlink(missing_ok=True)
+        request.session.pop("cable_plan_token", None)
+        messages.success(
+            request, f"Imported: {len(outcome['created'])} created, {len(outcome['changed'])} changed."
+        )
+        return redirect("cable-list")
+    form = CablePlanForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        text = form.cleaned_data["file"]
+        try:
+            rows = parse_plan(text)
+        except ValidationError as exc:
+            apply_errors(form, exc)
+        else:
+            with transaction.atomic():
+                outcome = plan_outcome(
+                    plan_services.cable_plan_import(rows=rows, dry_run=True, actor=request.user)
+                )
+                transaction.set_rollback(True)  # a dry run writes nothing, whatever the service does
+            ctx["outcome"] = outcome
+            ctx["row_count"] = len(rows)
+            if not outcome["errors"]:
+                token = uuid.uuid4().hex
+                path = _plan_path(token)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                request.session["cable_plan_token"] = token
+                ctx["token"] = token
+                ctx["sha256"] = hashlib.sha256(text.encode()).hexdigest()
+    ctx["form"] = form
+    return render(request, "inventory/cable_import.html", ctx)
