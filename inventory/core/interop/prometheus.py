@@ -131,7 +131,7 @@ def query_params(mapping: dict, *, end: float, window: float, step: int) -> dict
 
 def samples_from_matrix(result: list[dict], mapping: dict) -> Pulled:
     """Turn a ``query_range`` matrix into telemetry samples (pure; used by the task and tests)."""
-    from inventory.core.telemetry.adapters import map_ethtool_stats
+    from inventory.core.telemetry.adapters.ethtool import map_ethtool_stats
 
     prefix = mapping.get("ethtool_prefix", "")
     direct = mapping.get("series", {})
