@@ -9,7 +9,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from inventory.core.choices import AlertState, CableStatus
-from inventory.core.telemetry.rules import FEC_LIMITS
+from inventory.core.telemetry.rules.config import FEC_LIMITS
 from inventory.models import Alert, Cable, Link, LinkSegment, MaintenanceWindow
 from inventory.selectors.telemetry.source import fec_series, port_stats
 
@@ -219,7 +219,7 @@ def vendor_comparison(*, now: datetime, days: int = 7) -> dict:
     typical behaviour, with the worst shown too). Alerts count physical-layer alerts opened in
     the period on links whose ends hold that model.
     """
-    from inventory.core.telemetry.rules import PHYSICAL_RULES
+    from inventory.core.telemetry.rules.config import PHYSICAL_RULES
     from inventory.models import Port
 
     start = now - timedelta(days=days)

@@ -145,7 +145,7 @@ def identities_record(*, rows: list[tuple[int, Sample]], now: datetime) -> list[
 def _swap_finding(*, port_id: int, recorded: RecordedIdentity, sample: Sample):
     """The ``unrecorded_swap`` finding, keyed as the periodic rule evaluation keys it, so the
     ingest-time check and the rules update one alert, never two."""
-    from inventory.core.telemetry.rules import Finding
+    from inventory.core.telemetry.rules.frames import Finding
 
     link = (
         Link.objects.filter(Q(a_port_id=port_id) | Q(b_port_id=port_id), active=True)
