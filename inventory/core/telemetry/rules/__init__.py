@@ -20,7 +20,7 @@ Layout: ``config`` (FEC facts, severities, thresholds profiles and presets), ``f
 and outputs), ``fec`` / ``link`` / ``rx_power`` / ``pfc`` / ``wiring`` (each rule family's row
 checks and findings), ``collect`` (rows to links, findings grouped per link, the keys held
 open), ``words`` (headlines and recommendations) and ``engine`` (``evaluate``). This package
-re-exports the engine's public face, which the alert service uses as ``rules``.
+re-exports the engine's public face, which the alert service imports as ``engine``.
 """
 
 from inventory.core.telemetry.rules.config import (
