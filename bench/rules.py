@@ -4,7 +4,7 @@ Builds a synthetic window (30 one-minute buckets, 8 lanes, every field reported,
 with both ends reporting), a realistic mix (most links healthy at pre-FEC BER ~1e-8 with
 thousands of corrected codewords/s, a few degraded, a few with a histogram tail, some
 uncorrectables, a flap, some PFC pauses, one miswire and one swap) and times
-``inventory.core.telemetry.rules.evaluate`` over it: the pure, vectorised engine that the periodic
+``inventory.core.telemetry.rules.engine.evaluate`` over it: the pure, vectorised engine that the periodic
 task runs. Database reads and alert writes are not in this figure (they scale with the number of
 findings, not of ports).
 """
@@ -15,7 +15,9 @@ import time
 
 import numpy as np
 
-from inventory.core.telemetry.rules import LinkTable, PortFacts, PortWindow, Thresholds, evaluate
+from inventory.core.telemetry.rules.config import Thresholds
+from inventory.core.telemetry.rules.engine import evaluate
+from inventory.core.telemetry.rules.frames import LinkTable, PortFacts, PortWindow
 
 PORTS = 100_000
 BUCKETS = 30

@@ -33,7 +33,7 @@ from datetime import UTC, datetime, timedelta
 
 import requests
 
-from inventory.core.telemetry.adapters import map_ethtool_stats
+from inventory.core.telemetry.adapters.ethtool import map_ethtool_stats
 from inventory.core.telemetry.decode import Sample
 
 DEFAULT_MAPPING = {

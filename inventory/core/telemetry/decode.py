@@ -354,7 +354,3 @@ def decode_objects(objs: list[dict], *, now: datetime, max_future: timedelta) ->
         except msgspec.ValidationError as exc:
             out.errors.append(_validation_error(i, obj, exc))
     return _finish(out, good, now=now, max_future=max_future)
-
-
-def sample_to_dict(s: Sample) -> dict[str, Any]:
-    return msgspec.to_builtins(s)

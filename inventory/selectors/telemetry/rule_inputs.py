@@ -14,7 +14,8 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from inventory.core.choices import CableKind, PortKind, TestKind
-from inventory.core.telemetry.rules import LinkTable, PortFacts, PortWindow, RuleConfig, Thresholds
+from inventory.core.telemetry.rules.config import RuleConfig, Thresholds
+from inventory.core.telemetry.rules.frames import LinkTable, PortFacts, PortWindow
 from inventory.models import CableEnd, CableTest, Link, LinkSegment, Port, PortBaseline, Transceiver
 from inventory.selectors.plant.ports import ports_resolve
 from inventory.selectors.telemetry.source import RollupRows, read_rollups

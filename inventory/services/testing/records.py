@@ -34,7 +34,8 @@ from inventory.core.choices import (
     Verdict,
 )
 from inventory.core.optics import budgets
-from inventory.core.optics.sor import SorError, SorFile, parse_sor
+from inventory.core.optics.sor.data import SorError, SorFile
+from inventory.core.optics.sor.parse import parse_sor
 from inventory.models import Alert, Cable, CableEnd, CableTest, FibreResult, Inspection, Link, OtdrTrace, Port
 from inventory.selectors.plant.trace import port_trace
 from inventory.selectors.testing.results import latest_tests

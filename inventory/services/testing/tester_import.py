@@ -21,7 +21,8 @@ from django.utils.dateparse import parse_date, parse_datetime
 
 from inventory.conf import app_settings
 from inventory.core.choices import Direction
-from inventory.core.optics.sor import SorError, parse_sor
+from inventory.core.optics.sor.data import SorError
+from inventory.core.optics.sor.parse import parse_sor
 from inventory.models import Cable, InstrumentMapping
 from inventory.services.testing import records as svc
 

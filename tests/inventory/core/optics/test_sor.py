@@ -12,7 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inventory.core.optics import budgets
-from inventory.core.optics.sor import SorError, parse_sor, sniff
+from inventory.core.optics.sor.data import SorError
+from inventory.core.optics.sor.parse import parse_sor
+from inventory.core.optics.sor.sniff import sniff
 from tests.paths import TEST_DATA
 from tests.sor_builder import build_v1
 

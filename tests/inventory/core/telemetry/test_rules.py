@@ -8,17 +8,10 @@ Topology of every test here: links of two ports, rows 2i (A end) and 2i+1 (B end
 import numpy as np
 import pytest
 
-from inventory.core.telemetry.rules import (
-    PRESETS,
-    LinkTable,
-    PortFacts,
-    PortWindow,
-    RuleConfig,
-    Thresholds,
-    evaluate,
-    tail_split,
-    thresholds_from,
-)
+from inventory.core.telemetry.rules.config import PRESETS, RuleConfig, Thresholds, thresholds_from
+from inventory.core.telemetry.rules.engine import evaluate
+from inventory.core.telemetry.rules.frames import LinkTable, PortFacts, PortWindow
+from inventory.core.telemetry.rules.util import tail_split
 
 LINE_BITS_PER_S = 4 * 106.25e9  # 400G: 4 x 100G lanes at 106.25 Gb/s
 B = 30  # 30 one-minute buckets

@@ -207,7 +207,7 @@ def test_an_unrecorded_module_swap_is_detected(plant):
 
 
 def test_concurrent_opening_of_the_same_condition_keeps_one_alert(plant):
-    from inventory.core.telemetry.rules import Finding
+    from inventory.core.telemetry.rules.frames import Finding
 
     finding = Finding(
         key="fec_uncorrectable:link:1",

@@ -1,0 +1,104 @@
+"""What every adapter shares: the error, the request context, number and body readers."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from inventory.core.choices import FEC_LIMITS, FecType
+
+
+class AdapterError(ValueError):
+    """The body cannot be read as the chosen format (a 400)."""
+
+
+@dataclass(frozen=True)
+class Context:
+    device: str | None
+    port: str | None
+    ts: datetime
+
+
+def as_number(v: Any) -> float | int | None:
+    """'136,403' -> 136403; '1.18e-12' -> float; 'N/A' / '' -> None."""
+    if v is None or isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return v
+    s = str(v).strip().replace(",", "")
+    if not s or s.upper() in ("N/A", "NA", "-", "NONE"):
+        return None
+    try:
+        return int(s)
+    except ValueError:
+        pass
+    try:
+        f = float(s)
+    except ValueError:
+        return None
+    return f if math.isfinite(f) else None
+
+
+def as_int(v: Any) -> int | None:
+    n = as_number(v)
+    if n is None:
+        return None
+    if isinstance(n, float):
+        return int(n) if n.is_integer() else None
+    return n
+
+
+def as_float(v: Any) -> float | None:
+    n = as_number(v)
+    return None if n is None else float(n)
+
+
+def need_device(ctx: Context, fmt: str) -> str:
+    if not ctx.device:
+        raise AdapterError(f"{fmt} output does not name the device: pass ?device= (or X-Cabletrack-Device).")
+    return ctx.device
+
+
+def need_port(ctx: Context, fmt: str) -> str:
+    if not ctx.port:
+        raise AdapterError(f"{fmt} output does not name the port: pass ?port= (or X-Cabletrack-Port).")
+    return ctx.port
+
+
+def body_text(body: bytes) -> str:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AdapterError(f"Body is not UTF-8 text: {exc}") from exc
+
+
+def body_json(body: bytes) -> Any:
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise AdapterError(f"Body is not valid JSON: {exc}") from exc
+
+
+def clean(sample: dict) -> dict:
+    return {k: v for k, v in sample.items() if v is not None and v != []}
+
+
+def lane_list(values: dict[int, float | None]) -> list[float | None] | None:
+    if not values:
+        return None
+    n = max(values) + 1
+    return [values.get(i) for i in range(n)]
+
+
+def limit_from_fec(text: str | None) -> int | None:
+    if not text:
+        return None
+    if "544" in text:
+        return FEC_LIMITS[FecType.KP4].correctable_symbols
+    if "528" in text:
+        return FEC_LIMITS[FecType.KR4].correctable_symbols
+    return None

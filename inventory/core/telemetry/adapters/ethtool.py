@@ -1,0 +1,201 @@
+"""ethtool outputs: ``--show-fec`` (FEC stats and histogram), ``-S`` (mlx5 counter names), ``-m`` (module DOM)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from inventory.core.telemetry.adapters.common import (
+    AdapterError,
+    Context,
+    as_int,
+    body_json,
+    body_text,
+    clean,
+    lane_list,
+    need_device,
+    need_port,
+)
+
+# ------------------------------------------------------------------------------------------
+# ethtool --show-fec (netlink FEC stats and histogram)
+
+_FEC_FIELDS = {
+    "corrected_blocks": "fec_corrected_codewords",
+    "uncorrectable_blocks": "fec_uncorrectable_codewords",
+    "corrected_bits": "fec_corrected_bits",
+}
+
+
+def parse_ethtool_fec(body: bytes, ctx: Context) -> list[dict]:
+    device = need_device(ctx, "ethtool-fec")
+    stripped = body.lstrip()
+    if stripped[:1] in (b"[", b"{"):
+        data = body_json(body)
+        items = data if isinstance(data, list) else [data]
+        out = []
+        for item in items:
+            if not isinstance(item, dict):
+                raise AdapterError("ethtool --json output: expected a list of objects.")
+            stats = item.get("statistics") or {}
+            s: dict[str, Any] = {
+                "device": device,
+                "port": item.get("ifname") or need_port(ctx, "ethtool-fec"),
+                "ts": ctx.ts,
+            }
+            for key, field in _FEC_FIELDS.items():
+                v = stats.get(key)
+                s[field] = as_int(v.get("total") if isinstance(v, dict) else v)
+            hist = stats.get("hist") or []
+            if hist:
+                s["fec_hist"] = [as_int(b.get("total")) or 0 for b in hist]
+                s["fec_hist_bins"] = [[int(b["bin_low"]), int(b["bin_high"])] for b in hist]
+            out.append(clean(s))
+        return out
+    text = body_text(body)
+    out = []
+    cur: dict[str, Any] | None = None
+    hist: list[tuple[int, int, int]] = []
+
+    def flush():
+        if cur is not None:
+            if hist:
+                cur["fec_hist"] = [c for _, _, c in hist]
+                cur["fec_hist_bins"] = [[lo, hi] for lo, hi, _ in hist]
+            out.append(clean(cur))
+
+    for line in text.splitlines():
+        m = re.match(r"\s*FEC parameters for (\S+?):?\s*$", line)
+        if m:
+            flush()
+            cur = {"device": device, "port": m.group(1), "ts": ctx.ts}
+            hist = []
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"\s*(corrected_blocks|uncorrectable_blocks|corrected_bits):\s*(\d+)", line)
+        if m:
+            cur[_FEC_FIELDS[m.group(1)]] = int(m.group(2))
+            continue
+        m = re.match(r"\s*fec_bit_err_(\d+)(?:_to_(\d+))?:\s*(\d+)", line)
+        if m:
+            lo = int(m.group(1))
+            hi = int(m.group(2)) if m.group(2) else lo
+            hist.append((lo, hi, int(m.group(3))))
+    flush()
+    if not out:
+        raise AdapterError("No 'FEC parameters for <interface>' block found in ethtool output.")
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# ethtool -S (mlx5 names) and node_exporter's ethtool collector (same stat names)
+
+
+def map_ethtool_stats(stats: dict[str, int]) -> dict[str, Any]:
+    """mlx5 ``ethtool -S`` counter names -> sample fields."""
+    s: dict[str, Any] = {}
+    if "rx_corrected_bits_phy" in stats:
+        s["fec_corrected_bits"] = stats["rx_corrected_bits_phy"]
+    elif any(k.startswith("rx_err_lane_") for k in stats):
+        s["fec_corrected_bits"] = sum(v for k, v in stats.items() if re.fullmatch(r"rx_err_lane_\d+_phy", k))
+    for name, field in (
+        ("link_down_events_phy", "link_down_events"),
+        ("rx_fec_corrected_blocks_phy", "fec_corrected_codewords"),
+        ("rx_fec_uncorrectable_blocks_phy", "fec_uncorrectable_codewords"),
+        ("rx_bits_phy", "rx_bits"),
+    ):
+        if name in stats:
+            s[field] = stats[name]
+    for direction in ("rx", "tx"):
+        prio = [v for k, v in stats.items() if re.fullmatch(rf"{direction}_prio\d+_pause", k)]
+        if prio:
+            s[f"pfc_pause_{direction}"] = sum(prio)
+        elif f"{direction}_pause_ctrl_phy" in stats:
+            s[f"pfc_pause_{direction}"] = stats[f"{direction}_pause_ctrl_phy"]
+    durations = [v for k, v in stats.items() if re.fullmatch(r"rx_prio\d+_pause_duration", k)]
+    if durations:
+        s["pfc_pause_duration_us"] = sum(durations)
+    return s
+
+
+def parse_ethtool_stats(body: bytes, ctx: Context) -> list[dict]:
+    device = need_device(ctx, "ethtool-stats")
+    port = need_port(ctx, "ethtool-stats")
+    stats: dict[str, int] = {}
+    for line in body_text(body).splitlines():
+        m = re.match(r"\s*([A-Za-z0-9_\[\]\.\-]+):\s*(\d+)\s*$", line)
+        if m:
+            stats[m.group(1)] = int(m.group(2))
+    if not stats:
+        raise AdapterError("No 'name: value' counters found in ethtool -S output.")
+    return [clean({"device": device, "port": port, "ts": ctx.ts, **map_ethtool_stats(stats)})]
+
+
+# ------------------------------------------------------------------------------------------
+# ethtool -m (module EEPROM / DOM)
+
+
+def _dbm(value: str) -> float | None:
+    m = re.search(r"(-?[\d.]+|-inf)\s*dBm", value)
+    if not m or m.group(1) == "-inf":
+        return None
+    return float(m.group(1))
+
+
+def parse_ethtool_module(body: bytes, ctx: Context) -> list[dict]:
+    device = need_device(ctx, "ethtool-module")
+    port = need_port(ctx, "ethtool-module")
+    s: dict[str, Any] = {"device": device, "port": port, "ts": ctx.ts}
+    rx: dict[int, float | None] = {}
+    tx: dict[int, float | None] = {}
+    bias: dict[int, float | None] = {}
+    found = False
+    for line in body_text(body).splitlines():
+        if ":" not in line:
+            continue
+        key, _, value = line.partition(":")
+        key = " ".join(key.split()).lower()
+        value = value.strip()
+        ch = re.search(r"\((?:channel|chan|lane)\s*(\d+)\)", key)
+        lane = int(ch.group(1)) - 1 if ch else 0
+        if key == "vendor name":
+            s["module_vendor"] = value
+        elif key == "vendor pn":
+            s["module_part"] = value
+        elif key == "vendor sn":
+            s["module_serial"] = value
+        elif key == "module temperature":
+            m = re.match(r"(-?[\d.]+)", value)
+            s["temperature_c"] = float(m.group(1)) if m else None
+        elif key == "module voltage":
+            m = re.match(r"([\d.]+)", value)
+            s["voltage_v"] = float(m.group(1)) if m else None
+        elif key.startswith("laser tx bias current") or key == "laser bias current":
+            m = re.match(r"([\d.]+)\s*mA", value)
+            if m and "threshold" not in key and "alarm" not in key and "warning" not in key:
+                bias[lane] = float(m.group(1))
+        elif (
+            key.startswith("transmit avg optical power") or key == "laser output power"
+        ) and "threshold" not in key:
+            tx[lane] = _dbm(value)
+        elif key.startswith("rcvr signal avg optical power") or key.startswith(
+            "receiver signal average optical power"
+        ):
+            rx[lane] = _dbm(value)
+        elif key == "laser rx power low warning threshold":
+            s["rx_power_low_warn_dbm"] = _dbm(value)
+        elif key == "laser rx power low alarm threshold":
+            s["rx_power_low_alarm_dbm"] = _dbm(value)
+        elif key == "module temperature high warning threshold":
+            m = re.match(r"(-?[\d.]+)", value)
+            s["temperature_high_warn_c"] = float(m.group(1)) if m else None
+        else:
+            continue
+        found = True
+    if not found:
+        raise AdapterError("No module fields (Vendor SN, temperature, optical power) in ethtool -m output.")
+    s["rx_power_dbm"] = lane_list(rx)
+    s["tx_power_dbm"] = lane_list(tx)
+    s["bias_ma"] = lane_list(bias)
+    return [clean(s)]

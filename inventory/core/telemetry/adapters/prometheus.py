@@ -1,0 +1,68 @@
+"""Prometheus text exposition: node_exporter's ethtool collector and ``cabletrack_<field>`` series."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from inventory.core.telemetry.adapters.common import AdapterError, Context, as_float, body_text, clean
+from inventory.core.telemetry.adapters.ethtool import map_ethtool_stats
+from inventory.core.telemetry.decode import COUNTER_FIELDS, GAUGE_FIELDS
+
+_PROM_LINE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+(-?\d+))?\s*$")
+_PROM_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
+_HOST_LABELS = ("hostname", "host", "nodename", "node")
+# ``cabletrack_<field>`` series: the sample format's own counters and gauges
+_CT_FIELDS = frozenset(COUNTER_FIELDS) | frozenset(GAUGE_FIELDS)
+
+
+def parse_prometheus(body: bytes, ctx: Context) -> list[dict]:
+    groups: dict[tuple[str, str, datetime], dict[str, Any]] = {}
+    for line in body_text(body).splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = _PROM_LINE.match(line)
+        if not m:
+            raise AdapterError(f"Not a Prometheus text line: {line[:80]!r}")
+        name, labels_text, value_text, ts_text = m.groups()
+        labels = {
+            k: bytes(v, "utf-8").decode("unicode_escape") for k, v in _PROM_LABEL.findall(labels_text or "")
+        }
+        value = as_float(value_text)
+        if value is None:
+            continue  # NaN, +Inf
+        ts = datetime.fromtimestamp(int(ts_text) / 1000, UTC) if ts_text else ctx.ts
+        if name.startswith("node_ethtool_"):
+            stat = name[len("node_ethtool_") :]
+            port = labels.get("device") or labels.get("interface") or ctx.port
+            device = next((labels[k] for k in _HOST_LABELS if k in labels), None) or ctx.device
+            kind = "ethtool"
+        elif name.startswith("cabletrack_"):
+            stat = name[len("cabletrack_") :]
+            if stat.endswith("_total"):
+                stat = stat[: -len("_total")]
+            if stat not in _CT_FIELDS:
+                continue
+            port = labels.get("port") or ctx.port
+            device = labels.get("device") or ctx.device
+            kind = "direct"
+        else:
+            continue
+        if not device:
+            raise AdapterError("Prometheus series without a host label: pass ?device=.")
+        if not port:
+            raise AdapterError(f"Prometheus series {name} without an interface label: pass ?port=.")
+        g = groups.setdefault((device, port, ts), {"ethtool": {}, "direct": {}})
+        g[kind][stat] = value
+    out = []
+    for (device, port, ts), g in groups.items():
+        s: dict[str, Any] = {"device": device, "port": port, "ts": ts}
+        s.update(map_ethtool_stats({k: int(v) for k, v in g["ethtool"].items() if float(v).is_integer()}))
+        for k, v in g["direct"].items():
+            s[k] = v if k in ("pre_fec_ber", "post_fec_ber", "temperature_c", "voltage_v") else int(v)
+        out.append(clean(s))
+    if not out:
+        raise AdapterError("No node_ethtool_* or cabletrack_* series found.")
+    return out

@@ -1,0 +1,41 @@
+"""The format registry (``?format=`` name -> adapter) and the one dispatch every caller uses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inventory.core.telemetry.adapters.common import AdapterError, Context
+from inventory.core.telemetry.adapters.ethtool import (
+    parse_ethtool_fec,
+    parse_ethtool_module,
+    parse_ethtool_stats,
+)
+from inventory.core.telemetry.adapters.mlxlink import parse_mlxlink
+from inventory.core.telemetry.adapters.openconfig import parse_gnmi
+from inventory.core.telemetry.adapters.perfquery import parse_perfquery
+from inventory.core.telemetry.adapters.prometheus import parse_prometheus
+from inventory.core.telemetry.adapters.sonic import parse_sonic_cli, parse_sonic_counters
+from inventory.core.telemetry.adapters.xena import parse_xena
+
+FORMATS: dict[str, Callable[[bytes, Context], list[dict]]] = {
+    "ethtool-fec": parse_ethtool_fec,
+    "ethtool-stats": parse_ethtool_stats,
+    "ethtool-module": parse_ethtool_module,
+    "mlxlink": parse_mlxlink,
+    "perfquery": parse_perfquery,
+    "sonic-counters": parse_sonic_counters,
+    "sonic-cli": parse_sonic_cli,
+    "gnmi": parse_gnmi,
+    "openconfig": parse_gnmi,
+    "prometheus": parse_prometheus,
+    "xena": parse_xena,
+}
+
+
+def parse(fmt: str, body: bytes, ctx: Context) -> list[dict]:
+    try:
+        return FORMATS[fmt](body, ctx)
+    except AdapterError:
+        raise
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise AdapterError(f"Cannot read the body as {fmt}: {exc}") from exc

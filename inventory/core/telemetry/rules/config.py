@@ -1,0 +1,124 @@
+"""Rule thresholds: FEC facts, severities, the ``Thresholds`` profiles, presets and ``RuleConfig``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+
+# FEC facts (pre-FEC BER limit, correctable symbols) and the severity ranking live with their
+# choices; re-exported here for the rule modules.
+from inventory.core.choices import FEC_LIMITS, SEVERITY_ORDER  # noqa: F401
+
+# Rules whose finding points at the physical path (they move the cable to "degraded").
+PHYSICAL_RULES = frozenset(
+    {"link_flap", "link_degraded", "fec_degradation", "fec_tail", "fec_uncorrectable", "rx_power_drift"}
+)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """One profile of thresholds and durations (seconds). ``None`` switches a check off."""
+
+    # fec_degradation: the receiver's pre-FEC BER (or corrected-codeword rate) above
+    # max(baseline x factor, floor), or above a fraction of the FEC limit whatever the
+    # baseline, in every bucket with data for ``fec_hold_s``.
+    fec_mode: str = "ber"  # "ber": pre-FEC BER (codeword rate when bits are missing); "cw_rate"
+    fec_hold_s: float = 600.0
+    fec_ber_factor: float | None = 10.0
+    fec_ber_floor: float = 1e-8
+    fec_limit_fraction: float | None = 0.1
+    fec_cw_rate_factor: float | None = 10.0
+    fec_cw_rate_floor: float = 10_000.0
+    coverage: float = 0.8  # share of buckets in a hold period that must carry data
+    clear_s: float = 900.0  # an open alert stays open while its condition shows in this window
+    # fec_tail: codewords with 40-80% (warning) or >80% (critical) of the correctable symbol
+    # errors, at least ``tail_min_cw`` of them in each of ``tail_min_buckets`` buckets.
+    tail_window_s: float = 900.0
+    tail_min_cw: float = 10.0
+    tail_min_buckets: int = 3
+    # fec_uncorrectable: uncorrectable codewords in at least this many buckets of the window.
+    uncorr_window_s: float = 600.0
+    uncorr_min_buckets: int = 3
+    # link_flap: link-down events plus link error recoveries in the window.
+    flap_window_s: float = 900.0
+    flap_min_events: int = 1
+    # rx_power_drift
+    rx_drift_db: float | None = 2.0
+    live_loss_margin_db: float | None = 2.0
+    # pfc_storm: share of time paused (from pause duration) over the window; pause-frame rates
+    # are used when no duration is reported (and always by the seed preset).
+    pfc_window_s: float = 300.0
+    pfc_share: float | None = 0.2
+    pfc_burst_rate: float | None = 1000.0
+    pfc_burst_s: float = 60.0
+    pfc_sustained_rate: float | None = 100.0
+    pfc_sustained_s: float = 600.0
+    pfc_rates_always: bool = False
+
+
+PRESETS: dict[str, Thresholds] = {
+    "default": Thresholds(),
+    # The seed article's Grafana rules, verbatim: fec_degradation is
+    # rate(fec_correctable_errors[1m]) > 0.001 for 10m (any corrected error, no baseline);
+    # pfc_storm is rate(pfc_pause_frames[1m]) > 100 for 1m, and > 10/s sustained.
+    "seed": Thresholds(
+        fec_mode="cw_rate",
+        fec_ber_factor=None,
+        fec_limit_fraction=None,
+        fec_cw_rate_factor=None,
+        fec_cw_rate_floor=0.001,
+        pfc_share=None,
+        pfc_burst_rate=100.0,
+        pfc_burst_s=60.0,
+        pfc_sustained_rate=10.0,
+        pfc_sustained_s=600.0,
+        pfc_rates_always=True,
+    ),
+}
+
+
+def thresholds_from(base: Thresholds | str, overrides: dict | None = None) -> Thresholds:
+    """A profile from a preset name (or profile) and a dict of field overrides."""
+    if isinstance(base, str):
+        if base not in PRESETS:
+            raise ValueError(f"Unknown rule preset {base!r}; known: {', '.join(PRESETS)}")
+        base = PRESETS[base]
+    if not overrides:
+        return base
+    names = {f.name for f in fields(Thresholds)}
+    unknown = set(overrides) - names - {"preset"}
+    if unknown:
+        raise ValueError(f"Unknown rule thresholds: {', '.join(sorted(unknown))}")
+    if "preset" in overrides:
+        base = thresholds_from(overrides["preset"])
+    return replace(base, **{k: v for k, v in overrides.items() if k != "preset"})
+
+
+@dataclass
+class RuleConfig:
+    """Which profile a link uses: its class first, then its PMD, else the default."""
+
+    default: Thresholds = field(default_factory=Thresholds)
+    by_class: dict[str, Thresholds] = field(default_factory=dict)
+    by_pmd: dict[str, Thresholds] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, raw: dict | None) -> RuleConfig:
+        """From settings: ``{"preset": "default", "by_class": {"rail": {...}}, "by_pmd": {...}}``."""
+        raw = raw or {}
+        default = thresholds_from(raw.get("preset", "default"), raw.get("overrides"))
+        return cls(
+            default=default,
+            by_class={k: thresholds_from(default, v) for k, v in (raw.get("by_class") or {}).items()},
+            by_pmd={k: thresholds_from(default, v) for k, v in (raw.get("by_pmd") or {}).items()},
+        )
+
+    def profiles(self) -> list[Thresholds]:
+        out = [self.default]
+        for t in [*self.by_class.values(), *self.by_pmd.values()]:
+            if t not in out:
+                out.append(t)
+        return out
+
+    def profile_index(self, *, link_class: str, pmd: str, profiles: list[Thresholds]) -> int:
+        t = self.by_class.get(link_class) or self.by_pmd.get(pmd) or self.default
+        return profiles.index(t)

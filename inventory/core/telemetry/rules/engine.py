@@ -1,0 +1,78 @@
+"""The engine: every per-port check over the window, then the findings family by family."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from inventory.core.telemetry.rules.collect import Collector, row_map
+from inventory.core.telemetry.rules.config import Thresholds
+from inventory.core.telemetry.rules.fec import (
+    fec_degradation_rows,
+    fec_findings,
+    fec_rates,
+    fec_tail_rows,
+    fec_uncorrectable_rows,
+    window_rates,
+)
+from inventory.core.telemetry.rules.frames import Evaluation, LinkTable, PortFacts, PortWindow
+from inventory.core.telemetry.rules.hits import RowHits
+from inventory.core.telemetry.rules.link import link_findings, link_flap_rows
+from inventory.core.telemetry.rules.pfc import pfc_findings, pfc_storm_rows
+from inventory.core.telemetry.rules.rx_power import rx_power_findings, rx_power_rows
+from inventory.core.telemetry.rules.wiring import miswire_findings, unrecorded_swap_findings
+
+
+def row_checks(
+    w: PortWindow,
+    facts: PortFacts,
+    profiles: list[Thresholds],
+    row_profile: np.ndarray,
+    row_limit: np.ndarray,
+) -> RowHits:
+    """Every per-port check, each profile over its own rows at once."""
+    n, b = w.n, w.buckets
+    has = w.seconds > 0
+    secs = np.where(has, w.seconds, np.nan)
+    ber, cw_rate = fec_rates(w, has, secs)
+    hits = RowHits.empty(n, b)
+    for pi, p in enumerate(profiles):
+        rows = np.nonzero(row_profile == pi)[0]
+        if rows.size == 0 or b == 0:
+            continue
+        fec_degradation_rows(hits, p, rows, w, facts, ber=ber, cw_rate=cw_rate, row_limit=row_limit)
+        fec_tail_rows(hits, p, rows, w)
+        fec_uncorrectable_rows(hits, p, rows, w)
+        link_flap_rows(hits, p, rows, w)
+        pfc_storm_rows(hits, p, rows, w, secs)
+    rx_power_rows(hits, w, facts, profiles, row_profile)
+    window_rates(hits, w, has)
+    hits.has_data = has.any(axis=1)
+    return hits
+
+
+def evaluate(
+    window: PortWindow, facts: PortFacts, links: LinkTable, profiles: list[Thresholds] | None = None
+) -> Evaluation:
+    """Run every rule over the window. Pure: same input, same output."""
+    profiles = profiles or [Thresholds()]
+    rows = row_map(window, links)
+    hits = row_checks(window, facts, profiles, rows.profile, rows.limit)
+
+    out = Collector(window, links, rows)
+    fec_findings(out, hits, window, facts)
+    link_findings(out, hits, window, links)
+    rx_any = rx_power_findings(out, hits, window, facts, links, profiles)
+    pfc_findings(out, hits, window)
+    miswire_findings(out, window, facts)
+    unrecorded_swap_findings(out, window, facts)
+    findings = out.finish(hits.has_data)
+
+    healthy = hits.has_data & ~hits.fec_hold & ~hits.tail_hold & ~hits.uncorr_hold & ~hits.flap_fire
+    return Evaluation(
+        findings=findings,
+        holding=out.holding,
+        reporting_port_ids=window.port_id[hits.has_data],
+        baseline_ber=np.where(healthy, hits.window_ber, np.nan),
+        baseline_cw_rate=np.where(healthy, hits.window_cw_rate, np.nan),
+        rx_now=np.where((healthy & ~rx_any)[:, None], window.rx_power_dbm, np.nan),
+    )

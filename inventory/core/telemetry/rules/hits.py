@@ -1,0 +1,67 @@
+"""The per-row results of the per-port checks (one vector of N per result), filled family by family."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class RowHits:
+    """Per-row results of the per-port checks (vectors of N)."""
+
+    fec_fire: np.ndarray
+    fec_hold: np.ndarray
+    fec_metric: np.ndarray  # float[N,B]: BER or cw/s per bucket
+    fec_is_ber: np.ndarray  # bool[N]
+    fec_threshold: np.ndarray
+    tail_sev: np.ndarray  # 0 none, 1 warning, 2 critical
+    tail_hold: np.ndarray
+    tail_counts: np.ndarray  # (warn_cw, crit_cw) sums [N,2]
+    uncorr_fire: np.ndarray
+    uncorr_hold: np.ndarray
+    uncorr_total: np.ndarray
+    uncorr_buckets: np.ndarray
+    flap_fire: np.ndarray
+    flap_events: np.ndarray
+    rx_drift: np.ndarray  # float[N] worst lane drop vs baseline (dB)
+    rx_drift_fire: np.ndarray
+    rx_low_fire: np.ndarray
+    pfc_fire: np.ndarray
+    pfc_hold: np.ndarray
+    pfc_share: np.ndarray
+    pfc_rate: np.ndarray
+    has_data: np.ndarray
+    window_ber: np.ndarray
+    window_cw_rate: np.ndarray
+
+    @classmethod
+    def empty(cls, n: int, b: int) -> RowHits:
+        """Nothing fired yet: the vectors the checks fill in (NaN where a value is unknown)."""
+        return cls(
+            fec_fire=np.zeros(n, bool),
+            fec_hold=np.zeros(n, bool),
+            fec_metric=np.full((n, b), np.nan),
+            fec_is_ber=np.zeros(n, bool),
+            fec_threshold=np.full(n, np.nan),
+            tail_sev=np.zeros(n, np.int8),
+            tail_hold=np.zeros(n, bool),
+            tail_counts=np.zeros((n, 2)),
+            uncorr_fire=np.zeros(n, bool),
+            uncorr_hold=np.zeros(n, bool),
+            uncorr_total=np.zeros(n),
+            uncorr_buckets=np.zeros(n, np.int64),
+            flap_fire=np.zeros(n, bool),
+            flap_events=np.zeros(n),
+            rx_drift=np.full(n, np.nan),
+            rx_drift_fire=np.zeros(n, bool),
+            rx_low_fire=np.zeros(n, bool),
+            pfc_fire=np.zeros(n, bool),
+            pfc_hold=np.zeros(n, bool),
+            pfc_share=np.full(n, np.nan),
+            pfc_rate=np.full(n, np.nan),
+            has_data=np.zeros(n, bool),
+            window_ber=np.full(n, np.nan),
+            window_cw_rate=np.full(n, np.nan),
+        )

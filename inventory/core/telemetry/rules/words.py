@@ -1,0 +1,166 @@
+"""The words of a finding: headline, recommendation and its code, from the per-end evidence."""
+
+from __future__ import annotations
+
+from inventory.core.telemetry.rules.frames import Finding
+from inventory.core.telemetry.rules.util import fmt_sci
+
+_OTHER = {"a": "b", "b": "a"}
+
+
+def describe(f: Finding) -> tuple[str, str, str]:
+    """Headline, recommendation and its code, from the finding's per-end evidence.
+
+    Errors and power are measured at a receiver: errors seen at end A travelled B -> A, so
+    they point at B's transmitting module, the fibre path, or A's receiving module. When only
+    one direction is affected the path is shared by both and less likely; when both are, the
+    cable (bend, damage, dirty connector on a shared MPO) is the suspect.
+    """
+    sides = [s for s in ("a", "b", "port") if s in f.ends]
+    both = "a" in f.ends and "b" in f.ends
+    where = " and ".join(f"{s.upper()} end" if s != "port" else "this port" for s in sides)
+    words = _BY_RULE.get(f.rule)
+    if words is None:
+        return (f.rule, "", "")
+    return words(f, sides, both, where)
+
+
+def _fec_degradation(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
+    e = f.ends[sides[0]]
+    if e["metric"] == "pre_fec_ber":
+        lim = f" (FEC limit {fmt_sci(e['fec_limit'])})" if e.get("fec_limit") else ""
+        head = f"pre-FEC BER {fmt_sci(e['value'])} at the {where} receiver, threshold {fmt_sci(e['threshold'])}{lim}"
+    else:
+        head = f"corrected codewords {e['value']:.0f}/s at the {where} receiver, threshold {e['threshold']:.3g}/s"
+    if e.get("baseline"):
+        head += f", baseline {fmt_sci(e['baseline'])}"
+    return (head, *_direction_advice(f, both, sides))
+
+
+def _fec_tail(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
+    e = f.ends[sides[0]]
+    sev = "above 80%" if f.severity == "critical" else "at 40-80%"
+    return (
+        f"codewords {sev} of the FEC correction limit at the {where} receiver "
+        f"({e['codewords_over_80pct']:.0f} over 80%, {e['codewords_40_80pct']:.0f} at 40-80%)",
+        *_direction_advice(f, both, sides),
+    )
+
+
+def _fec_uncorrectable(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
+    total = sum(f.ends[s]["uncorrectable_cw"] for s in sides)
+    return (
+        f"{total:.0f} uncorrectable codewords in the window at the {where} receiver",
+        *_direction_advice(f, both, sides),
+    )
+
+
+def _link_flap(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
+    ev = sum(f.ends[s]["link_down"] + f.ends[s]["error_recovery"] for s in sides)
+    return (
+        f"{ev:.0f} link-down/error-recovery events at the {where}",
+        "Re-seat both modules and the cable ends, inspect and clean the connectors; if the link flaps "
+        "again replace the module at the end that reports the events, then the cable.",
+        "reseat",
+    )
+
+
+def _link_degraded(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
+    e = f.ends[sides[0]]
+    speed, want_speed = e.get("speed_gbps"), e.get("expected_gbps")
+    width, want_width = e.get("width"), e.get("expected_width")
+    parts = []
+    if speed is not None and want_speed is not None and speed < want_speed:
+        parts.append(f"running at {speed:g}G, expected {want_speed:g}G")
+    if width is not None and want_width is not None and width < want_width:
+        parts.append(f"{width:g} of {want_width:g} lanes up")
+    return (
+        "; ".join(parts) or "running below its recorded speed or width",
+        "A lane is down: re-seat the modules and clean the connectors; replace the module if a lane stays dark.",
+        "reseat",
+    )
+
+
+def _rx_power_drift(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
+    parts = []
+    code, rec = "clean", "Inspect and clean the connectors on the path, then retest the link."
+    for s in sides:
+        e = f.ends[s]
+        lbl = "this port" if s == "port" else f"{s.upper()} end"
+        if e["below_module_warning"]:
+            parts.append(f"rx power below the module's warning threshold at the {lbl}")
+        if (
+            e["live_loss_db"] is not None
+            and e["tested_loss_db"] is not None
+            and e["live_loss_db"] > e["tested_loss_db"]
+        ):
+            parts.append(
+                f"live loss {e['live_loss_db']:.1f} dB into the {lbl} vs {e['tested_loss_db']:.1f} dB tested"
+            )
+        if e["worst_drop_db"] is not None and e["worst_drop_db"] > 0:
+            parts.append(f"rx power {e['worst_drop_db']:.1f} dB below baseline at the {lbl}")
+    if both:
+        code = "replace_cable"
+        rec = (
+            "Both directions lost light: the shared path is suspect (bend, damage, dirty MPO). Clean and "
+            "inspect every connector on the path; if loss stays high, replace the segment and retest."
+        )
+    elif any(f.ends[s]["below_module_warning"] for s in sides):
+        rec = (
+            "Receive power is under the module's own warning threshold: clean and inspect the connectors; "
+            "if light stays low with the far module transmitting normally, replace the segment, else "
+            "replace the far module."
+        )
+    return ("; ".join(parts) or "rx power drift", rec, code)
+
+
+def _pfc_storm(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
+    e = f.ends[sides[0]]
+    what = (
+        f"paused {e['paused_share'] * 100:.0f}% of the time"
+        if e.get("paused_share") is not None
+        else f"{e.get('pause_frames_per_s') or 0:.0f} pause frames/s"
+    )
+    return (
+        f"PFC storm: {what}",
+        "Check the host: PFC storms are usually a stuck or slow receiver (NIC, driver, PCIe, GPU memory "
+        "pressure), not the cable. Do not replace the cable for this.",
+        "check_host",
+    )
+
+
+_BY_RULE = {
+    "fec_degradation": _fec_degradation,
+    "fec_tail": _fec_tail,
+    "fec_uncorrectable": _fec_uncorrectable,
+    "link_flap": _link_flap,
+    "link_degraded": _link_degraded,
+    "rx_power_drift": _rx_power_drift,
+    "pfc_storm": _pfc_storm,
+}
+
+
+def _direction_advice(f: Finding, both: bool, sides: list[str]) -> tuple[str, str]:
+    if both:
+        return (
+            "Errors in both directions: the shared cable path is the suspect. Clean and inspect every "
+            "connector on the path and re-seat both modules; if errors persist, replace the cable segment "
+            "(bend or damage) and retest.",
+            "replace_cable",
+        )
+    side = sides[0]
+    if side == "port":
+        return (
+            "Clean and re-seat the connectors on the path; if errors persist, replace the far-end module "
+            "(its transmitter) or this port's module.",
+            "clean",
+        )
+    far = _OTHER[side].upper()
+    other_clean = bool(f.evidence.get("reporting", {}).get(_OTHER[side]))
+    return (
+        f"Errors only at the {side.upper()} end's receiver (the {far} -> {side.upper()} direction): suspect "
+        f"the {far} end's transmitting module or the {side.upper()} end's receiving module. Clean and re-seat "
+        f"both ends first; if errors persist, replace the {far} module, then the {side.upper()} module."
+        + (" The other direction is clean, so the cable is less likely." if other_clean else ""),
+        "replace_module",
+    )
