@@ -11,8 +11,7 @@ def _has_nul(value) -> bool:
         if isinstance(item, str):
             if "\x00" in item:
                 return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
+        elif isinstance(item, dict):  # values only: an unknown key is ignored, never stored
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
@@ -20,7 +19,7 @@ def _has_nul(value) -> bool:
 
 
 class StrictJSONParser(JSONParser):
-    """DRF's JSON parser, refusing the NUL character in any string.
+    """DRF's JSON parser, refusing the NUL character in any string value.
 
     PostgreSQL cannot store NUL in text and refuses the statement; SQLite stores it. Refusing it
     when the body is read gives one 400 on both, before any write, for every field (fields that
