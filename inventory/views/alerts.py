@@ -18,28 +18,18 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from inventory.core.choices import AlertRule, AlertState, Severity
 from inventory.models import Alert, Device, Link, Rack
 from inventory.selectors.alerts import queries as alert_selectors
+from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
 from inventory.services.alerts import lifecycle as alert_services
 
 
-class AlertFilterForm(forms.Form):
-    state = forms.ChoiceField(choices=[("", "Any"), *AlertState.choices], required=False, initial="open")
-    rule = forms.ChoiceField(choices=[("", "Any"), *AlertRule.choices], required=False)
-    severity = forms.ChoiceField(choices=[("", "Any"), *Severity.choices], required=False)
-    rack = forms.CharField(required=False)
-    cable = forms.CharField(required=False)
-
-
 def alert_list(request):
-    data = request.GET.copy()
-    data.setdefault("state", "open")
-    form = AlertFilterForm(data)
-    filters = form.cleaned_data if form.is_valid() else {"state": "open"}
-    qs = alert_selectors.alerts_list(**{k: v for k, v in filters.items() if v is not None})
-    return render(request, "inventory/alerts.html", {"form": form, "alerts": list(qs[:200])})
+    """The alert list: the API's FilterSet; no rows when its input is bad (the errors are shown)."""
+    filterset = AlertFilter(request.GET, queryset=alert_selectors.alerts_for_list())
+    alerts = list(filterset.qs[:200]) if filterset.is_valid() else []
+    return render(request, "inventory/alerts.html", {"form": filterset.form, "alerts": alerts})
 
 
 class SilenceForm(forms.Form):
