@@ -44,7 +44,7 @@ def alerts_evaluate_task() -> dict:
     """Evaluate every alert rule over the telemetry window ending now (idempotent)."""
     from django.utils import timezone
 
-    from inventory.services.alerts import lifecycle as alert_services
+    from inventory.services import alerts as alert_services
 
     report = alert_services.alerts_evaluate(now=timezone.now())
     return {"ports": report.ports, "findings": report.findings, "opened": len(report.opened)}
@@ -55,7 +55,7 @@ def alert_notifications_send_task() -> int:
     """Send claimed-once alert mails that are still unsent (also the periodic sweep)."""
     from django.utils import timezone
 
-    from inventory.services.alerts import lifecycle as alert_services
+    from inventory.services import alerts as alert_services
 
     return alert_services.alert_notifications_send(now=timezone.now())
 

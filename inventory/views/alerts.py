@@ -22,7 +22,7 @@ from inventory.models import Alert, Device, Link, Rack
 from inventory.selectors.alerts import queries as alert_selectors
 from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
-from inventory.services.alerts import lifecycle as alert_services
+from inventory.services import alerts as alert_services
 
 
 def alert_list(request):

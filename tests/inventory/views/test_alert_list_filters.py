@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from inventory.core.choices import AlertRule, AlertState, DeviceRole
 from inventory.models import Alert, Link
-from inventory.services.alerts import lifecycle as svc
+from inventory.services import alerts as svc
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
