@@ -10,7 +10,7 @@ from datetime import timedelta
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_not_required, permission_required
+from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.http import Http404, HttpResponse
@@ -18,6 +18,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from inventory.access import authz
 from inventory.models import Alert, Device, Link, Rack
 from inventory.selectors.alerts import queries as alert_selectors
 from inventory.selectors.filters import AlertFilter
@@ -52,7 +53,7 @@ def alert_detail(request, pk: int):
 
 
 @require_POST
-@permission_required("inventory.change_alert", raise_exception=True)
+@authz.requires_action("acknowledge_alert")
 def alert_acknowledge(request, pk: int):
     alert = get_object_or_404(Alert, pk=pk)
     alert_services.alert_acknowledge(alert=alert, actor=request.user, now=timezone.now())
@@ -61,7 +62,7 @@ def alert_acknowledge(request, pk: int):
 
 
 @require_POST
-@permission_required("inventory.add_maintenancewindow", raise_exception=True)
+@authz.requires_action("silence")
 def alert_silence(request, pk: int):
     alert = get_object_or_404(Alert.objects.select_related("link", "port__device"), pk=pk)
     form = SilenceForm(request.POST)
@@ -138,7 +139,7 @@ def maintenance(request):
     initial = {"targets": request.GET.get("targets", "")}
     form = MaintenanceForm(request.POST or None, initial=initial)
     if request.method == "POST":
-        if not request.user.has_perm("inventory.add_maintenancewindow"):
+        if not authz.can(request.user, "silence"):
             return HttpResponse("Your role does not allow maintenance windows.", status=403)
         if form.is_valid():
             t = form.cleaned_data["targets"]

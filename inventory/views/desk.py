@@ -9,7 +9,6 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
@@ -20,6 +19,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
+from inventory.access import authz
 from inventory.core.choices import CableKind, CableStatus, TransceiverStatus
 from inventory.forms.plant import (
     BulkStatusForm,
@@ -121,6 +121,11 @@ def _safe_next(request, default: str) -> str:
 # --- cables -------------------------------------------------------------------------------
 
 
+def _cable_of(request, label: str) -> Cable:
+    """The cable a ``/c/<label>/edit`` is about, for ``requires_action``."""
+    return get_object_or_404(Cable, label=label)
+
+
 def _filtered(filterset):
     """The FilterSet's rows; none at all when its input is bad (the errors are shown instead)."""
     if filterset.is_bound and not filterset.is_valid():
@@ -201,7 +206,7 @@ def _cable_csv(qs):
     return _csv_response(f"cables-{timezone.localdate()}.csv", header, rows())
 
 
-@permission_required("inventory.change_cable", raise_exception=True)
+@authz.requires_action("edit_cable")
 @require_POST
 def cable_bulk_status(request):
     back = _safe_next(request, reverse("cable-list"))
@@ -214,6 +219,7 @@ def cable_bulk_status(request):
                 )
         return redirect(back)
     data = form.cleaned_data
+    authz.check_each(request.user, "edit_cable", data["cable"])  # all or nothing: 403
     try:
         changed = cable_services.cables_set_status(
             cables=list(data["cable"]), status=data["status"], reason=data["reason"] or "bulk status change"
@@ -227,7 +233,7 @@ def cable_bulk_status(request):
     return redirect(back)
 
 
-@permission_required("inventory.add_cable", raise_exception=True)
+@authz.requires_action("install_cable")
 @require_http_methods(["GET", "POST"])
 def cable_create(request):
     form = CableCreateForm(request.POST or None)
@@ -269,7 +275,7 @@ def cable_create(request):
     return render(request, "inventory/cable_form.html", {"form": form, "creating": True})
 
 
-@permission_required("inventory.change_cable", raise_exception=True)
+@authz.requires_action("edit_cable", obj=_cable_of)
 @require_http_methods(["GET", "POST"])
 def cable_edit(request, label: str):
     cable = get_object_or_404(Cable.objects.select_related("vendor"), label=label)
@@ -358,7 +364,7 @@ def _transceiver_csv(qs):
     return _csv_response(f"transceivers-{timezone.localdate()}.csv", header, rows())
 
 
-@permission_required("inventory.add_transceiver", raise_exception=True)
+@authz.requires_action("add_module")
 @require_http_methods(["GET", "POST"])
 def transceiver_create(request):
     form = TransceiverCreateForm(request.POST or None)
@@ -373,7 +379,7 @@ def transceiver_create(request):
     return render(request, "inventory/transceiver_form.html", {"form": form, "creating": True})
 
 
-@permission_required("inventory.change_transceiver", raise_exception=True)
+@authz.requires_action("edit_module")
 @require_http_methods(["GET", "POST"])
 def transceiver_edit(request, pk: int):
     xcvr = get_object_or_404(Transceiver.objects.select_related("model__vendor"), pk=pk)
@@ -449,7 +455,7 @@ def _import_service():
     return page_selectors.optional("inventory.services.plans.cable_plan", "cable_plan_import")
 
 
-@permission_required("inventory.add_cable", raise_exception=True)
+@authz.requires_action("install_cable")
 @require_http_methods(["GET", "POST"])
 def cable_plan_import(request):
     service = _import_service()
