@@ -97,7 +97,7 @@ def _end_to_end(report) -> None:
     from django.utils import timezone
 
     from inventory.models import Alert, Port
-    from inventory.services.alerts import lifecycle as svc
+    from inventory.services import alerts as svc
     from tests import factories as f
 
     # The seeded cluster only: other benchmarks' plan imports add links with no PMD (their

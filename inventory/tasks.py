@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from inventory.conf import app_settings
-from inventory.services.alerts import lifecycle as alert_services
+from inventory.services import alerts as alert_services
 from inventory.services.forecast import snapshot as forecast_services
 from inventory.services.interop.netbox import netbox_sync
 from inventory.services.labels import printing as label_services

@@ -3,8 +3,7 @@ bring-up report; expected-topology export. Thin: serializers validate, services 
 
 from __future__ import annotations
 
-import django_filters
-from django.db.models import Prefetch, Q
+from django.db.models import Prefetch
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -17,48 +16,11 @@ from rest_framework.views import APIView
 
 from inventory.api.concurrency import AtomicWritesMixin
 from inventory.api.strict import StrictModelSerializer
-from inventory.core.choices import AlertRule, AlertState, Severity
 from inventory.models import Alert, Cable, Device, Link, MaintenanceWindow, Rack
 from inventory.selectors.alerts import queries as alert_selectors
-from inventory.selectors.filters import StrictBooleanFilter, StrictFilterSet, UtcIsoDateTimeFilter
+from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
-from inventory.services.alerts import lifecycle as alert_services
-
-
-class AlertFilter(StrictFilterSet):
-    state = django_filters.ChoiceFilter(choices=AlertState.choices)
-    rule = django_filters.MultipleChoiceFilter(choices=AlertRule.choices)
-    severity = django_filters.MultipleChoiceFilter(choices=Severity.choices)
-    silenced = StrictBooleanFilter()
-    acknowledged = StrictBooleanFilter(field_name="acknowledged_at", lookup_expr="isnull", exclude=True)
-    rack = django_filters.CharFilter(method="by_rack")
-    cable = django_filters.CharFilter(method="by_cable")
-    link = django_filters.NumberFilter(field_name="link_id")
-    opened_after = UtcIsoDateTimeFilter(field_name="opened_at", lookup_expr="gte")
-
-    class Meta:
-        model = Alert
-        fields = [
-            "state",
-            "rule",
-            "severity",
-            "silenced",
-            "acknowledged",
-            "rack",
-            "cable",
-            "link",
-            "opened_after",
-        ]
-
-    def by_rack(self, qs, name, value):
-        return qs.filter(
-            Q(link__a_port__device__rack__name=value)
-            | Q(link__b_port__device__rack__name=value)
-            | Q(port__device__rack__name=value)
-        ).distinct()
-
-    def by_cable(self, qs, name, value):
-        return qs.filter(Q(cables__label=value) | Q(cable__label=value)).distinct()
+from inventory.services import alerts as alert_services
 
 
 class AlertSerializer(StrictModelSerializer):
@@ -110,10 +72,12 @@ class AlertViewSet(
     )
 
     def get_queryset(self):
-        qs = super().get_queryset().order_by("-opened_at", "-id")
-        if self.action == "list" and "state" not in self.request.query_params:
-            qs = qs.filter(state=AlertState.OPEN)
-        return qs
+        return super().get_queryset().order_by("-opened_at", "-id")
+
+    def filter_queryset(self, queryset):
+        # The list's filters (open alerts unless ``?state=`` names one) choose what to list; an
+        # alert's own URL (detail, acknowledge, silence) finds it by id whatever the query says.
+        return super().filter_queryset(queryset) if self.action == "list" else queryset
 
     @extend_schema(request=None, responses={200: AlertSerializer})
     @action(detail=True, methods=["post"])

@@ -8,8 +8,6 @@ schema so a serializer built any other way cannot let one through either.
 
 from __future__ import annotations
 
-from inventory.core.choices import CableStatus
-
 # Field names that are server-owned on every model.
 SERVER_OWNED_NAMES = frozenset(
     {
@@ -44,16 +42,6 @@ SERVER_OWNED_BY_MODEL = {
     "cabletest": {"loss_db", "warnings"},
     "apitoken": {"prefix", "user"},
 }
-
-# A person may put a cable in these states (through ``POST /api/cables/<label>/status/`` or at
-# creation); ``tested`` and ``in_production`` come only from the test gate.
-MANUAL_CABLE_STATUSES = [
-    CableStatus.PLANNED,
-    CableStatus.INSTALLED,
-    CableStatus.DEGRADED,
-    CableStatus.FAULTY,
-    CableStatus.RETIRED,
-]
 
 
 def server_owned(model) -> set[str]:

@@ -98,6 +98,17 @@ class CableStatus(models.TextChoices):
     RETIRED = "retired", "Retired"
 
 
+# A person may put a cable in these states (the API's ``POST /api/cables/<label>/status/``, the
+# desk's bulk status, creation); ``tested`` and ``in_production`` come only from the test gate.
+MANUAL_CABLE_STATUSES = [
+    CableStatus.PLANNED,
+    CableStatus.INSTALLED,
+    CableStatus.DEGRADED,
+    CableStatus.FAULTY,
+    CableStatus.RETIRED,
+]
+
+
 class TransceiverStatus(models.TextChoices):
     SPARE = "spare", "Spare (in stock)"
     INSTALLED = "installed", "Installed"

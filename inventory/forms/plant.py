@@ -12,7 +12,15 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.dateparse import parse_datetime
 
-from inventory.core.choices import CableKind, CableStatus, ConnectorType, FieldNoteKind, Polarity, Polish
+from inventory.core.choices import (
+    MANUAL_CABLE_STATUSES,
+    CableKind,
+    CableStatus,
+    ConnectorType,
+    FieldNoteKind,
+    Polarity,
+    Polish,
+)
 from inventory.core.validators import LABEL_RE, LABEL_RULE
 from inventory.models import Cable, Port, Site, Transceiver, TransceiverModel, Vendor
 from inventory.selectors.plant.ports import ports_resolve
@@ -295,7 +303,11 @@ class BulkStatusForm(forms.Form):
         queryset=Cable.objects.all(),
         error_messages={"required": "Tick the cables to change first."},
     )
-    status = forms.ChoiceField(choices=[("", "Set status…")] + CableStatus.choices)
+    # The states a person sets, as the API's status action: ``tested``/``in_production`` come
+    # only from the test gate.
+    status = forms.ChoiceField(
+        choices=[("", "Set status…")] + [(s.value, s.label) for s in MANUAL_CABLE_STATUSES]
+    )
     reason = forms.CharField(required=False, max_length=100)
 
 

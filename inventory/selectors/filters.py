@@ -9,7 +9,15 @@ from django.db import models
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from inventory.core.choices import CableKind, CableStatus, DeviceRole, TransceiverStatus
+from inventory.core.choices import (
+    AlertRule,
+    AlertState,
+    CableKind,
+    CableStatus,
+    DeviceRole,
+    Severity,
+    TransceiverStatus,
+)
 from inventory.models import Alert, Cable, CableEnd, Cage, Device, Port, Rack, Transceiver
 
 
@@ -174,3 +182,65 @@ class PortFilter(StrictFilterSet):
 
     def by_name(self, qs, name, value):
         return qs.filter(Q(name=value) | Q(aliases__name=value, aliases__valid_to__isnull=True)).distinct()
+
+
+class AlertFilter(StrictFilterSet):
+    """The alert list, page (``/alerts/``) and API (``/api/alerts/``) alike.
+
+    Open alerts unless the query names a state (``?state=`` lists every state). ``rack`` matches
+    an alert whose path touches the rack anywhere: either end of its link, its port, or an end of
+    any cable it names (a segment through a patch panel in another rack counts), as ``cable``
+    matches any segment of the path.
+    """
+
+    state = django_filters.ChoiceFilter(choices=AlertState.choices, empty_label="Any")
+    rule = django_filters.MultipleChoiceFilter(choices=AlertRule.choices, distinct=False)
+    severity = django_filters.MultipleChoiceFilter(choices=Severity.choices, distinct=False)
+    silenced = StrictBooleanFilter()
+    acknowledged = StrictBooleanFilter(field_name="acknowledged_at", lookup_expr="isnull", exclude=True)
+    rack = django_filters.CharFilter(method="by_rack", label="Rack")
+    cable = django_filters.CharFilter(method="by_cable", label="Cable")
+    link = django_filters.NumberFilter(field_name="link_id")
+    opened_after = UtcIsoDateTimeFilter(field_name="opened_at", lookup_expr="gte")
+
+    class Meta:
+        model = Alert
+        fields = [
+            "state",
+            "rule",
+            "severity",
+            "silenced",
+            "acknowledged",
+            "rack",
+            "cable",
+            "link",
+            "opened_after",
+        ]
+
+    def filter_queryset(self, queryset):
+        qs = super().filter_queryset(queryset)
+        if "state" not in self.data:
+            qs = qs.filter(state=AlertState.OPEN)
+        return qs
+
+    @staticmethod
+    def _on_path(cables) -> Q:
+        """Alerts whose suspect cable or any path segment is one of ``cables`` (a semi-join)."""
+        segments = Alert.cables.through.objects.filter(alert_id=OuterRef("pk"), cable_id__in=cables)
+        return Q(cable_id__in=cables) | Q(Exists(segments))
+
+    def by_rack(self, qs, name, value):
+        # Semi-joins (no row multiplication, so no DISTINCT over the list).
+        racks = Rack.objects.filter(name=value).values("pk")
+        ports = Port.objects.filter(device__rack__in=racks).values("pk")
+        cages = Cage.objects.filter(device__rack__in=racks).values("pk")
+        cables = CableEnd.objects.filter(Q(port_id__in=ports) | Q(cage_id__in=cages)).values("cable_id")
+        return qs.filter(
+            Q(link__a_port_id__in=ports)
+            | Q(link__b_port_id__in=ports)
+            | Q(port_id__in=ports)
+            | self._on_path(cables)
+        )
+
+    def by_cable(self, qs, name, value):
+        return qs.filter(self._on_path(Cable.objects.filter(label=value).values("pk")))

@@ -1,13 +1,14 @@
 """Technician pages (the phone at the rack): thin, they call selectors and services and render."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_not_required, permission_required
+from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from inventory.access import authz
 from inventory.core.choices import PlacementEnd
 from inventory.forms.plant import FaultForm, ReplaceForm, ServicedForm, SwapForm, apply_errors
 from inventory.models import Cable, Cage, Rack, Transceiver
@@ -45,6 +46,11 @@ def _cable(label: str) -> Cable:
     return get_object_or_404(Cable.objects.select_related("vendor", "replaced_by"), label=label)
 
 
+def _cable_of(request, label: str) -> Cable:
+    """The cable a ``/c/<label>/...`` action is about, for ``requires_action``."""
+    return _cable(label)
+
+
 def cable_page(request, label: str):
     cable = _cable(label)
     return render(request, "inventory/cable.html", page_selectors.cable_page(cable))
@@ -66,7 +72,7 @@ def _action(request, cable: Cable, form, template: str, extra: dict | None = Non
     return render(request, template, {"cable": cable, "form": form, **(extra or {})})
 
 
-@permission_required("inventory.change_cable", raise_exception=True)
+@authz.requires_action("report_fault", obj=_cable_of)
 @require_http_methods(["GET", "POST"])
 def cable_fault(request, label: str):
     cable = _cable(label)
@@ -90,7 +96,7 @@ def cable_fault(request, label: str):
     return _action(request, cable, form, "inventory/cable_fault.html")
 
 
-@permission_required("inventory.change_cable", raise_exception=True)
+@authz.requires_action("service_cable", obj=_cable_of)
 @require_http_methods(["GET", "POST"])
 def cable_serviced(request, label: str):
     cable = _cable(label)
@@ -106,7 +112,7 @@ def cable_serviced(request, label: str):
     return _action(request, cable, form, "inventory/cable_serviced.html")
 
 
-@permission_required("inventory.change_transceiver", raise_exception=True)
+@authz.requires_action("swap_module", obj=_cable_of)
 @require_http_methods(["GET", "POST"])
 def cable_swap(request, label: str):
     cable = _cable(label)
@@ -135,7 +141,7 @@ def cable_swap(request, label: str):
     return _action(request, cable, form, "inventory/cable_swap.html", {"ends": ends})
 
 
-@permission_required("inventory.change_cable", raise_exception=True)
+@authz.requires_action("replace_cable", obj=_cable_of)
 @require_http_methods(["GET", "POST"])
 def cable_replace(request, label: str):
     cable = _cable(label)

@@ -9,12 +9,13 @@ import csv
 
 from django import forms
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from inventory.access import authz
 from inventory.core.choices import ReminderMode, Weekday
 from inventory.core.pdf import worklist as worklist_pdf
 from inventory.models import Rack, Row, Site, UserProfile
@@ -76,7 +77,7 @@ def retests_plan(request):
             "rows": rows,
             "counts": sel.retest_counts(today=today),
             "query": query,
-            "can_sweep": request.user.has_perm("inventory.change_cable"),
+            "can_sweep": authz.can(request.user, "sweep_retests"),
         },
     )
 
@@ -149,9 +150,8 @@ def retests_pdf(request):
 
 
 @require_POST
+@authz.requires_action("sweep_retests")
 def retests_sweep_now(request):
-    if not request.user.has_perm("inventory.change_cable"):
-        raise PermissionDenied
     reminder_services.retests_sweep_request()
     messages.success(request, "Retest sweep queued: due dates are recomputed and reminders go out shortly.")
     return redirect("retests-plan")

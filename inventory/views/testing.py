@@ -7,7 +7,6 @@ import re
 import uuid
 
 from django.contrib import messages
-from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -16,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
+from inventory.access import authz
 from inventory.conf import app_settings
 from inventory.core.pdf.commissioning import commissioning_pdf
 from inventory.forms.testing import InspectionForm, OltsForm, OtdrForm
@@ -40,7 +40,7 @@ def _cable(label: str) -> Cable:
     return get_object_or_404(Cable, label=label)
 
 
-@permission_required("inventory.add_cabletest", raise_exception=True)
+@authz.requires_action("record_test")
 def cable_test_olts(request, label: str):
     cable = _cable(label)
     fibres = svc.fibres_in_use(cable)
@@ -81,7 +81,7 @@ def cable_test_olts(request, label: str):
     return render(request, "inventory/test_olts.html", {"cable": cable, "form": form})
 
 
-@permission_required("inventory.add_cabletest", raise_exception=True)
+@authz.requires_action("record_test")
 def cable_test_otdr(request, label: str):
     cable = _cable(label)
     form = OtdrForm(request.POST or None, request.FILES or None)
@@ -110,7 +110,7 @@ def cable_test_otdr(request, label: str):
     return render(request, "inventory/test_otdr.html", {"cable": cable, "form": form})
 
 
-@permission_required("inventory.add_inspection", raise_exception=True)
+@authz.requires_action("inspect")
 def cable_inspect(request, label: str):
     cable = _cable(label)
     ends = list(cable.ends.select_related("port__device", "cage__device").order_by("side", "leg"))
@@ -205,7 +205,7 @@ def commissioning_report_pdf(request):
 _TOKEN = re.compile(r"^[0-9a-f]{32}\.(csv|zip|sor)$")
 
 
-@permission_required("inventory.add_cabletest", raise_exception=True)
+@authz.requires_action("record_test")
 def test_import_page(request):
     """Import a tester CSV or project zip: upload, confirm the column mapping, preview, apply."""
     ctx: dict = {"fields": tester_import.FIELDS}

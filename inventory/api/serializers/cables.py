@@ -6,9 +6,16 @@ from decimal import Decimal
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from inventory.api.server_owned import MANUAL_CABLE_STATUSES
 from inventory.api.strict import StrictModelSerializer
-from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, Polarity, Polish
+from inventory.core.choices import (
+    MANUAL_CABLE_STATUSES,
+    CableKind,
+    CableRole,
+    CableStatus,
+    ConnectorType,
+    Polarity,
+    Polish,
+)
 from inventory.core.validators import LABEL_RE, LABEL_RULE
 from inventory.models import Cable, CableEnd, Link
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url

@@ -11,6 +11,7 @@ from django.utils import timezone
 from inventory.core.choices import FEC_LIMITS, AlertState, CableStatus
 from inventory.core.telemetry.rules import PHYSICAL_RULES
 from inventory.models import Alert, Cable, Link, LinkSegment, MaintenanceWindow, Port
+from inventory.selectors.filters import AlertFilter
 from inventory.selectors.telemetry.source import fec_series, port_stats
 
 SPARK_W, SPARK_H = 160, 32
@@ -101,10 +102,11 @@ def _worst_hourly(per_port: list[list], hours: int = 24) -> tuple[list, list]:
 
 
 def rack_alerts_context(rack, *, now: datetime | None = None, limit: int = 20) -> dict:
-    """Open alerts on the rack's links and ports, each with a sparkline of its link's FEC rate
-    over the last day (worst receiver, hourly). One query when the rack has none, two else."""
+    """Open alerts whose path touches the rack (``AlertFilter``), each with a sparkline of its
+    link's FEC rate over the last day (worst receiver, hourly). One query when the rack has none,
+    two else."""
     now = now or timezone.now()
-    alerts = list(alerts_list(state=AlertState.OPEN, rack=rack.name).distinct()[: limit + 1])
+    alerts = list(AlertFilter({"rack": rack.name}, queryset=alerts_for_list()).qs[: limit + 1])
     more = len(alerts) > limit
     alerts = alerts[:limit]
     if not alerts:
@@ -128,33 +130,11 @@ def rack_alerts_context(rack, *, now: datetime | None = None, limit: int = 20) -
     return {"rack": rack, "rack_alerts": rows, "rack_alerts_more": more}
 
 
-def alerts_list(
-    *,
-    state: str | None = AlertState.OPEN,
-    rule: str = "",
-    severity: str = "",
-    rack: str = "",
-    cable: str = "",
-    silenced: bool | None = None,
-):
-    qs = Alert.objects.select_related("link__a_port__device", "link__b_port__device", "cable", "port__device")
-    if state:
-        qs = qs.filter(state=state)
-    if rule:
-        qs = qs.filter(rule=rule)
-    if severity:
-        qs = qs.filter(severity=severity)
-    if rack:
-        qs = qs.filter(
-            Q(link__a_port__device__rack__name=rack)
-            | Q(link__b_port__device__rack__name=rack)
-            | Q(port__device__rack__name=rack)
-        )
-    if cable:
-        qs = qs.filter(Q(cables__label=cable) | Q(cable__label=cable)).distinct()
-    if silenced is not None:
-        qs = qs.filter(silenced=silenced)
-    return qs.order_by("-opened_at", "-id")
+def alerts_for_list():
+    """The alerts a list shows (newest first), with what each row draws; filter with ``AlertFilter``."""
+    return Alert.objects.select_related(
+        "link__a_port__device", "link__b_port__device", "cable", "port__device"
+    ).order_by("-opened_at", "-id")
 
 
 def maintenance_windows(*, now: datetime, include_past: bool = False):

@@ -1,0 +1,34 @@
+"""Alert services: ``lifecycle`` (open, update, resolve), ``evaluate`` (the periodic run),
+``silencing`` (maintenance windows, acknowledge, silence), ``notify`` (mail), ``naming``."""
+
+from inventory.services.alerts.evaluate import EVALUATED_RULES, alerts_evaluate, baselines_learn, rule_config
+from inventory.services.alerts.lifecycle import DEGRADABLE, EvaluateReport, alert_raise, alerts_apply
+from inventory.services.alerts.notify import CLAIM_LEASE, alert_notifications_send, alert_recipients
+from inventory.services.alerts.silencing import (
+    Silence,
+    alert_acknowledge,
+    alert_silence,
+    maintenance_active,
+    maintenance_end,
+    maintenance_start,
+)
+
+__all__ = [
+    "CLAIM_LEASE",
+    "DEGRADABLE",
+    "EVALUATED_RULES",
+    "EvaluateReport",
+    "Silence",
+    "alert_acknowledge",
+    "alert_notifications_send",
+    "alert_raise",
+    "alert_recipients",
+    "alert_silence",
+    "alerts_apply",
+    "alerts_evaluate",
+    "baselines_learn",
+    "maintenance_active",
+    "maintenance_end",
+    "maintenance_start",
+    "rule_config",
+]

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
+from inventory.access import authz
 from inventory.core.choices import CableKind, CableStatus
 from inventory.forms.plant import BulkStatusForm, CableCreateForm, CableEditForm, apply_errors
 from inventory.models import Cable, Site, Vendor
@@ -104,7 +104,7 @@ def _cable_csv(qs):
     return _csv_response(f"cables-{timezone.localdate()}.csv", header, rows())
 
 
-@permission_required("inventory.change_cable", raise_exception=True)
+@authz.requires_action("edit_cable")
 @require_POST
 def cable_bulk_status(request):
     back = _safe_next(request, reverse("cable-list"))
@@ -117,6 +117,7 @@ def cable_bulk_status(request):
                 )
         return redirect(back)
     data = form.cleaned_data
+    authz.check_each(request.user, "edit_cable", data["cable"])  # all or nothing: 403
     try:
         changed = cable_services.cables_set_status(
             cables=list(data["cable"]), status=data["status"], reason=data["reason"] or "bulk status change"
@@ -130,7 +131,7 @@ def cable_bulk_status(request):
     return redirect(back)
 
 
-@permission_required("inventory.add_cable", raise_exception=True)
+@authz.requires_action("install_cable")
 @require_http_methods(["GET", "POST"])
 def cable_create(request):
     form = CableCreateForm(request.POST or None)
@@ -172,7 +173,12 @@ def cable_create(request):
     return render(request, "inventory/cable_form.html", {"form": form, "creating": True})
 
 
-@permission_required("inventory.change_cable", raise_exception=True)
+def _cable_of(request, label: str) -> Cable:
+    """The cable a ``/c/<label>/edit`` is about, for ``requires_action``."""
+    return get_object_or_404(Cable, label=label)
+
+
+@authz.requires_action("edit_cable", obj=_cable_of)
 @require_http_methods(["GET", "POST"])
 def cable_edit(request, label: str):
     cable = get_object_or_404(Cable.objects.select_related("vendor"), label=label)

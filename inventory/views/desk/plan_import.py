@@ -8,13 +8,13 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from inventory.access import authz
 from inventory.forms.plant import CablePlanForm, apply_errors
 from inventory.services.plans import cable_plan as plan_services
 from inventory.services.plans import files as plan_files
@@ -67,7 +67,7 @@ def plan_outcome(result) -> dict:
     }
 
 
-@permission_required("inventory.add_cable", raise_exception=True)
+@authz.requires_action("install_cable")
 @require_http_methods(["GET", "POST"])
 def cable_plan_import(request):
     ctx: dict = {}

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
+from inventory.access import authz
 from inventory.core.choices import TransceiverStatus
 from inventory.forms.plant import TransceiverCreateForm, TransceiverEditForm, apply_errors
 from inventory.models import Site, Transceiver, Vendor
@@ -83,7 +83,7 @@ def _transceiver_csv(qs):
     return _csv_response(f"transceivers-{timezone.localdate()}.csv", header, rows())
 
 
-@permission_required("inventory.add_transceiver", raise_exception=True)
+@authz.requires_action("add_module")
 @require_http_methods(["GET", "POST"])
 def transceiver_create(request):
     form = TransceiverCreateForm(request.POST or None)
@@ -98,7 +98,7 @@ def transceiver_create(request):
     return render(request, "inventory/transceiver_form.html", {"form": form, "creating": True})
 
 
-@permission_required("inventory.change_transceiver", raise_exception=True)
+@authz.requires_action("edit_module")
 @require_http_methods(["GET", "POST"])
 def transceiver_edit(request, pk: int):
     xcvr = get_object_or_404(Transceiver.objects.select_related("model__vendor"), pk=pk)

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from inventory.core.choices import DeviceRole
 from inventory.models import Alert, MaintenanceWindow
-from inventory.services.alerts import lifecycle as svc
+from inventory.services import alerts as svc
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

@@ -112,8 +112,13 @@ def test_cable_list_on_the_desk(live_server, plant, desktop, artifacts):
     desktop.locator("input[name=cable]").nth(0).check()
     desktop.locator("input[name=cable]").nth(1).check()
     assert desktop.locator("[data-selected-count]").inner_text() == "2 selected"
-    desktop.locator(".bulkbar select[name=status]").select_option("tested")
+    # only the states a person sets are offered (tested/in production come from the test gate)
+    offered = desktop.locator(".bulkbar select[name=status] option").evaluate_all(
+        "os => os.map(o => o.value)"
+    )
+    assert "tested" not in offered and "in_production" not in offered
+    desktop.locator(".bulkbar select[name=status]").select_option("degraded")
     desktop.get_by_role("button", name="Set status").click()
     desktop.wait_for_url(re.compile(r"/cables/"))
-    assert "2 cable(s) set to tested" in desktop.locator(".messages").inner_text()
+    assert "2 cable(s) set to degraded" in desktop.locator(".messages").inner_text()
     desktop.screenshot(path=str(artifacts / "cable-list-desktop.png"), full_page=True)

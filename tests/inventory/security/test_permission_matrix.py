@@ -3,11 +3,15 @@ admin and the pages. A technician edits cables only in their team's site (North)
 faults and swaps modules anywhere."""
 
 import pytest
+from django.db import transaction
 from django.template import Context, Template
 from django.test import Client, RequestFactory
+from django.urls import resolve
+from rest_framework.test import APIClient
 
 from inventory.access import authz
 from inventory.models import Cable, Transceiver
+from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 
@@ -191,23 +195,171 @@ def test_a_viewer_cannot_post_to_any_page(plant):
         assert client.post(url, {"x": "1"}).status_code == 403, url
 
 
-def test_a_decorated_view_enforces_its_action_for_every_role(plant, rf):
-    @authz.requires_action("edit_cable", obj=lambda request, label: Cable.objects.get(label=label))
-    def edit(request, label):
-        from django.http import HttpResponse
+# --- page writes ask the API's policy -------------------------------------------------------
+#
+# Every page write goes through ``authz.requires_action`` (and ``authz.check_each`` for the bulk
+# status): the same permission and site scope the API applies. ``loner`` is a technician in no
+# team: the API refuses them every edit, so the pages must too, and a refused page write is a 403
+# that changes nothing.
 
-        return HttpResponse("saved")
+PAGE_WRITES = ["edit", "status", "replace"]
 
-    for role, label, allowed in [
-        ("technician", "N-1", True),
-        ("technician", "S-1", False),
-        ("engineer", "S-1", True),
-        ("viewer", "N-1", False),
-    ]:
-        request = rf.post("/")
-        request.user = plant.users[role]
-        if allowed:
-            assert edit(request, label=label).content == b"saved"
-        else:
-            with pytest.raises(authz.PermissionDenied):
-                edit(request, label=label)
+
+@pytest.fixture
+def loner(plant):
+    return f.UserFactory(username="loner", role="technician")
+
+
+def _page_write(client, write: str, label: str):
+    cable = Cable.objects.get(label=label)
+    if write == "edit":
+        version = cable.updated_at.isoformat()
+        return client.post(
+            f"/c/{label}/edit", {"notes": "page edit", "polarity": cable.polarity, "version": version}
+        )
+    if write == "status":
+        return client.post("/cables/status", {"cable": [cable.pk], "status": "faulty"})
+    if write == "replace":
+        return client.post(f"/c/{label}/replace", {"new_label": f"{label}-NEW", "reason": "bent"})
+    raise AssertionError(write)
+
+
+def _api_write(client, write: str, label: str):
+    if write == "edit":
+        return client.patch(f"/api/cables/{label}/", {"notes": "api edit"}, format="json")
+    if write == "status":
+        return client.post(f"/api/cables/{label}/status/", {"status": "faulty"}, format="json")
+    raise AssertionError(write)
+
+
+def _written(write: str, label: str) -> bool:
+    cable = Cable.objects.get(label=label)
+    if write == "edit":
+        return cable.notes == "page edit"
+    if write == "status":
+        return cable.status == "faulty"
+    return Cable.objects.filter(label=f"{label}-NEW").exists()
+
+
+class _Undo(Exception):
+    pass
+
+
+def _undone(write) -> int:
+    """The status code of ``write``, whose changes are then rolled back (each side starts alike)."""
+    try:
+        with transaction.atomic():
+            code = write().status_code
+            raise _Undo
+    except _Undo:
+        return code
+
+
+def _page_client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize("write", PAGE_WRITES)
+def test_a_technician_in_no_team_is_refused_every_page_write_and_nothing_changes(plant, loner, write):
+    response = _page_write(_page_client(loner), write, "N-1")
+    assert response.status_code == 403
+    assert not _written(write, "N-1")
+    assert Cable.objects.get(label="N-1").status != "retired"
+
+
+@pytest.mark.parametrize("write", PAGE_WRITES)
+def test_a_technician_of_the_sites_team_makes_every_page_write(plant, write):
+    response = _page_write(_page_client(plant.users["technician"]), write, "N-1")
+    assert response.status_code == 302, response.content[:500]
+    assert _written(write, "N-1")
+
+
+@pytest.mark.parametrize("write", PAGE_WRITES)
+def test_a_technician_is_refused_page_writes_outside_their_teams_sites(plant, write):
+    response = _page_write(_page_client(plant.users["technician"]), write, "S-1")
+    assert response.status_code == 403
+    assert not _written(write, "S-1")
+
+
+@pytest.mark.parametrize("write", ["edit", "status"])
+@pytest.mark.parametrize(
+    ("who", "label"),
+    [("loner", "N-1"), ("technician", "N-1"), ("technician", "S-1"), ("engineer", "S-1"), ("viewer", "N-1")],
+)
+def test_the_page_and_the_api_give_the_same_answer(plant, loner, who, label, write):
+    user = loner if who == "loner" else plant.users[who]
+    api = APIClient()
+    api.force_login(user)
+    page_ok = _undone(lambda: _page_write(_page_client(user), write, label)) < 400
+    api_ok = _undone(lambda: _api_write(api, write, label)) < 400
+    assert page_ok == api_ok == authz.can(user, "edit_cable", Cable.objects.get(label=label)), (who, label)
+
+
+def test_the_bulk_status_is_all_or_nothing_across_sites(plant):
+    cables = [plant.north_cable.pk, plant.south_cable.pk]
+    response = _page_client(plant.users["technician"]).post(
+        "/cables/status", {"cable": cables, "status": "faulty"}
+    )
+    assert response.status_code == 403
+    assert not Cable.objects.filter(pk__in=cables, status="faulty").exists()
+    response = _page_client(plant.users["engineer"]).post(
+        "/cables/status", {"cable": cables, "status": "faulty"}
+    )
+    assert response.status_code == 302
+    assert Cable.objects.filter(pk__in=cables, status="faulty").count() == 2
+
+
+@pytest.mark.parametrize("status", ["tested", "in_production"])
+def test_the_bulk_status_refuses_the_states_only_the_test_gate_sets_as_the_api_does(
+    plant, client_for, status
+):
+    before = Cable.objects.get(label="N-1").status
+    assert (
+        client_for("engineer").post("/api/cables/N-1/status/", {"status": status}, format="json").status_code
+        == 400
+    )
+    response = _page_client(plant.users["engineer"]).post(
+        "/cables/status", {"cable": [plant.north_cable.pk], "status": status}, follow=True
+    )
+    assert "msg-error" in response.content.decode()
+    assert Cable.objects.get(label="N-1").status == before
+
+
+@pytest.mark.parametrize(
+    ("url", "action"),
+    [
+        ("/c/{label}/edit", "edit_cable"),
+        ("/c/{label}/replace", "replace_cable"),
+        ("/c/{label}/fault", "report_fault"),
+        ("/c/{label}/serviced", "service_cable"),
+        ("/c/{label}/swap", "swap_module"),
+        ("/c/{label}/test/power-meter", "record_test"),
+        ("/c/{label}/inspect", "inspect"),
+        ("/cables/status", "edit_cable"),
+        ("/cables/new", "install_cable"),
+        ("/cables/import", "install_cable"),
+        ("/transceivers/new", "add_module"),
+    ],
+)
+def test_every_page_write_declares_the_action_the_policy_knows(url, action):
+    """Each page write is a view decorated with ``requires_action`` (the write guard knows it),
+    naming an action of the one table."""
+    view = resolve(url.format(label="N-1")).func
+    assert view.required_action == action
+    assert action in authz.ACTIONS
+
+
+@pytest.mark.parametrize(("role", "label"), list(PAGE_ACTIONS))
+def test_what_the_cable_page_offers_is_what_the_page_views_allow(plant, role, label):
+    """The page's buttons (``{% can %}``) and the page views answer alike, site scope included."""
+    client = _page_client(plant.users[role])
+    shown = TEMPLATE.render(
+        Context(
+            {"request": type("R", (), {"user": plant.users[role]})(), "cable": Cable.objects.get(label=label)}
+        )
+    )
+    assert (client.get(f"/c/{label}/edit").status_code == 200) == ("[edit]" in shown)
+    assert (client.get(f"/c/{label}/fault").status_code == 200) == ("[fault]" in shown)
+    assert (client.get(f"/c/{label}/test/power-meter").status_code == 200) == ("[test]" in shown)

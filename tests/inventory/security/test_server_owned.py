@@ -4,7 +4,8 @@ through the API: not in any request body of the OpenAPI schema, and ignored if s
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 
-from inventory.api.server_owned import MANUAL_CABLE_STATUSES, SERVER_OWNED_NAMES
+from inventory.api.server_owned import SERVER_OWNED_NAMES
+from inventory.core.choices import MANUAL_CABLE_STATUSES
 from inventory.models import Cable, Link, Transceiver
 
 pytestmark = pytest.mark.django_db

@@ -71,6 +71,20 @@ def tech_client(user_with_role):
 
 
 @pytest.fixture
+def site_tech_client(plant, user_with_role):
+    """A technician of the team the plant's site is assigned to: site-scoped edits (replace,
+    edit) are theirs to make there."""
+    site = plant["racks"][0].row.room.site
+    site.team = Team.objects.create(name="Site crew")
+    site.save()
+    user = user_with_role("technician", "site-tech")
+    site.team.members.add(user)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
 def engineer_client(user_with_role):
     client = Client()
     client.force_login(user_with_role("engineer", "eng"))

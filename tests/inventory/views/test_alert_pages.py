@@ -16,7 +16,7 @@ from django.utils import timezone
 from inventory.core.choices import DeviceRole
 from inventory.models import Alert, Cable, MaintenanceWindow
 from inventory.selectors.alerts.queries import cable_alerts_context, sparkline
-from inventory.services.alerts import lifecycle as svc
+from inventory.services import alerts as svc
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ from tests import factories as f
 pytestmark = pytest.mark.django_db
 
 
-def test_cable_page_shows_both_ends_modules_path_tests_and_overdue_retest(plant, tech_client):
-    resp = tech_client.get("/c/J-102")
+def test_cable_page_shows_both_ends_modules_path_tests_and_overdue_retest(plant, site_tech_client):
+    resp = site_tech_client.get("/c/J-102")
     html = resp.content.decode()
     assert resp.status_code == 200
     gpu_module = plant["gpu"][0].cage.transceiver
@@ -24,8 +24,16 @@ def test_cable_page_shows_both_ends_modules_path_tests_and_overdue_retest(plant,
     assert "Power meter (OLTS)" in html and "margin 1.80 dB" in html and "Pass" in html
     assert 'class="retest-overdue"' in html and "overdue" in html
     # one-tap actions
-    for name in ("fault", "swap", "replace", "serviced"):
+    for name in ("fault", "swap", "replace", "serviced", "edit"):
         assert f"/c/J-102/{name}" in html
+
+
+def test_cable_page_offers_replace_and_edit_only_where_the_technician_may(plant, tech_client):
+    """A technician in no team reports faults and swaps modules anywhere, but the replace and
+    edit buttons (which would answer 403) are not shown to them."""
+    html = tech_client.get("/c/J-102").content.decode()
+    assert "/c/J-102/fault" in html and "/c/J-102/swap" in html
+    assert "/c/J-102/replace" not in html and "/c/J-102/edit" not in html
 
 
 def test_cable_page_traces_the_whole_channel_through_panels(plant, tech_client):
@@ -181,8 +189,11 @@ def test_swap_refuses_a_module_that_does_not_fit(plant, tech_client):
 # --- replace the cable ----------------------------------------------------------------------
 
 
-def test_replace_retires_the_old_cable_and_opens_the_new_one(plant, tech_client):
-    resp = tech_client.post("/c/J-102/replace", {"new_label": "J-200", "reason": "bent"})
+def test_replace_retires_the_old_cable_and_opens_the_new_one(plant, site_tech_client, tech_client):
+    # A technician in no team may not (as the API refuses them any change to the cable).
+    assert tech_client.post("/c/J-102/replace", {"new_label": "J-200"}).status_code == 403
+    assert not Cable.objects.filter(label="J-200").exists()
+    resp = site_tech_client.post("/c/J-102/replace", {"new_label": "J-200", "reason": "bent"})
     assert resp.status_code == 302 and resp["Location"] == "/c/J-200"
     old = Cable.objects.get(label="J-102")
     assert old.status == CableStatus.RETIRED and old.replaced_by.label == "J-200"
@@ -190,8 +201,8 @@ def test_replace_retires_the_old_cable_and_opens_the_new_one(plant, tech_client)
     assert "gpu-0001" in html and "leaf-01" in html
 
 
-def test_replace_with_a_label_in_use_writes_nothing(plant, tech_client):
-    resp = tech_client.post("/c/J-102/replace", {"new_label": "J-100"})
+def test_replace_with_a_label_in_use_writes_nothing(plant, site_tech_client):
+    resp = site_tech_client.post("/c/J-102/replace", {"new_label": "J-100"})
     assert resp.status_code == 200
     assert "already on another cable" in resp.content.decode()
     assert Cable.objects.get(label="J-102").status == CableStatus.IN_PRODUCTION

@@ -3,10 +3,13 @@ import io
 from datetime import timedelta
 
 import pytest
+from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.utils import timezone
 
 from inventory.core.choices import CableKind, CableStatus, ConnectorType, FormFactor, Polish
 from inventory.models import Alert, Cable, Transceiver
+from inventory.services.plant import cables as cable_services
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -82,25 +85,40 @@ def test_cable_list_queries_do_not_grow_with_rows(
 def test_bulk_set_status_changes_the_ticked_cables(plant, engineer_client):
     ids = [plant["cables"]["J-100"].pk, plant["cables"]["J-101"].pk]
     resp = engineer_client.post(
-        "/cables/status", {"cable": ids, "status": "tested", "next": "/cables/?rack=A01"}
+        "/cables/status", {"cable": ids, "status": "degraded", "next": "/cables/?rack=A01"}
     )
     assert resp.status_code == 302 and resp["Location"] == "/cables/?rack=A01"
-    assert set(Cable.objects.filter(pk__in=ids).values_list("status", flat=True)) == {"tested"}
+    assert set(Cable.objects.filter(pk__in=ids).values_list("status", flat=True)) == {"degraded"}
+
+
+def test_bulk_set_status_refuses_tested_which_only_the_test_gate_sets(plant, engineer_client):
+    """As ``POST /api/cables/<label>/status/``: a person sets planned, installed, degraded,
+    faulty or retired; tested and in production come from the test gate."""
+    ids = [plant["cables"]["J-100"].pk, plant["cables"]["J-101"].pk]
+    before = dict(Cable.objects.filter(pk__in=ids).values_list("pk", "status"))
+    resp = engineer_client.post("/cables/status", {"cable": ids, "status": "tested"}, follow=True)
+    assert "msg-error" in resp.content.decode()
+    assert dict(Cable.objects.filter(pk__in=ids).values_list("pk", "status")) == before
 
 
 def test_bulk_set_status_is_all_or_nothing_through_the_production_gate(plant, engineer_client):
-    """J-100 and J-101 have no tests: the gate refuses production, and neither changes."""
+    """J-100 and J-101 have no tests: the page refuses production (the test gate's state, as the
+    API does), the bulk service behind it refuses it all or nothing, and neither changes."""
     ids = [plant["cables"]["J-100"].pk, plant["cables"]["J-101"].pk]
     before = dict(Cable.objects.filter(pk__in=ids).values_list("pk", "status"))
     resp = engineer_client.post("/cables/status", {"cable": ids, "status": "in_production"}, follow=True)
     assert "msg-error" in resp.content.decode()
+    with pytest.raises(ValidationError), transaction.atomic():
+        cable_services.cables_set_status(
+            cables=list(Cable.objects.filter(pk__in=ids)), status="in_production", reason="bulk"
+        )
     assert dict(Cable.objects.filter(pk__in=ids).values_list("pk", "status")) == before
 
 
 def test_bulk_set_status_never_redirects_off_site(plant, engineer_client):
     resp = engineer_client.post(
         "/cables/status",
-        {"cable": [plant["cables"]["J-100"].pk], "status": "tested", "next": "https://evil.example/"},
+        {"cable": [plant["cables"]["J-100"].pk], "status": "degraded", "next": "https://evil.example/"},
     )
     assert resp["Location"] == "/cables/"
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from inventory.core.choices import CableStatus, DeviceRole
 from inventory.models import Alert, AlertNotification, Cable, Team
-from inventory.services.alerts import lifecycle as svc
+from inventory.services import alerts as svc
 from tests import factories as f
 from tests.workers import wait_for
 

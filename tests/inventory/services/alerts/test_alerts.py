@@ -13,7 +13,7 @@ import pytest
 
 from inventory.core.choices import AlertState, CableStatus, DeviceRole
 from inventory.models import Alert, AlertNotification, Cable, Link, MaintenanceWindow, PortBaseline, Team
-from inventory.services.alerts import lifecycle as svc
+from inventory.services import alerts as svc
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,7 @@ from inventory.core.choices import CableStatus, Verdict
 from inventory.core.choices import TestKind as Kind
 from inventory.models import Alert, Cable, CableTest
 from inventory.selectors.alerts.queries import vendor_comparison
-from inventory.services.alerts import lifecycle as svc
+from inventory.services import alerts as svc
 from tests import factories as f
 from tests.inventory.services.alerts.test_alerts import T0, healthy
 from tests.inventory.services.alerts.test_alerts import plant as plant  # noqa: F401 - fixture

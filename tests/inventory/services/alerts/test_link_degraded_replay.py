@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from inventory.core.choices import CableStatus, TokenKind
 from inventory.models import Alert, Cable, Link, TelemetrySample
-from inventory.services.alerts import lifecycle as svc
+from inventory.services import alerts as svc
 from inventory.services.telemetry.rollup import telemetry_rollup
 from tests import factories as f
 

@@ -23,7 +23,7 @@ import pytest
 
 from inventory.core.choices import CableStatus, DeviceRole, TokenKind
 from inventory.models import Alert, Cable, SyncRun, TelemetryLaneSample, TelemetrySample
-from inventory.services.alerts import lifecycle as alert_services
+from inventory.services import alerts as alert_services
 from inventory.services.telemetry.prometheus_pull import telemetry_pull_prometheus
 from inventory.services.telemetry.rollup import telemetry_rollup
 from tests import factories as f

@@ -1,0 +1,129 @@
+"""The periodic evaluation: read the telemetry window, run the pure rule engine, apply the
+findings through ``alerts_apply``, and learn each healthy port's baseline."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.db.models import Q
+
+from inventory.conf import app_settings
+from inventory.core.choices import AlertState
+from inventory.core.telemetry import rules as engine
+from inventory.models import Alert, PortBaseline
+from inventory.selectors.telemetry.rule_inputs import rule_inputs
+from inventory.services.alerts.lifecycle import EvaluateReport, alerts_apply
+
+
+def rule_config() -> engine.RuleConfig:
+    return engine.RuleConfig.from_dict(app_settings.alert_rules)
+
+
+EVALUATED_RULES = {
+    "link_flap",
+    "link_degraded",
+    "fec_degradation",
+    "fec_tail",
+    "fec_uncorrectable",
+    "rx_power_drift",
+    "pfc_storm",
+    "miswire",
+    "unrecorded_swap",
+}
+
+
+def alerts_evaluate(*, now: datetime, config: engine.RuleConfig | None = None) -> EvaluateReport:
+    """Evaluate every rule over the telemetry window ending at ``now`` and apply the result."""
+    config = config or rule_config()
+    lookback = float(app_settings.alert_lookback_s)
+    bucket = float(app_settings.alert_bucket_s)
+    inputs = rule_inputs(now=now, config=config, lookback_s=lookback, bucket_s=bucket)
+    t0 = time.perf_counter()
+    ev = engine.evaluate(inputs.window, inputs.facts, inputs.links, inputs.profiles)
+    report = EvaluateReport(ports=inputs.window.n, findings=len(ev.findings))
+    report.seconds_rules = time.perf_counter() - t0
+    alerts_apply(
+        findings=ev.findings,
+        holding=ev.holding,
+        reporting_port_ids={int(p) for p in ev.reporting_port_ids},
+        now=now,
+        report=report,
+        rules_evaluated=EVALUATED_RULES,
+    )
+    report.baselines = baselines_learn(port_ids=inputs.window.port_id, ev=ev, now=now)
+    return report
+
+
+def baselines_learn(*, port_ids: np.ndarray, ev: engine.Evaluation, now: datetime) -> int:
+    """Learn each healthy port's normal: first value as is, then a slow average (hourly).
+
+    BER and codeword rates average in log space (a decade is a decade), power in dB. Ports with
+    any open alert are skipped, so a degradation is never learnt as normal.
+    """
+    refresh = timedelta(seconds=float(app_settings.baseline_refresh_s))
+    weight = float(app_settings.baseline_weight)
+    healthy = (
+        np.isfinite(ev.baseline_ber) | np.isfinite(ev.baseline_cw_rate) | np.isfinite(ev.rx_now).any(axis=1)
+    )
+    rows = np.nonzero(healthy)[0]
+    if rows.size == 0:
+        return 0
+    ids = [int(port_ids[i]) for i in rows]
+    alerted = set(
+        Alert.objects.filter(state=AlertState.OPEN)
+        .filter(Q(port_id__in=ids) | Q(link__a_port_id__in=ids) | Q(link__b_port_id__in=ids))
+        .values_list("port_id", "link__a_port_id", "link__b_port_id")
+    )
+    skip = {p for t in alerted for p in t if p is not None}
+    existing = {b.port_id: b for b in PortBaseline.objects.filter(port_id__in=ids)}
+    out = []
+
+    def blend_log(old, new):
+        if new is None or not np.isfinite(new) or new <= 0:
+            return old
+        if old is None or old <= 0:
+            return float(new)
+        return float(10 ** ((1 - weight) * np.log10(old) + weight * np.log10(new)))
+
+    for i, pid in zip(rows, ids, strict=True):
+        if pid in skip:
+            continue
+        ber = ev.baseline_ber[i]
+        cw = ev.baseline_cw_rate[i]
+        rx = [None if not np.isfinite(v) else round(float(v), 2) for v in ev.rx_now[i]]
+        b = existing.get(pid)
+        if b is None:
+            out.append(
+                PortBaseline(
+                    port_id=pid,
+                    pre_fec_ber=float(ber) if np.isfinite(ber) and ber > 0 else None,
+                    cw_rate=float(cw) if np.isfinite(cw) and cw > 0 else None,
+                    rx_power_dbm=rx if any(v is not None for v in rx) else None,
+                    first_at=now,
+                    updated_at=now,
+                )
+            )
+            continue
+        if now - b.updated_at < refresh:
+            continue
+        b.pre_fec_ber = blend_log(b.pre_fec_ber, ber)
+        b.cw_rate = blend_log(b.cw_rate, cw)
+        old_rx = list(b.rx_power_dbm or [None] * len(rx))
+        old_rx += [None] * (len(rx) - len(old_rx))
+        b.rx_power_dbm = [
+            n if o is None else (o if n is None else round((1 - weight) * o + weight * n, 2))
+            for o, n in zip(old_rx, rx, strict=False)
+        ]
+        b.updated_at = now
+        out.append(b)
+    if out:
+        PortBaseline.objects.bulk_create(
+            out,
+            update_conflicts=True,
+            unique_fields=["port"],
+            update_fields=["pre_fec_ber", "cw_rate", "rx_power_dbm", "updated_at"],
+            batch_size=2000,
+        )
+    return len(out)

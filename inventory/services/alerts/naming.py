@@ -1,0 +1,166 @@
+"""Naming what an alert is about: the port pair, the path's segments, the modules at the ends,
+the segments' last tests, and the suspect segment; read in a fixed number of queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from inventory.core.choices import AlertRule, CableKind
+from inventory.core.telemetry import rules as engine
+from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, Port
+
+PORT_RELATED = (
+    "device__rack__row__room__site",
+    "cage__transceiver__model__vendor",
+)
+
+
+def _port_label(p: Port | None) -> str:
+    return f"{p.device.name}:{p.name}" if p else "?"
+
+
+def _module(p: Port | None, sealed: dict[int, CableEnd] | None = None) -> dict | None:
+    """The module in the port's cage or, for a DAC/ACC/AOC plugged into it, that cable's end
+    (its EEPROM: part and serial of that end); None when the cage holds neither."""
+    if p is None or not p.cage_id:
+        return None
+    x = getattr(p.cage, "transceiver", None)
+    if x is None:
+        e = (sealed or {}).get(p.cage_id)
+        if e is None:
+            return None
+        c = e.cable
+        return {
+            "serial": (c.serial_a if e.side == "A" else c.serial_b) or "",
+            "part_number": c.part_number,
+            "vendor": c.vendor.name if c.vendor_id else "",
+            "transceiver_id": None,
+            "cable": c.label,
+            "cable_kind": c.kind,
+            "end": e.side,
+            "cage": f"{p.device.name} {p.cage.name}",
+        }
+    return {
+        "serial": x.serial,
+        "part_number": x.model.part_number,
+        "vendor": x.model.vendor.name,
+        "transceiver_id": x.pk,
+        "cage": f"{p.device.name} {p.cage.name}",
+    }
+
+
+@dataclass
+class FindingContext:
+    links: dict[int, Link]
+    ports: dict[int, Port]
+    segments: dict[int, list[Cable]]
+    last_tests: dict[int, dict]
+    sealed: dict[int, CableEnd] = field(default_factory=dict)  # cage id -> DAC/ACC/AOC end in it
+
+
+def findings_context(findings: list[engine.Finding]) -> FindingContext:
+    link_ids = {f.link_id for f in findings if f.link_id is not None}
+    links = {
+        lk.pk: lk
+        for lk in Link.objects.filter(pk__in=link_ids).select_related(
+            *(f"a_port__{r}" for r in PORT_RELATED), *(f"b_port__{r}" for r in PORT_RELATED)
+        )
+    }
+    port_ids = {f.port_id for f in findings} - {
+        p for lk in links.values() for p in (lk.a_port_id, lk.b_port_id)
+    }
+    ports = {p.pk: p for p in Port.objects.filter(pk__in=port_ids).select_related(*PORT_RELATED)}
+    for lk in links.values():
+        ports[lk.a_port_id] = lk.a_port
+        ports[lk.b_port_id] = lk.b_port
+    segments: dict[int, list[Cable]] = {}
+    for seg in (
+        LinkSegment.objects.filter(link_id__in=links).select_related("cable").order_by("link_id", "seq")
+    ):
+        segments.setdefault(seg.link_id, []).append(seg.cable)
+    cable_ids = {c.pk for cs in segments.values() for c in cs}
+    last_tests: dict[int, dict] = {}
+    for t in CableTest.objects.filter(cable_id__in=cable_ids).order_by("cable_id", "tested_at"):
+        last_tests[t.cable_id] = {
+            "date": t.tested_at.date().isoformat(),
+            "kind": t.kind,
+            "loss_db": t.loss_db,
+            "budget_db": t.budget_db,
+            "margin_db": t.margin_db,
+            "verdict": t.verdict,
+        }
+    cage_ids = {p.cage_id for p in ports.values() if p.cage_id}
+    sealed = {
+        e.cage_id: e
+        for e in CableEnd.objects.filter(
+            active=True, cage_id__in=cage_ids, cable__kind__in=CableKind.sealed()
+        ).select_related("cable__vendor")
+    }
+    return FindingContext(links, ports, segments, last_tests, sealed)
+
+
+def _suspect(cables: list[Cable], last_tests: dict[int, dict]) -> Cable | None:
+    """The segment to look at first: the one with the least test margin (else the first)."""
+    if not cables:
+        return None
+
+    def margin(c):
+        m = (last_tests.get(c.pk) or {}).get("margin_db")
+        return m if m is not None else float("inf")
+
+    return min(cables, key=margin) if any(margin(c) != float("inf") for c in cables) else cables[0]
+
+
+def finding_describe(f: engine.Finding, ctx: FindingContext) -> dict:
+    lk = ctx.links.get(f.link_id) if f.link_id is not None else None
+    if lk is not None:
+        a, b = lk.a_port, lk.b_port
+        pair = f"{_port_label(a)} <-> {_port_label(b)}"
+        cables = ctx.segments.get(lk.pk, [])
+        devices = [a.device, b.device]
+    else:
+        a = ctx.ports.get(f.port_id)
+        b = None
+        pair = _port_label(a)
+        cables = []
+        devices = [a.device] if a else []
+    rule_label = AlertRule(f.rule).label if f.rule in AlertRule.values else f.rule
+    recommendation, code = f.recommendation, f.recommendation_code
+    if f.rule in engine.PHYSICAL_RULES and len(cables) == 1 and cables[0].kind in CableKind.sealed():
+        # A DAC/ACC/AOC: its transceivers are sealed into the cable; "replace the module" means
+        # replacing the cable, and there is no connector to clean on the path.
+        c = cables[0]
+        recommendation = (
+            f"Both ends are the sealed {c.get_kind_display()} {c.label}: re-seat both plugs; if errors "
+            f"persist, replace {c.label} (its transceivers are part of the cable)."
+        )
+        code = "replace_cable"
+    evidence = {
+        "ports": {"a": _port_label(a), "b": _port_label(b) if b else None},
+        "link": None
+        if lk is None
+        else {"id": lk.pk, "pmd": lk.pmd, "fec": lk.fec, "class": lk.link_class, "speed_gbps": lk.speed_gbps},
+        "segments": [
+            {
+                "seq": i,
+                "cable_id": c.pk,
+                "label": c.label,
+                "kind": c.kind,
+                "last_test": ctx.last_tests.get(c.pk),
+            }
+            for i, c in enumerate(cables)
+        ],
+        "modules": {"a": _module(a, ctx.sealed), "b": _module(b, ctx.sealed)},
+        "ends": f.ends,
+        **f.evidence,
+        "recommendation_code": code,
+    }
+    return {
+        "summary": f"{rule_label}: {pair}: {f.headline}"[:300],
+        "recommendation": recommendation[:500],
+        "evidence": evidence,
+        "cables": cables,
+        "suspect": _suspect(cables, ctx.last_tests) if f.rule in engine.PHYSICAL_RULES else None,
+        "devices": devices,
+        "port": a if f.port_id is None else ctx.ports.get(f.port_id, a),
+    }

@@ -1,0 +1,106 @@
+"""Alert mail: who is told (the racks' teams), the notice's Message-ID, and the sender that
+claims each notice before it goes out."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import datetime, timedelta
+
+from django.core.mail import EmailMessage
+from django.db.models import F, Q
+from django.utils import timezone
+
+from inventory.conf import app_settings
+from inventory.models import Alert, AlertNotification, Device
+
+log = logging.getLogger(__name__)
+
+# --- recipients -----------------------------------------------------------------------------------
+
+
+def alert_recipients(*, devices: list[Device]) -> list[str]:
+    """The people responsible for the racks: rack team, else row team, else site team."""
+    emails: list[str] = []
+    teams = []
+    for d in devices:
+        rack = d.rack
+        if rack is None:
+            continue
+        team = rack.team or rack.row.team or rack.row.room.site.team
+        if team and team not in teams:
+            teams.append(team)
+    for team in teams:
+        if team.email:
+            emails.append(team.email)
+        emails.extend(u.email for u in team.members.all() if u.email and u.is_active)
+    return list(dict.fromkeys(e.lower() for e in emails))
+
+
+def notice_message_id(alert: Alert, kind: str) -> str:
+    domain = app_settings.base_url.split("//", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "cabletrack"
+    return f"<alert-{alert.pk}-{kind}@{domain}>"
+
+
+# --- mail -------------------------------------------------------------------------------------------
+
+CLAIM_LEASE = timedelta(minutes=10)
+
+
+def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
+    """Send unsent notices. Each is claimed first (a conditional UPDATE), so concurrent senders
+    never both send it; a claim older than the lease is taken over (the sender died).
+
+    Remaining window, documented: if the process dies after the SMTP server accepted the
+    message and before ``sent_at`` is written, the notice goes again after the lease, with the
+    same Message-ID.
+    """
+    sent = 0
+    pending = (
+        AlertNotification.objects.filter(sent_at__isnull=True, attempts__lt=5)
+        .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - CLAIM_LEASE))
+        .select_related("alert")
+        .order_by("created_at", "id")[:limit]
+    )
+    for n in pending:
+        token = uuid.uuid4().hex
+        won = AlertNotification.objects.filter(pk=n.pk, sent_at__isnull=True, claimed_at=n.claimed_at).update(
+            claimed_at=now, claim_token=token, attempts=F("attempts") + 1
+        )
+        if not won:
+            continue
+        if not n.recipients:
+            AlertNotification.objects.filter(pk=n.pk, claim_token=token).update(
+                sent_at=now, error="no recipients: no team responsible for these racks"
+            )
+            continue
+        a = n.alert
+        url = f"{app_settings.base_url}/alerts/{a.pk}/"
+        body = "\n".join(
+            [
+                a.summary,
+                "",
+                f"Severity: {a.get_severity_display()}",
+                f"Recommendation: {a.recommendation}",
+                "",
+                "Path: " + ", ".join(s["label"] for s in a.evidence.get("segments", [])) or "-",
+                f"Details: {url}",
+            ]
+        )
+        msg = EmailMessage(
+            subject=f"[cabletrack] {a.get_severity_display()}: {a.summary}"[:200],
+            body=body,
+            to=n.recipients,
+            headers={"Message-ID": n.message_id},
+        )
+        try:
+            msg.send(fail_silently=False)
+        except Exception as exc:  # SMTP down: release the claim, try again on the next sweep
+            AlertNotification.objects.filter(pk=n.pk, claim_token=token).update(
+                claimed_at=None, error=str(exc)[:300]
+            )
+            log.warning("alert notice %s not sent: %s", n.pk, exc)
+            continue
+        AlertNotification.objects.filter(pk=n.pk, claim_token=token).update(sent_at=timezone.now(), error="")
+        sent += 1
+    return sent
