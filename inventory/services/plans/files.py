@@ -116,7 +116,18 @@ def csv_dict_rows(text: str) -> list[dict]:
 
 
 def plan_rows_from_csv(text: str) -> list[dict]:
-    return csv_dict_rows(text)
+    """The plan CSV, read alike for the desk import page and ``POST /api/cables/import/``.
+
+    Headers are stripped and lower-cased (a spreadsheet's ``" Label"`` or ``"A_Device"`` is
+    the ``label`` / ``a_device`` column), every cell is stripped (a missing trailing cell reads
+    as ``""``), and rows with no value at all (a spreadsheet's ``,,,,`` line) are dropped
+    instead of each failing the whole import as a cable without a label."""
+    rows = []
+    for row in csv_dict_rows(text):
+        clean = {k.strip().lower(): (v or "").strip() for k, v in row.items()}
+        if any(clean.values()):
+            rows.append(clean)
+    return rows
 
 
 def plan_rows_from_netbox_csv(text: str) -> list[dict]:
