@@ -28,7 +28,7 @@ from inventory.core.choices import DeviceRole
 from inventory.db import bulk
 from inventory.models import Device, Rack, Vendor
 from inventory.models.base import sanctioned_bulk_write
-from inventory.services.interop.netbox import ROLE_MAP
+from inventory.services.interop.netbox_map import ROLE_MAP
 from inventory.services.plans.cable_plan_rows import PlanResult, RowResult
 from inventory.services.plans.files import PlanFileError, csv_dict_rows
 
