@@ -25,6 +25,7 @@ from __future__ import annotations
 import requests
 from django.utils.text import slugify
 
+from inventory.core.interop.clients import api_client
 from inventory.core.interop.snapshot import NetboxError, NetboxSnapshot
 
 #: snapshot key -> (pynautobot endpoint, filter by the location?)
@@ -49,7 +50,7 @@ def nautobot_fetch(*, url: str, token: str, site: str, timeout: float = 30.0) ->
     Components and cables are fetched for the location's devices only (Nautobot filters
     them by ``device``); raises ``NetboxError`` with a clear message on failure.
     """
-    import pynautobot  # heavy client, loaded only when a Nautobot is read
+    pynautobot = api_client("nautobot")
 
     api = pynautobot.api(url.rstrip("/"), token=token, api_version="2.3")
     api.http_session.headers["Accept"] = "application/json"

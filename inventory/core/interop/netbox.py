@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import requests
 
+from inventory.core.interop.clients import api_client
 from inventory.core.interop.nautobot import nautobot_fetch
 from inventory.core.interop.snapshot import NetboxError, NetboxSnapshot
 
@@ -31,8 +32,7 @@ ENDPOINTS = {
 
 def netbox_fetch(*, url: str, token: str, site: str, timeout: float = 30.0) -> NetboxSnapshot:
     """Read one site from NetBox. Raises ``NetboxError`` with a clear message on failure."""
-    import pynetbox  # heavy client, loaded only when a NetBox is read
-
+    pynetbox = api_client("netbox")
     api = pynetbox.api(url.rstrip("/"), token=token, threading=False)
     session = requests.Session()
     session.headers["Accept"] = "application/json"

@@ -106,36 +106,7 @@ def forecast_compute(
     expo = np.array([data.exposure_years.get(k, 0.0) for k in keys], dtype=float)
     horizons = p.horizons()
 
-    breakdowns: dict[str, list[dict]] = {}
-    posterior: dict[str, dict[str, float]] = {}
-    for dim in DIMENSIONS:
-        names, (n, k, e) = _group([_label(dim, key) for key in keys], inst, fail, expo)
-        rates = fm.cohort_rates(k, e, prior=prior, level=p.credible_level)
-        posterior[dim] = dict(zip(names.tolist(), rates.hazard_mean.tolist(), strict=True))
-        rows = []
-        for i, name in enumerate(names.tolist()):
-            rows.append(
-                {
-                    "cohort": name,
-                    "installed": int(n[i]),
-                    "failures": int(k[i]),
-                    "exposure_years": _r(e[i], 2),
-                    "afr_mean": _r(rates.afr_mean[i], 5),
-                    "afr_low": _r(rates.afr_low[i], 5),
-                    "afr_high": _r(rates.afr_high[i], 5),
-                    "prob_above_fleet": _r(rates.prob_above_fleet[i], 4),
-                    "flagged": bool(rates.flagged[i]),
-                    "expected": {
-                        str(h): _r(fm.expected_failures(n[i], p.annual_failure_rate, h), 3) for h in horizons
-                    },
-                    "expected_learned": {
-                        str(h): _r(fm.expected_failures(n[i], rates.afr_mean[i], h), 3) for h in horizons
-                    },
-                }
-            )
-        rows.sort(key=lambda r: (not r["flagged"], -r["afr_mean"], r["cohort"]))
-        breakdowns[dim] = rows
-
+    breakdowns, posterior = _breakdowns(keys, inst, fail, expo, p=p, prior=prior, horizons=horizons)
     fleet_rates = fm.cohort_rates(fail, expo, prior=prior, level=p.credible_level)
     n_total = float(inst.sum())
     fleet = {
@@ -152,72 +123,9 @@ def forecast_compute(
         },
         "flagged_cohorts": sum(r["flagged"] for rows in breakdowns.values() for r in rows),
     }
-
-    # Expected failures by month, stacked by vendor (learned rates).
-    vendors = breakdowns["vendor"]
-    monthly = fm.monthly_expected(
-        np.array([v["installed"] for v in vendors], dtype=float),
-        np.array([v["afr_mean"] for v in vendors], dtype=float),
-        months=p.months,
-    )
-    first = date(now.year, now.month, 1)
-    month_labels = []
-    for m in range(p.months):
-        y, mo = divmod(first.month - 1 + m, 12)
-        month_labels.append(f"{first.year + y:04d}-{mo + 1:02d}")
-    monthly_payload = {
-        "months": month_labels,
-        "series": [
-            {"cohort": v["cohort"], "values": [_r(x, 3) for x in monthly[i]]}
-            for i, v in enumerate(vendors)
-            if v["installed"]
-        ],
-    }
-
-    # Spares per site and part number.
-    cells: dict[tuple[str, str], float] = {}
-    for key, n in zip(keys, inst, strict=True):
-        if n:
-            cells[(key[0], key[2])] = cells.get((key[0], key[2]), 0.0) + n
-    for sp in data.spares_on_hand:
-        cells.setdefault(sp, 0.0)
-    spare_keys = sorted(cells)
-    afr_part = {name: float(fm.afr_from_hazard(h)) for name, h in posterior["part_number"].items()}
-    s_inst = np.array([cells[c] for c in spare_keys], dtype=float)
-    s_afr = np.array([afr_part.get(c[1], p.annual_failure_rate) for c in spare_keys], dtype=float)
-    s_hand = np.array([data.spares_on_hand.get(c, 0) for c in spare_keys], dtype=np.int64)
-    mean, hold, order = fm.spares_needed(
-        s_inst, s_afr, lead_time_days=p.lead_time_days, service_level=p.service_level, on_hand=s_hand
-    )
-    spares = [
-        {
-            "site": c[0],
-            "part_number": c[1],
-            "installed": int(s_inst[i]),
-            "afr": _r(s_afr[i], 5),
-            "mean_demand": _r(mean[i], 3),
-            "hold": int(hold[i]),
-            "on_hand": int(s_hand[i]),
-            "to_order": int(order[i]),
-        }
-        for i, c in enumerate(spare_keys)
-    ]
-
-    # Cost of failure over one training run of ``run_hours``.
-    run_days = p.run_hours / 24.0
-    cost = {}
-    for name, afr in (("budget", p.annual_failure_rate), ("learned", fleet_rates.fleet_afr)):
-        incidents = float(fm.expected_failures(n_total, afr, run_days))
-        c = fm.failure_cost(
-            incidents=incidents,
-            hours_per_incident=p.hours_per_incident,
-            run_hours=p.run_hours,
-            cluster_gpus=p.cluster_gpus,
-            gpu_hour_cost=p.gpu_hour_cost,
-        )
-        cost[name] = {k: _r(v, 4) for k, v in asdict(c).items()}
-        # As the seed says it: 227.5 h of a 720-h run is 31.6% (one decimal, not rounded up).
-        cost[name]["percent_of_run"] = _r(c.fraction_of_run * 100, 1)
+    monthly_payload = _monthly(breakdowns["vendor"], now=now, months=p.months)
+    spares = _spares(data, keys, inst, part_hazard=posterior["part_number"], p=p)
+    cost = _cost(n_total, fleet_afr=fleet_rates.fleet_afr, p=p)
 
     if timings is not None:
         timings["cohort_maths"] = time.perf_counter() - clock
@@ -255,6 +163,129 @@ def forecast_compute(
         "cost": cost,
         "risk": risk,
     }
+
+
+def _breakdowns(
+    keys: list[fsel.Key],
+    inst: np.ndarray,
+    fail: np.ndarray,
+    expo: np.ndarray,
+    *,
+    p: ForecastParams,
+    prior: fm.Prior,
+    horizons: list[int],
+) -> tuple[dict[str, list[dict]], dict[str, dict[str, float]]]:
+    """Learned rates per cohort of each dimension, flagged ones first; and the posterior hazard
+    of each cohort by dimension (the spares and the link risk use it)."""
+    breakdowns: dict[str, list[dict]] = {}
+    posterior: dict[str, dict[str, float]] = {}
+    for dim in DIMENSIONS:
+        names, (n, k, e) = _group([_label(dim, key) for key in keys], inst, fail, expo)
+        rates = fm.cohort_rates(k, e, prior=prior, level=p.credible_level)
+        posterior[dim] = dict(zip(names.tolist(), rates.hazard_mean.tolist(), strict=True))
+        rows = []
+        for i, name in enumerate(names.tolist()):
+            rows.append(
+                {
+                    "cohort": name,
+                    "installed": int(n[i]),
+                    "failures": int(k[i]),
+                    "exposure_years": _r(e[i], 2),
+                    "afr_mean": _r(rates.afr_mean[i], 5),
+                    "afr_low": _r(rates.afr_low[i], 5),
+                    "afr_high": _r(rates.afr_high[i], 5),
+                    "prob_above_fleet": _r(rates.prob_above_fleet[i], 4),
+                    "flagged": bool(rates.flagged[i]),
+                    "expected": {
+                        str(h): _r(fm.expected_failures(n[i], p.annual_failure_rate, h), 3) for h in horizons
+                    },
+                    "expected_learned": {
+                        str(h): _r(fm.expected_failures(n[i], rates.afr_mean[i], h), 3) for h in horizons
+                    },
+                }
+            )
+        rows.sort(key=lambda r: (not r["flagged"], -r["afr_mean"], r["cohort"]))
+        breakdowns[dim] = rows
+    return breakdowns, posterior
+
+
+def _monthly(vendors: list[dict], *, now: datetime, months: int) -> dict:
+    """Expected failures by month, stacked by vendor (learned rates)."""
+    monthly = fm.monthly_expected(
+        np.array([v["installed"] for v in vendors], dtype=float),
+        np.array([v["afr_mean"] for v in vendors], dtype=float),
+        months=months,
+    )
+    first = date(now.year, now.month, 1)
+    month_labels = []
+    for m in range(months):
+        y, mo = divmod(first.month - 1 + m, 12)
+        month_labels.append(f"{first.year + y:04d}-{mo + 1:02d}")
+    return {
+        "months": month_labels,
+        "series": [
+            {"cohort": v["cohort"], "values": [_r(x, 3) for x in monthly[i]]}
+            for i, v in enumerate(vendors)
+            if v["installed"]
+        ],
+    }
+
+
+def _spares(
+    data: fsel.CohortData,
+    keys: list[fsel.Key],
+    inst: np.ndarray,
+    *,
+    part_hazard: dict[str, float],
+    p: ForecastParams,
+) -> list[dict]:
+    """Spares per site and part number: what to hold over the lead time, and what to order."""
+    cells: dict[tuple[str, str], float] = {}
+    for key, n in zip(keys, inst, strict=True):
+        if n:
+            cells[(key[0], key[2])] = cells.get((key[0], key[2]), 0.0) + n
+    for sp in data.spares_on_hand:
+        cells.setdefault(sp, 0.0)
+    spare_keys = sorted(cells)
+    afr_part = {name: float(fm.afr_from_hazard(h)) for name, h in part_hazard.items()}
+    s_inst = np.array([cells[c] for c in spare_keys], dtype=float)
+    s_afr = np.array([afr_part.get(c[1], p.annual_failure_rate) for c in spare_keys], dtype=float)
+    s_hand = np.array([data.spares_on_hand.get(c, 0) for c in spare_keys], dtype=np.int64)
+    mean, hold, order = fm.spares_needed(
+        s_inst, s_afr, lead_time_days=p.lead_time_days, service_level=p.service_level, on_hand=s_hand
+    )
+    return [
+        {
+            "site": c[0],
+            "part_number": c[1],
+            "installed": int(s_inst[i]),
+            "afr": _r(s_afr[i], 5),
+            "mean_demand": _r(mean[i], 3),
+            "hold": int(hold[i]),
+            "on_hand": int(s_hand[i]),
+            "to_order": int(order[i]),
+        }
+        for i, c in enumerate(spare_keys)
+    ]
+
+
+def _cost(n_total: float, *, fleet_afr: float, p: ForecastParams) -> dict:
+    """Cost of failure over one training run of ``run_hours``, at the budget and learned rates."""
+    run_days = p.run_hours / 24.0
+    cost = {}
+    for name, afr in (("budget", p.annual_failure_rate), ("learned", fleet_afr)):
+        incidents = float(fm.expected_failures(n_total, afr, run_days))
+        c = fm.failure_cost(
+            incidents=incidents,
+            hours_per_incident=p.hours_per_incident,
+            run_hours=p.run_hours,
+            cluster_gpus=p.cluster_gpus,
+            gpu_hour_cost=p.gpu_hour_cost,
+        )
+        cost[name] = {k: _r(v, 4) for k, v in asdict(c).items()}
+        # As the seed says it: 227.5 h of a 720-h run is 31.6% (one decimal, not rounded up).
+        cost[name]["percent_of_run"] = _r(c.fraction_of_run * 100, 1)
+    return cost
 
 
 def links_at_risk(

@@ -28,8 +28,8 @@ from inventory.core.choices import DeviceRole
 from inventory.db import bulk
 from inventory.models import Device, Rack, Vendor
 from inventory.models.base import sanctioned_bulk_write
-from inventory.services.interop.netbox import ROLE_MAP
-from inventory.services.plans.cable_plan import PlanResult, RowResult
+from inventory.services.interop.netbox_map import ROLE_MAP
+from inventory.services.plans.cable_plan_rows import PlanResult, RowResult
 from inventory.services.plans.files import PlanFileError, csv_dict_rows
 
 MAX_ROWS = 20_000
@@ -136,13 +136,28 @@ def devices_csv_import(*, text: str, dry_run: bool = True, actor=None) -> PlanRe
         if name in seen:
             r.result.errors["name"] = f"Name repeated (row {seen[name]})."
         seen.setdefault(name, r.result.row)
+    vendors, existing = _check_against_plant(ok, names=seen)
+    for r in rows:
+        if r.result.errors:
+            r.result.action = "error"
+    if dry_run or result.errors:
+        return result
+    _write(ok, vendors=vendors, existing=existing, actor=actor)
+    result.applied = True
+    return result
+
+
+def _check_against_plant(ok: list[_Row], *, names) -> tuple[dict[str, int], dict[str, Device]]:
+    """Racks, rack units, asset tags and vendors of each row against the recorded plant; each row
+    of a device already recorded becomes a change or unchanged. Returns (vendor ids by lower-case
+    name, recorded devices by name)."""
     racks = {
         rk.name: rk
         for rk in Rack.objects.filter(name__in={r.rack for r in ok if r.rack}).only("pk", "name", "u_height")
     }
     vendors = {v.name.lower(): v.pk for v in Vendor.objects.all().only("pk", "name")}
     # whole rows: the history rows of the changed ones copy every field
-    existing = {d.name: d for d in Device.objects.filter(name__in=seen)}
+    existing = {d.name: d for d in Device.objects.filter(name__in=names)}
     tags = dict(
         Device.objects.filter(
             asset_tag__in={r.values["asset_tag"] for r in ok if r.values["asset_tag"]}
@@ -189,12 +204,11 @@ def devices_csv_import(*, text: str, dry_run: bool = True, actor=None) -> PlanRe
                 changes["vendor"] = {"old": None, "new": r.vendor}
             r.result.action = "change" if changes else "unchanged"
             r.result.changes = changes
-    for r in rows:
-        if r.result.errors:
-            r.result.action = "error"
-    if dry_run or result.errors:
-        return result
+    return vendors, existing
 
+
+def _write(ok: list[_Row], *, vendors: dict[str, int], existing: dict[str, Device], actor) -> None:
+    """New vendors and devices in bulk, changed devices with a history row each, in one transaction."""
     now = timezone.now()
     with transaction.atomic():
         new_vendors = sorted({r.vendor for r in ok if r.vendor and r.vendor.lower() not in vendors})
@@ -228,8 +242,6 @@ def devices_csv_import(*, text: str, dry_run: bool = True, actor=None) -> PlanRe
                 default_change_reason="device CSV import",
                 default_date=now,
             )
-    result.applied = True
-    return result
 
 
 def _parse(n: int, raw: dict) -> _Row:

@@ -13,6 +13,7 @@ from decimal import Decimal
 import yaml
 
 from inventory.core.choices import CableStatus
+from inventory.core.interop.netbox_vocab import CABLE_TYPE_FROM_NETBOX, CABLE_TYPE_TO_NETBOX
 from inventory.models import Cable, CableEnd
 
 PLAN_COLUMNS = [
@@ -43,24 +44,6 @@ PLAN_COLUMNS = [
     "b_polish",
 ]
 
-NETBOX_TYPE = {
-    "SMF_OS2": "smf-os2",
-    "MMF_OM3": "mmf-om3",
-    "MMF_OM4": "mmf-om4",
-    "MMF_OM5": "mmf-om5",
-    "DAC": "dac-passive",
-    "ACC": "dac-active",
-    "AOC": "aoc",
-    "CAT6A": "cat6a",
-}
-FROM_NETBOX_TYPE = {
-    "smf": "SMF_OS2",
-    "smf-os1": "SMF_OS2",
-    **{v: k for k, v in NETBOX_TYPE.items()},
-    "mmf": "MMF_OM4",
-    "cat6": "CAT6A",
-    "cat5e": "CAT6A",
-}
 NETBOX_STATUS = {"planned": "planned"}
 UNIT_M = {
     "m": Decimal(1),
@@ -116,7 +99,18 @@ def csv_dict_rows(text: str) -> list[dict]:
 
 
 def plan_rows_from_csv(text: str) -> list[dict]:
-    return csv_dict_rows(text)
+    """The plan CSV, read alike for the desk import page and ``POST /api/cables/import/``.
+
+    Headers are stripped and lower-cased (a spreadsheet's ``" Label"`` or ``"A_Device"`` is
+    the ``label`` / ``a_device`` column), every cell is stripped (a missing trailing cell reads
+    as ``""``), and rows with no value at all (a spreadsheet's ``,,,,`` line) are dropped
+    instead of each failing the whole import as a cable without a label."""
+    rows = []
+    for row in csv_dict_rows(text):
+        clean = {k.strip().lower(): (v or "").strip() for k, v in row.items()}
+        if any(clean.values()):
+            rows.append(clean)
+    return rows
 
 
 def plan_rows_from_netbox_csv(text: str) -> list[dict]:
@@ -133,7 +127,7 @@ def plan_rows_from_netbox_csv(text: str) -> list[dict]:
         rows.append(
             {
                 "label": (raw.get("label") or "").strip(),
-                "kind": FROM_NETBOX_TYPE.get(
+                "kind": CABLE_TYPE_FROM_NETBOX.get(
                     (raw.get("type") or "").strip(), (raw.get("type") or "").strip()
                 ),
                 "a_device": raw.get("side_a_device", ""),
@@ -328,7 +322,7 @@ def netbox_csv_export(*, cables=None) -> str:
                 "side_b_device": r["b_device"],
                 "side_b_type": term("b"),
                 "side_b_name": r["b_port"],
-                "type": NETBOX_TYPE.get(c.kind, ""),
+                "type": CABLE_TYPE_TO_NETBOX.get(c.kind, ""),
                 "status": "planned" if c.status == CableStatus.PLANNED else "connected",
                 "label": c.label,
                 "color": c.color,

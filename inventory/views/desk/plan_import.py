@@ -29,18 +29,14 @@ def _plan_path(token: str) -> Path:
 
 
 def parse_plan(text: str) -> list[dict]:
-    """CSV text -> one dict per data row, headers lower-cased and stripped."""
+    """The plan CSV read by the API's reader (``plan_rows_from_csv``), refusals said next to
+    the file field."""
     try:
-        raw_rows = plan_files.csv_dict_rows(text)
+        rows = plan_files.plan_rows_from_csv(text)
     except plan_files.PlanFileError as exc:
         raise ValidationError({"file": str(exc)}) from None
-    if not raw_rows and not text.strip():
+    if not rows and not text.strip():
         raise ValidationError({"file": "The file is empty."})
-    rows = []
-    for row in raw_rows:
-        clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
-        if any(clean.values()):
-            rows.append(clean)
     if not rows:
         raise ValidationError({"file": "The file has a header but no rows."})
     return rows

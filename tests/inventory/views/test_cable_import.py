@@ -1,7 +1,10 @@
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from inventory.models import Cable
+from inventory.services.plans import files as plan_files
 
 pytestmark = pytest.mark.django_db
 
@@ -30,8 +33,6 @@ def test_dry_run_shows_what_would_happen_and_writes_nothing_then_apply_writes_al
     assert "1 would be created" in html and "1 would change" in html
     assert "length_m" in html  # J-100: 5 m is new
     assert not Cable.objects.filter(label="P-1").exists()
-    import re
-
     token = re.search(r'name="token" value="([0-9a-f]+)"', html).group(1)
     sha = re.search(r'name="sha256" value="([0-9a-f]+)"', html).group(1)
     resp = engineer_client.post("/cables/import", {"apply": "1", "token": token, "sha256": sha})
@@ -54,8 +55,6 @@ def test_dry_run_lists_every_error_by_row_and_offers_no_apply(plant, engineer_cl
 
 
 def test_a_tampered_apply_writes_nothing(plant, engineer_client):
-    import re
-
     html = upload(engineer_client, GOOD).content.decode()
     token = re.search(r'name="token" value="([0-9a-f]+)"', html).group(1)
     resp = engineer_client.post(
@@ -77,3 +76,49 @@ def test_unreadable_files_are_refused_next_to_the_field(plant, engineer_client, 
 
 def test_technicians_cannot_import(plant, tech_client):
     assert upload(tech_client, GOOD).status_code == 403
+
+
+# A plan as a spreadsheet saves it: spaced and upper-case headers, a blank line of commas.
+SPREADSHEET = (
+    " Label , KIND ,A_Device, a_port ,B_DEVICE,b_port, Polarity ,Length_M\n"
+    "P-1,SMF_OS2,gpu-0001,eth2,leaf-01,Ethernet1/2,B,3\n"
+    ",,,,,,,\n"
+    "P-2 , SMF_OS2 ,gpu-0001,eth3,leaf-01,Ethernet2/2,B, 7.5 \n"
+)
+
+
+def _through_the_page(client, api) -> None:
+    html = upload(client, SPREADSHEET).content.decode()
+    token = re.search(r'name="token" value="([0-9a-f]+)"', html).group(1)
+    sha = re.search(r'name="sha256" value="([0-9a-f]+)"', html).group(1)
+    resp = client.post("/cables/import", {"apply": "1", "token": token, "sha256": sha})
+    assert resp.status_code == 302
+
+
+def _through_the_api(client, api) -> None:
+    r = api.generic("POST", "/api/cables/import/?dry_run=0", SPREADSHEET, content_type="text/csv")
+    assert r.status_code == 201, r.json()
+
+
+@pytest.mark.parametrize("route", [_through_the_page, _through_the_api], ids=["page", "api"])
+def test_the_page_and_the_api_read_one_plan_csv_into_the_same_cables(
+    plant, engineer_client, engineer_api, route
+):
+    """One reader for the plan CSV: headers normalised and the blank row dropped on both routes.
+
+    [gpu-0001 eth2]--P-1--[leaf-01 Ethernet1/2]
+    [gpu-0001 eth3]--P-2--[leaf-01 Ethernet2/2]
+    """
+    route(engineer_client, engineer_api)
+    cables = Cable.objects.filter(label__startswith="P-")
+    exported = plan_files.plan_rows_from_csv(plan_files.plan_export(cables=cables, fmt="csv"))
+    assert [
+        (r["label"], r["kind"], r["a_device"], r["a_port"], r["b_device"], r["b_port"], r["length_m"])
+        for r in exported
+    ] == [
+        ("P-1", "SMF_OS2", "gpu-0001", "eth2", "leaf-01", "Ethernet1/2", "3.00"),
+        ("P-2", "SMF_OS2", "gpu-0001", "eth3", "leaf-01", "Ethernet2/2", "7.50"),
+    ]
+    # read again through the API, the same file is the same cables: nothing to create or change
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=1", SPREADSHEET, content_type="text/csv")
+    assert r.json()["summary"] == {"create": 0, "change": 0, "unchanged": 2, "error": 0}

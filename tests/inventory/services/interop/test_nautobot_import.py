@@ -15,7 +15,8 @@ from inventory.core.interop.nautobot import nautobot_fetch
 from inventory.core.interop.netbox import NetboxError, source_fetch
 from inventory.models import Cable, Device, ExternalRef, Port, Transceiver
 from inventory.selectors.plant.trace import port_trace
-from inventory.services.interop.netbox import netbox_export, netbox_import
+from inventory.services.interop.netbox import netbox_import
+from inventory.services.interop.netbox_export import netbox_export
 from tests.inventory.services.interop.test_netbox_import import FakeNetbox, names, netbox_trace
 from tests.paths import TEST_DATA
 

@@ -3,6 +3,7 @@
 import copy
 import json
 import threading
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from inventory.core.interop.netbox import NetboxError, netbox_fetch
 from inventory.models import Cable, Device, Link, Port, Transceiver
 from inventory.selectors.plant.trace import port_trace
 from inventory.services.interop.netbox import netbox_import
+from inventory.services.interop.netbox_export import netbox_export
 from tests.paths import TEST_DATA
 
 pytestmark = pytest.mark.django_db
@@ -156,10 +158,6 @@ def test_bad_token_is_a_clear_error(netbox):
 
 
 def test_export_writes_labels_status_and_retest_due_to_netbox_custom_fields(netbox):
-    from datetime import date
-
-    from inventory.services.interop.netbox import netbox_export
-
     netbox_import(snapshot=netbox.fetch(), dry_run=False)
     cable = Cable.objects.get(label="C-H1-0001")
     cable.retest_due = date(2027, 1, 12)

@@ -1,0 +1,116 @@
+"""NetBox (and Nautobot, read into NetBox's shapes) mapped onto our plant: roles, cable types and
+statuses, units, connectors, and the field values of module types and cables. No ORM."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+
+from inventory.core.choices import CableStatus, ConnectorType, DeviceRole, FormFactor, Polish
+from inventory.core.interop.netbox import choice
+
+ROLE_MAP = {
+    "gpu-node": DeviceRole.GPU_NODE,
+    "gpu-server": DeviceRole.GPU_NODE,
+    "server": DeviceRole.GPU_NODE,
+    "leaf-switch": DeviceRole.LEAF,
+    "leaf": DeviceRole.LEAF,
+    "spine-switch": DeviceRole.SPINE,
+    "spine": DeviceRole.SPINE,
+    "storage": DeviceRole.STORAGE,
+    "patch-panel": DeviceRole.PATCH_PANEL,
+    "cassette": DeviceRole.CASSETTE,
+    "management-switch": DeviceRole.MGMT_SWITCH,
+    "mgmt-switch": DeviceRole.MGMT_SWITCH,
+}
+STATUS_MAP = {
+    "connected": CableStatus.INSTALLED,
+    "planned": CableStatus.PLANNED,
+    "decommissioning": CableStatus.INSTALLED,
+}
+UNIT_M = {
+    "m": Decimal(1),
+    "cm": Decimal("0.01"),
+    "km": Decimal(1000),
+    "ft": Decimal("0.3048"),
+    "in": Decimal("0.0254"),
+    "mi": Decimal("1609.344"),
+}
+PORT_TYPE_CONNECTOR = {
+    "mpo": ConnectorType.MPO,
+    "lc": ConnectorType.LC,
+    "lc-apc": ConnectorType.LC,
+    "lc-upc": ConnectorType.LC,
+    "8p8c": ConnectorType.RJ45,
+}
+LABEL_BAY = re.compile(r"^(?P<bay>\S+) port (?P<n>\d+)$", re.IGNORECASE)
+CONNECTOR_ATTR = re.compile(
+    r"^(?:(?P<count>\d+)x\s*)?(?P<type>MPO|LC)(?:-(?P<fibres>\d+))?(?:/(?P<polish>APC|UPC))?", re.I
+)
+
+
+def module_type_values(t: dict) -> dict:
+    """A NetBox module type (its custom attributes) as our transceiver model's fields."""
+    a = t.get("attributes") or {}
+    ports = int(a.get("ports") or 1)
+    port_speed = int(a.get("port_speed_gbps") or 400)
+    pmd = str(a.get("media") or "")
+    lanes_per_port = 8 if "8" in pmd.split("-")[-1] else (4 if pmd.endswith(("4", "4.2")) else 1)
+    conn = CONNECTOR_ATTR.match(str(a.get("connector") or "")) or None
+    return {
+        "form_factor": a.get("form_factor") if a.get("form_factor") in FormFactor.values else FormFactor.OSFP,
+        "pmd": pmd,
+        "speed_gbps": ports * port_speed,
+        "lanes": ports * lanes_per_port,
+        "lane_rate_gbps": max(1, port_speed // lanes_per_port),
+        "logical_ports": ports,
+        "connector_type": (conn["type"].upper() if conn else ConnectorType.MPO),
+        "connector_count": int(conn["count"]) if conn and conn["count"] else ports,
+        "fibre_count": int(conn["fibres"]) if conn and conn["fibres"] else None,
+        "polish": (conn["polish"].upper() if conn and conn["polish"] else Polish.NONE),
+        "wavelength_nm": a.get("wavelength_nm"),
+        "reach_m": a.get("reach_m"),
+        "single_mode": "SR" not in pmd.upper(),
+    }
+
+
+def cable_values(c: dict) -> dict:
+    """A NetBox cable's length, colour, install date, status and notes as our cable's fields."""
+    length = c.get("length")
+    unit = choice(c.get("length_unit")) or "m"
+    length_m = (
+        (Decimal(str(length)) * UNIT_M.get(unit, Decimal(1))).quantize(Decimal("0.01")) if length else None
+    )
+    install = (c.get("custom_fields") or {}).get("install_date")
+    status = choice(c.get("status"))
+    notes = c.get("description") or ""
+    if status == "decommissioning":
+        notes = (notes + "\n" if notes else "") + "NetBox status: decommissioning"
+    return {
+        "length_m": length_m,
+        "color": (c.get("color") or "")[:6],
+        "install_date": date.fromisoformat(install) if install else None,
+        "status": STATUS_MAP.get(status, CableStatus.PLANNED),
+        "notes": notes,
+    }
+
+
+def interface_speed(iftype: str) -> int | None:
+    """Gb/s from a NetBox interface type (``400gbase-x-osfp`` -> 400)."""
+    m = re.match(r"^(\d+)g", iftype)
+    return int(m.group(1)) if m else None
+
+
+def change_value(v):
+    """A value as a change report shows it: text, a related object by its id, or None."""
+    return None if v is None else str(getattr(v, "pk", v))
+
+
+def validation_messages(exc: ValidationError) -> list[str]:
+    """A ValidationError as ``field: message`` lines."""
+    if hasattr(exc, "message_dict"):
+        return [f"{k}: {m}" for k, ms in exc.message_dict.items() for m in ms]
+    return list(exc.messages)

@@ -1,0 +1,327 @@
+"""The NetBox import's walk: sites, racks and devices, modules, ports (cables in ``netbox_cables``).
+
+Every object is found by its ``ExternalRef`` (else its natural key), created or updated, and
+recorded in the plan as a ``Change``.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+from django.utils.text import slugify
+
+from inventory.core.choices import DeviceRole, FormFactor, PortKind, TransceiverStatus
+from inventory.core.interop.netbox import NetboxSnapshot, choice
+from inventory.models import (
+    Cage,
+    Device,
+    ExternalRef,
+    Port,
+    PortAlias,
+    PortMapping,
+    Rack,
+    Room,
+    Row,
+    Site,
+    Transceiver,
+    TransceiverModel,
+    TransceiverPlacement,
+    Vendor,
+)
+from inventory.services.interop.netbox_cables import NetboxCableStep
+from inventory.services.interop.netbox_map import (
+    LABEL_BAY,
+    PORT_TYPE_CONNECTOR,
+    ROLE_MAP,
+    change_value,
+    interface_speed,
+    module_type_values,
+)
+from inventory.services.interop.netbox_report import Change, NetboxPlan
+
+
+class NetboxImporter(NetboxCableStep):
+    """One walk of a NetBox snapshot: sites, racks, devices, modules, ports, then cables."""
+
+    def __init__(self, snap: NetboxSnapshot, plan: NetboxPlan, actor):
+        self.snap = snap
+        self.plan = plan
+        self.actor = actor
+        self.source = f"{snap.flavor}:{snap.source}"
+        self.name = "Nautobot" if snap.flavor == "nautobot" else "NetBox"
+        self.refs: dict[tuple[str, str], int] = {
+            (r.kind, r.external_id): r.object_id for r in ExternalRef.objects.filter(source=self.source)
+        }
+        self.now = timezone.now()
+
+    # --- bookkeeping -------------------------------------------------------------------
+    # NetBox ids are integers, Nautobot's UUIDs: both are kept as text.
+    def ref(self, kind: str, ext_id: int | str) -> int | None:
+        return self.refs.get((kind, str(ext_id)))
+
+    def remember(self, kind: str, ext_id: int | str, obj) -> None:
+        if self.refs.get((kind, str(ext_id))) != obj.pk:
+            ExternalRef.objects.update_or_create(
+                source=self.source, kind=kind, external_id=str(ext_id), defaults={"object_id": obj.pk}
+            )
+            self.refs[(kind, str(ext_id))] = obj.pk
+
+    def upsert(self, model, kind: str, ext_id: int | str, key: str, lookup: dict, values: dict):
+        """Find by ExternalRef, else by natural key; create or update; record the change."""
+        pk = self.ref(kind, ext_id)
+        obj = model.objects.filter(pk=pk).first() if pk else model.objects.filter(**lookup).first()
+        if obj is None:
+            obj = model(**lookup, **values)
+            obj._change_reason = f"imported from {self.snap.source}"
+            obj.save()
+            self.plan.changes.append(Change(kind, key, "create"))
+        else:
+            diff = {
+                k: {"old": change_value(getattr(obj, k)), "new": change_value(v)}
+                for k, v in values.items()
+                if getattr(obj, k) != v
+            }
+            if diff:
+                for k, v in values.items():
+                    setattr(obj, k, v)
+                obj._change_reason = f"synced from {self.snap.source}"
+                obj.save()
+                self.plan.changes.append(Change(kind, key, "change", diff))
+            else:
+                self.plan.changes.append(Change(kind, key, "unchanged"))
+        self.remember(kind, ext_id, obj)
+        return obj
+
+    # --- the walk ------------------------------------------------------------------------
+    def run(self) -> None:
+        sites = [
+            s
+            for s in self.snap["sites"]
+            if s.get("slug") == self.snap.site or s.get("name") == self.snap.site
+        ]
+        if not sites:
+            raise ValidationError(f"{self.name} has no site {self.snap.site!r}.")
+        nb_site = sites[0]
+        self.vendors = {}
+        for m in self.snap["manufacturers"]:
+            self.vendors[m["id"]] = self.upsert(
+                Vendor,
+                "manufacturer",
+                m["id"],
+                m["name"],
+                {"name": m["name"]},
+                {"slug": m.get("slug") or slugify(m["name"])},
+            )
+        site = self.upsert(
+            Site,
+            "site",
+            nb_site["id"],
+            nb_site["name"],
+            {"name": nb_site["name"]},
+            {"slug": nb_site["slug"], "description": nb_site.get("facility") or ""},
+        )
+        room, _ = Room.objects.get_or_create(site=site, name=nb_site.get("facility") or "Default")
+        row, _ = Row.objects.get_or_create(room=room, name=self.name)
+        self.racks = {}
+        for r in self.snap["racks"]:
+            name = r["name"]
+            clash = Rack.objects.filter(name=name).exclude(row__room__site=site).exists()
+            if clash and not self.ref("rack", r["id"]):
+                name = f"{site.slug}-{name}"
+            self.racks[r["id"]] = self.upsert(
+                Rack,
+                "rack",
+                r["id"],
+                name,
+                {"name": name},
+                {"row": row, "u_height": int(r.get("u_height") or 48)},
+            )
+        self.devices = {}
+        for d in self.snap["devices"]:
+            dt = d.get("device_type") or {}
+            mfr = (dt.get("manufacturer") or {}).get("id")
+            role = ROLE_MAP.get((d.get("role") or {}).get("slug", ""), DeviceRole.OTHER)
+            values = {
+                "role": role,
+                "rack": self.racks.get((d.get("rack") or {}).get("id")),
+                "position_u": int(d["position"]) if d.get("position") is not None else None,
+                "vendor": self.vendors.get(mfr),
+                "model": dt.get("model", "")[:100],
+                "serial": d.get("serial") or "",
+                "asset_tag": d.get("asset_tag") or None,
+            }
+            self.devices[d["id"]] = self.upsert(
+                Device, "device", d["id"], d["name"], {"name": d["name"]}, values
+            )
+        self._modules()
+        self._ports()
+        self._cables()
+
+    def _modules(self) -> None:
+        types = {t["id"]: t for t in self.snap["module_types"]}
+        modules_by_bay = {(m.get("module_bay") or {}).get("id"): m for m in self.snap["modules"]}
+        self.cages = {}
+        self.bay_of_module = {}
+        for i, bay in enumerate(
+            sorted(self.snap["module_bays"], key=lambda b: (b["device"]["id"], b["name"]))
+        ):
+            dev = self.devices.get(bay["device"]["id"])
+            if dev is None:
+                continue
+            mod = modules_by_bay.get(bay["id"])
+            attrs = (types.get((mod or {}).get("module_type", {}).get("id")) or {}).get("attributes") or {}
+            ff = (
+                attrs.get("form_factor") if attrs.get("form_factor") in FormFactor.values else FormFactor.OSFP
+            )
+            pos = bay.get("position")
+            index = int(pos) if pos and str(pos).isdigit() else i + 1
+            self.cages[bay["id"]] = self.upsert(
+                Cage,
+                "cage",
+                bay["id"],
+                f"{dev.name} {bay['name']}",
+                {"device": dev, "name": bay["name"]},
+                {"index": index, "form_factor": ff},
+            )
+        self.models = {}
+        for t in types.values():
+            mfr = self.vendors.get((t.get("manufacturer") or {}).get("id"))
+            if mfr is None:
+                continue
+            self.models[t["id"]] = self.upsert(
+                TransceiverModel,
+                "module_type",
+                t["id"],
+                t.get("part_number") or t["model"],
+                {"vendor": mfr, "part_number": (t.get("part_number") or t["model"])[:100]},
+                module_type_values(t),
+            )
+        for m in self.snap["modules"]:
+            cage = self.cages.get((m.get("module_bay") or {}).get("id"))
+            model = self.models.get((m.get("module_type") or {}).get("id"))
+            self.bay_of_module[m["id"]] = (m.get("module_bay") or {}).get("id")
+            if cage is None or model is None or not m.get("serial"):
+                self.plan.changes.append(
+                    Change(
+                        "module",
+                        str(m.get("serial") or m["id"]),
+                        "skip",
+                        "no serial, bay or module type to match",
+                    )
+                )
+                continue
+            self._module(m, cage, model)
+
+    def _module(self, m: dict, cage: Cage, model: TransceiverModel) -> None:
+        key = m["serial"]
+        pk = self.ref("module", m["id"])
+        xcvr = (
+            Transceiver.objects.filter(pk=pk).first()
+            if pk
+            else Transceiver.objects.filter(model=model, serial=key).first()
+        )
+        note = f" (failed in {self.name}: swap it)" if choice(m.get("status")) == "failed" else ""
+        if xcvr is None:
+            occupant = Transceiver.objects.filter(cage=cage).first()
+            if occupant:
+                self.plan.changes.append(
+                    Change(
+                        "module",
+                        key,
+                        "conflict",
+                        f"{cage} holds {occupant.serial} here; {self.name} says {key}{note}",
+                    )
+                )
+                return
+            xcvr = Transceiver(model=model, serial=key, status=TransceiverStatus.INSTALLED, cage=cage)
+            xcvr._change_reason = f"imported from {self.snap.source}{note}"
+            xcvr.save()
+            TransceiverPlacement.objects.create(
+                transceiver=xcvr,
+                cage=cage,
+                installed_at=self.now,
+                installed_by=self.actor,
+                notes=f"imported from {self.name}{note}",
+            )
+            self.plan.changes.append(Change("module", key, "create", note.strip()))
+        elif xcvr.cage_id != cage.pk:
+            self.plan.changes.append(
+                Change(
+                    "module",
+                    key,
+                    "conflict",
+                    f"here in {xcvr.cage or xcvr.get_status_display()}, in {self.name} in {cage}",
+                )
+            )
+        else:
+            self.plan.changes.append(Change("module", key, "unchanged", note.strip()))
+        self.remember("module", m["id"], xcvr)
+
+    def _ports(self) -> None:
+        self.ports: dict[tuple[str, int], Port] = {}
+        by_module: dict[int, list[dict]] = {}
+        for it in self.snap["interfaces"]:
+            if it.get("module"):
+                by_module.setdefault(it["module"]["id"], []).append(it)
+        for it in self.snap["interfaces"]:
+            dev = self.devices.get(it["device"]["id"])
+            if dev is None:
+                continue
+            cage, connector = None, None
+            if it.get("module"):
+                siblings = sorted(by_module[it["module"]["id"]], key=lambda x: x["name"])
+                cage = self.cages.get(self.bay_of_module.get(it["module"]["id"]))
+                connector = siblings.index(it) + 1
+            else:
+                m = LABEL_BAY.match(it.get("label") or "")
+                if m:
+                    cage = Cage.objects.filter(device=dev, name=m["bay"]).first()
+                    connector = int(m["n"])
+            speed = interface_speed(choice(it.get("type")))
+            values = {
+                "kind": PortKind.INTERFACE,
+                "cage": cage,
+                "connector": connector if cage else None,
+                "lane_start": 4 * ((connector or 1) - 1) if cage else 0,
+                "lane_count": 4 if cage else 1,
+                "speed_gbps": speed,
+            }
+            self.ports[("interface", it["id"])] = self._port(it, dev, values)
+        for rp in self.snap["rear_ports"]:
+            dev = self.devices.get(rp["device"]["id"])
+            if dev:
+                values = {
+                    "kind": PortKind.REAR,
+                    "positions": int(rp.get("positions") or 1),
+                    "connector_type": PORT_TYPE_CONNECTOR.get(choice(rp.get("type")), ""),
+                }
+                self.ports[("rearport", rp["id"])] = self._port(rp, dev, values, kind="rearport")
+        for fp in self.snap["front_ports"]:
+            dev = self.devices.get(fp["device"]["id"])
+            if dev is None:
+                continue
+            values = {
+                "kind": PortKind.FRONT,
+                "connector_type": PORT_TYPE_CONNECTOR.get(choice(fp.get("type")), ""),
+            }
+            front = self._port(fp, dev, values, kind="frontport")
+            self.ports[("frontport", fp["id"])] = front
+            for mapping in fp.get("rear_ports") or []:
+                rear = self.ports.get(("rearport", mapping.get("rear_port")))
+                if rear is None:
+                    continue
+                PortMapping.objects.update_or_create(
+                    front_port=front,
+                    defaults={
+                        "rear_port": rear,
+                        "rear_position": int(mapping.get("rear_port_position") or 1),
+                    },
+                )
+
+    def _port(self, nb: dict, dev: Device, values: dict, kind: str = "interface") -> Port:
+        port = self.upsert(
+            Port, kind, nb["id"], f"{dev.name}:{nb['name']}", {"device": dev, "name": nb["name"]}, values
+        )
+        if not PortAlias.objects.filter(port=port, name=port.name, valid_to__isnull=True).exists():
+            PortAlias.objects.create(port=port, device=dev, name=port.name, source="netbox")
+        return port
