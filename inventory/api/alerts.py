@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inventory.api.concurrency import AtomicWritesMixin
-from inventory.api.strict import StrictModelSerializer
+from inventory.api.strict import StrictModelSerializer, StrictSlugRelatedField
 from inventory.models import Alert, Cable, Device, Link, MaintenanceWindow, Rack
 from inventory.selectors.alerts import queries as alert_selectors
 from inventory.selectors.filters import AlertFilter
@@ -108,12 +108,10 @@ class MaintenanceWindowSerializer(StrictModelSerializer):
     links = serializers.PrimaryKeyRelatedField(
         many=True, queryset=Link.objects.filter(active=True), required=False
     )
-    devices = serializers.SlugRelatedField(
+    devices = StrictSlugRelatedField(
         slug_field="name", many=True, queryset=Device.objects.all(), required=False
     )
-    racks = serializers.SlugRelatedField(
-        slug_field="name", many=True, queryset=Rack.objects.all(), required=False
-    )
+    racks = StrictSlugRelatedField(slug_field="name", many=True, queryset=Rack.objects.all(), required=False)
     starts_at = serializers.DateTimeField(required=False)
 
     class Meta:

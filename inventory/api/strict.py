@@ -28,6 +28,17 @@ class StrictEmailField(StrictStringMixin, serializers.EmailField):
     pass
 
 
+class StrictSlugRelatedField(serializers.SlugRelatedField):
+    """A reference by name that refuses the NUL character as ``CharField`` does: PostgreSQL
+    cannot compare text with NUL (a 500 there), SQLite simply finds nothing; both answer the
+    same 400 naming it."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and "\x00" in data:
+            raise serializers.ValidationError("Text cannot contain the NUL character.")
+        return super().to_internal_value(data)
+
+
 class StrictModelSerializer(serializers.ModelSerializer):
     serializer_field_mapping = {
         **serializers.ModelSerializer.serializer_field_mapping,
