@@ -16,7 +16,8 @@ from django.views.decorators.http import require_GET
 from inventory.forms.testing import InspectionForm, OltsForm, OtdrForm
 from inventory.models import Cable, Inspection, OtdrTrace, Rack, Row, Site
 from inventory.selectors.testing import results as test_selectors
-from inventory.services.testing import records as svc
+from inventory.selectors.testing.facts import fibres_in_use, setting, sor_max_bytes
+from inventory.services import testing as svc
 
 
 def _add_errors(form, exc: ValidationError) -> None:
@@ -37,7 +38,7 @@ def _cable(label: str) -> Cable:
 @permission_required("inventory.add_cabletest", raise_exception=True)
 def cable_test_olts(request, label: str):
     cable = _cable(label)
-    fibres = svc.fibres_in_use(cable)
+    fibres = fibres_in_use(cable)
     form = OltsForm(request.POST or None, fibres=fibres)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
@@ -81,7 +82,7 @@ def cable_test_otdr(request, label: str):
     form = OtdrForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
-        cap = svc.sor_max_bytes()
+        cap = sor_max_bytes()
         uploads, too_big = [], []
         for f in d["files"]:
             if f.size > cap:
@@ -220,7 +221,7 @@ def test_import_page(request):
     token = request.POST.get("token", "")
     upload = request.FILES.get("file")
     if upload is not None:
-        if upload.size > svc._setting("CABLETRACK_MAX_IMPORT_BYTES", 64 * 1024 * 1024):
+        if upload.size > setting("CABLETRACK_MAX_IMPORT_BYTES", 64 * 1024 * 1024):
             ctx["error"] = "The file is over the import size limit."
             return render(request, "inventory/test_import.html", ctx)
         data = upload.read()

@@ -10,10 +10,12 @@ from django.core.exceptions import ValidationError
 
 from inventory.core.choices import CableKind, CableStatus, DeviceRole, Polarity, Verdict
 from inventory.core.choices import TestKind as Kind
-from inventory.models import Alert, CableTest, OtdrTrace
-from inventory.selectors.testing.results import last_passing_tests, latest_tests
+from inventory.models import Alert, AlertNotification, CableTest, Link, OtdrTrace
+from inventory.selectors.testing.gate import cable_gate_check
+from inventory.selectors.testing.latest import last_passing_tests, latest_tests
+from inventory.services import testing as svc
+from inventory.services.alerts.lifecycle import maintenance_start
 from inventory.services.plant import cables as cable_services
-from inventory.services.testing import records as svc
 from tests import factories as f
 from tests.paths import TEST_DATA
 from tests.sor_builder import build_v1
@@ -93,6 +95,34 @@ def test_retest_loss_increase_raises_a_notify_alert_naming_the_fibres(jumper):
     assert alert.link is not None  # the link the cable carries
     assert not retest.is_baseline
     assert any("Loss rose" in w for w in retest.warnings)
+
+
+def test_a_loss_increase_is_mailed_like_any_other_alert(jumper):
+    """The finding goes through the alert lifecycle: an unsilenced alert gets its mail notice."""
+    olts(jumper, [0.3] * 8, when=NOW - timedelta(days=90))
+    olts(jumper, [0.3] * 7 + [0.85])
+    alert = Alert.objects.get(rule="loss_increase")
+    assert not alert.silenced
+    assert AlertNotification.objects.filter(alert=alert, kind="opened").count() == 1
+    assert set(alert.cables.all()) == {jumper}  # the path, recorded on the alert
+
+
+def test_a_loss_increase_on_a_link_in_maintenance_opens_silenced_and_sends_no_mail(jumper):
+    """[gpu-1 eth0]--J-1--[leaf-1 Ethernet1/1], the link in a maintenance window: the finding is
+    recorded (silenced, still naming the cable) but nobody is mailed."""
+    olts(jumper, [0.3] * 8, when=NOW - timedelta(days=90))
+    maintenance_start(
+        starts_at=NOW - timedelta(hours=1),
+        ends_at=NOW + timedelta(hours=1),
+        reason="re-terminating the MPO",
+        links=[Link.objects.get(segments__cable=jumper)],
+        now=NOW,
+    )
+    olts(jumper, [0.3] * 7 + [0.85])
+    alert = Alert.objects.get(rule="loss_increase")
+    assert alert.silenced and alert.state == "open"
+    assert alert.cable == jumper
+    assert not AlertNotification.objects.exists()
 
 
 def test_small_drift_raises_nothing(jumper, settings):
@@ -278,17 +308,15 @@ def test_gate_for_a_sealed_cable_needs_a_passing_qualification():
 
 def test_gate_for_fibre_says_exactly_what_is_missing(jumper):
     # short jumper: OTDR exempt (dead zone); needs OLTS on all 8 fibres
-    assert svc.cable_gate_check(cable=jumper, now=NOW) == ["a power-meter (OLTS) test of all 8 fibres"]
+    assert cable_gate_check(cable=jumper, now=NOW) == ["a power-meter (OLTS) test of all 8 fibres"]
     olts(jumper, [0.3] * 6)
-    assert svc.cable_gate_check(cable=jumper, now=NOW) == [
-        "power-meter results on all 8 fibres (only 6 pass)"
-    ]
+    assert cable_gate_check(cable=jumper, now=NOW) == ["power-meter results on all 8 fibres (only 6 pass)"]
     olts(jumper, [0.3] * 7 + [2.0])
-    assert "the last one, 2026-11-01, failed" in svc.cable_gate_check(cable=jumper, now=NOW)[0]
+    assert "the last one, 2026-11-01, failed" in cable_gate_check(cable=jumper, now=NOW)[0]
     olts(jumper, [0.3] * 8, when=NOW + timedelta(minutes=1))
-    assert svc.cable_gate_check(cable=jumper, now=NOW) == []
+    assert cable_gate_check(cable=jumper, now=NOW) == []
     later = NOW + timedelta(days=120)
-    assert "newer than 90 days" in svc.cable_gate_check(cable=jumper, now=later)[0]
+    assert "newer than 90 days" in cable_gate_check(cable=jumper, now=later)[0]
     # long cable: an OTDR is needed too
     jumper.length_m = Decimal("45")
     jumper.save()
