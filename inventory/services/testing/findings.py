@@ -1,5 +1,7 @@
 """After every test record: the first pass becomes the baseline, a retest is compared with it,
-and a loss that rose is a ``loss_increase`` finding (an alert, raised through ``alert_raise``)."""
+and a loss that rose is a ``loss_increase`` finding: an alert raised through the alert lifecycle
+(``alerts_apply``, the path ``alert_raise`` and the rule engine take), so maintenance windows and
+mail notices apply to it as to every other alert."""
 
 from __future__ import annotations
 
