@@ -33,7 +33,7 @@ def run(report) -> None:
     from inventory.core.choices import CableKind, CableStatus
     from inventory.models import Cable, Link
     from inventory.selectors.testing.results import commissioning_report, link_verdicts
-    from inventory.services.testing import records as svc
+    from inventory.services import testing as svc
 
     samples = _sor_samples()
     cables = list(

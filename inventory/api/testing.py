@@ -37,7 +37,9 @@ from inventory.models import (
     Site,
 )
 from inventory.selectors.testing import results as sel
-from inventory.services.testing import records as svc
+from inventory.selectors.testing.facts import sor_max_bytes
+from inventory.selectors.testing.gate import cable_gate_check
+from inventory.services import testing as svc
 from inventory.services.testing import tester_import
 
 
@@ -311,7 +313,7 @@ class CableTestViewSet(
         body.is_valid(raise_exception=True)
         d = body.validated_data
         cable = _cable(d["cable"])
-        cap = svc.sor_max_bytes()
+        cap = sor_max_bytes()
         big = [
             f"{f.name}: the file is {f.size:,} bytes, over the {cap:,}-byte limit."
             for f in d["files"]
@@ -361,7 +363,7 @@ class CableTestViewSet(
     @action(detail=False, methods=["get"])
     def gate(self, request):
         cable = _cable(request.query_params.get("cable", ""))
-        missing = svc.cable_gate_check(cable=cable)
+        missing = cable_gate_check(cable=cable)
         return Response({"cable": cable.label, "ready": not missing, "missing": missing})
 
     @extend_schema(

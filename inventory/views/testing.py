@@ -21,7 +21,8 @@ from inventory.core.pdf.commissioning import commissioning_pdf
 from inventory.forms.testing import InspectionForm, OltsForm, OtdrForm
 from inventory.models import Cable, Inspection, OtdrTrace, Rack, Row, Site
 from inventory.selectors.testing import results as test_selectors
-from inventory.services.testing import records as svc
+from inventory.selectors.testing.facts import fibres_in_use, sor_max_bytes
+from inventory.services import testing as svc
 from inventory.services.testing import tester_import
 
 
@@ -43,7 +44,7 @@ def _cable(label: str) -> Cable:
 @authz.requires_action("record_test")
 def cable_test_olts(request, label: str):
     cable = _cable(label)
-    fibres = svc.fibres_in_use(cable)
+    fibres = fibres_in_use(cable)
     form = OltsForm(request.POST or None, fibres=fibres)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
@@ -87,7 +88,7 @@ def cable_test_otdr(request, label: str):
     form = OtdrForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
-        cap = svc.sor_max_bytes()
+        cap = sor_max_bytes()
         uploads, too_big = [], []
         for f in d["files"]:
             if f.size > cap:

@@ -1,16 +1,15 @@
-"""Reads about test results: latest and last passing tests, the cable page's test panel, link
+"""Reads about test results: the cable page's test panel, link
 verdicts (TIA per segment, PMD for the channel) and the commissioning report. Set-based: the
-number of queries does not grow with the number of cables or links.
+number of queries does not grow with the number of cables or links. The latest and last passing
+tests are in ``latest``, the production gate in ``gate``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import connection
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
@@ -18,10 +17,10 @@ from django.utils.safestring import mark_safe
 from inventory.core.choices import PASSING, CableKind, TestKind, Verdict
 from inventory.core.optics import budgets
 from inventory.core.optics.plot import trace_svg
-from inventory.models import Cable, CableEnd, CableTest, FibreResult, Link, LinkSegment, OtdrTrace, Port
-
-CHUNK = 2000  # ids per IN list (SQLite); PostgreSQL takes far more per round trip
-CHUNK_PG = 50_000
+from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, OtdrTrace, Port
+from inventory.selectors.testing.facts import link_channel_limit
+from inventory.selectors.testing.gate import cable_gate_check, gate_missing
+from inventory.selectors.testing.latest import LatestTest, chunk_size, id_chunks, latest_tests
 
 
 @dataclass(frozen=True)
@@ -40,107 +39,6 @@ class EndFacts:
     connector_type: str
     fibre_count: int | None
     polish: str
-
-
-def _chunk_size() -> int:
-    return CHUNK_PG if connection.vendor == "postgresql" else CHUNK
-
-
-@dataclass
-class LatestTest:
-    id: int
-    cable_id: int
-    kind: str
-    tested_at: datetime
-    verdict: str
-    loss_db: float | None
-    margin_db: float | None
-    budget_db: float | None
-    link_id: int | None
-    fibres_passed: int = 0
-
-
-def _chunks(ids) -> Iterable:
-    if isinstance(ids, QuerySet):
-        yield ids
-        return
-    ids = list(ids)
-    size = _chunk_size()
-    for i in range(0, len(ids), size):
-        yield ids[i : i + size]
-
-
-def latest_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, dict[str, LatestTest]]:
-    """The latest test of each kind for every cable: ``{cable_id: {kind: LatestTest}}``.
-
-    ``cable_ids`` is a list or a ``values_list`` queryset (then it runs as one subquery).
-    OLTS entries carry ``fibres_passed``, the distinct fibres with a passing result.
-    """
-    out: dict[int, dict[str, LatestTest]] = {}
-    cols = ("pk", "cable_id", "kind", "tested_at", "verdict", "loss_db", "margin_db", "budget_db", "link_id")
-    for chunk in _chunks(cable_ids):
-        qs = CableTest.objects.filter(cable_id__in=chunk)
-        if kinds:
-            qs = qs.filter(kind__in=list(kinds))
-        qs = qs.order_by("cable_id", "kind", "-tested_at", "-pk")
-        if _chunk_size() == CHUNK_PG:
-            qs = qs.distinct("cable_id", "kind")  # PostgreSQL DISTINCT ON: one row per pair
-        for row in qs.values_list(*cols):
-            per = out.setdefault(row[1], {})
-            if row[2] not in per:
-                per[row[2]] = LatestTest(*row)
-    olts = [t for per in out.values() for k, t in per.items() if k == TestKind.OLTS]
-    by_id = {t.id: t for t in olts}
-    if isinstance(cable_ids, QuerySet) and _chunk_size() == CHUNK_PG:
-        latest_olts = (
-            CableTest.objects.filter(cable_id__in=cable_ids, kind=TestKind.OLTS)
-            .order_by("cable_id", "-tested_at", "-pk")
-            .distinct("cable_id")
-            .values("pk")
-        )
-        rows = (
-            FibreResult.objects.filter(test_id__in=latest_olts, verdict__in=PASSING)
-            .values("test_id")
-            .annotate(n=Count("fibre", distinct=True))
-            .values_list("test_id", "n")
-        )
-        for test_id, n in rows:
-            if test_id in by_id:
-                by_id[test_id].fibres_passed = n
-        return out
-    ids = list(by_id)
-    size = _chunk_size()
-    for i in range(0, len(ids), size):
-        rows = (
-            FibreResult.objects.filter(test_id__in=ids[i : i + size], verdict__in=PASSING)
-            .values("test_id")
-            .annotate(n=Count("fibre", distinct=True))
-            .values_list("test_id", "n")
-        )
-        for test_id, n in rows:
-            by_id[test_id].fibres_passed = n
-    return out
-
-
-def last_passing_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, dict[str, datetime]]:
-    """When each cable last passed each kind of test: ``{cable_id: {kind: tested_at}}``.
-
-    One aggregate query for any number of cables (``cable_ids``: a list, or a ``values_list``
-    queryset used as a subquery). "Passing" is pass or marginal. For the retest scheduler:
-    a cable's retest is due ``CABLETRACK_RETEST_INTERVAL_DAYS`` after the relevant date.
-    """
-    out: dict[int, dict[str, datetime]] = {}
-    for chunk in _chunks(cable_ids):
-        qs = CableTest.objects.filter(cable_id__in=chunk, verdict__in=PASSING)
-        if kinds:
-            qs = qs.filter(kind__in=list(kinds))
-        for cable_id, kind, last in (
-            qs.values("cable_id", "kind")
-            .annotate(last=Max("tested_at"))
-            .values_list("cable_id", "kind", "last")
-        ):
-            out.setdefault(cable_id, {})[kind] = last
-    return out
 
 
 # --- the cable page's test panel -------------------------------------------------------------
@@ -186,8 +84,6 @@ def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_r
     production, and the URLs of the test forms. ``link_rows`` (``selectors.pages.LinkRows``):
     the segments, cables and ends the page's trace has read already.
     """
-    from inventory.services.testing.records import cable_gate_check
-
     tests = list(
         CableTest.objects.filter(cable=cable)
         .select_related("technician")
@@ -331,13 +227,11 @@ def link_verdicts(
     ``rows`` (``selectors.pages.LinkRows``, covering every link): the segments, cables and ends
     already read, so only the tests are read here.
     """
-    from inventory.services.testing import records as svc
-
     now = now or timezone.now()
     link_ids = [link.pk for link in links]
     facts = _link_facts(link_ids, link_qs=link_qs, rows=rows)
     latest = latest_tests(cable_ids=facts.cable_scope if facts.cable_scope is not None else facts.cable_ids)
-    gate = _gate_from(facts.cables, latest, facts.ends, now=now, svc=svc)
+    gate = _gate_from(facts.cables, latest, facts.ends, now=now)
     port_names = _port_names(links, link_qs)
     whole_link = _whole_link_tests(link_qs if link_qs is not None else link_ids)
     out: dict[int, LinkVerdict] = {}
@@ -346,7 +240,7 @@ def link_verdicts(
             _segment_verdict(facts.cables[cid], latest.get(cid, {}), gate.get(cid, []))
             for cid in facts.segs.get(link.pk, [])
         ]
-        out[link.pk] = _link_verdict(link, seg_v, whole_link.get(link.pk), port_names, svc=svc)
+        out[link.pk] = _link_verdict(link, seg_v, whole_link.get(link.pk), port_names)
     return out
 
 
@@ -365,7 +259,7 @@ class _LinkFacts:
 def _link_facts(link_ids: list[int], *, link_qs: QuerySet | None, rows) -> _LinkFacts:
     """The links' segments, cables and ends: from ``rows`` when they cover every link, else read
     in chunks of ids (or as subqueries of ``link_qs``)."""
-    size = _chunk_size()
+    size = chunk_size()
     segs: dict[int, list[int]] = {}
     preloaded = rows is not None and link_qs is None and all(pk in rows.segs for pk in link_ids)
     # With ``link_qs`` (a queryset of the same links) every read is a subquery: no id lists.
@@ -426,7 +320,7 @@ def _segment_verdict(c: CableFacts, mine: dict[str, LatestTest], missing: list[s
 
 
 def _link_verdict(
-    link: Link, seg_v: list[SegmentVerdict], channel: float | None, port_names: dict[int, str], *, svc
+    link: Link, seg_v: list[SegmentVerdict], channel: float | None, port_names: dict[int, str]
 ) -> LinkVerdict:
     """One link's TIA, PMD and overall verdicts, note and blockers from its segments' verdicts
     (``channel``: the loss of a whole-link test, when there is one)."""
@@ -439,7 +333,7 @@ def _link_verdict(
     if any(s.olts is None for s in fibre_segs):
         tia = Verdict.UNKNOWN if tia != Verdict.FAIL else tia
     fibre_kind = fibre_segs[0].kind if fibre_segs else ""
-    limit, source = svc.link_channel_limit(link, fibre_kind) if fibre_segs else (None, "")
+    limit, source = link_channel_limit(link, fibre_kind) if fibre_segs else (None, "")
     if channel is None and fibre_segs and all(s.olts and s.olts.loss_db is not None for s in fibre_segs):
         channel = round(sum(s.olts.loss_db for s in fibre_segs), 3)
     pv = (
@@ -489,9 +383,9 @@ def _link_verdict(
     )
 
 
-def _gate_from(cables, latest, ends, *, now, svc) -> dict[int, list[str]]:
-    """The gate (``services.testing.cables_gate``) over data already loaded."""
-    return svc.gate_missing(cables=list(cables.values()), latest=latest, ends=ends, now=now)
+def _gate_from(cables, latest, ends, *, now) -> dict[int, list[str]]:
+    """The gate (``selectors.testing.gate.cables_gate``) over data already loaded."""
+    return gate_missing(cables=list(cables.values()), latest=latest, ends=ends, now=now)
 
 
 def _port_names(links: list[Link], link_qs: QuerySet | None = None) -> dict[int, str]:
@@ -517,8 +411,8 @@ def _port_names(links: list[Link], link_qs: QuerySet | None = None) -> dict[int,
     ids = {p for link in links for p in (link.a_port_id, link.b_port_id)}
     out = {}
     ids = sorted(ids)
-    for i in range(0, len(ids), _chunk_size()):
-        for pk, dev, name in Port.objects.filter(pk__in=ids[i : i + _chunk_size()]).values_list(
+    for i in range(0, len(ids), chunk_size()):
+        for pk, dev, name in Port.objects.filter(pk__in=ids[i : i + chunk_size()]).values_list(
             "pk", "device__name", "name"
         ):
             out[pk] = f"{dev}:{name}"
@@ -528,7 +422,7 @@ def _port_names(links: list[Link], link_qs: QuerySet | None = None) -> dict[int,
 def _whole_link_tests(link_ids) -> dict[int, float]:
     """Latest OLTS measured over a whole link (test.link set): its worst-fibre loss."""
     out: dict[int, float] = {}
-    for chunk in _chunks(link_ids):
+    for chunk in id_chunks(link_ids):
         for link_id, loss in (
             CableTest.objects.filter(link_id__in=chunk, kind=TestKind.OLTS, loss_db__isnull=False)
             .order_by("link_id", "-tested_at", "-pk")

@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, PortKind
 from inventory.models import Cable, CableEnd, Port, Vendor
+from inventory.selectors.testing.gate import cable_gate_check, gate_message
 from inventory.services.plant import links as link_services
-from inventory.services.testing import records as test_services
 
 # DAC reach by lane rate (IEEE 802.3 CR/CR4/CR8 practice): past these a passive copper link
 # may not train; it is a warning, not a refusal (vendors ship some longer DACs).
@@ -239,9 +239,9 @@ def cable_set_status(*, cable: Cable, status: str, reason: str = "", now: dateti
     if cable.status == CableStatus.RETIRED:
         raise ValidationError({"status": f"{cable.label} is retired; install a new cable instead."})
     if status == CableStatus.IN_PRODUCTION and cable.status != CableStatus.IN_PRODUCTION:
-        missing = test_services.cable_gate_check(cable=cable, now=now)
+        missing = cable_gate_check(cable=cable, now=now)
         if missing:
-            raise ValidationError({"status": test_services.gate_message(cable, missing)})
+            raise ValidationError({"status": gate_message(cable, missing)})
     cable.status = status
     cable._change_reason = reason
     cable.save(update_fields=["status", "updated_at"])

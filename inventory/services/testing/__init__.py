@@ -1,0 +1,26 @@
+"""Test records: power meter (OLTS), OTDR, end-face inspection and link qualification.
+
+Every write computes the verdict against the right budget, marks the first passing test the
+baseline and raises a ``loss_increase`` finding when a retest lost ground (``findings``). The
+production gate is a read: ``inventory.selectors.testing.gate``.
+"""
+
+from inventory.services.testing.inspection import IEC_ZONES, cable_inspect
+from inventory.services.testing.olts import FibreReading, OltsInput, cable_test_record_olts, olts_validate
+from inventory.services.testing.otdr import SorUpload, cable_test_upload_otdr, sor_parse_many
+from inventory.services.testing.qualification import QualificationInput, link_qualify, qualification_check
+
+__all__ = [
+    "IEC_ZONES",
+    "FibreReading",
+    "OltsInput",
+    "QualificationInput",
+    "SorUpload",
+    "cable_inspect",
+    "cable_test_record_olts",
+    "cable_test_upload_otdr",
+    "link_qualify",
+    "olts_validate",
+    "qualification_check",
+    "sor_parse_many",
+]

@@ -6,268 +6,33 @@ row), then apply all-or-nothing.
 
 from __future__ import annotations
 
-import csv
 import io
 import re
 import zipfile
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
 from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
 
 from inventory.conf import app_settings
-from inventory.core.choices import Direction
 from inventory.core.optics.sor.data import SorError
 from inventory.core.optics.sor.parse import parse_sor
 from inventory.models import Cable, InstrumentMapping
-from inventory.services.testing import records as svc
+from inventory.selectors.testing.facts import sor_max_bytes
+from inventory.services.testing.olts import OltsInput, cable_test_record_olts, olts_validate
+from inventory.services.testing.otdr import SorUpload, cable_test_upload_otdr
+from inventory.services.testing.tester_csv import (
+    FIELDS,
+    ImportResult,
+    ParsedRow,
+    parse_rows,
+    read_csv,
+    resolve_mapping,
+)
 
-FIELDS = {
-    "cable": "Cable ID / label",
-    "fibre": "Fibre (MPO position)",
-    "wavelength_nm": "Wavelength (nm)",
-    "loss_db": "Loss (dB)",
-    "direction": "Direction",
-    "reference_dbm": "Reference power (dBm)",
-    "measured_dbm": "Measured power (dBm)",
-    "tested_at": "Date / time",
-    "reference_method": "Reference method",
-}
-REQUIRED = ("cable", "fibre", "wavelength_nm")
-GUESSES = {
-    "cable": ("cableid", "cable", "cablelabel", "label", "cablename", "linkid", "link", "id"),
-    "fibre": (
-        "fibre",
-        "fiber",
-        "fibreno",
-        "fiberno",
-        "fibrenumber",
-        "fibernumber",
-        "fibre#",
-        "fiber#",
-        "position",
-        "pos",
-        "strand",
-    ),
-    "wavelength_nm": ("wavelength", "wavelengthnm", "lambda", "wl", "nm"),
-    "loss_db": ("loss", "lossdb", "insertionloss", "il", "ildb", "measuredloss"),
-    "direction": ("direction", "dir"),
-    "reference_dbm": ("reference", "ref", "referencedbm", "refdbm", "referencepower"),
-    "measured_dbm": ("measured", "measureddbm", "power", "powerdbm", "rxpower", "measuredpower"),
-    "tested_at": ("date", "datetime", "time", "testedat", "timestamp", "testdate"),
-    "reference_method": ("referencemethod", "refmethod", "method"),
-}
-MAX_ROWS = 50_000
 MAX_MEMBERS = 5_000
-
-
-def _norm(h: str) -> str:
-    return re.sub(r"[^a-z0-9#]", "", (h or "").lower().replace("(", "").replace(")", ""))
-
-
-def guess_mapping(headers: list[str]) -> dict[str, str]:
-    """Our field -> their column, by name. The user confirms (or fixes) it once."""
-    by_norm = {_norm(h): h for h in headers}
-    out = {}
-    for key, names in GUESSES.items():
-        for n in names:
-            if n in by_norm and by_norm[n] not in out.values():
-                out[key] = by_norm[n]
-                break
-    return out
-
-
-def _read_csv(data: bytes) -> tuple[list[str], list[dict], str]:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
-    sample = text[:4096]
-    try:
-        dialect = csv.Sniffer().sniff(sample, delimiters=",;\t")
-        delim = dialect.delimiter
-    except csv.Error:
-        delim = ","
-    # newline=None: universal newlines, so a lone CR (old Mac exports) ends a row instead of
-    # making the csv module refuse the file.
-    reader = csv.DictReader(io.StringIO(text, newline=None), delimiter=delim)
-    rows = []
-    try:
-        headers = [h.strip() for h in (reader.fieldnames or []) if h]
-        for i, row in enumerate(reader):
-            if i >= MAX_ROWS:
-                raise ValidationError({"file": f"More than {MAX_ROWS:,} rows; split the export."})
-            rows.append({(k or "").strip(): (v or "").strip() for k, v in row.items() if k})
-    except csv.Error as exc:  # e.g. a field over the csv module's size limit, a NUL byte
-        raise ValidationError({"file": f"Not a readable CSV file (line {reader.line_num}): {exc}."}) from None
-    return headers, rows, delim
-
-
-def _num(value: str, delim: str) -> float:
-    v = value.strip().replace(" ", "")
-    if delim != "," and "," in v and "." not in v:
-        v = v.replace(",", ".")
-    v = re.sub(r"(?i)(db[m]?|nm)$", "", v)
-    return float(v)
-
-
-def _direction(value: str) -> str:
-    v = re.sub(r"[^a-z]", "", value.lower())
-    if v in ("", "ab", "atob", "ab1", "forward", "fwd"):
-        return Direction.A_TO_B
-    if v in ("ba", "btoa", "reverse", "rev", "backward"):
-        return Direction.B_TO_A
-    if v in ("bidi", "bidirectional", "average", "avg", "both"):
-        return Direction.BIDIRECTIONAL
-    raise ValueError(f"unknown direction {value!r}")
-
-
-@dataclass
-class ParsedRow:
-    line: int
-    cable: str
-    reading: svc.FibreReading
-    tested_at: datetime | None
-    reference_method: str = ""
-
-
-@dataclass
-class ImportResult:
-    instrument: str
-    mapping: dict = field(default_factory=dict)
-    headers: list[str] = field(default_factory=list)
-    needs_mapping: bool = False
-    matched: dict[str, dict] = field(default_factory=dict)  # cable label -> {"readings": n, "sor": n}
-    unmatched: list[dict] = field(default_factory=list)  # {"where", "cable", "why"}
-    errors: list[dict] = field(default_factory=list)  # {"where", "errors": {...}}
-    applied: bool = False
-    tests: list[int] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors and not self.unmatched and not self.needs_mapping
-
-    def as_dict(self) -> dict:
-        return {
-            "instrument": self.instrument,
-            "mapping": self.mapping,
-            "headers": self.headers,
-            "needs_mapping": self.needs_mapping,
-            "fields": FIELDS,
-            "matched": self.matched,
-            "unmatched": self.unmatched,
-            "errors": self.errors,
-            "applied": self.applied,
-            "tests": self.tests,
-        }
-
-
-def _parse_rows(
-    rows: list[dict], mapping: dict, delim: str, where: str, result: ImportResult
-) -> list[ParsedRow]:
-    out = []
-    for n, row in enumerate(rows, start=2):  # line 1 is the header
-        errs: dict[str, str] = {}
-
-        def get(k: str, row: dict = row) -> str:
-            return row.get(mapping[k], "") if mapping.get(k) else ""
-
-        cable = get("cable")
-        if not cable:
-            errs["cable"] = "no cable ID"
-        try:
-            fibre = int(re.sub(r"(?i)^(f|fibre|fiber)\s*", "", get("fibre")))
-        except ValueError:
-            errs["fibre"] = f"fibre {get('fibre')!r} is not a number"
-            fibre = 0
-        try:
-            wl = int(round(_num(get("wavelength_nm"), delim)))
-        except ValueError:
-            errs["wavelength_nm"] = f"wavelength {get('wavelength_nm')!r} is not a number"
-            wl = 0
-        values = {}
-        for key in ("loss_db", "reference_dbm", "measured_dbm"):
-            raw = get(key)
-            if raw:
-                try:
-                    values[key] = _num(raw, delim)
-                except ValueError:
-                    errs[key] = f"{FIELDS[key].lower()} {raw!r} is not a number"
-        if "loss_db" not in values and not ("reference_dbm" in values and "measured_dbm" in values):
-            errs.setdefault("loss_db", "no loss (and no reference and measured power)")
-        try:
-            direction = _direction(get("direction"))
-        except ValueError as exc:
-            errs["direction"] = str(exc)
-            direction = Direction.A_TO_B
-        when = None
-        if get("tested_at"):
-            raw = get("tested_at")
-            when = parse_datetime(raw.replace("/", "-"))
-            if when is None and (d := parse_date(raw.replace("/", "-"))):
-                when = datetime(d.year, d.month, d.day, tzinfo=UTC)
-            if when is None:
-                errs["tested_at"] = f"date {raw!r} is not ISO (YYYY-MM-DD [HH:MM])"
-            elif timezone.is_naive(when):
-                when = when.replace(tzinfo=UTC)
-        method = get("reference_method")
-        if method and method[:1] not in ("1", "2", "3"):
-            errs["reference_method"] = f"reference method {method!r}: use 1, 2 or 3 (jumpers)"
-        if errs:
-            result.errors.append({"where": f"{where} line {n}", "errors": errs})
-            continue
-        out.append(
-            ParsedRow(
-                n,
-                cable,
-                svc.FibreReading(
-                    fibre=fibre,
-                    wavelength_nm=wl,
-                    loss_db=values.get("loss_db"),
-                    direction=direction,
-                    reference_dbm=values.get("reference_dbm"),
-                    measured_dbm=values.get("measured_dbm"),
-                ),
-                when,
-                method[:1],
-            )
-        )
-    return out
-
-
-def _resolve_mapping(instrument: str, headers: list[str], mapping: dict | None, result: ImportResult) -> dict:
-    saved = InstrumentMapping.objects.filter(instrument=instrument).first() if instrument else None
-    if mapping:
-        unknown = [k for k in mapping if k not in FIELDS]
-        missing_cols = [v for v in mapping.values() if v and v not in headers]
-        if unknown or missing_cols:
-            raise ValidationError(
-                {
-                    "mapping": [f"unknown field {k!r}" for k in unknown]
-                    + [f"column {c!r} is not in the file" for c in missing_cols]
-                }
-            )
-    elif saved and all(v in headers for v in saved.mapping.values() if v):
-        mapping = saved.mapping
-    else:
-        result.needs_mapping = True
-        mapping = guess_mapping(headers)
-    missing = [k for k in REQUIRED if not mapping.get(k)]
-    if not mapping.get("loss_db") and not (mapping.get("reference_dbm") and mapping.get("measured_dbm")):
-        missing.append("loss_db")
-    if missing and not result.needs_mapping:
-        raise ValidationError({"mapping": [f"map a column to {FIELDS[k]!r}" for k in missing]})
-    if missing:
-        result.errors.append(
-            {"where": "mapping", "errors": {k: f"no column for {FIELDS[k]}" for k in missing}}
-        )
-    result.mapping = mapping
-    result.headers = headers
-    return mapping
 
 
 _SEP = re.compile(r"[_\- .]")
@@ -288,7 +53,7 @@ def _fibre_from(rest: str) -> int | None:
 def _apply(
     *,
     readings_by_cable: dict[str, list[ParsedRow]],
-    sors_by_cable: dict[str, list[svc.SorUpload]],
+    sors_by_cable: dict[str, list[SorUpload]],
     cables: dict[str, Cable],
     instrument: str,
     technician,
@@ -302,7 +67,7 @@ def _apply(
             for label, rows in sorted(readings_by_cable.items()):
                 cable = cables[label]
                 when = min((r.tested_at for r in rows if r.tested_at), default=now)
-                data = svc.OltsInput(
+                data = OltsInput(
                     readings=[r.reading for r in rows],
                     tested_at=when,
                     technician=technician,
@@ -312,9 +77,9 @@ def _apply(
                 )
                 try:
                     if apply:
-                        result.tests.append(svc.cable_test_record_olts(cable=cable, data=data, now=now).pk)
+                        result.tests.append(cable_test_record_olts(cable=cable, data=data, now=now).pk)
                     else:
-                        svc.olts_validate(cable=cable, data=data, ends=list(cable.ends.all()))
+                        olts_validate(cable=cable, data=data, ends=list(cable.ends.all()))
                 except ValidationError as exc:
                     lines = {r.line for r in rows}
                     result.errors.append(
@@ -326,7 +91,7 @@ def _apply(
             for label, files in sorted(sors_by_cable.items()):
                 if not apply:
                     continue
-                test = svc.cable_test_upload_otdr(
+                test = cable_test_upload_otdr(
                     cable=cables[label], files=files, technician=technician, now=now, source="import"
                 )
                 written += [t.file.name for t in test.traces.all()]
@@ -405,18 +170,18 @@ def instrument_project_import(
             result.unmatched.append({"where": n, "cable": "", "why": "neither a .csv nor a .sor file"})
     parsed_rows: list[ParsedRow] = []
     for name, data in csvs:
-        headers, rows, delim = _read_csv(data)
+        headers, rows, delim = read_csv(data)
         if not headers:
             result.errors.append({"where": name, "errors": {"file": "no header line"}})
             continue
-        m = _resolve_mapping(instrument, headers, mapping, result)
+        m = resolve_mapping(instrument, headers, mapping, result)
         if result.needs_mapping:
             continue
-        parsed_rows += _parse_rows(rows, m, delim, name, result)
+        parsed_rows += parse_rows(rows, m, delim, name, result)
     parsed_sors = []
     for name, data in sors:
         try:
-            sor = parse_sor(data, max_bytes=svc.sor_max_bytes())
+            sor = parse_sor(data, max_bytes=sor_max_bytes())
         except SorError as exc:
             result.errors.append({"where": name, "errors": {"file": exc.reason}})
             continue
@@ -437,7 +202,7 @@ def instrument_project_import(
             result.unmatched.append(
                 {"where": f"line {r.line}", "cable": r.cable, "why": "no cable with this ID"}
             )
-    sors_by_cable: dict[str, list[svc.SorUpload]] = {}
+    sors_by_cable: dict[str, list[SorUpload]] = {}
     for name, data, sor in parsed_sors:
         stem = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         label, fibre = None, None
@@ -459,7 +224,7 @@ def instrument_project_import(
                 {"where": name, "cable": label, "why": "no fibre number in the file or its name"}
             )
         else:
-            sors_by_cable.setdefault(label, []).append(svc.SorUpload(name.rsplit("/", 1)[-1], data, fibre))
+            sors_by_cable.setdefault(label, []).append(SorUpload(name.rsplit("/", 1)[-1], data, fibre))
     for label, rows in readings_by_cable.items():
         result.matched.setdefault(label, {"readings": 0, "sor": 0})["readings"] = len(rows)
     for label, ups in sors_by_cable.items():

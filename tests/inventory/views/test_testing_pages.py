@@ -115,7 +115,7 @@ def test_inspection_form(tech, jumper):
 
 
 def test_cable_tests_include_plots_the_trace_with_events(tech, jumper, client):
-    from inventory.services.testing import records as svc
+    from inventory.services import testing as svc
 
     data = (SOR / "anritsu-mt9090a_1310_example3.sor").read_bytes()
     svc.cable_test_upload_otdr(cable=jumper, files=[svc.SorUpload("t.sor", data)])

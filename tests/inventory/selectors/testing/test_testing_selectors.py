@@ -10,8 +10,8 @@ from django.template.loader import render_to_string
 from inventory.core.choices import DeviceRole, Polarity, Verdict
 from inventory.models import Link
 from inventory.selectors.testing.results import cable_tests_context, commissioning_report, link_verdicts
+from inventory.services import testing as svc
 from inventory.services.demo.seed import demo_seed
-from inventory.services.testing import records as svc
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

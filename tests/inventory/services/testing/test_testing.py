@@ -1,5 +1,5 @@
-"""Test records: power meter, OTDR uploads, baselines and loss_increase findings, inspection,
-link qualification, and the production gate."""
+"""Test records: power meter, OTDR uploads, baselines and loss_increase findings, inspection and
+link qualification (the production gate: ``tests/inventory/selectors/testing/test_gate.py``)."""
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ValidationError
 
-from inventory.core.choices import CableKind, CableStatus, DeviceRole, Polarity, Verdict
+from inventory.core.choices import CableKind, DeviceRole, Polarity, Verdict
 from inventory.core.choices import TestKind as Kind
-from inventory.models import Alert, CableTest, OtdrTrace
-from inventory.selectors.testing.results import last_passing_tests, latest_tests
+from inventory.models import Alert, AlertNotification, CableTest, Link, OtdrTrace
+from inventory.services import testing as svc
+from inventory.services.alerts import maintenance_start
 from inventory.services.plant import cables as cable_services
-from inventory.services.testing import records as svc
 from tests import factories as f
 from tests.paths import TEST_DATA
 from tests.sor_builder import build_v1
@@ -93,6 +93,34 @@ def test_retest_loss_increase_raises_a_notify_alert_naming_the_fibres(jumper):
     assert alert.link is not None  # the link the cable carries
     assert not retest.is_baseline
     assert any("Loss rose" in w for w in retest.warnings)
+
+
+def test_a_loss_increase_is_mailed_like_any_other_alert(jumper):
+    """The finding goes through the alert lifecycle: an unsilenced alert gets its mail notice."""
+    olts(jumper, [0.3] * 8, when=NOW - timedelta(days=90))
+    olts(jumper, [0.3] * 7 + [0.85])
+    alert = Alert.objects.get(rule="loss_increase")
+    assert not alert.silenced
+    assert AlertNotification.objects.filter(alert=alert, kind="opened").count() == 1
+    assert set(alert.cables.all()) == {jumper}  # the path, recorded on the alert
+
+
+def test_a_loss_increase_on_a_link_in_maintenance_opens_silenced_and_sends_no_mail(jumper):
+    """[gpu-1 eth0]--J-1--[leaf-1 Ethernet1/1], the link in a maintenance window: the finding is
+    recorded (silenced, still naming the cable) but nobody is mailed."""
+    olts(jumper, [0.3] * 8, when=NOW - timedelta(days=90))
+    maintenance_start(
+        starts_at=NOW - timedelta(hours=1),
+        ends_at=NOW + timedelta(hours=1),
+        reason="re-terminating the MPO",
+        links=[Link.objects.get(segments__cable=jumper)],
+        now=NOW,
+    )
+    olts(jumper, [0.3] * 7 + [0.85])
+    alert = Alert.objects.get(rule="loss_increase")
+    assert alert.silenced and alert.state == "open"
+    assert alert.cable == jumper
+    assert not AlertNotification.objects.exists()
 
 
 def test_small_drift_raises_nothing(jumper, settings):
@@ -251,58 +279,3 @@ def test_link_qualification_checks_identity_speed_and_ber():
         now=NOW,
     )
     assert good.verdict == Verdict.PASS and good.is_baseline
-
-
-def test_gate_for_a_sealed_cable_needs_a_passing_qualification():
-    cable = dac_link()
-    with pytest.raises(ValidationError) as exc:
-        cable_services.cable_set_status(cable=cable, status=CableStatus.IN_PRODUCTION, now=NOW)
-    assert "link qualification" in exc.value.message_dict["status"][0]
-    svc.link_qualify(
-        cable=cable,
-        data=svc.QualificationInput(
-            serial_a="DAC-A1",
-            serial_b="DAC-B1",
-            link_up=True,
-            speed_gbps=400,
-            lanes=4,
-            pre_fec_ber=1e-9,
-            soak_minutes=10,
-        ),
-        now=NOW,
-    )
-    cable_services.cable_set_status(cable=cable, status=CableStatus.IN_PRODUCTION, now=NOW)
-    cable.refresh_from_db()
-    assert cable.status == CableStatus.IN_PRODUCTION
-
-
-def test_gate_for_fibre_says_exactly_what_is_missing(jumper):
-    # short jumper: OTDR exempt (dead zone); needs OLTS on all 8 fibres
-    assert svc.cable_gate_check(cable=jumper, now=NOW) == ["a power-meter (OLTS) test of all 8 fibres"]
-    olts(jumper, [0.3] * 6)
-    assert svc.cable_gate_check(cable=jumper, now=NOW) == [
-        "power-meter results on all 8 fibres (only 6 pass)"
-    ]
-    olts(jumper, [0.3] * 7 + [2.0])
-    assert "the last one, 2026-11-01, failed" in svc.cable_gate_check(cable=jumper, now=NOW)[0]
-    olts(jumper, [0.3] * 8, when=NOW + timedelta(minutes=1))
-    assert svc.cable_gate_check(cable=jumper, now=NOW) == []
-    later = NOW + timedelta(days=120)
-    assert "newer than 90 days" in svc.cable_gate_check(cable=jumper, now=later)[0]
-    # long cable: an OTDR is needed too
-    jumper.length_m = Decimal("45")
-    jumper.save()
-    with pytest.raises(ValidationError) as exc:
-        cable_services.cable_set_status(cable=jumper, status=CableStatus.IN_PRODUCTION, now=NOW)
-    assert exc.value.message_dict["status"] == ["J-1 cannot go into production: it needs an OTDR trace."]
-
-
-def test_last_passing_tests_is_one_query_for_many_cables(jumper, django_assert_num_queries):
-    olts(jumper, [0.3] * 8, when=NOW - timedelta(days=10))
-    olts(jumper, [3.0] * 8, when=NOW)  # failing: not "passing"
-    cable = dac_link()
-    with django_assert_num_queries(1):
-        got = last_passing_tests(cable_ids=[jumper.pk, cable.pk])
-    assert got == {jumper.pk: {Kind.OLTS: NOW - timedelta(days=10)}}
-    latest = latest_tests(cable_ids=[jumper.pk])
-    assert latest[jumper.pk][Kind.OLTS].verdict == Verdict.FAIL

@@ -1,0 +1,146 @@
+"""PostgreSQL ``COPY`` encoding (text and BINARY) from columns of values, and the cursor write.
+
+Pure encoding: callers hand over columns already in the form to store (numbers, timestamps,
+equal-length arrays); nothing here knows a table's meaning. Text COPY takes fields already
+formatted as bytes (numbers and arrays need no escaping). COPY BINARY builds fixed-layout
+records with numpy, column by column in C, so PostgreSQL parses no text (integers and
+timestamps are its main COPY cost).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import orjson
+from django.db import connection
+
+NULL = b"\\N"
+_BRACES = bytes.maketrans(b"[]", b"{}")
+PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+_BINARY_HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8  # signature, flags, no extension
+_BINARY_TRAILER = b"\xff\xff"
+OID_FLOAT4, OID_INT8 = 700, 20
+
+
+# ---------------------------------------------------------------------------------------------
+# text
+
+
+def ts_text(ts: list[datetime]) -> list[bytes]:
+    """Timestamps as COPY text fields (each distinct instant formatted once)."""
+    text = {t: t.isoformat().encode() for t in set(ts)}
+    return list(map(text.__getitem__, ts))
+
+
+def int_text(values: list[int]) -> list[bytes]:
+    """Integers without nulls as COPY text fields."""
+    return [b"%d" % v for v in values]
+
+
+def pg_array(values: Sequence | None) -> bytes:
+    """A PostgreSQL array literal (numbers and nulls: orjson's text with braces)."""
+    if values is None:
+        return NULL
+    return orjson.dumps(values).translate(_BRACES)
+
+
+def copy_text(columns: list[list[bytes]]) -> bytes:
+    """COPY text from columns of already-formatted fields (numbers and arrays: no escaping)."""
+    if not columns or not columns[0]:
+        return b""
+    return b"\n".join(map(b"\t".join, zip(*columns, strict=True))) + b"\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# binary
+
+
+def ts_micros(ts: list[datetime]) -> list[int]:
+    """Timestamps as PostgreSQL's binary ``timestamptz``: microseconds since 2000-01-01 UTC."""
+    micros = {t: (t - PG_EPOCH) // _MICROSECOND for t in set(ts)}
+    return list(map(micros.__getitem__, ts))
+
+
+def binary_scalars(n: int, values: list[tuple[str, int, np.ndarray | list]]) -> bytes:
+    """COPY BINARY for ``n`` rows of fixed-size scalar fields without nulls.
+
+    ``values``: per column ``(numpy big-endian type, byte size, values)``, e.g. ``(">i8", 8,
+    ids)`` for a bigint, ``(">f8", 8, gauges)`` for a double, ``(">i2", 2, widths)`` for a
+    smallint. Every row is then one fixed-layout record that numpy fills column by column.
+    """
+    fields = [("n", ">i2")]
+    for k, (kind, _, _) in enumerate(values):
+        fields += [(f"l{k}", ">i4"), (f"v{k}", kind)]
+    rec = np.empty(n, dtype=np.dtype(fields))
+    rec["n"] = len(values)
+    for k, (_, size, v) in enumerate(values):
+        rec[f"l{k}"] = size
+        rec[f"v{k}"] = v
+    return _BINARY_HEADER + rec.tobytes() + _BINARY_TRAILER
+
+
+def binary_records(n: int, fields: list[tuple]) -> bytes:
+    """COPY BINARY for ``n`` rows whose fields all have one fixed layout.
+
+    ``fields``: ``("i8", values)`` a bigint column; ``("null",)`` a column that is null in
+    every row; ``("array", values2d, kind, size, oid)`` a one-dimensional array column, every
+    row the same length and without nulls (``kind``/``size``: the element's numpy type and
+    byte size, ``oid``: its PostgreSQL type).
+    """
+    dtype: list = [("n", ">i2")]
+    for k, spec in enumerate(fields):
+        dtype.append((f"l{k}", ">i4"))
+        if spec[0] == "i8":
+            dtype.append((f"v{k}", ">i8"))
+        elif spec[0] == "array":
+            _, values, kind, size, _ = spec
+            dtype.append((f"h{k}", ">i4", (5,)))  # ndim, has-nulls, element oid, length, lower bound
+            dtype.append((f"e{k}", [("len", ">i4"), ("val", kind)], (values.shape[1],)))
+    rec = np.empty(n, dtype=np.dtype(dtype))
+    rec["n"] = len(fields)
+    for k, spec in enumerate(fields):
+        if spec[0] == "i8":
+            rec[f"l{k}"] = 8
+            rec[f"v{k}"] = spec[1]
+        elif spec[0] == "null":
+            rec[f"l{k}"] = -1
+        else:
+            _, values, kind, size, oid = spec
+            width = values.shape[1]
+            rec[f"l{k}"] = 20 + width * (4 + size)
+            rec[f"h{k}"] = (1, 0, oid, width, 1)
+            rec[f"e{k}"]["len"] = size
+            rec[f"e{k}"]["val"] = values
+    return _BINARY_HEADER + rec.tobytes() + _BINARY_TRAILER
+
+
+def dense(col: list, dtype) -> np.ndarray | None:
+    """Rows of equal-length lists without nulls as a 2-D array; None otherwise.
+
+    numpy turns a None element into NaN for a float dtype (it raises for an integer one), so
+    a float array with a NaN had a null lane: that batch goes by text COPY, which stores the
+    lane as NULL (JSON has no NaN, so a NaN here is always a null)."""
+    try:
+        values = np.array(col, dtype=dtype)
+    except (TypeError, ValueError):
+        return None
+    if values.ndim != 2 or values.shape[1] == 0:
+        return None
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        return None
+    return values
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
+
+
+def copy_write(cur, table: str, columns: list[str], data: bytes | str, *, binary: bool = False) -> None:
+    """``COPY table (columns) FROM STDIN`` on a raw psycopg cursor, text or BINARY."""
+    qn = connection.ops.quote_name
+    fmt = " (FORMAT BINARY)" if binary else ""
+    with cur.copy(f"COPY {qn(table)} ({', '.join(qn(c) for c in columns)}) FROM STDIN{fmt}") as copy:
+        copy.write(data)

@@ -1,0 +1,118 @@
+"""The latest and the last passing test of each kind for many cables, in a fixed number of queries."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+from django.db.models import Count, Max, QuerySet
+
+from inventory.core.choices import PASSING, TestKind
+from inventory.models import CableTest, FibreResult
+
+CHUNK = 2000  # ids per IN list (SQLite); PostgreSQL takes far more per round trip
+CHUNK_PG = 50_000
+
+
+def chunk_size() -> int:
+    """Ids per ``IN`` list on the database at hand."""
+    return CHUNK_PG if connection.vendor == "postgresql" else CHUNK
+
+
+@dataclass
+class LatestTest:
+    id: int
+    cable_id: int
+    kind: str
+    tested_at: datetime
+    verdict: str
+    loss_db: float | None
+    margin_db: float | None
+    budget_db: float | None
+    link_id: int | None
+    fibres_passed: int = 0
+
+
+def id_chunks(ids) -> Iterable:
+    if isinstance(ids, QuerySet):
+        yield ids
+        return
+    ids = list(ids)
+    size = chunk_size()
+    for i in range(0, len(ids), size):
+        yield ids[i : i + size]
+
+
+def latest_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, dict[str, LatestTest]]:
+    """The latest test of each kind for every cable: ``{cable_id: {kind: LatestTest}}``.
+
+    ``cable_ids`` is a list or a ``values_list`` queryset (then it runs as one subquery).
+    OLTS entries carry ``fibres_passed``, the distinct fibres with a passing result.
+    """
+    out: dict[int, dict[str, LatestTest]] = {}
+    cols = ("pk", "cable_id", "kind", "tested_at", "verdict", "loss_db", "margin_db", "budget_db", "link_id")
+    for chunk in id_chunks(cable_ids):
+        qs = CableTest.objects.filter(cable_id__in=chunk)
+        if kinds:
+            qs = qs.filter(kind__in=list(kinds))
+        qs = qs.order_by("cable_id", "kind", "-tested_at", "-pk")
+        if chunk_size() == CHUNK_PG:
+            qs = qs.distinct("cable_id", "kind")  # PostgreSQL DISTINCT ON: one row per pair
+        for row in qs.values_list(*cols):
+            per = out.setdefault(row[1], {})
+            if row[2] not in per:
+                per[row[2]] = LatestTest(*row)
+    olts = [t for per in out.values() for k, t in per.items() if k == TestKind.OLTS]
+    by_id = {t.id: t for t in olts}
+    if isinstance(cable_ids, QuerySet) and chunk_size() == CHUNK_PG:
+        latest_olts = (
+            CableTest.objects.filter(cable_id__in=cable_ids, kind=TestKind.OLTS)
+            .order_by("cable_id", "-tested_at", "-pk")
+            .distinct("cable_id")
+            .values("pk")
+        )
+        rows = (
+            FibreResult.objects.filter(test_id__in=latest_olts, verdict__in=PASSING)
+            .values("test_id")
+            .annotate(n=Count("fibre", distinct=True))
+            .values_list("test_id", "n")
+        )
+        for test_id, n in rows:
+            if test_id in by_id:
+                by_id[test_id].fibres_passed = n
+        return out
+    ids = list(by_id)
+    size = chunk_size()
+    for i in range(0, len(ids), size):
+        rows = (
+            FibreResult.objects.filter(test_id__in=ids[i : i + size], verdict__in=PASSING)
+            .values("test_id")
+            .annotate(n=Count("fibre", distinct=True))
+            .values_list("test_id", "n")
+        )
+        for test_id, n in rows:
+            by_id[test_id].fibres_passed = n
+    return out
+
+
+def last_passing_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, dict[str, datetime]]:
+    """When each cable last passed each kind of test: ``{cable_id: {kind: tested_at}}``.
+
+    One aggregate query for any number of cables (``cable_ids``: a list, or a ``values_list``
+    queryset used as a subquery). "Passing" is pass or marginal. For the retest scheduler:
+    a cable's retest is due ``CABLETRACK_RETEST_INTERVAL_DAYS`` after the relevant date.
+    """
+    out: dict[int, dict[str, datetime]] = {}
+    for chunk in id_chunks(cable_ids):
+        qs = CableTest.objects.filter(cable_id__in=chunk, verdict__in=PASSING)
+        if kinds:
+            qs = qs.filter(kind__in=list(kinds))
+        for cable_id, kind, last in (
+            qs.values("cable_id", "kind")
+            .annotate(last=Max("tested_at"))
+            .values_list("cable_id", "kind", "last")
+        ):
+            out.setdefault(cable_id, {})[kind] = last
+    return out

@@ -1,0 +1,90 @@
+"""End-face inspections (IEC 61300-3-35) of a cable end or a port, with an optional photo."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.utils import timezone
+
+from inventory.conf import app_settings
+from inventory.core.choices import TestKind, Verdict
+from inventory.models import Cable, CableEnd, CableTest, Inspection, Port
+
+IEC_ZONES = ("core", "cladding", "adhesive", "contact")
+PHOTO_TYPES = {b"\xff\xd8\xff": "jpg", b"\x89PNG": "png"}
+
+
+@transaction.atomic
+def cable_inspect(
+    *,
+    cable: Cable | None = None,
+    end: CableEnd | None = None,
+    port: Port | None = None,
+    passed: bool,
+    zones: dict | None = None,
+    cleaned: bool = False,
+    photo: bytes | None = None,
+    technician=None,
+    inspected_at: datetime | None = None,
+    now: datetime | None = None,
+) -> Inspection:
+    """Record an IEC 61300-3-35 end-face inspection of a cable end or a port (module socket,
+    panel port). ``zones`` maps core/cladding/adhesive/contact to pass/fail."""
+    now = now or timezone.now()
+    errors: dict[str, str] = {}
+    if end is None and port is None:
+        errors["end"] = "Choose the cable end or the port you inspected."
+    if end is not None and cable is not None and end.cable_id != cable.pk:
+        errors["end"] = f"That end does not belong to {cable.label}."
+    zones = zones or {}
+    bad = [z for z in zones if z not in IEC_ZONES]
+    if bad:
+        errors["zones"] = (
+            f"Unknown zone(s) {', '.join(bad)}; IEC 61300-3-35 zones are {', '.join(IEC_ZONES)}."
+        )
+    if zones and passed and any(v in ("fail", False) for v in zones.values()):
+        errors["passed"] = "A zone failed, so the inspection cannot pass."
+    photo_name = ""
+    if photo:
+        ext = next((e for m, e in PHOTO_TYPES.items() if photo.startswith(m)), None)
+        if ext is None:
+            errors["photo"] = "The photo must be a JPEG or PNG image."
+        elif len(photo) > app_settings.photo_max_bytes:
+            errors["photo"] = "The photo is too large."
+        else:
+            photo_name = f"inspections/{now:%Y/%m}/{uuid.uuid4().hex}.{ext}"
+    if errors:
+        raise ValidationError(errors)
+    cable = cable or (end.cable if end else None)
+    test = None
+    if cable is not None:
+        test = CableTest.objects.create(
+            cable=cable,
+            kind=TestKind.INSPECTION,
+            tested_at=inspected_at or now,
+            technician=technician,
+            verdict=Verdict.PASS if passed else Verdict.FAIL,
+            details={"end": str(end) if end else "", "port": str(port) if port else "", "cleaned": cleaned},
+        )
+    insp = Inspection.objects.create(
+        cable_end=end,
+        port=port,
+        test=test,
+        inspected_at=inspected_at or now,
+        technician=technician,
+        passed=passed,
+        zones=zones,
+        cleaned=cleaned,
+        photo=photo_name,
+    )
+    if photo_name:
+        saved = default_storage.save(photo_name, ContentFile(photo))
+        if saved != photo_name:
+            insp.photo = saved
+            insp.save(update_fields=["photo"])
+    return insp

@@ -1,0 +1,103 @@
+"""The production gate (what a cable still needs before production) and the latest-test reads
+it stands on."""
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from inventory.core.choices import CableKind, CableStatus, DeviceRole, Polarity, Verdict
+from inventory.core.choices import TestKind as Kind
+from inventory.selectors.testing.gate import cable_gate_check
+from inventory.selectors.testing.latest import last_passing_tests, latest_tests
+from inventory.services import testing as svc
+from inventory.services.plant import cables as cable_services
+from tests import factories as f
+
+pytestmark = pytest.mark.django_db
+NOW = datetime(2026, 11, 1, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def jumper():
+    """[gpu-1 eth0]--J-1 (3 m OS2 MPO-12/APC)--[leaf-1 Ethernet1/1]"""
+    _, gpu = f.twin_port_device("gpu-1", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
+    _, leaf = f.twin_port_device("leaf-1", u=20)
+    return f.jumper("J-1", gpu[0], leaf[0], polarity=Polarity.B, length_m=Decimal("3"))
+
+
+def olts(cable, losses, *, when=NOW, wl=1310):
+    readings = [svc.FibreReading(fibre=i, wavelength_nm=wl, loss_db=x) for i, x in enumerate(losses, start=1)]
+    return svc.cable_test_record_olts(
+        cable=cable, data=svc.OltsInput(readings=readings, tested_at=when), now=when
+    )
+
+
+def dac_link():
+    """[gpu-9 eth0]==DAC D-1==[leaf-9 Ethernet1/1], sealed: link qualification only."""
+    _, gpu = f.twin_port_device("gpu-9", role=DeviceRole.GPU_NODE, with_modules=False)
+    _, leaf = f.twin_port_device("leaf-9", u=30, with_modules=False)
+    cable, _ = cable_services.cable_install(
+        label="D-1",
+        kind=CableKind.DAC,
+        a=cable_services.EndSpec(port=gpu[0]),
+        b=[cable_services.EndSpec(port=leaf[0])],
+        serial_a="DAC-A1",
+        serial_b="DAC-B1",
+        length_m=Decimal("2"),
+    )
+    return cable
+
+
+def test_gate_for_a_sealed_cable_needs_a_passing_qualification():
+    cable = dac_link()
+    with pytest.raises(ValidationError) as exc:
+        cable_services.cable_set_status(cable=cable, status=CableStatus.IN_PRODUCTION, now=NOW)
+    assert "link qualification" in exc.value.message_dict["status"][0]
+    svc.link_qualify(
+        cable=cable,
+        data=svc.QualificationInput(
+            serial_a="DAC-A1",
+            serial_b="DAC-B1",
+            link_up=True,
+            speed_gbps=400,
+            lanes=4,
+            pre_fec_ber=1e-9,
+            soak_minutes=10,
+        ),
+        now=NOW,
+    )
+    cable_services.cable_set_status(cable=cable, status=CableStatus.IN_PRODUCTION, now=NOW)
+    cable.refresh_from_db()
+    assert cable.status == CableStatus.IN_PRODUCTION
+
+
+def test_gate_for_fibre_says_exactly_what_is_missing(jumper):
+    # short jumper: OTDR exempt (dead zone); needs OLTS on all 8 fibres
+    assert cable_gate_check(cable=jumper, now=NOW) == ["a power-meter (OLTS) test of all 8 fibres"]
+    olts(jumper, [0.3] * 6)
+    assert cable_gate_check(cable=jumper, now=NOW) == ["power-meter results on all 8 fibres (only 6 pass)"]
+    olts(jumper, [0.3] * 7 + [2.0])
+    assert "the last one, 2026-11-01, failed" in cable_gate_check(cable=jumper, now=NOW)[0]
+    olts(jumper, [0.3] * 8, when=NOW + timedelta(minutes=1))
+    assert cable_gate_check(cable=jumper, now=NOW) == []
+    later = NOW + timedelta(days=120)
+    assert "newer than 90 days" in cable_gate_check(cable=jumper, now=later)[0]
+    # long cable: an OTDR is needed too
+    jumper.length_m = Decimal("45")
+    jumper.save()
+    with pytest.raises(ValidationError) as exc:
+        cable_services.cable_set_status(cable=jumper, status=CableStatus.IN_PRODUCTION, now=NOW)
+    assert exc.value.message_dict["status"] == ["J-1 cannot go into production: it needs an OTDR trace."]
+
+
+def test_last_passing_tests_is_one_query_for_many_cables(jumper, django_assert_num_queries):
+    olts(jumper, [0.3] * 8, when=NOW - timedelta(days=10))
+    olts(jumper, [3.0] * 8, when=NOW)  # failing: not "passing"
+    cable = dac_link()
+    with django_assert_num_queries(1):
+        got = last_passing_tests(cable_ids=[jumper.pk, cable.pk])
+    assert got == {jumper.pk: {Kind.OLTS: NOW - timedelta(days=10)}}
+    latest = latest_tests(cable_ids=[jumper.pk])
+    assert latest[jumper.pk][Kind.OLTS].verdict == Verdict.FAIL
