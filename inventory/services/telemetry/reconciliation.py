@@ -69,9 +69,9 @@ def _cage_ids(keys: list[str]) -> list[int]:
     bad = []
     for k in keys:
         kind, _, num = str(k).partition(":")
-        if kind != "cage" or not (num.isascii() and num.isdigit()) or int(num) > MAX_ROW_ID:
+        if kind != "cage" or not (num.isascii() and num.isdigit()):
             bad.append(str(k))
-        else:
+        elif int(num) <= MAX_ROW_ID:  # a larger id names no cage: the row is refused as unseen
             out.append(int(num))
     if bad:
         raise ValidationError({"keys": f"Not a module row of the report: {', '.join(bad[:10])}."})
@@ -86,7 +86,7 @@ def reconciliation_preview(
     if keys is None and not (site or rack):
         raise ValidationError({"all": "Choose rows, or a site or rack to take all of its missing records."})
     cage_ids = _cage_ids(keys) if keys is not None else None
-    if cage_ids is not None and not cage_ids:
+    if keys is not None and not keys:
         raise ValidationError({"keys": "Select at least one row."})
     report = reconciliation_report(
         now=now, site=site, rack=rack, cage_ids=cage_ids, neighbours=False, include_ok=keys is not None
