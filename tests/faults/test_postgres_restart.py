@@ -134,7 +134,7 @@ def retry_until_stored(site, send, failed: list[int], also_ok: list[int]) -> tup
 def rows_per_batch(site) -> dict[int, int]:
     counts = dict.fromkeys(range(COLLECTORS * BATCHES_EACH), 0)
     for minute, n in site.sql(
-        f"SELECT floor(extract(epoch FROM ts - '{BASE.isoformat()}'::timestamptz) / 60)::int, count(*) "
+        f"SELECT floor(extract(epoch FROM ts - '{BASE.isoformat()}'::timestamptz) / 60)::int, count(*) "  # noqa: S608 - the test's own constant timestamp
         "FROM inventory_telemetrysample GROUP BY 1"
     ):
         counts[minute] = n

@@ -159,7 +159,7 @@ def _module_cells(*, now: datetime) -> list[tuple]:
         LEFT JOIN {{Room}} m ON m.id = w.room_id
         LEFT JOIN {{Site}} s ON s.id = m.site_id
         GROUP BY s.name, i.model_id, i.date_code
-    """.format(
+    """.format(  # noqa: S608 - table names from model _meta; values are parameters
         **t,
         # A plain timestamp comparison on PostgreSQL; SQLite compares seconds.
         before_now="p.installed_at < %(now)s"

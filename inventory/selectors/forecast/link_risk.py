@@ -205,7 +205,7 @@ def link_features(
         if rows is None:
             rows, considered = score_every_link(cur, params, w, k, ev_ids, now, lap)
         else:
-            cur.execute(f"SELECT COUNT(*) FROM {table_names('Link')['Link']} WHERE active")  # noqa: S608
+            cur.execute(f"SELECT COUNT(*) FROM {table_names('Link')['Link']} WHERE active")  # noqa: S608 - table name from model _meta
             considered = cur.fetchone()[0]
     return _features(rows, ev, now=now, considered=considered, pruned=pruned, lap=lap)
 

@@ -44,11 +44,11 @@ def hazard_rows_sql(p: str = "hz") -> str:
     side of the join instead of these few thousand rows (twice as slow at 1M modules)."""
     if connection.vendor == "postgresql":
         return (
-            f"(SELECT model_id, date_code, MAX(h) AS h FROM unnest(%({p}_m)s::bigint[], %({p}_d)s::text[],"
+            f"(SELECT model_id, date_code, MAX(h) AS h FROM unnest(%({p}_m)s::bigint[], %({p}_d)s::text[],"  # noqa: S608 - fixed SQL with parameter placeholders; no value is interpolated
             f" %({p}_h)s::float8[]) AS hz(model_id, date_code, h) GROUP BY model_id, date_code)"
         )
     return (
-        "(SELECT json_extract(value, '$[0]') AS model_id, json_extract(value, '$[1]') AS date_code, "
+        "(SELECT json_extract(value, '$[0]') AS model_id, json_extract(value, '$[1]') AS date_code, "  # noqa: S608 - fixed SQL with parameter placeholders; no value is interpolated
         f"json_extract(value, '$[2]') AS h FROM json_each(%({p}_json)s))"
     )
 
@@ -67,7 +67,7 @@ def hazard_params(module_hazard: dict[tuple[int, str], float], p: str = "hz") ->
 def id_in_sql(col: str, param: str) -> str:
     if connection.vendor == "postgresql":
         return f"{col} = ANY(%({param})s)"
-    return f"{col} IN (SELECT value FROM json_each(%({param})s))"
+    return f"{col} IN (SELECT value FROM json_each(%({param})s))"  # noqa: S608 - fixed SQL with parameter placeholders; no value is interpolated
 
 
 def fence_sql() -> str:

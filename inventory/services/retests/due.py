@@ -129,7 +129,7 @@ def _write_dates(
         for pk, due in changes:
             params += [pk, due]
         sql = (
-            f"UPDATE {table} SET {column} = v.due, {updated} = %s "
+            f"UPDATE {table} SET {column} = v.due, {updated} = %s "  # noqa: S608 - table and column names from model _meta, quoted; values are placeholders
             f"FROM (VALUES {values}) AS v(id, due) "
             f"WHERE {table}.id = v.id AND {table}.{column} IS DISTINCT FROM v.due RETURNING {table}.id"
         )
@@ -138,7 +138,7 @@ def _write_dates(
         for pk, due in changes:
             params += [pk, due.isoformat() if due else None]
         sql = (
-            f"WITH v(id, due) AS (VALUES {values}) "
+            f"WITH v(id, due) AS (VALUES {values}) "  # noqa: S608 - table and column names from model _meta, quoted; values are placeholders
             f"UPDATE {table} SET {column} = v.due, {updated} = %s FROM v "
             f"WHERE {table}.id = v.id AND {table}.{column} IS NOT v.due RETURNING {table}.id"
         )
@@ -157,7 +157,7 @@ def _write_dates(
             return []
         marks = ", ".join(["%s"] * len(ids))
         cur.execute(
-            f"INSERT INTO {qn(hist._meta.db_table)} ({', '.join(hist_cols)}) "
+            f"INSERT INTO {qn(hist._meta.db_table)} ({', '.join(hist_cols)}) "  # noqa: S608 - table and column names from model _meta, quoted; values are placeholders
             f"SELECT {', '.join(qn(c) for c in base_cols)}, %s, %s, '~', NULL FROM {table} WHERE id IN ({marks})",
             [now_param, reason, *ids],
         )

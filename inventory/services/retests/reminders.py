@@ -153,7 +153,7 @@ def _insert_claims(*, recipient: str, keys: list[tuple], digest_id: int, now: da
     with connection.cursor() as cur:
         if connection.vendor == "postgresql":
             cur.execute(
-                f"INSERT INTO {table} ({cols}) SELECT %s, c, d, k, %s, %s "
+                f"INSERT INTO {table} ({cols}) SELECT %s, c, d, k, %s, %s "  # noqa: S608 - table and column names from model _meta, quoted; values are parameters
                 "FROM unnest(%s::bigint[], %s::date[], %s::text[]) AS t(c, d, k) "
                 "ON CONFLICT DO NOTHING",
                 [
@@ -169,7 +169,7 @@ def _insert_claims(*, recipient: str, keys: list[tuple], digest_id: int, now: da
         stamp = connection.ops.adapt_datetimefield_value(now)
         before = connection.connection.total_changes
         cur.executemany(
-            f"INSERT OR IGNORE INTO {table} ({cols}) VALUES (%s, %s, %s, %s, %s, %s)",
+            f"INSERT OR IGNORE INTO {table} ({cols}) VALUES (%s, %s, %s, %s, %s, %s)",  # noqa: S608 - table and column names from model _meta, quoted; values are parameters
             [(recipient, c, d.isoformat(), str(k), digest_id, stamp) for c, d, k in keys],
         )
         return connection.connection.total_changes - before

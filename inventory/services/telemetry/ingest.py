@@ -44,7 +44,7 @@ def _queue_rollup(rows: IngestRows, *, now: datetime) -> None:
         qn = connection.ops.quote_name
         with connection.cursor() as cur:
             cur.execute(
-                f"INSERT INTO {qn(TelemetryIngestBatch._meta.db_table)} (received_at, min_ts, max_ts, port_ids) "
+                f"INSERT INTO {qn(TelemetryIngestBatch._meta.db_table)} (received_at, min_ts, max_ts, port_ids) "  # noqa: S608 - table name from model _meta, quoted; values are parameters
                 "VALUES (%s, %s, %s, %s::bigint[])",
                 [now, min(ts), max(ts), "{" + ",".join(map(str, ports)) + "}"],
             )

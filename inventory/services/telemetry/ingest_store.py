@@ -239,7 +239,7 @@ def _pg_write_staged(rows: IngestRows, cols: list[tuple[str, str]]) -> IngestRow
         cur.execute(f"TRUNCATE {stage}")
         copy_write(cur, f"{SAMPLE_T}_stage", colnames, _pg_sample_copy(rows, cols))
         cur.execute(
-            f"INSERT INTO {qn(SAMPLE_T)} ({collist}) SELECT {collist} FROM {stage} "
+            f"INSERT INTO {qn(SAMPLE_T)} ({collist}) SELECT {collist} FROM {stage} "  # noqa: S608 - table and column names from model _meta and its own staging table, quoted; values are parameters
             "ON CONFLICT DO NOTHING RETURNING port_id, ts"
         )
         inserted = set(cur.fetchall())
@@ -333,13 +333,13 @@ def _sqlite_write(rows: IngestRows, cols: list[tuple[str, str]]) -> None:
     lanes, hist = _side_rows(rows)
     with connection.cursor() as cur:
         cur.executemany(
-            f"INSERT INTO {qn(SAMPLE_T)} ({', '.join(qn(n) for n in names)}) "
+            f"INSERT INTO {qn(SAMPLE_T)} ({', '.join(qn(n) for n in names)}) "  # noqa: S608 - table and column names from model _meta and its own staging table, quoted; values are parameters
             f"VALUES ({', '.join(['%s'] * len(names))})",
             data,
         )
         if lanes:
             cur.executemany(
-                f"INSERT INTO {qn(LANE_T)} (port_id, ts, rx_power_dbm, tx_power_dbm, bias_ma) VALUES (%s, %s, %s, %s, %s)",
+                f"INSERT INTO {qn(LANE_T)} (port_id, ts, rx_power_dbm, tx_power_dbm, bias_ma) VALUES (%s, %s, %s, %s, %s)",  # noqa: S608 - table and column names from model _meta and its own staging table, quoted; values are parameters
                 [
                     [pid, adapt(s.ts), arr(s.rx_power_dbm), arr(s.tx_power_dbm), arr(s.bias_ma)]
                     for pid, s in zip(lanes.port_ids, lanes.samples, strict=True)
@@ -347,7 +347,7 @@ def _sqlite_write(rows: IngestRows, cols: list[tuple[str, str]]) -> None:
             )
         if hist:
             cur.executemany(
-                f"INSERT INTO {qn(HIST_T)} (port_id, ts, layout_id, counts) VALUES (%s, %s, %s, %s)",
+                f"INSERT INTO {qn(HIST_T)} (port_id, ts, layout_id, counts) VALUES (%s, %s, %s, %s)",  # noqa: S608 - table and column names from model _meta and its own staging table, quoted; values are parameters
                 [
                     [pid, adapt(s.ts), lid, ",".join(str(int(x)) for x in s.fec_hist)]
                     for pid, s, lid in zip(hist.port_ids, hist.samples, hist.layout_ids, strict=True)
