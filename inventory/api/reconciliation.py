@@ -21,11 +21,8 @@ from inventory.api.schema import NOT_BLANK
 from inventory.api.strict import StrictCharField
 from inventory.models import Transceiver
 from inventory.selectors.filters import StrictNullBooleanField
-from inventory.selectors.telemetry.reconciliation import (
-    MODULE_STATUSES,
-    NEIGHBOUR_STATUSES,
-    reconciliation_report,
-)
+from inventory.selectors.telemetry.reconciliation import reconciliation_report
+from inventory.selectors.telemetry.reconciliation_rows import MODULE_STATUSES, NEIGHBOUR_STATUSES
 from inventory.services.telemetry import reconciliation as recon_services
 
 

@@ -23,7 +23,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from inventory.models import Cage, Transceiver, TransceiverModel
-from inventory.selectors.telemetry.reconciliation import ModuleRow, norm, reconciliation_report
+from inventory.selectors.telemetry.reconciliation import reconciliation_report
+from inventory.selectors.telemetry.reconciliation_rows import ModuleRow, norm
 from inventory.services.plant.transceivers import transceivers_install_new
 
 TOKEN_SALT = "inventory.reconciliation.preview"  # noqa: S105 - a signing namespace, not a secret
