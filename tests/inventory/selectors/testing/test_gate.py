@@ -1,53 +1,26 @@
 """The production gate (what a cable still needs before production) and the latest-test reads
 it stands on."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
 
-from inventory.core.choices import CableKind, CableStatus, DeviceRole, Polarity, Verdict
+from inventory.core.choices import CableStatus, Verdict
 from inventory.core.choices import TestKind as Kind
 from inventory.selectors.testing.gate import cable_gate_check
 from inventory.selectors.testing.latest import last_passing_tests, latest_tests
 from inventory.services import testing as svc
 from inventory.services.plant import cables as cable_services
-from tests import factories as f
+from tests.inventory.testing_scenes import NOW, dac_link, olts, os2_jumper
 
 pytestmark = pytest.mark.django_db
-NOW = datetime(2026, 11, 1, 10, 0, tzinfo=UTC)
 
 
 @pytest.fixture
 def jumper():
-    """[gpu-1 eth0]--J-1 (3 m OS2 MPO-12/APC)--[leaf-1 Ethernet1/1]"""
-    _, gpu = f.twin_port_device("gpu-1", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
-    _, leaf = f.twin_port_device("leaf-1", u=20)
-    return f.jumper("J-1", gpu[0], leaf[0], polarity=Polarity.B, length_m=Decimal("3"))
-
-
-def olts(cable, losses, *, when=NOW, wl=1310):
-    readings = [svc.FibreReading(fibre=i, wavelength_nm=wl, loss_db=x) for i, x in enumerate(losses, start=1)]
-    return svc.cable_test_record_olts(
-        cable=cable, data=svc.OltsInput(readings=readings, tested_at=when), now=when
-    )
-
-
-def dac_link():
-    """[gpu-9 eth0]==DAC D-1==[leaf-9 Ethernet1/1], sealed: link qualification only."""
-    _, gpu = f.twin_port_device("gpu-9", role=DeviceRole.GPU_NODE, with_modules=False)
-    _, leaf = f.twin_port_device("leaf-9", u=30, with_modules=False)
-    cable, _ = cable_services.cable_install(
-        label="D-1",
-        kind=CableKind.DAC,
-        a=cable_services.EndSpec(port=gpu[0]),
-        b=[cable_services.EndSpec(port=leaf[0])],
-        serial_a="DAC-A1",
-        serial_b="DAC-B1",
-        length_m=Decimal("2"),
-    )
-    return cable
+    return os2_jumper()
 
 
 def test_gate_for_a_sealed_cable_needs_a_passing_qualification():

@@ -1,25 +1,29 @@
 """Test records: power meter, OTDR uploads, baselines and loss_increase findings, inspection and
 link qualification (the production gate: ``tests/inventory/selectors/testing/test_gate.py``)."""
 
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.exceptions import ValidationError
 
-from inventory.core.choices import CableKind, DeviceRole, Polarity, Verdict
 from inventory.core.choices import TestKind as Kind
+from inventory.core.choices import Verdict
 from inventory.models import Alert, AlertNotification, CableTest, Link, OtdrTrace
 from inventory.services import testing as svc
 from inventory.services.alerts import maintenance_start
-from inventory.services.plant import cables as cable_services
-from tests import factories as f
+from tests.inventory.testing_scenes import NOW, dac_link, olts, os2_jumper
 from tests.paths import TEST_DATA
 from tests.sor_builder import build_v1
 
 pytestmark = pytest.mark.django_db
-NOW = datetime(2026, 11, 1, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def jumper():
+    return os2_jumper()
+
+
 SOR = TEST_DATA / "sor"
 
 
@@ -31,21 +35,6 @@ def media(settings, tmp_path):
 
 def stored_files(root: Path) -> list[Path]:
     return [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
-
-
-@pytest.fixture
-def jumper():
-    """[gpu-1 eth0]--J-1 (3 m OS2 MPO-12/APC)--[leaf-1 Ethernet1/1]"""
-    _, gpu = f.twin_port_device("gpu-1", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
-    _, leaf = f.twin_port_device("leaf-1", u=20)
-    return f.jumper("J-1", gpu[0], leaf[0], polarity=Polarity.B, length_m=Decimal("3"))
-
-
-def olts(cable, losses, *, when=NOW, wl=1310, link=None):
-    readings = [svc.FibreReading(fibre=i, wavelength_nm=wl, loss_db=x) for i, x in enumerate(losses, start=1)]
-    return svc.cable_test_record_olts(
-        cable=cable, data=svc.OltsInput(readings=readings, tested_at=when, link=link), now=when
-    )
 
 
 def test_olts_verdict_is_the_worst_fibre_against_the_tia_budget(jumper):
@@ -228,22 +217,6 @@ def test_inspection_with_photo_and_zones(jumper, media):
         )
     assert "ferrule" in exc.value.message_dict["zones"][0]
     assert "cannot pass" in exc.value.message_dict["passed"][0]
-
-
-def dac_link():
-    """[gpu-9 eth0]==DAC D-1==[leaf-9 Ethernet1/1], sealed: link qualification only."""
-    _, gpu = f.twin_port_device("gpu-9", role=DeviceRole.GPU_NODE, with_modules=False)
-    _, leaf = f.twin_port_device("leaf-9", u=30, with_modules=False)
-    cable, _ = cable_services.cable_install(
-        label="D-1",
-        kind=CableKind.DAC,
-        a=cable_services.EndSpec(port=gpu[0]),
-        b=[cable_services.EndSpec(port=leaf[0])],
-        serial_a="DAC-A1",
-        serial_b="DAC-B1",
-        length_m=Decimal("2"),
-    )
-    return cable
 
 
 def test_link_qualification_checks_identity_speed_and_ber():
