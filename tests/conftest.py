@@ -9,6 +9,21 @@ from rest_framework.test import APIClient
 from tests import factories as f
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``postgres`` stage what only PostgreSQL does (a row lock another transaction
+    waits on, read through ``pg_stat_activity``). On the embedded SQLite default they are
+    deselected, not skipped: SQLite serialises writers, so the scenario cannot happen there.
+    They run wherever ``DATABASE_URL`` is PostgreSQL (as in CI)."""
+    from django.conf import settings
+
+    if "sqlite" not in settings.DATABASES["default"]["ENGINE"]:
+        return
+    deselected = [item for item in items if item.get_closest_marker("postgres")]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if not item.get_closest_marker("postgres")]
+
+
 def pytest_sessionfinish(session, exitstatus):
     if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")

@@ -25,7 +25,7 @@ from tests import factories as f
 from tests.faults.conftest import kill_tree
 from tests.workers import wait_for
 
-pytestmark = [pytest.mark.fault, pytest.mark.worker]
+pytestmark = [pytest.mark.fault, pytest.mark.worker, pytest.mark.postgres]
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 NOW = T0 + timedelta(days=84)
