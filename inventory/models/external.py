@@ -14,6 +14,12 @@ class ExternalRef(models.Model):
     external_id = models.CharField(max_length=64, help_text="NetBox's integer id or Nautobot's UUID, as text")
     object_id = models.BigIntegerField()
     seen_at = models.DateTimeField(auto_now=True)
+    attributes = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The source's own values kept verbatim and what they became here "
+        '({"netbox": {...}, "here": {...}}), written back unchanged by exports',
+    )
 
     class Meta:
         ordering = ["source", "kind", "external_id"]

@@ -10,7 +10,10 @@ from inventory.core.choices import CableStatus
 from inventory.core.interop.netbox import choice
 from inventory.core.interop.netbox_vocab import CABLE_TYPE_FROM_NETBOX
 from inventory.models import Cable, Port, Transceiver
+from inventory.core.interop.netbox_vocab import cable_kept
+from inventory.selectors.plant.cable_ends import cable_end_names
 from inventory.services.interop.netbox_map import (
+    cable_netbox_values,
     cable_values,
     change_value,
     validation_messages,
@@ -40,10 +43,14 @@ class NetboxCableStep:
                 )
                 continue
             values = cable_values(c)
+            kept = cable_kept(
+                cable_netbox_values(c),
+                {"kind": kind, "status": values["status"], "length_m": values["length_m"]},
+            )
             pk = self.ref("cable", c["id"])
             cable = Cable.objects.filter(pk=pk).first() if pk else Cable.objects.filter(label=label).first()
             if cable is not None:
-                self._cable_existing(c, cable, label, a, b, values)
+                self._cable_existing(c, cable, label, a, b, values, kept)
                 continue
             specs_a = [cable_services.EndSpec(port=p, connector_type=_plug(p)) for p in a]
             specs_b = [cable_services.EndSpec(port=p, connector_type=_plug(p)) for p in b]
@@ -61,8 +68,8 @@ class NetboxCableStep:
                     Change("cable", label, "conflict", "; ".join(validation_messages(exc)))
                 )
                 continue
-            self.remember("cable", c["id"], cable)
-            self.plan.changes.append(Change("cable", label, "create", "; ".join(warnings)))
+            self.remember("cable", c["id"], cable, kept)
+            self.plan.changes.append(Change("cable", label, "create", "; ".join(warnings + _kept_note(kept))))
             touched += [p.pk for p in a + b]
         if touched:
             link_services.links_refresh_for_ports(port_ids=touched)
@@ -72,23 +79,22 @@ class NetboxCableStep:
         return self.ports[(kind, t["object_id"])]
 
     def _cable_existing(
-        self, c: dict, cable: Cable, label: str, a: list[Port], b: list[Port], values: dict
+        self, c: dict, cable: Cable, label: str, a: list[Port], b: list[Port], values: dict, kept: dict
     ) -> None:
         here = {(e.side, e.cage_id, e.connector, e.port_id) for e in cable.ends.filter(active=True)}
-        there = {
-            ("A", p.cage_id, p.connector if p.cage_id else None, None if p.cage_id else p.pk) for p in a
-        } | {("B", p.cage_id, p.connector if p.cage_id else None, None if p.cage_id else p.pk) for p in b}
+        there = {("A", *_point(p)) for p in a} | {("B", *_point(p)) for p in b}
+        netbox_ports = {"A": [p.pk for p in a], "B": [p.pk for p in b]}
+        resolved = (self.kept.get(("cable", str(c["id"]))) or {}).get("kept_ours")
+        if cable.status != CableStatus.RETIRED and here != there and resolved == netbox_ports:
+            kept["kept_ours"] = resolved  # a person chose ours for exactly these NetBox ends
+            self.plan.changes.append(
+                Change("cable", label, "unchanged", f"ends differ from {self.name}; ours kept by choice")
+            )
+            self.remember("cable", c["id"], cable, kept)
+            return
         if cable.status == CableStatus.RETIRED or here != there:
             self.plan.changes.append(
-                Change(
-                    "cable",
-                    label,
-                    "conflict",
-                    f"retired here but present in {self.name}"
-                    if cable.status == CableStatus.RETIRED
-                    else f"its ends differ here and in {self.name} (moved?); not changed: "
-                    f"retire or re-cable it here, or fix {self.name}",
-                )
+                Change("cable", label, "conflict", self._conflict(c, cable, a, b, netbox_ports))
             )
             self.remember("cable", c["id"], cable)
             return
@@ -107,8 +113,59 @@ class NetboxCableStep:
                 setattr(cable, k, editable[k])
             cable._change_reason = f"synced from {self.snap.source}"
             cable.save()
+        before = (self.kept.get(("cable", str(c["id"]))) or {}).get("netbox") or {}
+        diff |= {
+            f"{self.name} {k}": {"old": before.get(k), "new": v}
+            for k, v in kept["netbox"].items()
+            if before and before.get(k) != v
+        }
         self.plan.changes.append(Change("cable", label, "change" if diff else "unchanged", diff or ""))
-        self.remember("cable", c["id"], cable)
+        self.remember("cable", c["id"], cable, kept)
+
+    def _conflict(self, c: dict, cable: Cable, a: list[Port], b: list[Port], netbox_ports: dict) -> dict:
+        """A conflict that names the ports on both sides and the two ways out of it."""
+        ours = cable_end_names(cable)
+        theirs = {"A": [_name(p) for p in a], "B": [_name(p) for p in b]}
+        if cable.status == CableStatus.RETIRED:
+            message = f"retired here but present in {self.name}"
+        else:
+            message = (
+                f"its ends differ here ({_ends_text(ours)}) and in {self.name} ({_ends_text(theirs)}); "
+                f"not changed: take {self.name}'s ends, or keep ours"
+            )
+        return {
+            "message": message,
+            "cable": cable.label,
+            "external_id": str(c["id"]),
+            "here": ours,
+            "source": theirs,
+            "source_ports": netbox_ports,
+            "resolutions": ["take_source", "keep_ours"] if cable.status != CableStatus.RETIRED else [],
+        }
+
+
+def _point(port: Port) -> tuple:
+    """Where a cable end on ``port`` terminates: a cage connector, or the port itself."""
+    return (port.cage_id, port.connector if port.cage_id else None, None if port.cage_id else port.pk)
+
+
+def _name(port: Port) -> str:
+    return f"{port.device.name} {port.name}"
+
+
+def _ends_text(ends: dict[str, list[str]]) -> str:
+    return "; ".join(f"{side} {', '.join(names) or '-'}" for side, names in ends.items())
+
+
+def _kept_note(kept: dict) -> list[str]:
+    """Which NetBox values have no equal here and are kept verbatim (for the report)."""
+    nb = kept["netbox"]
+    notes = []
+    if nb.get("status") not in (None, "connected", "planned"):
+        notes.append(f"status {nb['status']} kept")
+    if nb.get("profile"):
+        notes.append(f"profile {nb['profile']} kept")
+    return notes
 
 
 def _plug(port: Port) -> str:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from decimal import Decimal
-
 from django.core.exceptions import ValidationError
 
 from inventory.core.choices import CableStatus, ConnectorType, DeviceRole, FormFactor, Polish
 from inventory.core.interop.netbox import choice
+from inventory.core.interop.netbox_vocab import CABLE_STATUS_FROM_NETBOX, length_in_m, netbox_number
 
 ROLE_MAP = {
     "gpu-node": DeviceRole.GPU_NODE,
@@ -25,19 +24,6 @@ ROLE_MAP = {
     "cassette": DeviceRole.CASSETTE,
     "management-switch": DeviceRole.MGMT_SWITCH,
     "mgmt-switch": DeviceRole.MGMT_SWITCH,
-}
-STATUS_MAP = {
-    "connected": CableStatus.INSTALLED,
-    "planned": CableStatus.PLANNED,
-    "decommissioning": CableStatus.INSTALLED,
-}
-UNIT_M = {
-    "m": Decimal(1),
-    "cm": Decimal("0.01"),
-    "km": Decimal(1000),
-    "ft": Decimal("0.3048"),
-    "in": Decimal("0.0254"),
-    "mi": Decimal("1609.344"),
 }
 PORT_TYPE_CONNECTOR = {
     "mpo": ConnectorType.MPO,
@@ -79,22 +65,24 @@ def module_type_values(t: dict) -> dict:
 
 def cable_values(c: dict) -> dict:
     """A NetBox cable's length, colour, install date, status and notes as our cable's fields."""
-    length = c.get("length")
-    unit = choice(c.get("length_unit")) or "m"
-    length_m = (
-        (Decimal(str(length)) * UNIT_M.get(unit, Decimal(1))).quantize(Decimal("0.01")) if length else None
-    )
     install = (c.get("custom_fields") or {}).get("install_date")
-    status = choice(c.get("status"))
-    notes = c.get("description") or ""
-    if status == "decommissioning":
-        notes = (notes + "\n" if notes else "") + "NetBox status: decommissioning"
     return {
-        "length_m": length_m,
+        "length_m": length_in_m(c.get("length"), choice(c.get("length_unit")) or "m"),
         "color": (c.get("color") or "")[:6],
         "install_date": date.fromisoformat(install) if install else None,
-        "status": STATUS_MAP.get(status, CableStatus.PLANNED),
-        "notes": notes,
+        "status": CABLE_STATUS_FROM_NETBOX.get(choice(c.get("status")), CableStatus.PLANNED),
+        "notes": c.get("description") or "",
+    }
+
+
+def cable_netbox_values(c: dict) -> dict:
+    """The NetBox values of a cable that an import keeps verbatim (see ``netbox_vocab``)."""
+    return {
+        "type": choice(c.get("type")),
+        "status": choice(c.get("status")),
+        "length": netbox_number(c.get("length")) or None,
+        "length_unit": choice(c.get("length_unit")) or None,
+        "profile": choice(c.get("profile")) or None,
     }
 
 

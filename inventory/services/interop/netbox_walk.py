@@ -12,6 +12,7 @@ from django.utils.text import slugify
 
 from inventory.core.choices import DeviceRole, FormFactor, PortKind, TransceiverStatus
 from inventory.core.interop.netbox import NetboxSnapshot, choice
+from inventory.core.interop.netbox_vocab import MODULE_STATUS_FROM_NETBOX
 from inventory.models import (
     Cage,
     Device,
@@ -49,9 +50,13 @@ class NetboxImporter(NetboxCableStep):
         self.actor = actor
         self.source = f"{snap.flavor}:{snap.source}"
         self.name = "Nautobot" if snap.flavor == "nautobot" else "NetBox"
-        self.refs: dict[tuple[str, str], int] = {
-            (r.kind, r.external_id): r.object_id for r in ExternalRef.objects.filter(source=self.source)
-        }
+        self.refs: dict[tuple[str, str], int] = {}
+        self.kept: dict[tuple[str, str], dict] = {}
+        for kind, ext_id, object_id, attributes in ExternalRef.objects.filter(source=self.source).values_list(
+            "kind", "external_id", "object_id", "attributes"
+        ):
+            self.refs[(kind, ext_id)] = object_id
+            self.kept[(kind, ext_id)] = attributes
         self.now = timezone.now()
 
     # --- bookkeeping -------------------------------------------------------------------
@@ -59,12 +64,20 @@ class NetboxImporter(NetboxCableStep):
     def ref(self, kind: str, ext_id: int | str) -> int | None:
         return self.refs.get((kind, str(ext_id)))
 
-    def remember(self, kind: str, ext_id: int | str, obj) -> None:
-        if self.refs.get((kind, str(ext_id))) != obj.pk:
+    def remember(self, kind: str, ext_id: int | str, obj, attributes: dict | None = None) -> None:
+        """Record that ``obj`` is that object there, with what was kept verbatim of it;
+        written only when something differs (a re-import of an unchanged site writes nothing)."""
+        key = (kind, str(ext_id))
+        same_attrs = attributes is None or self.kept.get(key) == attributes
+        if self.refs.get(key) != obj.pk or not same_attrs:
+            defaults = {"object_id": obj.pk}
+            if attributes is not None:
+                defaults["attributes"] = attributes
+                self.kept[key] = attributes
             ExternalRef.objects.update_or_create(
-                source=self.source, kind=kind, external_id=str(ext_id), defaults={"object_id": obj.pk}
+                source=self.source, kind=kind, external_id=str(ext_id), defaults=defaults
             )
-            self.refs[(kind, str(ext_id))] = obj.pk
+            self.refs[key] = obj.pk
 
     def upsert(self, model, kind: str, ext_id: int | str, key: str, lookup: dict, values: dict):
         """Find by ExternalRef, else by natural key; create or update; record the change."""
@@ -255,7 +268,11 @@ class NetboxImporter(NetboxCableStep):
             )
         else:
             self.plan.changes.append(Change("module", key, "unchanged", note.strip()))
-        self.remember("module", m["id"], xcvr)
+        status = choice(m.get("status")) or "active"
+        here = MODULE_STATUS_FROM_NETBOX.get(status, TransceiverStatus.INSTALLED)
+        self.remember(
+            "module", m["id"], xcvr, {"netbox": {"status": status}, "here": {"status": str(here)}}
+        )
 
     def _ports(self) -> None:
         self.ports: dict[tuple[str, int], Port] = {}
@@ -296,6 +313,10 @@ class NetboxImporter(NetboxCableStep):
                     "connector_type": PORT_TYPE_CONNECTOR.get(choice(rp.get("type")), ""),
                 }
                 self.ports[("rearport", rp["id"])] = self._port(rp, dev, values, kind="rearport")
+        self.mappings = {
+            m.front_port_id: m
+            for m in PortMapping.objects.filter(front_port__device__in=list(self.devices.values()))
+        }
         for fp in self.snap["front_ports"]:
             dev = self.devices.get(fp["device"]["id"])
             if dev is None:
@@ -310,13 +331,25 @@ class NetboxImporter(NetboxCableStep):
                 rear = self.ports.get(("rearport", mapping.get("rear_port")))
                 if rear is None:
                     continue
-                PortMapping.objects.update_or_create(
-                    front_port=front,
-                    defaults={
-                        "rear_port": rear,
-                        "rear_position": int(mapping.get("rear_port_position") or 1),
-                    },
-                )
+                self._mapping(front, rear, int(mapping.get("rear_port_position") or 1))
+
+    def _mapping(self, front: Port, rear: Port, position: int) -> None:
+        """A front port's rear port and position, written (with history) only when they differ."""
+        key = f"{front.device.name}:{front.name}"
+        current = self.mappings.get(front.pk)
+        if current is None:
+            PortMapping.objects.create(front_port=front, rear_port=rear, rear_position=position)
+            self.plan.changes.append(Change("port_mapping", key, "create"))
+        elif (current.rear_port_id, current.rear_position) != (rear.pk, position):
+            diff = {
+                "rear_port": {"old": str(current.rear_port_id), "new": str(rear.pk)},
+                "rear_position": {"old": str(current.rear_position), "new": str(position)},
+            }
+            current.rear_port, current.rear_position = rear, position
+            current.save()
+            self.plan.changes.append(Change("port_mapping", key, "change", diff))
+        else:
+            self.plan.changes.append(Change("port_mapping", key, "unchanged"))
 
     def _port(self, nb: dict, dev: Device, values: dict, kind: str = "interface") -> Port:
         port = self.upsert(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from inventory.core.interop.netbox import NetboxError, netbox_fetch
-from inventory.models import Cable, Device, Link, Port, Transceiver
+from inventory.models import Cable, Device, ExternalRef, Link, Port, Transceiver
 from inventory.selectors.plant.trace import port_trace
 from inventory.services.interop.netbox import netbox_import
 from inventory.services.interop.netbox_export import netbox_export
@@ -120,7 +120,13 @@ def test_import_traces_the_same_paths_as_netbox(netbox):
     assert names(port_trace(eth2)) == netbox_trace("trace-gpu-0002-eth2.json")
     ft = Cable.objects.get(label="C-H1-0007")
     assert str(ft.length_m) == "12.19"  # 40 ft
-    assert "decommissioning" in ft.notes
+    assert ExternalRef.objects.get(kind="cable", object_id=ft.pk).attributes["netbox"] == {
+        "type": "smf",
+        "status": "decommissioning",
+        "length": "40",
+        "length_unit": "ft",
+        "profile": None,
+    }
     assert Cable.objects.get(label="C-H1-0006").status == "planned"
     assert str(Cable.objects.get(label="C-H1-0001").install_date) == "2026-10-14"
     assert Link.objects.filter(active=True, segments__cable__label="TRK-A01-B01-1").count() == 1
@@ -147,7 +153,7 @@ def test_a_cable_moved_in_netbox_is_a_conflict_not_a_guess(netbox):
     netbox.docs["cables"] = moved
     plan = netbox_import(snapshot=netbox.fetch(), dry_run=False)
     assert [c.key for c in plan.conflicts] == ["C-H1-0001"]
-    assert "ends differ" in plan.conflicts[0].detail
+    assert "ends differ" in plan.conflicts[0].detail["message"]
     # Nothing was guessed: the cable here still runs where it was recorded.
     assert port_trace(Port.objects.get(device__name="gpu-0001", name="eth0")).far.name == "Ethernet1/1"
 
