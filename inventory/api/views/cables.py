@@ -242,15 +242,29 @@ class CableViewSet(NoDeleteModelViewSet):
 
     @extend_schema(
         summary="Export the cable plan (YAML, CSV, or NetBox's cable import CSV)",
-        parameters=[OpenApiParameter("as", str, enum=["yaml", "csv", "netbox"])],
+        description=(
+            "`as=netbox` writes NetBox's cable import CSV with NetBox's own type, status, length, "
+            "unit and profile for cables imported from NetBox. A cable the CSV cannot carry (several "
+            "terminations on a side) is not written as something else: the `X-Not-Exported-Count` and "
+            "`X-Not-Exported` headers name it, and `report=1` answers JSON "
+            "`{csv, not_exported: [{label, reason}]}`."
+        ),
+        parameters=[
+            OpenApiParameter("as", str, enum=["yaml", "csv", "netbox"]),
+            OpenApiParameter("report", bool, description="with as=netbox: JSON with what was not exported"),
+        ],
         responses={200: OpenApiResponse(description="The plan file")},
     )
     @action(detail=False, methods=["get"], url_path="export")
     def export_plan(self, request):
         fmt = request.query_params.get("as", "yaml")
         cables = self.filter_queryset(self.get_queryset())
+        not_exported = None
         if fmt == "netbox":
-            body, ctype, ext = plan_files.netbox_csv_export(cables=cables), "text/csv", "netbox.csv"
+            body, not_exported = plan_files.netbox_csv_export(cables=cables)
+            ctype, ext = "text/csv", "netbox.csv"
+            if request.query_params.get("report", "").lower() in ("1", "true", "yes"):
+                return Response({"csv": body, "not_exported": not_exported})
         elif fmt in ("yaml", "csv"):
             body = plan_files.plan_export(cables=cables, fmt=fmt)
             ctype, ext = ("application/yaml", "yaml") if fmt == "yaml" else ("text/csv", "csv")
@@ -258,6 +272,13 @@ class CableViewSet(NoDeleteModelViewSet):
             return Response({"as": ["yaml, csv or netbox"]}, status=status.HTTP_400_BAD_REQUEST)
         resp = HttpResponse(body, content_type=f"{ctype}; charset=utf-8")
         resp["Content-Disposition"] = f'attachment; filename="cable-plan.{ext}"'
+        if not_exported is not None:
+            # What NetBox's CSV cannot carry is never dropped silently: counted and named here
+            # (the reasons with ``?report=1``).
+            resp["X-Not-Exported-Count"] = str(len(not_exported))
+            if not_exported:
+                names = ", ".join(n["label"] for n in not_exported)
+                resp["X-Not-Exported"] = names.encode("ascii", "replace").decode()[:4000]
         return resp
 
 

@@ -8,9 +8,8 @@ from django.db import transaction
 
 from inventory.core.choices import CableStatus
 from inventory.core.interop.netbox import choice
-from inventory.core.interop.netbox_vocab import CABLE_TYPE_FROM_NETBOX
+from inventory.core.interop.netbox_vocab import CABLE_TYPE_FROM_NETBOX, cable_kept
 from inventory.models import Cable, Port, Transceiver
-from inventory.core.interop.netbox_vocab import cable_kept
 from inventory.selectors.plant.cable_ends import cable_end_names
 from inventory.services.interop.netbox_map import (
     cable_netbox_values,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+
 from django.core.exceptions import ValidationError
 
 from inventory.core.choices import CableStatus, ConnectorType, DeviceRole, FormFactor, Polish

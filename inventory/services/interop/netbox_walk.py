@@ -270,9 +270,7 @@ class NetboxImporter(NetboxCableStep):
             self.plan.changes.append(Change("module", key, "unchanged", note.strip()))
         status = choice(m.get("status")) or "active"
         here = MODULE_STATUS_FROM_NETBOX.get(status, TransceiverStatus.INSTALLED)
-        self.remember(
-            "module", m["id"], xcvr, {"netbox": {"status": status}, "here": {"status": str(here)}}
-        )
+        self.remember("module", m["id"], xcvr, {"netbox": {"status": status}, "here": {"status": str(here)}})
 
     def _ports(self) -> None:
         self.ports: dict[tuple[str, int], Port] = {}

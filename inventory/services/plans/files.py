@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import csv
 import io
-from decimal import Decimal
 
 import yaml
 
 from inventory.core.choices import CableStatus
-from inventory.core.interop.netbox_vocab import CABLE_TYPE_FROM_NETBOX, CABLE_TYPE_TO_NETBOX
-from inventory.models import Cable, CableEnd
+from inventory.core.interop.netbox_vocab import CABLE_TYPE_FROM_NETBOX, cable_to_netbox, length_in_m
+from inventory.models import Cable, CableEnd, ExternalRef
 
 PLAN_COLUMNS = [
     "label",
@@ -43,15 +42,6 @@ PLAN_COLUMNS = [
     "b_pinned",
     "b_polish",
 ]
-
-NETBOX_STATUS = {"planned": "planned"}
-UNIT_M = {
-    "m": Decimal(1),
-    "cm": Decimal("0.01"),
-    "km": Decimal(1000),
-    "ft": Decimal("0.3048"),
-    "in": Decimal("0.0254"),
-}
 
 
 class PlanFileError(ValueError):
@@ -119,9 +109,7 @@ def plan_rows_from_netbox_csv(text: str) -> list[dict]:
     for raw in csv_dict_rows(text):
         unit = (raw.get("length_unit") or "m").strip()
         length = (raw.get("length") or "").strip()
-        length_m = (
-            str((Decimal(length) * UNIT_M.get(unit, Decimal(1))).quantize(Decimal("0.01"))) if length else ""
-        )
+        length_m = str(length_in_m(length, unit)) if length else ""
         status = (raw.get("status") or "connected").strip()
         install = (raw.get("cf_install_date") or "").strip()
         rows.append(
@@ -271,8 +259,34 @@ def plan_export(*, cables=None, fmt: str = "yaml") -> str:
     return yaml.safe_dump({"cables": compact}, sort_keys=False, allow_unicode=True)
 
 
-def netbox_csv_export(*, cables=None) -> str:
-    """Cables in NetBox's bulk-import CSV, for sites without API access."""
+NETBOX_CSV_COLUMNS = [
+    "side_a_device",
+    "side_a_type",
+    "side_a_name",
+    "side_b_device",
+    "side_b_type",
+    "side_b_name",
+    "type",
+    "status",
+    "profile",
+    "label",
+    "color",
+    "length",
+    "length_unit",
+    "description",
+    "cf_install_date",
+]
+
+
+def netbox_csv_export(*, cables=None) -> tuple[str, list[dict]]:
+    """Cables in NetBox's bulk-import CSV, for sites without API access, and what it left out.
+
+    Returns ``(csv text, not exported)``: NetBox's cable CSV takes one termination per side, so
+    a harness with several terminations on a side is never written as something else (one row
+    per leg would be several cables in NetBox): it is listed, with why, for the API or by hand.
+    Type, status, length and unit, and profile are NetBox's own values where the cable came
+    from NetBox and still is what it became here (``netbox_vocab.cable_to_netbox``).
+    """
     cables = list(
         (cables if cables is not None else Cable.objects.exclude(status=CableStatus.RETIRED))
         .select_related("vendor")
@@ -280,24 +294,15 @@ def netbox_csv_export(*, cables=None) -> str:
     )
     rows = _plan_dicts(cables)
     by_label = {c.label: c for c in cables}
+    kept: dict[int, dict] = {}
+    for object_id, attributes in (
+        ExternalRef.objects.filter(kind="cable", object_id__in=[c.pk for c in cables])
+        .order_by("seen_at")
+        .values_list("object_id", "attributes")
+    ):
+        kept[object_id] = attributes  # the most recently seen source wins
     buf = io.StringIO()
-    cols = [
-        "side_a_device",
-        "side_a_type",
-        "side_a_name",
-        "side_b_device",
-        "side_b_type",
-        "side_b_name",
-        "type",
-        "status",
-        "label",
-        "color",
-        "length",
-        "length_unit",
-        "description",
-        "cf_install_date",
-    ]
-    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\r\n")
+    w = csv.DictWriter(buf, fieldnames=NETBOX_CSV_COLUMNS, lineterminator="\r\n")
     w.writeheader()
     nb_type = {"front": "dcim.frontport", "rear": "dcim.rearport"}
     end_kind = {
@@ -306,14 +311,25 @@ def netbox_csv_export(*, cables=None) -> str:
             "cable_id", "side", "port__kind"
         )
     }
+    not_exported = []
     for r in rows:
         c = by_label[r["label"]]
-        if ";" in r["a_port"] or ";" in r["b_port"]:
-            continue  # NetBox CSV takes one termination per side
+        legs = {side: len([n for n in r[f"{side}_port"].split(";") if n]) for side in ("a", "b")}
+        if legs["a"] > 1 or legs["b"] > 1:
+            not_exported.append(
+                {
+                    "label": c.label,
+                    "reason": f"{legs['a']} terminations on side A and {legs['b']} on side B: NetBox's "
+                    "cable CSV takes one termination per side (one row per leg would make separate "
+                    "cables); add it through NetBox's API or UI",
+                }
+            )
+            continue
 
         def term(side, cable_id=c.pk):
             return end_kind.get((cable_id, side.upper()), "dcim.interface")
 
+        netbox = cable_to_netbox(kind=c.kind, status=c.status, length_m=c.length_m, kept=kept.get(c.pk))
         w.writerow(
             {
                 "side_a_device": r["a_device"],
@@ -322,14 +338,11 @@ def netbox_csv_export(*, cables=None) -> str:
                 "side_b_device": r["b_device"],
                 "side_b_type": term("b"),
                 "side_b_name": r["b_port"],
-                "type": CABLE_TYPE_TO_NETBOX.get(c.kind, ""),
-                "status": "planned" if c.status == CableStatus.PLANNED else "connected",
+                **netbox,
                 "label": c.label,
                 "color": c.color,
-                "length": r["length_m"],
-                "length_unit": "m" if r["length_m"] else "",
                 "description": c.notes,
                 "cf_install_date": r["install_date"],
             }
         )
-    return buf.getvalue()
+    return buf.getvalue(), not_exported
