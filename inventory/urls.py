@@ -6,6 +6,7 @@ from inventory.views import forecast as forecast_views
 from inventory.views import labels as label_views
 from inventory.views import reconciliation as recon_views
 from inventory.views import retests as retest_pages
+from inventory.views import sync as sync_views
 from inventory.views import testing as test_views
 
 urlpatterns = [
@@ -38,6 +39,9 @@ urlpatterns = [
     path("metrics", alerts.metrics, name="metrics"),
     # Telemetry vs the recorded plant; creating the missing module records in one reviewed step.
     path("reconciliation/", recon_views.report, name="reconciliation"),
+    # NetBox/Nautobot sync conflicts: take the source's ends, or keep ours.
+    path("sync/conflicts/", sync_views.conflicts, name="sync-conflicts"),
+    path("sync/conflicts/resolve", sync_views.conflict_resolve, name="sync-conflict-resolve"),
     path("reconciliation/preview", recon_views.preview, name="reconciliation-preview"),
     path("reconciliation/apply", recon_views.apply, name="reconciliation-apply"),
     # Labels: the print form / bulk-action target, and background batches.

@@ -6,6 +6,7 @@ from inventory.api import alerts as alert_views
 from inventory.api import forecast as forecast_api
 from inventory.api import reconciliation as recon_api
 from inventory.api import retests as retest_views
+from inventory.api import sync as sync_api
 from inventory.api import testing as test_api
 from inventory.api import views
 from inventory.api.telemetry import TelemetryIngestView
@@ -55,5 +56,6 @@ urlpatterns = [
     path(
         "forecast/snapshots/", forecast_api.ForecastSnapshotListView.as_view(), name="api-forecast-snapshots"
     ),
+    path("sync/conflicts/", sync_api.SyncConflictsView.as_view(), name="api-sync-conflicts"),
     path("", include(router.urls)),
 ]
