@@ -260,10 +260,13 @@ class CableViewSet(NoDeleteModelViewSet):
         fmt = request.query_params.get("as", "yaml")
         cables = self.filter_queryset(self.get_queryset())
         not_exported = None
+        report = request.query_params.get("report", "false").lower()
+        if report not in ("1", "true", "0", "false"):
+            return Response({"report": ["true or false"]}, status=status.HTTP_400_BAD_REQUEST)
         if fmt == "netbox":
             body, not_exported = plan_files.netbox_csv_export(cables=cables)
             ctype, ext = "text/csv", "netbox.csv"
-            if request.query_params.get("report", "").lower() in ("1", "true", "yes"):
+            if report in ("1", "true"):
                 return Response({"csv": body, "not_exported": not_exported})
         elif fmt in ("yaml", "csv"):
             body = plan_files.plan_export(cables=cables, fmt=fmt)

@@ -2,8 +2,10 @@
 
 Cardinality is bounded by the plant, never by time or values: one series per link end for
 the FEC gauges (capped at ``CABLETRACK_METRICS_MAX_LINKS`` links, worst pre-FEC BER first), one
-info series per link (labels: link id, cable label(s), rack, both ports, module vendor), and
-small aggregates for alerts and overdue retests.
+info series per link (labels: link id, cable label(s), both ends' racks, both ports, module vendor), and
+small aggregates for alerts and overdue retests. A link carries both ends' racks and devices, and
+``cabletrack_link_rack`` lists every rack it touches (patch panels between included), so a rack
+filter finds every link in or through the rack; ``cabletrack_rack_info`` lists every rack.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from inventory.conf import app_settings
 from inventory.core.choices import AlertState, CableStatus
-from inventory.models import Alert, Cable, Link, LinkSegment
+from inventory.models import Alert, Cable, CableEnd, Link, LinkSegment, Rack
 from inventory.selectors.telemetry.source import port_stats
 
 
@@ -27,6 +29,7 @@ class _PlantCollector:
 
     def collect(self):
         yield from self._link_families()
+        yield self._rack_family()
         yield from self._alert_families()
         yield from self._cable_families()
 
@@ -42,8 +45,24 @@ class _PlantCollector:
         info = InfoMetricFamily(
             "cabletrack_link",
             "The physical link behind a port pair: join your own series on a_device/a_port or b_device/b_port",
-            labels=["link", "cable", "rack", "a_device", "a_port", "b_device", "b_port", "vendor"],
+            labels=[
+                "link",
+                "cable",
+                "a_rack",
+                "b_rack",
+                "a_device",
+                "a_port",
+                "b_device",
+                "b_port",
+                "vendor",
+            ],
         )
+        link_rack = GaugeMetricFamily(
+            "cabletrack_link_rack",
+            "1 for every rack a link touches (both ends and the patch panels between): filter on rack",
+            labels=["link", "rack"],
+        )
+        racks_of = _link_racks()
         ber = GaugeMetricFamily(
             "cabletrack_link_pre_fec_ber",
             "Pre-FEC BER at the receiver of this end (last 10 min)",
@@ -72,6 +91,7 @@ class _PlantCollector:
                     lid,
                     ",".join(labels.get(lk[0], [])),
                     lk[7] or "",
+                    lk[10] or "",
                     lk[3],
                     lk[4],
                     lk[5],
@@ -80,6 +100,8 @@ class _PlantCollector:
                 ],
                 {},
             )
+            for rack in sorted(racks_of.get(lk[0], set()) | {r for r in (lk[7], lk[10]) if r}):
+                link_rack.add_metric([lid, rack], 1)
             for end, pid in (("a", lk[1]), ("b", lk[2])):
                 s = stats.get(pid)
                 if not s:
@@ -93,10 +115,18 @@ class _PlantCollector:
                 if s.get("uncorrectable_cw_rate") is not None:
                     uncorr.add_metric([lid, end], s["uncorrectable_cw_rate"])
         yield info
+        yield link_rack
         yield ber
         yield ber_max
         yield corr
         yield uncorr
+
+    def _rack_family(self):
+        """Every rack, with or without links: what a dashboard's rack drop-down lists."""
+        racks = GaugeMetricFamily("cabletrack_rack_info", "Every rack of the plant", labels=["rack", "site"])
+        for name, site in Rack.objects.values_list("name", "row__room__site__slug").order_by("name"):
+            racks.add_metric([name, site or ""], 1)
+        return racks
 
     def _alert_families(self):
         """Open alerts by rule and severity, and which rules are open on each link."""
@@ -157,6 +187,7 @@ def _active_links(stats: dict, max_links: int) -> list[tuple]:
             "a_port__device__rack__name",
             "a_port__cage__transceiver__model__vendor__name",
             "b_port__cage__transceiver__model__vendor__name",
+            "b_port__device__rack__name",
         )
     )
 
@@ -167,6 +198,20 @@ def _active_links(stats: dict, max_links: int) -> list[tuple]:
     if len(links) > max_links:
         links = sorted(links, key=worst, reverse=True)[:max_links]
     return links
+
+
+def _link_racks() -> dict[int, set[str]]:
+    """The racks of every device an active link's cables end on (patch panels on its path too)."""
+    racks: dict[int, set[str]] = {}
+    for lid, port_rack, cage_rack in (
+        CableEnd.objects.filter(active=True, cable__link_segments__link__active=True)
+        .values_list("cable__link_segments__link_id", "port__device__rack__name", "cage__device__rack__name")
+        .distinct()
+    ):
+        for rack in (port_rack, cage_rack):
+            if rack:
+                racks.setdefault(lid, set()).add(rack)
+    return racks
 
 
 def _cable_labels() -> dict[int, list[str]]:

@@ -33,7 +33,7 @@ def sync_conflict_resolve(*, run_id: int, cable_label: str, take: str, actor=Non
         raise ValidationError({"take": f"Choose one of {', '.join(RESOLUTIONS)}."})
     run = SyncRun.objects.select_for_update().filter(pk=run_id).first()
     if run is None:
-        raise ValidationError({"run": f"No sync run {run_id}."})
+        raise ValidationError({"run": f"Sync run {run_id} does not exist."})
     conflict = next(
         (
             c
@@ -47,11 +47,13 @@ def sync_conflict_resolve(*, run_id: int, cable_label: str, take: str, actor=Non
         None,
     )
     if conflict is None:
-        raise ValidationError({"cable": f"Sync run {run_id} has no open conflict on cable {cable_label}."})
+        raise ValidationError(
+            {"cable": f"No cable labelled {cable_label} has an open conflict in sync run {run_id}."}
+        )
     detail = conflict["detail"]
     cable = Cable.objects.select_for_update().filter(label=cable_label).first()
     if cable is None:
-        raise ValidationError({"cable": f"No cable {cable_label} here."})
+        raise ValidationError({"cable": f"No cable labelled {cable_label} here."})
     who = actor.get_username() if actor is not None and actor.is_authenticated else "someone"
     name = "Nautobot" if run.source.startswith("nautobot:") else "NetBox"
     if take == "take_source":

@@ -106,7 +106,7 @@ def test_resolving_needs_an_import_role_and_a_real_choice(api_as, engineer_api, 
     gone = engineer_api.post("/api/sync/conflicts/", {**body, "run": moved.pk + 1000}, format="json")
     assert gone.status_code == 400 and "run" in gone.json()
     other = engineer_api.post("/api/sync/conflicts/", {**body, "cable": "C-H1-0002"}, format="json")
-    assert other.status_code == 400 and "no open conflict" in other.json()["cable"][0]
+    assert other.status_code == 400 and "has an open conflict" in other.json()["cable"][0]
     assert far_end("gpu-0001", "eth0") == "Ethernet1/1"  # nothing was written
 
 
