@@ -1,10 +1,11 @@
 import json
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from inventory.conf import app_settings
 from inventory.core.interop.netbox import FLAVORS, NetboxError, source_fetch
-from inventory.services.interop.netbox import netbox_import
+from inventory.services.interop.netbox import netbox_import, sync_run_record
 
 
 class Command(BaseCommand):
@@ -34,8 +35,11 @@ class Command(BaseCommand):
                 "Give --url and --token (or set CABLETRACK_NETBOX_URL / CABLETRACK_NETBOX_TOKEN)."
             )
         try:
+            started = timezone.now()
             snapshot = source_fetch(url=url, token=token, site=site, flavor=flavor)
             plan = netbox_import(snapshot=snapshot, dry_run=not apply)
+            if apply:
+                sync_run_record(snapshot=snapshot, plan=plan, started_at=started)
         except NetboxError as exc:
             raise CommandError(str(exc)) from exc
         report = plan.as_dict()
@@ -46,7 +50,10 @@ class Command(BaseCommand):
         for kind, actions in report["summary"].items():
             self.stdout.write(f"  {kind:<12} " + ", ".join(f"{n} {a}" for a, n in sorted(actions.items())))
         for c in report["conflicts"]:
-            self.stdout.write(self.style.WARNING(f"  CONFLICT {c['kind']} {c['key']}: {c['detail']}"))
+            detail = c["detail"].get("message", "") if isinstance(c["detail"], dict) else c["detail"]
+            self.stdout.write(self.style.WARNING(f"  CONFLICT {c['kind']} {c['key']}: {detail}"))
+        if apply and report["conflicts"]:
+            self.stdout.write("  Resolve them at /sync/conflicts/ (or POST /api/sync/conflicts/).")
 
 
 def _json(obj) -> str:

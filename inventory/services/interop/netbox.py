@@ -80,6 +80,20 @@ def netbox_import(*, snapshot: NetboxSnapshot, dry_run: bool = True, actor=None)
     return plan
 
 
+def sync_run_record(*, snapshot: NetboxSnapshot, plan: NetboxPlan, started_at) -> SyncRun:
+    """Record an applied import (``manage.py netbox_import --apply``) as a sync run, so its
+    conflicts are listed and resolved where the periodic sync's are (``/sync/conflicts/``)."""
+    report = plan.as_dict()
+    return SyncRun.objects.create(
+        source=f"{snapshot.flavor}:{snapshot.source}",
+        site=snapshot.site,
+        started_at=started_at,
+        finished_at=timezone.now(),
+        summary=report["summary"],
+        conflicts=report["conflicts"],
+    )
+
+
 def netbox_sync(*, url: str, token: str, sites: list[str], flavor: str = "netbox", now=None) -> list:
     """Fetch and apply each site; conflicts are recorded on the run, never resolved by guessing."""
     runs = []

@@ -8,8 +8,10 @@ NetBox's ends or keeps ours, through the API or the page.
 from __future__ import annotations
 
 import copy
+import io
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 
 from inventory.models import Port, SyncRun
@@ -130,3 +132,17 @@ def test_the_page_shows_both_sides_and_takes_netboxs_ends(user_with_role, moved)
     assert "C-H1-0001: took the source&#x27;s ends." in done.content.decode()
     assert "No open conflicts." in done.content.decode()
     assert far_end("gpu-0001", "eth0") == "Ethernet3/2"
+
+
+def test_an_applied_command_line_import_lists_its_conflicts_for_resolution(engineer_api, netbox):
+    out = io.StringIO()
+    args = {"url": netbox.url, "token": "secret-token", "site": "gpu-hall-1", "apply": True, "stdout": out}
+    call_command("netbox_import", **args)
+    move_in_netbox(netbox, "C-H1-0001", "b", "leaf-01", "Ethernet3/2")
+    call_command("netbox_import", **{**args, "stdout": out})
+    assert "CONFLICT cable C-H1-0001: its ends differ here (A gpu-0001 eth0; B leaf-01 Ethernet1/1)" in (
+        out.getvalue()
+    )
+    assert "/sync/conflicts/" in out.getvalue()
+    (conflict,) = engineer_api.get("/api/sync/conflicts/").json()["results"]
+    assert conflict["theirs"]["B"] == ["leaf-01 Ethernet3/2"]
