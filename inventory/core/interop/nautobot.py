@@ -28,12 +28,11 @@ from django.utils.text import slugify
 from inventory.core.interop.clients import api_client
 from inventory.core.interop.snapshot import NetboxError, NetboxSnapshot
 
-#: snapshot key -> (pynautobot endpoint, filter by the location?)
+#: snapshot key -> (pynautobot endpoint, filter by the location?); module types and
+#: manufacturers are read afterwards, by the ids the location's modules and devices reference
 ENDPOINTS = {
     "racks": ("racks", True),
     "devices": ("devices", True),
-    "manufacturers": ("manufacturers", False),
-    "module_types": ("module_types", False),
     "module_bays": ("module_bays", False),
     "modules": ("modules", False),
     "interfaces": ("interfaces", False),
@@ -47,8 +46,9 @@ ATTRIBUTE_PREFIX = "transceiver_"
 def nautobot_fetch(*, url: str, token: str, site: str, timeout: float = 30.0) -> NetboxSnapshot:
     """Read one Nautobot location (``site`` is its name) as a NetBox-shaped snapshot.
 
-    Components and cables are fetched for the location's devices only (Nautobot filters
-    them by ``device``); raises ``NetboxError`` with a clear message on failure.
+    Racks and devices are read by the location, module types and manufacturers by the ids the
+    modules and devices reference; components and cables are kept for the location's devices
+    only (``nautobot_to_netbox``). Raises ``NetboxError`` with a clear message on failure.
     """
     pynautobot = api_client("nautobot")
 
@@ -65,6 +65,11 @@ def nautobot_fetch(*, url: str, token: str, site: str, timeout: float = 30.0) ->
             ep = getattr(api.dcim, endpoint)
             records = ep.filter(location=location["id"], depth=1) if by_location else ep.filter(depth=1)
             raw[key] = [dict(r) for r in records]
+        type_ids = {_id(m.get("module_type")) for m in raw["modules"]} - {None}
+        raw["module_types"] = _by_ids(api.dcim.module_types, type_ids)
+        makers = {_id((d.get("device_type") or {}).get("manufacturer")) for d in raw["devices"]}
+        makers |= {_id(t.get("manufacturer")) for t in raw["module_types"]}
+        raw["manufacturers"] = _by_ids(api.dcim.manufacturers, makers - {None})
     except pynautobot.RequestError as exc:
         raise NetboxError(f"Nautobot refused {exc.req.url}: {exc.req.status_code} {exc.error}") from exc
     except requests.RequestException as exc:
@@ -245,6 +250,15 @@ def _cables(cables: list[dict], port_ids: set[str]) -> list[dict]:
         for c in cables
         if c.get("termination_a_id") in port_ids and c.get("termination_b_id") in port_ids
     ]
+
+
+def _by_ids(endpoint, ids: set) -> list[dict]:
+    """The records with these ids, 100 per request (none asked, none read)."""
+    wanted = sorted(ids)
+    out: list[dict] = []
+    for i in range(0, len(wanted), 100):
+        out += [dict(r) for r in endpoint.filter(id=wanted[i : i + 100], depth=1)]
+    return out
 
 
 def _id(ref) -> str | None:

@@ -186,6 +186,9 @@ def test_nautobot_values_come_back_unchanged_too():
             snapshot=nautobot_fetch(url=fake.url, token="secret-token", site="gpu-hall-1"), dry_run=False
         )
         assert history_rows() == before
+        for endpoint in ("manufacturers", "module-types"):
+            asked = [r for r in fake.requests if f"/{endpoint}/" in r]
+            assert asked and all("id=" in r for r in asked), endpoint  # never the whole catalogue
     finally:
         fake.server.shutdown()
     rows = {r["label"]: r for r in csv.DictReader(io.StringIO(netbox_csv_export()[0]))}
