@@ -74,8 +74,7 @@ def netbox_number(value) -> str:
     """A decimal as NetBox's CSV takes it, without trailing zeros (``40``, ``12.5``)."""
     if value in (None, ""):
         return ""
-    text = format(Decimal(str(value)).normalize(), "f")
-    return text
+    return format(Decimal(str(value)).normalize(), "f")
 
 
 def cable_status_to_netbox(status: str) -> str:
