@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from inventory.core.choices import CableKind, TestKind
+from inventory.core.choices import CableKind, TestKind, Verdict
 from inventory.models import Cable, CableEnd
 from inventory.selectors.testing.facts import fibres_in_use, otdr_min_length_m, retest_interval
 from inventory.selectors.testing.latest import PASSING, latest_tests
@@ -61,7 +61,10 @@ def gate_missing(*, cables: Sequence[Cable], latest: dict, ends: dict, now: date
                 if otdr is None:
                     need.append(f"an OTDR trace{why}")
                 elif otdr.verdict not in PASSING:
-                    need.append(f"a passing OTDR trace (the last one, {otdr.tested_at:%Y-%m-%d}, failed)")
+                    # "unknown": no budget applied, or the trace did not fit the cable (its fibre
+                    # end far from the recorded length): not judged, so it satisfies nothing.
+                    how = "failed" if otdr.verdict == Verdict.FAIL else "was not judged: see its warnings"
+                    need.append(f"a passing OTDR trace (the last one, {otdr.tested_at:%Y-%m-%d}, {how})")
                 elif otdr.tested_at < oldest:
                     need.append(
                         f"an OTDR trace newer than {retest_interval().days} days (last {otdr.tested_at:%Y-%m-%d})"
