@@ -19,11 +19,11 @@ from inventory.core.optics import budgets
 from inventory.core.optics.plot import trace_svg
 from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, OtdrTrace, Port
 from inventory.selectors.testing.facts import link_channel_limit
-from inventory.selectors.testing.gate import cable_gate_check, gate_missing
+from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, cable_gate_check, gate_missing
 from inventory.selectors.testing.latest import LatestTest, chunk_size, id_chunks, latest_tests
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CableFacts:
     """What the verdicts need of a cable, without a model instance per row."""
 
@@ -34,7 +34,7 @@ class CableFacts:
     length_m: object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EndFacts:
     connector_type: str
     fibre_count: int | None
@@ -134,7 +134,7 @@ def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_r
 # --- link verdicts and the commissioning report ----------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class SegmentVerdict:
     cable_id: int
     label: str
@@ -147,7 +147,7 @@ class SegmentVerdict:
     missing: list[str] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class LinkVerdict:
     link_id: int
     a: str
@@ -235,11 +235,16 @@ def link_verdicts(
     port_names = _port_names(links, link_qs)
     whole_link = _whole_link_tests(link_qs if link_qs is not None else link_ids)
     out: dict[int, LinkVerdict] = {}
+    per_cable: dict[int, SegmentVerdict] = {}  # a cable on several links is judged once
     for link in links:
-        seg_v = [
-            _segment_verdict(facts.cables[cid], latest.get(cid, {}), gate.get(cid, []))
-            for cid in facts.segs.get(link.pk, [])
-        ]
+        seg_v = []
+        for cid in facts.segs.get(link.pk, []):
+            sv = per_cable.get(cid)
+            if sv is None:
+                sv = per_cable[cid] = _segment_verdict(
+                    facts.cables[cid], latest.get(cid, {}), gate.get(cid, [])
+                )
+            seg_v.append(sv)
         out[link.pk] = _link_verdict(link, seg_v, whole_link.get(link.pk), port_names)
     return out
 
@@ -271,7 +276,7 @@ def _link_facts(link_ids: list[int], *, link_qs: QuerySet | None, rows) -> _Link
         segs = {pk: rows.segs[pk] for pk in link_ids}
     for scope in scopes:
         for link_id, cable_id in (
-            LinkSegment.objects.filter(link_id__in=scope)
+            LinkSegment.objects.filter(link_id__any=scope)
             .order_by("link_id", "seq")
             .values_list("link_id", "cable_id")
         ):
@@ -295,9 +300,9 @@ def _link_facts(link_ids: list[int], *, link_qs: QuerySet | None, rows) -> _Link
             if rows.ends.get(cid):
                 ends[cid] = [EndFacts(e.connector_type, e.fibre_count, e.polish) for e in rows.ends[cid]]
     for scope in cscopes:
-        for row in Cable.objects.filter(pk__in=scope).values_list("pk", "label", "kind", "role", "length_m"):
+        for row in Cable.objects.filter(pk__any=scope).values_list("pk", "label", "kind", "role", "length_m"):
             cables[row[0]] = CableFacts(*row)
-        for cable_id, ctype, fcount, polish in CableEnd.objects.filter(cable_id__in=scope).values_list(
+        for cable_id, ctype, fcount, polish in CableEnd.objects.filter(cable_id__any=scope).values_list(
             "cable_id", "connector_type", "fibre_count", "polish"
         ):
             ends.setdefault(cable_id, []).append(EndFacts(ctype, fcount, polish))
@@ -324,7 +329,7 @@ def _link_verdict(
 ) -> LinkVerdict:
     """One link's TIA, PMD and overall verdicts, note and blockers from its segments' verdicts
     (``channel``: the loss of a whole-link test, when there is one)."""
-    fibre_segs = [s for s in seg_v if s.kind in CableKind.fibre()]
+    fibre_segs = [s for s in seg_v if s.kind in FIBRE_KINDS]
     tia = (
         budgets.worst(s.olts.verdict if s.olts else Verdict.UNKNOWN for s in fibre_segs)
         if fibre_segs
@@ -341,7 +346,7 @@ def _link_verdict(
         if fibre_segs
         else budgets.Verdict(Verdict.UNKNOWN, None, None, None)
     )
-    sealed = [s for s in seg_v if s.kind in CableKind.sealed()]
+    sealed = [s for s in seg_v if s.kind in SEALED_KINDS]
     qual = budgets.worst(s.qualification.verdict if s.qualification else Verdict.UNKNOWN for s in sealed)
     if fibre_segs:
         overall = (
@@ -412,7 +417,7 @@ def _port_names(links: list[Link], link_qs: QuerySet | None = None) -> dict[int,
     out = {}
     ids = sorted(ids)
     for i in range(0, len(ids), chunk_size()):
-        for pk, dev, name in Port.objects.filter(pk__in=ids[i : i + chunk_size()]).values_list(
+        for pk, dev, name in Port.objects.filter(pk__any=ids[i : i + chunk_size()]).values_list(
             "pk", "device__name", "name"
         ):
             out[pk] = f"{dev}:{name}"
@@ -424,7 +429,7 @@ def _whole_link_tests(link_ids) -> dict[int, float]:
     out: dict[int, float] = {}
     for chunk in id_chunks(link_ids):
         for link_id, loss in (
-            CableTest.objects.filter(link_id__in=chunk, kind=TestKind.OLTS, loss_db__isnull=False)
+            CableTest.objects.filter(link_id__any=chunk, kind=TestKind.OLTS, loss_db__isnull=False)
             .order_by("link_id", "-tested_at", "-pk")
             .values_list("link_id", "loss_db")
         ):
