@@ -12,12 +12,10 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.safestring import mark_safe
 
 from inventory.core.choices import PASSING, CableKind, TestKind, Verdict
 from inventory.core.optics import budgets
-from inventory.core.optics.plot import trace_svg
-from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, OtdrTrace, Port
+from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, Port
 from inventory.selectors.testing.facts import link_channel_limit
 from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, cable_gate_check, gate_missing
 from inventory.selectors.testing.latest import LatestTest, chunk_size, id_chunks, latest_tests
@@ -78,11 +76,11 @@ def _test_row(t: CableTest) -> dict:
 def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_rows=None) -> dict:
     """Context for ``inventory/_cable_tests.html``: everything under one key, ``cable_tests``.
 
-    Latest test per kind (verdict, margin, budget), the latest OTDR session's traces as inline
-    SVG with their event tables and download links, the channel verdict of every link the
+    Latest test per kind (verdict, margin, budget), the channel verdict of every link the
     cable carries (TIA per segment against the PMD's channel limit), what still blocks
-    production, and the URLs of the test forms. ``link_rows`` (``selectors.pages.LinkRows``):
-    the segments, cables and ends the page's trace has read already.
+    production, and the URLs of the test forms (the OTDR traces over time, with the baseline
+    overlaid: ``selectors.testing.traces.cable_traces_context``). ``link_rows``
+    (``selectors.pages.LinkRows``): the segments, cables and ends the page's trace has read already.
     """
     tests = list(
         CableTest.objects.filter(cable=cable)
@@ -95,18 +93,7 @@ def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_r
         latest.setdefault(t.kind, t)
     order = [TestKind.OLTS, TestKind.OTDR, TestKind.INSPECTION, TestKind.QUALIFICATION]
     rows = [_test_row(latest[k]) for k in order if k in latest]
-    traces = []
     otdr = latest.get(TestKind.OTDR)
-    if otdr is not None:
-        for tr in OtdrTrace.objects.filter(test=otdr).order_by("fibre", "wavelength_nm"):
-            traces.append(
-                {
-                    "trace": tr,
-                    "svg": mark_safe(trace_svg(tr.trace, tr.events, title=f"fibre {tr.fibre}")),  # noqa: S308 - numbers only
-                    "events": tr.events,
-                    "download_url": reverse("otdr-download", kwargs={"pk": tr.pk}),
-                }
-            )
     if links is None:
         links = list(Link.objects.filter(active=True, segments__cable=cable).distinct())
     channel = link_verdicts(links=links, rows=link_rows) if links else {}
@@ -118,7 +105,6 @@ def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_r
             "latest": rows,
             "history": tests[:20],
             "otdr": otdr,
-            "traces": traces,
             "links": [channel[link.pk] for link in links if link.pk in channel],
             "gate_missing": missing,
             "gate_applies": cable.kind in CableKind.fibre() | CableKind.sealed(),
