@@ -84,6 +84,7 @@ PMD_ALIASES = {
     "800GBASE-2xFR4": "800G-2xFR4",
     "NDR": "NDR-DR4",
     "HDR": "HDR-SR4",
+    "200GBASE-SR4": "HDR-SR4",  # the same optics: IEEE 802.3cd Table 138-11
 }
 
 # --- TIA-568.3-D component method -------------------------------------------------------------

@@ -319,5 +319,5 @@ def cable_page(cable: Cable) -> dict:
     }
     ctx.update(cable_alerts_context(cable, links=links))
     ctx.update(cable_tests_context(cable, links=links, link_rows=link_rows))
-    ctx.update(cable_traces_context(cable))
+    ctx.update(cable_traces_context(cable, otdr_tested=ctx["cable_tests"]["otdr"] is not None))
     return ctx

@@ -13,11 +13,14 @@ from inventory.models import Cable, OtdrTrace
 MAX_DRAWN = 6  # traces drawn per plot: the baseline, the latest and the most recent others
 
 
-def cable_traces_context(cable: Cable) -> dict:
+def cable_traces_context(cable: Cable, *, otdr_tested: bool = True) -> dict:
     """Context for ``inventory/_cable_traces.html``, under one key, ``cable_traces``: a group per
     fibre and wavelength (oldest trace first), each with an overlay plot (baseline blue, latest
     black, earlier grey), the list of its traces (date, verdict, baseline, download) and the
-    latest trace's events."""
+    latest trace's events. ``otdr_tested=False`` (the page knows the cable has no OTDR test):
+    nothing to read."""
+    if not otdr_tested:
+        return {"cable_traces": {"groups": [], "count": 0}}
     rows = list(
         OtdrTrace.objects.filter(test__cable=cable, test__kind=TestKind.OTDR)
         .select_related("test")
