@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from inventory.conf import app_settings
+from inventory.core.optics import trace_checks
 from inventory.core.optics.sor.data import SorError
 from inventory.core.optics.sor.parse import parse_sor
 from inventory.models import Cable, InstrumentMapping, OtdrTrace
@@ -236,6 +237,9 @@ def instrument_project_import(
             result.unmatched.append(
                 {"where": name, "cable": label, "why": "no fibre number in the file or its name"}
             )
+        elif why := trace_checks.wavelength_misfit(cables[label].kind, sor.wavelength_nm):
+            # Shown in the preview already; the upload service refuses it again on apply.
+            result.errors.append({"where": name, "errors": {"file": f"{why} ({label})."}})
         else:
             sors_by_cable.setdefault(label, []).append(SorUpload(name.rsplit("/", 1)[-1], data, fibre, sor))
     for label, rows in readings_by_cable.items():

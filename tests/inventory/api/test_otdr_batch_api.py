@@ -100,3 +100,25 @@ def test_a_viewer_cannot_upload_a_batch(api_as, cables):
         "/api/tests/otdr/batch/", {"files": [sor_file("J-1_1.sor")]}, format="multipart"
     )
     assert resp.status_code == 403 and not CableTest.objects.exists()
+
+
+def test_the_import_preview_names_a_trace_at_the_wrong_wavelength(api_as, cables):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("J-1_1.sor", build_v1(events=EVENTS))
+        z.writestr("J-2_1.sor", build_v1(events=EVENTS, wavelength_nm=850))
+    resp = api_as("technician").post(
+        "/api/tests/import/",
+        {"file": SimpleUploadedFile("p.zip", buf.getvalue()), "instrument": "EXFO", "apply": False},
+        format="multipart",
+    )
+    assert resp.json()["errors"] == [
+        {
+            "where": "J-2_1.sor",
+            "errors": {
+                "file": "850 nm is not a single-mode test wavelength (1310, 1383, 1490, 1550, 1625 nm): "
+                "the wrong file or the wrong cable (J-2)."
+            },
+        }
+    ]
+    assert not CableTest.objects.exists()

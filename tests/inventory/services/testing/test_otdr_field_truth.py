@@ -260,3 +260,20 @@ def test_a_batch_records_every_file_in_a_fixed_number_of_queries_and_recomputes_
     assert counts[0] == counts[1], counts
     assert OtdrTrace.objects.filter(test__cable__in=large, test__tested_at__gt=NOW).count() == 12
     assert CableTest.objects.filter(is_baseline=True).count() == 8
+
+
+def test_a_cable_plan_row_with_a_upc_plug_on_an_apc_panel_port_is_refused(engineer_api):
+    """The plan import checks panel ports as ``cable_install`` does (and as it checks modules)."""
+    f.twin_port_device(
+        "gpu-3", role=DeviceRole.GPU_NODE, with_modules=False, names=lambda c, k: f"eth{2 * c + k}"
+    )
+    f.patch_panel("pp-1")
+    plan = (
+        "label,kind,a_device,a_port,b_device,b_port,a_connector,a_fibres,a_polish,b_connector,b_fibres,b_polish\n"
+        "P-1,SMF_OS2,gpu-3,eth0,pp-1,Front 1,MPO,12,UPC,MPO,12,UPC\n"
+        "P-2,SMF_OS2,gpu-3,eth1,pp-1,Front 2,MPO,12,APC,MPO,12,APC\n"
+    )
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=1", plan, content_type="text/csv")
+    errors = {row["row"]: row["errors"] for row in r.json()["rows"]}
+    assert errors[1] == {"b_polish": "Port Front 1 is APC."}
+    assert errors[2] == {}
