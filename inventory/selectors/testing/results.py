@@ -6,6 +6,8 @@ tests are in ``latest``, the production gate in ``gate``.
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -213,7 +215,31 @@ def link_verdicts(
     ``rows`` (``selectors.pages.LinkRows``, covering every link): the segments, cables and ends
     already read, so only the tests are read here.
     """
-    now = now or timezone.now()
+    with _gc_paused():
+        return _link_verdicts(links=links, now=now or timezone.now(), link_qs=link_qs, rows=rows)
+
+
+@contextmanager
+def _gc_paused():
+    """Pause CPython's cyclic garbage collector while the verdicts are built.
+
+    A whole cluster's verdicts allocate a few hundred thousand small, acyclic objects (rows,
+    facts, verdicts); each burst of allocations triggers a collection that walks every live
+    object of the process. None of them is cyclic, so reference counting frees them all; the
+    pause cut the 4,096-GPU figure by about a third. The collector resumes afterwards.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _link_verdicts(
+    *, links: list[Link], now: datetime, link_qs: QuerySet | None, rows
+) -> dict[int, LinkVerdict]:
     link_ids = [link.pk for link in links]
     facts = _link_facts(link_ids, link_qs=link_qs, rows=rows)
     latest = latest_tests(cable_ids=facts.cable_scope if facts.cable_scope is not None else facts.cable_ids)
