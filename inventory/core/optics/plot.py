@@ -1,4 +1,5 @@
-"""An OTDR trace as an inline SVG: distance (m) against relative dB, events marked. Pure code.
+"""OTDR traces as an inline SVG: distance (m) against relative dB, one fibre's traces over time
+overlaid (``traces_overlay_svg``), the latest trace's events marked. Pure code.
 
 Only numbers reach the markup (event numbers, distances, dB), so the output is safe to emit
 unescaped in a template.
@@ -23,81 +24,6 @@ def _nice_step(span: float) -> float:
         if raw <= m * mag:
             return m * mag
     return 10 * mag
-
-
-def trace_svg(
-    points: Sequence[Sequence[float]],
-    events: Sequence[dict],
-    *,
-    width: int = 640,
-    height: int = 260,
-    title: str = "OTDR trace",
-) -> str:
-    """Draw ``points`` [(distance m, dB)] and mark ``events`` (dicts with distance_m, kind, number)."""
-    pad_l, pad_r, pad_t, pad_b = 44, 10, 10, 30
-    if not points:
-        return ""
-    xs = [float(p[0]) for p in points]
-    ys = [float(p[1]) for p in points]
-    ev_x = [float(e["distance_m"]) for e in events if e.get("distance_m") is not None]
-    x0, x1 = min([*xs, *ev_x, 0.0]), max([*xs, *ev_x])
-    y0, y1 = min(ys), max(ys)
-    if x1 - x0 < 1e-9:
-        x1 = x0 + 1
-    if y1 - y0 < 1e-9:
-        y1 = y0 + 1
-    pw, ph = width - pad_l - pad_r, height - pad_t - pad_b
-
-    def sx(x: float) -> float:
-        return pad_l + (x - x0) / (x1 - x0) * pw
-
-    def sy(y: float) -> float:
-        return pad_t + (y1 - y) / (y1 - y0) * ph
-
-    path = " ".join(
-        f"{'M' if i == 0 else 'L'}{sx(x):.1f},{sy(y):.1f}"
-        for i, (x, y) in enumerate(zip(xs, ys, strict=True))
-    )
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" class="otdr-plot" '
-        f'role="img" aria-label="{_esc(title)}: distance in metres against dB">',
-        f'<rect x="{pad_l}" y="{pad_t}" width="{pw}" height="{ph}" fill="#fafafa" stroke="#ccc"/>',
-    ]
-    step = _nice_step(x1 - x0)
-    t = (x0 // step) * step
-    while t <= x1:
-        if t >= x0:
-            parts.append(
-                f'<line x1="{sx(t):.1f}" y1="{pad_t}" x2="{sx(t):.1f}" y2="{pad_t + ph}" stroke="#e3e3e3"/>'
-                f'<text x="{sx(t):.1f}" y="{height - 16}" font-size="10" text-anchor="middle">{_fmt_m(t)}</text>'
-            )
-        t += step
-    ystep = _nice_step(y1 - y0)
-    t = (y0 // ystep) * ystep
-    while t <= y1:
-        if t >= y0:
-            parts.append(
-                f'<text x="{pad_l - 4}" y="{sy(t) + 3:.1f}" font-size="10" text-anchor="end">{t:g}</text>'
-            )
-        t += ystep
-    parts.append(f'<path d="{path}" fill="none" stroke="#222" stroke-width="1"/>')
-    for e in events:
-        if e.get("distance_m") is None:
-            continue
-        x = sx(float(e["distance_m"]))
-        colour = KIND_COLOUR.get(str(e.get("kind")), "#555")
-        num = int(e.get("number") or 0)
-        parts.append(
-            f'<line x1="{x:.1f}" y1="{pad_t}" x2="{x:.1f}" y2="{pad_t + ph}" stroke="{colour}" '
-            f'stroke-dasharray="3,3"/><circle cx="{x:.1f}" cy="{pad_t + 8}" r="7" fill="{colour}"/>'
-            f'<text x="{x:.1f}" y="{pad_t + 11}" font-size="9" fill="#fff" text-anchor="middle">{num}</text>'
-        )
-    parts.append(
-        f'<text x="{pad_l + pw / 2:.0f}" y="{height - 3}" font-size="10" text-anchor="middle">distance</text>'
-        f'<text x="10" y="{pad_t + ph / 2:.0f}" font-size="10" transform="rotate(-90 10 {pad_t + ph / 2:.0f})" '
-        'text-anchor="middle">dB</text></svg>'
-    )
-    return "".join(parts)
 
 
 def _fmt_m(v: float) -> str:
