@@ -392,6 +392,10 @@ CABLETRACK_PHOTO_MAX_BYTES = env.int("CABLETRACK_PHOTO_MAX_BYTES", default=10 * 
 CABLETRACK_LOSS_INCREASE_DB = env.float("CABLETRACK_LOSS_INCREASE_DB", default=0.5)
 CABLETRACK_MARGINAL_DB = env.float("CABLETRACK_MARGINAL_DB", default=0.3)
 CABLETRACK_OTDR_MIN_LENGTH_M = env.float("CABLETRACK_OTDR_MIN_LENGTH_M", default=20.0)
+# An OTDR trace's fibre end may sit this far from the cable's recorded length: 1 m + one sample
+# (event location), this share of the length (group index, cable lay) and the leads left in.
+CABLETRACK_OTDR_LENGTH_TOLERANCE_PCT = env.float("CABLETRACK_OTDR_LENGTH_TOLERANCE_PCT", default=2.0)
+CABLETRACK_OTDR_LEADS_M = env.float("CABLETRACK_OTDR_LEADS_M", default=0.0)
 CABLETRACK_BER_SOAK_MINUTES = env.int("CABLETRACK_BER_SOAK_MINUTES", default=10)
 # --- Labels ----------------------------------------------------------------------------------
 # Up to this many labels render inline in the request; more go to a background batch.

@@ -160,6 +160,13 @@ class AppSettings:
     otdr_min_length_m = Setting[float](
         "CABLETRACK_OTDR_MIN_LENGTH_M", "Fibre runs at least this long (m) need an OTDR trace (dead zone)."
     )
+    otdr_length_tolerance_pct = Setting[float](
+        "CABLETRACK_OTDR_LENGTH_TOLERANCE_PCT",
+        "A trace's fibre end may differ from the cable's length by this share (group index, cable lay).",
+    )
+    otdr_leads_m = Setting[float](
+        "CABLETRACK_OTDR_LEADS_M", "Launch plus receive leads (m) testers leave in a trace (0: subtracted)."
+    )
     ber_soak_minutes = Setting[int](
         "CABLETRACK_BER_SOAK_MINUTES", "Shortest BER soak a link qualification accepts (minutes)."
     )

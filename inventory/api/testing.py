@@ -162,6 +162,15 @@ class OtdrUploadSerializer(serializers.Serializer):
     notes = serializers.CharField(required=False, allow_blank=True, default="")
 
 
+class OtdrBatchSerializer(serializers.Serializer):
+    files = serializers.ListField(
+        child=serializers.FileField(allow_empty_file=True),
+        min_length=1,
+        help_text="Many .sor files (or one zip of them): each matched to its cable and fibre",
+    )
+    instrument = serializers.CharField(required=False, allow_blank=True, default="")
+
+
 class QualificationSerializer(serializers.Serializer):
     cable = serializers.CharField(help_text="Label of the DAC/ACC/AOC")
     serial_a = serializers.CharField(required=False, allow_blank=True, default="")
@@ -328,6 +337,43 @@ class CableTestViewSet(
         return Response(
             CableTestSerializer(self.get_queryset().get(pk=test.pk)).data, status=status.HTTP_201_CREATED
         )
+
+    @extend_schema(
+        summary="Upload a batch of OTDR .sor files for many cables (multipart)",
+        description=(
+            "A tester's project in one request: many `files` (loose .sor files, or a zip of them). Each "
+            "file is matched to its cable by the cable ID inside it, else by its name "
+            "(`<cable label>_<fibre>...sor`), as `POST /api/tests/import/` does. All or nothing: a file "
+            "that matches no cable, cannot be read or does not fit its cable gets a 400 naming it and "
+            "nothing is written. The retest dates are recomputed once for the whole batch."
+        ),
+        request={"multipart/form-data": OtdrBatchSerializer},
+        responses={
+            201: OpenApiResponse(description="The tests written"),
+            400: OpenApiResponse(description="Errors and unmatched files"),
+        },
+    )
+    @action(
+        detail=False, methods=["post"], url_path="otdr/batch", parser_classes=[MultiPartParser, FormParser]
+    )
+    def otdr_batch(self, request):
+        body = OtdrBatchSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        d = body.validated_data
+        cap = app_settings.max_import_bytes
+        total = sum(f.size for f in d["files"])
+        if total > cap:
+            raise serializers.ValidationError(
+                {"files": [f"The files are {total:,} bytes, over the {cap:,}-byte limit."]}
+            )
+        kwargs = dict(instrument=d["instrument"], apply=True, technician=request.user)
+        blobs = [(f.name, f.read()) for f in d["files"]]
+        if len(blobs) == 1 and blobs[0][1][:4] == b"PK\x03\x04":
+            result = tester_import.instrument_project_import(zip_data=blobs[0][1], **kwargs)
+        else:
+            result = tester_import.instrument_project_import(files=blobs, **kwargs)
+        code = status.HTTP_201_CREATED if result.applied else status.HTTP_400_BAD_REQUEST
+        return Response(result.as_dict(), status=code)
 
     @extend_schema(
         summary="Record a link qualification of a sealed DAC/ACC/AOC",

@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 
+import orjson
 from django.db import connection, models, transaction
 from django.utils import timezone
 from psycopg.types.json import Jsonb
@@ -47,12 +48,19 @@ def allocate_ids(model, n: int) -> list[int]:
         return list(range(start, start + n))
 
 
+def _json_dumps(value) -> bytes:
+    """orjson for JSON columns: about ten times the standard library's speed on the large lists
+    some rows carry (an OTDR trace's 600 points). Non-string keys become strings as with
+    ``json.dumps``; NaN becomes null (PostgreSQL refuses a bare NaN)."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+
+
 def _converter(field: models.Field):
     """A fast value converter for the database at hand (None passes through)."""
     pg = connection.vendor == "postgresql"
     if isinstance(field, models.JSONField):
         if pg:
-            return lambda v: None if v is None else Jsonb(v)
+            return lambda v: None if v is None else Jsonb(v, dumps=_json_dumps)
         return lambda v: None if v is None else json.dumps(v)
     if pg:
         return None

@@ -16,7 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 PASS, MARGINAL, FAIL, UNKNOWN = "pass", "marginal", "fail", "unknown"
-_RANK = {UNKNOWN: 0, PASS: 1, MARGINAL: 2, FAIL: 3}
+# "unknown" (no budget applies, or the trace was not judged) outranks pass and marginal: a session
+# or link with an unjudged part never passes by the others passing; only a fail outranks it.
+_RANK = {PASS: 1, MARGINAL: 2, UNKNOWN: 3, FAIL: 4}
 DEFAULT_MARGINAL_DB = 0.3  # margin below this is "marginal": passes, but one dirty end from failing
 
 
@@ -82,6 +84,7 @@ PMD_ALIASES = {
     "800GBASE-2xFR4": "800G-2xFR4",
     "NDR": "NDR-DR4",
     "HDR": "HDR-SR4",
+    "200GBASE-SR4": "HDR-SR4",  # the same optics: IEEE 802.3cd Table 138-11
 }
 
 # --- TIA-568.3-D component method -------------------------------------------------------------
@@ -207,12 +210,15 @@ def verdict_for(
 
 
 def worst(verdicts: Iterable[str]) -> str:
-    """The worst of several verdicts (a multi-fibre link is its worst fibre)."""
-    out = UNKNOWN
+    """The worst of several verdicts (a multi-fibre link is its worst fibre).
+
+    Fail beats everything; then unknown, so "unknown" plus "marginal" is unknown, never a pass.
+    No verdicts at all is unknown."""
+    out = None
     for v in verdicts:
-        if _RANK.get(v, 0) > _RANK[out]:
-            out = v
-    return out
+        if out is None or _RANK.get(v, _RANK[UNKNOWN]) > _RANK[out]:
+            out = v if v in _RANK else UNKNOWN
+    return out or UNKNOWN
 
 
 @dataclass(frozen=True)

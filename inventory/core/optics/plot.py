@@ -1,4 +1,5 @@
-"""An OTDR trace as an inline SVG: distance (m) against relative dB, events marked. Pure code.
+"""OTDR traces as an inline SVG: distance (m) against relative dB, one fibre's traces over time
+overlaid (``traces_overlay_svg``), the latest trace's events marked. Pure code.
 
 Only numbers reach the markup (event numbers, distances, dB), so the output is safe to emit
 unescaped in a template.
@@ -25,27 +26,49 @@ def _nice_step(span: float) -> float:
     return 10 * mag
 
 
-def trace_svg(
-    points: Sequence[Sequence[float]],
+def _fmt_m(v: float) -> str:
+    return f"{v / 1000:g} km" if abs(v) >= 1000 else f"{v:g} m"
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+# Overlay of one fibre's traces over time: the baseline in blue, the latest in black, earlier
+# retests in grey. Sized for a phone (360 px wide) so its labels stay readable when scaled down.
+OVERLAY_STYLE = {
+    "baseline": ("#0d5fa6", "2", ""),
+    "latest": ("#111111", "1.5", ""),
+    "earlier": ("#9a9a9a", "1", "4,3"),
+}
+
+
+def traces_overlay_svg(
+    series: Sequence[tuple[Sequence[Sequence[float]], str]],
     events: Sequence[dict],
     *,
-    width: int = 640,
-    height: int = 260,
-    title: str = "OTDR trace",
+    width: int = 360,
+    height: int = 220,
+    title: str = "OTDR traces",
+    until_m: float | None = None,
 ) -> str:
-    """Draw ``points`` [(distance m, dB)] and mark ``events`` (dicts with distance_m, kind, number)."""
-    pad_l, pad_r, pad_t, pad_b = 44, 10, 10, 30
-    if not points:
+    """Draw several traces of one fibre on shared axes: ``series`` = [(points, role)] with role
+    ``baseline`` / ``latest`` / ``earlier``; ``events`` (the latest trace's) are marked.
+    ``until_m``: cut the distance axis there (a short link's fibre end, not the OTDR's range)."""
+    if until_m is not None and until_m > 0:
+        series = [([p for p in pts if float(p[0]) <= until_m], role) for pts, role in series]
+        events = [e for e in events if e.get("distance_m") is None or float(e["distance_m"]) <= until_m]
+    series = [(pts, role) for pts, role in series if len(pts) > 1]
+    if not series:
         return ""
-    xs = [float(p[0]) for p in points]
-    ys = [float(p[1]) for p in points]
+    pad_l, pad_r, pad_t, pad_b = 34, 8, 8, 28
+    xs = [float(p[0]) for pts, _ in series for p in pts]
+    ys = [float(p[1]) for pts, _ in series for p in pts]
     ev_x = [float(e["distance_m"]) for e in events if e.get("distance_m") is not None]
     x0, x1 = min([*xs, *ev_x, 0.0]), max([*xs, *ev_x])
     y0, y1 = min(ys), max(ys)
-    if x1 - x0 < 1e-9:
-        x1 = x0 + 1
-    if y1 - y0 < 1e-9:
-        y1 = y0 + 1
+    x1 = x1 if x1 - x0 >= 1e-9 else x0 + 1
+    y1 = y1 if y1 - y0 >= 1e-9 else y0 + 1
     pw, ph = width - pad_l - pad_r, height - pad_t - pad_b
 
     def sx(x: float) -> float:
@@ -54,12 +77,8 @@ def trace_svg(
     def sy(y: float) -> float:
         return pad_t + (y1 - y) / (y1 - y0) * ph
 
-    path = " ".join(
-        f"{'M' if i == 0 else 'L'}{sx(x):.1f},{sy(y):.1f}"
-        for i, (x, y) in enumerate(zip(xs, ys, strict=True))
-    )
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" class="otdr-plot" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" class="otdr-plot otdr-overlay" '
         f'role="img" aria-label="{_esc(title)}: distance in metres against dB">',
         f'<rect x="{pad_l}" y="{pad_t}" width="{pw}" height="{ph}" fill="#fafafa" stroke="#ccc"/>',
     ]
@@ -69,7 +88,7 @@ def trace_svg(
         if t >= x0:
             parts.append(
                 f'<line x1="{sx(t):.1f}" y1="{pad_t}" x2="{sx(t):.1f}" y2="{pad_t + ph}" stroke="#e3e3e3"/>'
-                f'<text x="{sx(t):.1f}" y="{height - 16}" font-size="10" text-anchor="middle">{_fmt_m(t)}</text>'
+                f'<text x="{sx(t):.1f}" y="{height - 15}" font-size="11" text-anchor="middle">{_fmt_m(t)}</text>'
             )
         t += step
     ystep = _nice_step(y1 - y0)
@@ -77,32 +96,32 @@ def trace_svg(
     while t <= y1:
         if t >= y0:
             parts.append(
-                f'<text x="{pad_l - 4}" y="{sy(t) + 3:.1f}" font-size="10" text-anchor="end">{t:g}</text>'
+                f'<text x="{pad_l - 3}" y="{sy(t) + 4:.1f}" font-size="11" text-anchor="end">{t:g}</text>'
             )
         t += ystep
-    parts.append(f'<path d="{path}" fill="none" stroke="#222" stroke-width="1"/>')
+    order = {"earlier": 0, "baseline": 1, "latest": 2}  # the latest drawn on top
+    for pts, role in sorted(series, key=lambda s: order.get(s[1], 0)):
+        colour, stroke, dash = OVERLAY_STYLE.get(role, OVERLAY_STYLE["earlier"])
+        path = " ".join(
+            f"{'M' if i == 0 else 'L'}{sx(float(p[0])):.1f},{sy(float(p[1])):.1f}" for i, p in enumerate(pts)
+        )
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        parts.append(
+            f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{stroke}"{dashed} '
+            f'class="trace-{_esc(role)}"/>'
+        )
     for e in events:
         if e.get("distance_m") is None:
             continue
         x = sx(float(e["distance_m"]))
         colour = KIND_COLOUR.get(str(e.get("kind")), "#555")
-        num = int(e.get("number") or 0)
         parts.append(
             f'<line x1="{x:.1f}" y1="{pad_t}" x2="{x:.1f}" y2="{pad_t + ph}" stroke="{colour}" '
-            f'stroke-dasharray="3,3"/><circle cx="{x:.1f}" cy="{pad_t + 8}" r="7" fill="{colour}"/>'
-            f'<text x="{x:.1f}" y="{pad_t + 11}" font-size="9" fill="#fff" text-anchor="middle">{num}</text>'
+            f'stroke-dasharray="2,3"/><circle cx="{x:.1f}" cy="{pad_t + 8}" r="7" fill="{colour}"/>'
+            f'<text x="{x:.1f}" y="{pad_t + 12}" font-size="10" fill="#fff" text-anchor="middle">'
+            f"{int(e.get('number') or 0)}</text>"
         )
     parts.append(
-        f'<text x="{pad_l + pw / 2:.0f}" y="{height - 3}" font-size="10" text-anchor="middle">distance</text>'
-        f'<text x="10" y="{pad_t + ph / 2:.0f}" font-size="10" transform="rotate(-90 10 {pad_t + ph / 2:.0f})" '
-        'text-anchor="middle">dB</text></svg>'
+        f'<text x="{pad_l + pw / 2:.0f}" y="{height - 2}" font-size="11" text-anchor="middle">distance</text></svg>'
     )
     return "".join(parts)
-
-
-def _fmt_m(v: float) -> str:
-    return f"{v / 1000:g} km" if abs(v) >= 1000 else f"{v:g} m"
-
-
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")

@@ -26,6 +26,7 @@ from inventory.selectors.pages.retest import retest_state
 from inventory.selectors.plant.history import history_for
 from inventory.selectors.plant.trace import Point, Segment, Trace, port_trace
 from inventory.selectors.testing.results import cable_tests_context
+from inventory.selectors.testing.traces import cable_traces_context
 
 END_RELATED = ("port__device__rack", "cage__device__rack", "cage__transceiver__model__vendor")
 
@@ -318,4 +319,5 @@ def cable_page(cable: Cable) -> dict:
     }
     ctx.update(cable_alerts_context(cable, links=links))
     ctx.update(cable_tests_context(cable, links=links, link_rows=link_rows))
+    ctx.update(cable_traces_context(cable, otdr_tested=ctx["cable_tests"]["otdr"] is not None))
     return ctx

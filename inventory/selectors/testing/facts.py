@@ -27,6 +27,11 @@ def otdr_min_length_m() -> float:
     return app_settings.otdr_min_length_m
 
 
+def otdr_length_tolerance() -> tuple[float, float]:
+    """(share of the length in %, leads in m) a trace's fibre end may differ by."""
+    return app_settings.otdr_length_tolerance_pct, app_settings.otdr_leads_m
+
+
 def retest_interval() -> timedelta:
     return timedelta(days=app_settings.retest_interval_days)
 

@@ -8,10 +8,14 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from inventory.core.choices import CableKind, TestKind
+from inventory.core.choices import CableKind, TestKind, Verdict
 from inventory.models import Cable, CableEnd
 from inventory.selectors.testing.facts import fibres_in_use, otdr_min_length_m, retest_interval
 from inventory.selectors.testing.latest import PASSING, latest_tests
+
+# Built once: ``CableKind.fibre()`` builds a new set per call, and the gate asks per cable.
+FIBRE_KINDS = frozenset(CableKind.fibre())
+SEALED_KINDS = frozenset(CableKind.sealed())
 
 
 def cables_gate(*, cables: Sequence[Cable], now: datetime | None = None) -> dict[int, list[str]]:
@@ -26,7 +30,7 @@ def cables_gate(*, cables: Sequence[Cable], now: datetime | None = None) -> dict
     ids = [c.pk for c in cables]
     latest = latest_tests(cable_ids=ids)
     ends: dict[int, list[CableEnd]] = {}
-    for e in CableEnd.objects.filter(cable_id__in=ids).only(
+    for e in CableEnd.objects.filter(cable_id__any=ids).only(
         "cable_id", "connector_type", "fibre_count", "polish"
     ):
         ends.setdefault(e.cable_id, []).append(e)
@@ -41,7 +45,7 @@ def gate_missing(*, cables: Sequence[Cable], latest: dict, ends: dict, now: date
     for c in cables:
         need: list[str] = []
         mine = latest.get(c.pk, {})
-        if c.kind in CableKind.fibre():
+        if c.kind in FIBRE_KINDS:
             olts = mine.get(TestKind.OLTS)
             n = fibres_in_use(c, ends.get(c.pk, []))
             if olts is None:
@@ -61,12 +65,15 @@ def gate_missing(*, cables: Sequence[Cable], latest: dict, ends: dict, now: date
                 if otdr is None:
                     need.append(f"an OTDR trace{why}")
                 elif otdr.verdict not in PASSING:
-                    need.append(f"a passing OTDR trace (the last one, {otdr.tested_at:%Y-%m-%d}, failed)")
+                    # "unknown": no budget applied, or the trace did not fit the cable (its fibre
+                    # end far from the recorded length): not judged, so it satisfies nothing.
+                    how = "failed" if otdr.verdict == Verdict.FAIL else "was not judged: see its warnings"
+                    need.append(f"a passing OTDR trace (the last one, {otdr.tested_at:%Y-%m-%d}, {how})")
                 elif otdr.tested_at < oldest:
                     need.append(
                         f"an OTDR trace newer than {retest_interval().days} days (last {otdr.tested_at:%Y-%m-%d})"
                     )
-        elif c.kind in CableKind.sealed():
+        elif c.kind in SEALED_KINDS:
             q = mine.get(TestKind.QUALIFICATION)
             if q is None:
                 need.append("a link qualification (EEPROM identity, speed and width, BER soak)")

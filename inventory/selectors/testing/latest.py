@@ -21,7 +21,7 @@ def chunk_size() -> int:
     return CHUNK_PG if connection.vendor == "postgresql" else CHUNK
 
 
-@dataclass
+@dataclass(slots=True)
 class LatestTest:
     id: int
     cable_id: int
@@ -54,7 +54,7 @@ def latest_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, 
     out: dict[int, dict[str, LatestTest]] = {}
     cols = ("pk", "cable_id", "kind", "tested_at", "verdict", "loss_db", "margin_db", "budget_db", "link_id")
     for chunk in id_chunks(cable_ids):
-        qs = CableTest.objects.filter(cable_id__in=chunk)
+        qs = CableTest.objects.filter(cable_id__any=chunk)
         if kinds:
             qs = qs.filter(kind__in=list(kinds))
         qs = qs.order_by("cable_id", "kind", "-tested_at", "-pk")
@@ -87,7 +87,7 @@ def latest_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, 
     size = chunk_size()
     for i in range(0, len(ids), size):
         rows = (
-            FibreResult.objects.filter(test_id__in=ids[i : i + size], verdict__in=PASSING)
+            FibreResult.objects.filter(test_id__any=ids[i : i + size], verdict__in=PASSING)
             .values("test_id")
             .annotate(n=Count("fibre", distinct=True))
             .values_list("test_id", "n")
@@ -106,7 +106,7 @@ def last_passing_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict
     """
     out: dict[int, dict[str, datetime]] = {}
     for chunk in id_chunks(cable_ids):
-        qs = CableTest.objects.filter(cable_id__in=chunk, verdict__in=PASSING)
+        qs = CableTest.objects.filter(cable_id__any=chunk, verdict__in=PASSING)
         if kinds:
             qs = qs.filter(kind__in=list(kinds))
         for cable_id, kind, last in (

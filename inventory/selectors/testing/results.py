@@ -12,18 +12,17 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.safestring import mark_safe
 
 from inventory.core.choices import PASSING, CableKind, TestKind, Verdict
 from inventory.core.optics import budgets
-from inventory.core.optics.plot import trace_svg
-from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, OtdrTrace, Port
+from inventory.core.perf import gc_paused
+from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, Port
 from inventory.selectors.testing.facts import link_channel_limit
-from inventory.selectors.testing.gate import cable_gate_check, gate_missing
+from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, cable_gate_check, gate_missing
 from inventory.selectors.testing.latest import LatestTest, chunk_size, id_chunks, latest_tests
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CableFacts:
     """What the verdicts need of a cable, without a model instance per row."""
 
@@ -34,7 +33,7 @@ class CableFacts:
     length_m: object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EndFacts:
     connector_type: str
     fibre_count: int | None
@@ -78,11 +77,11 @@ def _test_row(t: CableTest) -> dict:
 def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_rows=None) -> dict:
     """Context for ``inventory/_cable_tests.html``: everything under one key, ``cable_tests``.
 
-    Latest test per kind (verdict, margin, budget), the latest OTDR session's traces as inline
-    SVG with their event tables and download links, the channel verdict of every link the
+    Latest test per kind (verdict, margin, budget), the channel verdict of every link the
     cable carries (TIA per segment against the PMD's channel limit), what still blocks
-    production, and the URLs of the test forms. ``link_rows`` (``selectors.pages.LinkRows``):
-    the segments, cables and ends the page's trace has read already.
+    production, and the URLs of the test forms (the OTDR traces over time, with the baseline
+    overlaid: ``selectors.testing.traces.cable_traces_context``). ``link_rows``
+    (``selectors.pages.LinkRows``): the segments, cables and ends the page's trace has read already.
     """
     tests = list(
         CableTest.objects.filter(cable=cable)
@@ -95,18 +94,7 @@ def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_r
         latest.setdefault(t.kind, t)
     order = [TestKind.OLTS, TestKind.OTDR, TestKind.INSPECTION, TestKind.QUALIFICATION]
     rows = [_test_row(latest[k]) for k in order if k in latest]
-    traces = []
     otdr = latest.get(TestKind.OTDR)
-    if otdr is not None:
-        for tr in OtdrTrace.objects.filter(test=otdr).order_by("fibre", "wavelength_nm"):
-            traces.append(
-                {
-                    "trace": tr,
-                    "svg": mark_safe(trace_svg(tr.trace, tr.events, title=f"fibre {tr.fibre}")),  # noqa: S308 - numbers only
-                    "events": tr.events,
-                    "download_url": reverse("otdr-download", kwargs={"pk": tr.pk}),
-                }
-            )
     if links is None:
         links = list(Link.objects.filter(active=True, segments__cable=cable).distinct())
     channel = link_verdicts(links=links, rows=link_rows) if links else {}
@@ -118,7 +106,6 @@ def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_r
             "latest": rows,
             "history": tests[:20],
             "otdr": otdr,
-            "traces": traces,
             "links": [channel[link.pk] for link in links if link.pk in channel],
             "gate_missing": missing,
             "gate_applies": cable.kind in CableKind.fibre() | CableKind.sealed(),
@@ -134,7 +121,7 @@ def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_r
 # --- link verdicts and the commissioning report ----------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class SegmentVerdict:
     cable_id: int
     label: str
@@ -147,7 +134,7 @@ class SegmentVerdict:
     missing: list[str] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class LinkVerdict:
     link_id: int
     a: str
@@ -227,7 +214,13 @@ def link_verdicts(
     ``rows`` (``selectors.pages.LinkRows``, covering every link): the segments, cables and ends
     already read, so only the tests are read here.
     """
-    now = now or timezone.now()
+    with gc_paused():  # a few hundred thousand acyclic objects: see gc_paused
+        return _link_verdicts(links=links, now=now or timezone.now(), link_qs=link_qs, rows=rows)
+
+
+def _link_verdicts(
+    *, links: list[Link], now: datetime, link_qs: QuerySet | None, rows
+) -> dict[int, LinkVerdict]:
     link_ids = [link.pk for link in links]
     facts = _link_facts(link_ids, link_qs=link_qs, rows=rows)
     latest = latest_tests(cable_ids=facts.cable_scope if facts.cable_scope is not None else facts.cable_ids)
@@ -235,11 +228,16 @@ def link_verdicts(
     port_names = _port_names(links, link_qs)
     whole_link = _whole_link_tests(link_qs if link_qs is not None else link_ids)
     out: dict[int, LinkVerdict] = {}
+    per_cable: dict[int, SegmentVerdict] = {}  # a cable on several links is judged once
     for link in links:
-        seg_v = [
-            _segment_verdict(facts.cables[cid], latest.get(cid, {}), gate.get(cid, []))
-            for cid in facts.segs.get(link.pk, [])
-        ]
+        seg_v = []
+        for cid in facts.segs.get(link.pk, []):
+            sv = per_cable.get(cid)
+            if sv is None:
+                sv = per_cable[cid] = _segment_verdict(
+                    facts.cables[cid], latest.get(cid, {}), gate.get(cid, [])
+                )
+            seg_v.append(sv)
         out[link.pk] = _link_verdict(link, seg_v, whole_link.get(link.pk), port_names)
     return out
 
@@ -271,7 +269,7 @@ def _link_facts(link_ids: list[int], *, link_qs: QuerySet | None, rows) -> _Link
         segs = {pk: rows.segs[pk] for pk in link_ids}
     for scope in scopes:
         for link_id, cable_id in (
-            LinkSegment.objects.filter(link_id__in=scope)
+            LinkSegment.objects.filter(link_id__any=scope)
             .order_by("link_id", "seq")
             .values_list("link_id", "cable_id")
         ):
@@ -295,9 +293,9 @@ def _link_facts(link_ids: list[int], *, link_qs: QuerySet | None, rows) -> _Link
             if rows.ends.get(cid):
                 ends[cid] = [EndFacts(e.connector_type, e.fibre_count, e.polish) for e in rows.ends[cid]]
     for scope in cscopes:
-        for row in Cable.objects.filter(pk__in=scope).values_list("pk", "label", "kind", "role", "length_m"):
+        for row in Cable.objects.filter(pk__any=scope).values_list("pk", "label", "kind", "role", "length_m"):
             cables[row[0]] = CableFacts(*row)
-        for cable_id, ctype, fcount, polish in CableEnd.objects.filter(cable_id__in=scope).values_list(
+        for cable_id, ctype, fcount, polish in CableEnd.objects.filter(cable_id__any=scope).values_list(
             "cable_id", "connector_type", "fibre_count", "polish"
         ):
             ends.setdefault(cable_id, []).append(EndFacts(ctype, fcount, polish))
@@ -324,7 +322,7 @@ def _link_verdict(
 ) -> LinkVerdict:
     """One link's TIA, PMD and overall verdicts, note and blockers from its segments' verdicts
     (``channel``: the loss of a whole-link test, when there is one)."""
-    fibre_segs = [s for s in seg_v if s.kind in CableKind.fibre()]
+    fibre_segs = [s for s in seg_v if s.kind in FIBRE_KINDS]
     tia = (
         budgets.worst(s.olts.verdict if s.olts else Verdict.UNKNOWN for s in fibre_segs)
         if fibre_segs
@@ -341,7 +339,7 @@ def _link_verdict(
         if fibre_segs
         else budgets.Verdict(Verdict.UNKNOWN, None, None, None)
     )
-    sealed = [s for s in seg_v if s.kind in CableKind.sealed()]
+    sealed = [s for s in seg_v if s.kind in SEALED_KINDS]
     qual = budgets.worst(s.qualification.verdict if s.qualification else Verdict.UNKNOWN for s in sealed)
     if fibre_segs:
         overall = (
@@ -412,7 +410,7 @@ def _port_names(links: list[Link], link_qs: QuerySet | None = None) -> dict[int,
     out = {}
     ids = sorted(ids)
     for i in range(0, len(ids), chunk_size()):
-        for pk, dev, name in Port.objects.filter(pk__in=ids[i : i + chunk_size()]).values_list(
+        for pk, dev, name in Port.objects.filter(pk__any=ids[i : i + chunk_size()]).values_list(
             "pk", "device__name", "name"
         ):
             out[pk] = f"{dev}:{name}"
@@ -424,7 +422,7 @@ def _whole_link_tests(link_ids) -> dict[int, float]:
     out: dict[int, float] = {}
     for chunk in id_chunks(link_ids):
         for link_id, loss in (
-            CableTest.objects.filter(link_id__in=chunk, kind=TestKind.OLTS, loss_db__isnull=False)
+            CableTest.objects.filter(link_id__any=chunk, kind=TestKind.OLTS, loss_db__isnull=False)
             .order_by("link_id", "-tested_at", "-pk")
             .values_list("link_id", "loss_db")
         ):

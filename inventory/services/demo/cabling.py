@@ -24,6 +24,15 @@ from inventory.services.demo.topology import Nodes, Panels, Switches
 
 # MPO-12/APC jumper ends (unpinned: the modules and panel fronts carry the pins)
 MPO_JUMPER = dict(conn=ConnectorType.MPO, fibres=12, polish=Polish.APC, a_pinned=False, b_pinned=False)
+# Multi-mode MPO-12/UPC jumper ends: the flat polish of SR4 optics
+MPO_MM_JUMPER = dict(conn=ConnectorType.MPO, fibres=12, polish=Polish.UPC, a_pinned=False, b_pinned=False)
+OPTICAL_FE_EVERY = 8  # every 8th node's front-end port runs 200GBASE-SR4 over OM4 instead of a DAC
+
+
+def optical_front_end(n: int) -> bool:
+    """Node ``n`` reaches its front-end switch over OM4 multi-mode (SR4 modules), not a DAC: the
+    demo's multi-mode, UPC-polished runs (850 and 1300 nm tests, a 1.9 dB SR4 channel limit)."""
+    return n % OPTICAL_FE_EVERY == OPTICAL_FE_EVERY - 1
 
 
 def seed_transceivers(
@@ -65,6 +74,23 @@ def seed_transceivers(
     for sp in switches.spines:
         for cage in switches.spine_cages[id(sp)]:
             module_for(cage, cat.sw_models, spine_day)
+    # SR4 modules at both ends of the optical front-end links, numbered apart (no random draws,
+    # so the rest of the seed is unchanged).
+    for n, (_node, _nics, fe_port, _bmc, rack, slot) in enumerate(nodes.nodes):
+        if cat.fe_sr4 is None or not optical_front_end(n):
+            continue
+        d = su_install[n // NODES_PER_SU]
+        for k, cage in enumerate((fe_port.cage, nodes.fe_switch[rack.name][1][slot])):
+            x = xcvr_t.new(
+                model=cat.fe_sr4,
+                serial=f"MT{d:%y%W}SR{n:05d}{k}",
+                firmware="16.35.2000",
+                date_code=f"{d - timedelta(days=60):%y%m%d}",
+                status=TransceiverStatus.INSTALLED,
+                cage=cage,
+                acquired_on=d - timedelta(days=45),
+            )
+            placements.append((x, cage, d))
     xcvr_t.write(**w)
     bulk.bulk_insert_rows(
         TransceiverPlacement,
@@ -100,18 +126,35 @@ def seed_node_cables(
             )
             b.links.append((nic, lp, [c], "400GBASE-DR4"))
         _fe, fe_c, fe_p = nodes.fe_switch[rack.name]
-        dac = b.cable(
-            CableKind.DAC,
-            CableRole.DIRECT,
-            (fe_port.cage, 1),
-            (fe_c[slot], 1),
-            length=rng.choice([1.5, 2, 2.5]),
-            vendor=vendors["Amphenol"],
-            install=d,
-            part="NJAAKK-N911",
-            serials=(f"APF{rng.randrange(10**8):08d}", f"APF{rng.randrange(10**8):08d}"),
-        )
-        b.links.append((fe_port, fe_p[slot], [dac], "200GBASE-CR4"))
+        length = rng.choice([1.5, 2, 2.5])
+        serials = (f"APF{rng.randrange(10**8):08d}", f"APF{rng.randrange(10**8):08d}")
+        if optical_front_end(n):  # the same draws either way: the rest of the seed is unchanged
+            om4 = b.cable(
+                CableKind.MMF_OM4,
+                CableRole.JUMPER,
+                (fe_port.cage, 1),
+                (fe_c[slot], 1),
+                length=length + 1,
+                vendor=vendors["Panduit"],
+                install=d,
+                polarity=Polarity.B,
+                part="MTP12-OM4-UPC-B",
+                **MPO_MM_JUMPER,
+            )
+            b.links.append((fe_port, fe_p[slot], [om4], "200GBASE-SR4"))
+        else:
+            dac = b.cable(
+                CableKind.DAC,
+                CableRole.DIRECT,
+                (fe_port.cage, 1),
+                (fe_c[slot], 1),
+                length=length,
+                vendor=vendors["Amphenol"],
+                install=d,
+                part="NJAAKK-N911",
+                serials=serials,
+            )
+            b.links.append((fe_port, fe_p[slot], [dac], "200GBASE-CR4"))
         _mg, mg_p = nodes.mgmt_switch[rack.name]
         b.cable(
             CableKind.CAT6A,

@@ -38,6 +38,24 @@ TWIN_DR4 = dict(
     reach_m=500,
 )
 
+# 200G QSFP56 SR4 (multi-mode, 850 nm, MPO-12/UPC): the optical front-end ports (``optical_front_end``)
+QSFP56_SR4 = dict(
+    form_factor=FormFactor.QSFP56,
+    pmd="200GBASE-SR4",
+    speed_gbps=200,
+    lanes=4,
+    lane_rate_gbps=50,
+    logical_ports=1,
+    connector_type=ConnectorType.MPO,
+    connector_count=1,
+    fibre_count=12,
+    polish=Polish.UPC,
+    pinned=True,
+    wavelength_nm=850,
+    single_mode=False,
+    reach_m=100,
+)
+
 
 @dataclass
 class Catalogue:
@@ -45,6 +63,7 @@ class Catalogue:
     vendors: dict[str, Vendor]
     nic_models: list[TransceiverModel]
     sw_models: list[TransceiverModel]
+    fe_sr4: TransceiverModel | None = None
 
 
 @dataclass
@@ -84,7 +103,8 @@ def seed_catalogue(*, w: dict) -> Catalogue:
         xmodel("Eoptolink", "EOLO-1682HG-05", **TWIN_DR4),
         xmodel("Coherent", "FTCD8613E1PCM", **TWIN_DR4),
     ]
-    return Catalogue(team=team, vendors=V, nic_models=nic_models, sw_models=sw_models)
+    fe_sr4 = xmodel("NVIDIA", "MMA1T00-VS", **QSFP56_SR4)
+    return Catalogue(team=team, vendors=V, nic_models=nic_models, sw_models=sw_models, fe_sr4=fe_sr4)
 
 
 def seed_locations(b: Builder, *, seed: int, team: Team, w: dict) -> Locations:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import date, timedelta
 
 from inventory.core.choices import (
@@ -69,7 +70,9 @@ def seed_links(b: Builder, *, w: dict) -> int:
             lanes=a.lane_count,
             lane_rate_gbaud=106.25 if a.speed_gbps == 400 else 53.125,
             loss_budget_db=budget,
-            link_class="leaf-spine" if len(path) > 1 else ("frontend" if pmd.endswith("CR4") else "rail"),
+            link_class="leaf-spine"
+            if len(path) > 1
+            else ("frontend" if pmd.endswith(("CR4", "SR4")) else "rail"),
         )
     link_t.write(**w)
     for link, (_, _, path, _) in zip(link_t.recs, b.links, strict=True):
@@ -82,14 +85,78 @@ def _verdict(margin: float) -> str:
     return Verdict.PASS if margin >= 0.3 else (Verdict.MARGINAL if margin >= 0 else Verdict.FAIL)
 
 
+# Test wavelengths by cable kind: single-mode trunks are shot at both 1310 and 1550 nm (a bend
+# shows only as more loss at 1550 nm), jumpers at 1310 nm, multi-mode at 850 and 1300 nm.
+def _wavelengths(c: Rec) -> tuple[int, ...]:
+    if c.kind in (CableKind.MMF_OM3, CableKind.MMF_OM4, CableKind.MMF_OM5):
+        return (850, 1300)
+    return (1310, 1550) if c.role == CableRole.TRUNK else (1310,)
+
+
+FINDING_EVERY = 20  # of every 20 trunks, the 2nd has a bend found at its last retest (1550 nm
+# loses more than 1310 nm) and the 3rd a dirty connector at commissioning (cleaned since)
+
+
+def _fibre_losses(losses: list[float], wavelengths: tuple[int, ...]) -> list[tuple[int, int, float]]:
+    """(fibre, wavelength, loss): the second window loses a little less on clean fibre
+    (single-mode 1550 nm, multi-mode 1300 nm attenuate less than 1310 / 850 nm)."""
+    out = []
+    for i, loss in enumerate(losses, start=1):
+        for k, wl in enumerate(wavelengths):
+            out.append((i, wl, round(max(loss - 0.03 * k, 0.05), 2)))
+    return out
+
+
+def _trunk_findings(vrng: random.Random, k: int, c: Rec, n_sessions: int) -> dict[int, dict]:
+    """Which session of trunk number ``k`` shows a bend (the last) or a dirty connector (the
+    baseline), and where."""
+    out: dict[int, dict] = {}
+    length = float(c.length_m)
+    if k % FINDING_EVERY == 2:
+        out[0] = {"dirty": (round(vrng.choice([0.0, length]), 1), round(vrng.uniform(-49, -41), 1))}
+    if k % FINDING_EVERY == 1:
+        at = round(vrng.uniform(0.2, 0.8) * length, 1)
+        out[n_sessions - 1] = {"bend": (vrng.randint(1, 24), at, round(vrng.uniform(0.6, 1.1), 2))}
+    return out
+
+
 def seed_tests(b: Builder, *, plans: list[TestPlan], seed: int, w: dict) -> int:
     """The planned OLTS sessions (OTDR summaries on trunks), a qualification per sealed cable,
-    and each OLTS session's per-fibre results; returns the number of tests."""
+    and each OLTS session's per-fibre results at every test wavelength; returns the number of
+    tests. A few trunks carry a bend found at a retest and a dirty connector at commissioning
+    (drawn from their own random source, so the rest of the seed is unchanged)."""
     rng = b.rng
+    vrng = random.Random(f"demo-test-variety-{seed}")
     test_t, results = Table(CableTest), []
+    trunks = 0
     for c, _fibres, budget, sessions in plans:
+        wls = _wavelengths(c)
+        findings = {}
+        if c.role == CableRole.TRUNK:
+            findings = _trunk_findings(vrng, trunks, c, len(sessions))
+            trunks += 1
         for n_run, (when, losses) in enumerate(sessions):
-            worst = max(losses)
+            rows = _fibre_losses(losses, wls)
+            found = findings.get(n_run, {})
+            warnings, details = [], {}
+            if "bend" in found:
+                fibre, at, extra = found["bend"]
+                # A bend that still fits the budget (found by the 1550 nm shot, not by a fail).
+                extra = round(min(extra, budget - max(losses) - 0.05), 2)
+            if "bend" in found and extra >= 0.15:
+                short = next(x for f, wl, x in rows if f == fibre and wl == 1310)
+                rows = [(f, wl, round(x + extra, 2) if (f, wl) == (fibre, 1550) else x) for f, wl, x in rows]
+                long_ = next(x for f, wl, x in rows if f == fibre and wl == 1550)
+                warnings.append(
+                    f"fibre {fibre}: {long_:.2f} dB at 1550 nm against {short:.2f} dB at 1310 nm: suspected bend"
+                )
+                details["bend"] = {
+                    "fibre": fibre,
+                    "distance_m": at,
+                    "event_loss_1310_db": 0.05,
+                    "event_loss_1550_db": round(0.05 + extra, 2),
+                }
+            worst = max(x for _, _, x in rows)
             margin = round(budget - worst, 2)
             t = test_t.new(
                 cable_id=c.pk,
@@ -98,17 +165,36 @@ def seed_tests(b: Builder, *, plans: list[TestPlan], seed: int, w: dict) -> int:
                 instrument="Fluke CertiFiber Pro",
                 instrument_serial=f"CFP{seed:02d}{rng.randrange(1000):03d}",
                 reference_method=ReferenceMethod.ONE_JUMPER,
-                wavelength_nm=1310,
+                launch_condition="encircled flux" if wls[0] == 850 else "",
+                wavelength_nm=wls[0],
                 loss_db=worst,
                 budget_db=round(budget, 2),
                 margin_db=margin,
                 verdict=_verdict(margin),
                 is_baseline=n_run == 0,
+                warnings=warnings,
             )
-            results.append((t, losses))
+            results.append((t, rows))
             if c.role == CableRole.TRUNK:  # long enough for an OTDR: a trace summary per session
                 otdr_loss = round(max(losses) - 0.04, 2)
                 otdr_margin = round(budget - otdr_loss, 2)
+                verdict = _verdict(otdr_margin)
+                otdr_warnings = []
+                if "bend" in details:
+                    bend = details["bend"]
+                    otdr_warnings.append(
+                        f"fibre {bend['fibre']}: Suspected bend at {bend['distance_m']:.1f} m: "
+                        f"{bend['event_loss_1550_db']:.2f} dB at 1550 nm against {bend['event_loss_1310_db']:.2f} dB "
+                        "at 1310 nm."
+                    )
+                if "dirty" in found:
+                    at, refl = found["dirty"]
+                    otdr_warnings.append(
+                        f"Suspected dirty or damaged connector at {at:.1f} m: reflectance {refl:.1f} dB is above "
+                        "the -55 dB an APC connector should reach: suspected dirty or damaged connector"
+                    )
+                    details["dirty_connector"] = {"distance_m": at, "reflectance_db": refl}
+                    verdict = Verdict.MARGINAL if verdict == Verdict.PASS else verdict
                 test_t.new(
                     cable_id=c.pk,
                     kind=TestKind.OTDR,
@@ -118,9 +204,10 @@ def seed_tests(b: Builder, *, plans: list[TestPlan], seed: int, w: dict) -> int:
                     loss_db=otdr_loss,
                     budget_db=round(budget, 2),
                     margin_db=otdr_margin,
-                    verdict=_verdict(otdr_margin),
+                    verdict=verdict,
                     is_baseline=n_run == 0,
-                    details={"source": "demo", "summary_only": True},
+                    warnings=otdr_warnings,
+                    details={"source": "demo", "summary_only": True, "wavelengths": list(wls), **details},
                 )
     for c in b.cables:  # sealed DAC/ACC/AOC: a link qualification at bring-up
         if c.kind in CableKind.sealed():
@@ -137,9 +224,9 @@ def seed_tests(b: Builder, *, plans: list[TestPlan], seed: int, w: dict) -> int:
         FibreResult,
         ["test_id", "fibre", "wavelength_nm", "direction", "loss_db", "verdict"],
         [
-            [t.pk, i + 1, 1310, Direction.A_TO_B, loss, Verdict.PASS if loss <= t.budget_db else Verdict.FAIL]
-            for t, losses in results
-            for i, loss in enumerate(losses)
+            [t.pk, fibre, wl, Direction.A_TO_B, loss, Verdict.PASS if loss <= t.budget_db else Verdict.FAIL]
+            for t, rows in results
+            for fibre, wl, loss in rows
         ],
         **w,
     )

@@ -105,6 +105,7 @@ def _plant_for(ok: list[PlanRow]) -> _Plant:
             "connector_type",
             "speed_gbps",
             "lane_count",
+            "polish",
         )
     }
     vendors = {v.name.lower(): v for v in Vendor.objects.all().only("pk", "name")}
@@ -213,6 +214,10 @@ def _compare_existing(p: PlanRow, cable: Cable, terms) -> None:
 
 def _check_module(p: PlanRow, key: str, port: Port, xcvr) -> None:
     spec = p.ends[key]
+    if not port.cage_id:  # a panel port has its own polish, as a module has
+        if spec["polish"] and port.polish and spec["polish"] != port.polish:
+            p.result.errors[f"{key}_polish"] = f"Port {port.name} is {port.polish}."
+        return
     if p.kind in CableKind.sealed():
         if xcvr is not None:
             p.result.errors[f"{key}_port"] = (

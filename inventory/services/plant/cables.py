@@ -75,6 +75,10 @@ def cable_warnings(*, kind: str, length_m: Decimal | None, ports: list[Port]) ->
 def _check_end_against_module(spec: EndSpec, cable_kind: str, errors: dict, key: str) -> None:
     port = spec.port
     if not port.cage_id:
+        # A panel (or fixed) port is a receptacle with its own polish: an angled plug in a flat
+        # port (or the reverse) leaves an air gap, as in a module.
+        if spec.polish and port.polish and spec.polish != port.polish:
+            errors[key] = f"{port}: the port is {port.polish}; an {spec.polish} plug would damage it."
         return
     xcvr = getattr(port.cage, "transceiver", None)
     if cable_kind in CableKind.sealed():

@@ -403,6 +403,13 @@ def retest_due_refresh_on_commit(*, cable_id: int, now: datetime, reason: str) -
     transaction.on_commit(lambda: retest_due_recompute(now=now, cable_ids=[cable_id], reason=reason))
 
 
+def retest_due_refresh_many_on_commit(*, cable_ids: list[int], now: datetime, reason: str) -> None:
+    """``retest_due_refresh_on_commit`` for a batch of cables (an OTDR project upload): one
+    recompute for all of them after commit, not one per cable."""
+    ids = sorted(set(cable_ids))
+    transaction.on_commit(lambda: retest_due_recompute(now=now, cable_ids=ids, reason=reason))
+
+
 @transaction.atomic
 def retest_trigger_record(
     *,

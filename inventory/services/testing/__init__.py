@@ -7,13 +7,20 @@ production gate is a read: ``inventory.selectors.testing.gate``.
 
 from inventory.services.testing.inspection import IEC_ZONES, cable_inspect
 from inventory.services.testing.olts import FibreReading, OltsInput, cable_test_record_olts, olts_validate
-from inventory.services.testing.otdr import SorUpload, cable_test_upload_otdr, sor_parse_many
+from inventory.services.testing.otdr import (
+    OtdrSession,
+    SorUpload,
+    cable_test_upload_otdr,
+    otdr_sessions_upload,
+    sor_parse_many,
+)
 from inventory.services.testing.qualification import QualificationInput, link_qualify, qualification_check
 
 __all__ = [
     "IEC_ZONES",
     "FibreReading",
     "OltsInput",
+    "OtdrSession",
     "QualificationInput",
     "SorUpload",
     "cable_inspect",
@@ -21,6 +28,7 @@ __all__ = [
     "cable_test_upload_otdr",
     "link_qualify",
     "olts_validate",
+    "otdr_sessions_upload",
     "qualification_check",
     "sor_parse_many",
 ]

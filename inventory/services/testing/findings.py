@@ -8,7 +8,6 @@ from __future__ import annotations
 from datetime import datetime
 
 from inventory.core.choices import AlertRule, AlertState, Severity, TestKind
-from inventory.core.optics import budgets
 from inventory.core.telemetry import rules as engine
 from inventory.models import Alert, Cable, CableTest, Link
 from inventory.selectors.plant.trace import port_trace
@@ -19,7 +18,9 @@ from inventory.services.retests.due import retest_due_refresh_on_commit
 
 
 def after_test(test: CableTest, *, now: datetime) -> None:
-    """Baseline on the first pass; compare a retest with the baseline; move the retest due date."""
+    """Baseline on the first pass; compare a retest with the baseline; move the retest due date.
+
+    OTDR sessions do the same set-based, a batch at a time (``otdr_history``)."""
     retest_due_refresh_on_commit(
         cable_id=test.cable_id, now=now, reason=f"{test.kind} test recorded: {test.verdict}"
     )
@@ -31,8 +32,6 @@ def after_test(test: CableTest, *, now: datetime) -> None:
         return
     if test.kind == TestKind.OLTS:
         _compare_olts(test, base, now=now)
-    elif test.kind == TestKind.OTDR:
-        _compare_otdr(test, base, now=now)
 
 
 def _baseline(cable: Cable, kind: str, exclude: int | None = None) -> CableTest | None:
@@ -59,7 +58,7 @@ def _compare_olts(test: CableTest, base: CableTest, *, now: datetime) -> None:
     ]
     test.details = {**test.details, "loss_increase": {"baseline_test": base.pk, "fibres": rises}}
     test.save(update_fields=["warnings", "details"])
-    _raise_loss_increase(
+    raise_loss_increase(
         test=test,
         findings=[f"loss up since baseline {base.tested_at:%Y-%m-%d}: " + ", ".join(msgs)],
         evidence={"baseline_test": base.pk, "threshold_db": threshold, "fibres": rises},
@@ -67,56 +66,7 @@ def _compare_olts(test: CableTest, base: CableTest, *, now: datetime) -> None:
     )
 
 
-def _compare_otdr(test: CableTest, base: CableTest, *, now: datetime) -> None:
-    base_traces = {(t.fibre, round(t.wavelength_nm or 0)): t for t in base.traces.all()}
-    segments = None
-    found = []
-    threshold = loss_increase_db()
-    for t in test.traces.all():
-        b = base_traces.get((t.fibre, round(t.wavelength_nm or 0)))
-        if b is None:
-            continue
-        new = budgets.new_events(
-            [budgets.TraceEvent.from_dict(e) for e in b.events],
-            [budgets.TraceEvent.from_dict(e) for e in t.events],
-        )
-        if (
-            t.total_loss_db is not None
-            and b.total_loss_db is not None
-            and t.total_loss_db - b.total_loss_db >= threshold - 1e-9
-        ):
-            found.append(
-                {
-                    "fibre": t.fibre,
-                    "distance_m": None,
-                    "message": f"fibre {t.fibre}: total loss {b.total_loss_db:.2f} -> {t.total_loss_db:.2f} dB",
-                }
-            )
-        for f in new:
-            if segments is None:
-                segments = _path_segments(test.link, test.cable)
-            where = budgets.locate(f.distance_m or 0.0, segments)
-            found.append(
-                {
-                    "fibre": t.fibre,
-                    "distance_m": round(f.distance_m or 0, 1),
-                    "message": f"{f.message} Location: {where}.",
-                }
-            )
-    if not found:
-        return
-    test.warnings = [*test.warnings, *[f["message"] for f in found]]
-    test.details = {**test.details, "loss_increase": {"baseline_test": base.pk, "findings": found}}
-    test.save(update_fields=["warnings", "details"])
-    _raise_loss_increase(
-        test=test,
-        findings=[f["message"] for f in found],
-        evidence={"baseline_test": base.pk, "findings": found},
-        now=now,
-    )
-
-
-def _path_segments(link: Link | None, cable: Cable) -> list[tuple[str, float | None, str]]:
+def path_segments(link: Link | None, cable: Cable) -> list[tuple[str, float | None, str]]:
     """(label, length m, far end) along the link's path, or the cable alone."""
     if link is None:
         return [(cable.label, float(cable.length_m) if cable.length_m else None, "its far end")]
@@ -129,7 +79,7 @@ def _path_segments(link: Link | None, cable: Cable) -> list[tuple[str, float | N
     return out
 
 
-def _raise_loss_increase(*, test: CableTest, findings: list[str], evidence: dict, now: datetime) -> Alert:
+def raise_loss_increase(*, test: CableTest, findings: list[str], evidence: dict, now: datetime) -> Alert:
     """Open (or update) the cable's ``loss_increase`` alert through the alert lifecycle service,
     the one path every alert takes: a maintenance window silences it, an unsilenced one is mailed."""
     link = test.link or Link.objects.filter(active=True, segments__cable=test.cable).first()

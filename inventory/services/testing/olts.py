@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from inventory.core.choices import CableKind, Direction, ReferenceMethod, TestKind
 from inventory.core.optics import budgets
+from inventory.core.optics.trace_checks import WAVELENGTHS_MM, WAVELENGTHS_SM
 from inventory.models import Cable, CableEnd, CableTest, FibreResult, Link
 from inventory.selectors.testing.facts import (
     cable_component_budget,
@@ -22,9 +23,6 @@ from inventory.selectors.testing.facts import (
     marginal_db,
 )
 from inventory.services.testing.findings import after_test
-
-WAVELENGTHS_MM = (850, 953, 1300)
-WAVELENGTHS_SM = (1310, 1383, 1490, 1550, 1625)
 
 
 @dataclass

@@ -17,12 +17,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from inventory.conf import app_settings
+from inventory.core.optics import trace_checks
 from inventory.core.optics.sor.data import SorError
 from inventory.core.optics.sor.parse import parse_sor
-from inventory.models import Cable, InstrumentMapping
+from inventory.models import Cable, InstrumentMapping, OtdrTrace
 from inventory.selectors.testing.facts import sor_max_bytes
 from inventory.services.testing.olts import OltsInput, cable_test_record_olts, olts_validate
-from inventory.services.testing.otdr import SorUpload, cable_test_upload_otdr
+from inventory.services.testing.otdr import OtdrSession, SorUpload, otdr_sessions_upload
 from inventory.services.testing.tester_csv import (
     FIELDS,
     ImportResult,
@@ -88,14 +89,23 @@ def _apply(
                             "errors": _fix_rows(exc, rows),
                         }
                     )
-            for label, files in sorted(sors_by_cable.items()):
-                if not apply:
-                    continue
-                test = cable_test_upload_otdr(
-                    cable=cables[label], files=files, technician=technician, now=now, source="import"
+            if apply and sors_by_cable:
+                # One batch for every SOR file of the project: a fixed number of queries, the
+                # retest dates recomputed once.
+                sessions = [
+                    OtdrSession(cables[label], files) for label, files in sorted(sors_by_cable.items())
+                ]
+                try:
+                    tests = otdr_sessions_upload(
+                        sessions=sessions, technician=technician, now=now, source="import"
+                    )
+                except ValidationError as exc:
+                    result.errors.append({"where": "SOR files", "errors": _joined(exc)})
+                    tests = []
+                written += list(
+                    OtdrTrace.objects.filter(test__in=[t.pk for t in tests]).values_list("file", flat=True)
                 )
-                written += [t.file.name for t in test.traces.all()]
-                result.tests.append(test.pk)
+                result.tests += [t.pk for t in tests]
             if result.errors:
                 raise _Rollback
     except _Rollback:
@@ -113,6 +123,10 @@ def _apply(
 
 class _Rollback(Exception):
     pass
+
+
+def _joined(exc: ValidationError) -> dict:
+    return {key: "; ".join(msgs) for key, msgs in exc.message_dict.items()}
 
 
 def _fix_rows(exc: ValidationError, rows: list[ParsedRow]) -> dict:
@@ -223,8 +237,11 @@ def instrument_project_import(
             result.unmatched.append(
                 {"where": name, "cable": label, "why": "no fibre number in the file or its name"}
             )
+        elif why := trace_checks.wavelength_misfit(cables[label].kind, sor.wavelength_nm):
+            # Shown in the preview already; the upload service refuses it again on apply.
+            result.errors.append({"where": name, "errors": {"file": f"{why} ({label})."}})
         else:
-            sors_by_cable.setdefault(label, []).append(SorUpload(name.rsplit("/", 1)[-1], data, fibre))
+            sors_by_cable.setdefault(label, []).append(SorUpload(name.rsplit("/", 1)[-1], data, fibre, sor))
     for label, rows in readings_by_cable.items():
         result.matched.setdefault(label, {"readings": 0, "sor": 0})["readings"] = len(rows)
     for label, ups in sors_by_cable.items():

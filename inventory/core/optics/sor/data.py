@@ -71,6 +71,7 @@ class SorFile:
     pulse_width_ns: float | None = None
     index_of_refraction: float | None = None
     range_m: float | None = None
+    sample_spacing_m: float | None = None  # metres between data points (the distance resolution)
     fibre_length_m: float | None = None
     total_loss_db: float | None = None
     orl_db: float | None = None

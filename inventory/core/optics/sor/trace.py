@@ -25,6 +25,7 @@ def read_trace(out: SorFile, data: bytes, block: Block | None, skip: int, spacin
     step = spacing_m(spacing, index)
     out.trace = _decimate(pts, sf, step)
     out.range_m = cnt * step
+    out.sample_spacing_m = step
 
 
 def _decimate(pts: np.ndarray, scale_factor: int, step_m: float) -> list[tuple[float, float]]:

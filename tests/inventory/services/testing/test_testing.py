@@ -182,14 +182,14 @@ def test_otdr_new_event_raises_loss_increase_naming_distance_and_segment(jumper)
 
 
 def test_bend_and_dirty_connector_warnings_on_upload(jumper):
-    """Same fibre at 1310 and 1550 nm: 0.02 vs 0.55 dB at 40 m is a bend; -30 dB is dirty."""
+    """Same fibre at 1310 and 1550 nm: 0.02 vs 0.55 dB at 2 m is a bend; -30 dB is dirty."""
 
-    def ev(loss):
+    def ev(loss):  # the 3 m jumper: the fibre end where the cable ends
         return [
             (0.0, 0.0, -60.0, "1F9999LS"),
-            (20.0, 0.1, -30.0, "1F9999LS"),
-            (40.0, loss, None, "0F9999LS"),
-            (60.0, 0.0, -20.0, "1E9999LS"),
+            (1.0, 0.1, -30.0, "1F9999LS"),
+            (2.0, loss, None, "0F9999LS"),
+            (3.0, 0.0, -20.0, "1E9999LS"),
         ]
 
     files = [
@@ -198,8 +198,8 @@ def test_bend_and_dirty_connector_warnings_on_upload(jumper):
     ]
     test = svc.cable_test_upload_otdr(cable=jumper, files=files, now=NOW)
     text = " ".join(test.warnings)
-    assert "Suspected bend at 40.0 m" in text
-    assert "Suspected dirty or damaged connector at 20.0 m" in text
+    assert "Suspected bend at 2.0 m" in text
+    assert "Suspected dirty or damaged connector at 1.0 m" in text
     assert test.verdict == Verdict.MARGINAL  # APC connector above -55 dB: warn, not fail
 
 

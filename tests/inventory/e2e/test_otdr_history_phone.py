@@ -1,0 +1,36 @@
+"""The OTDR history on a phone (360 px, real Chromium): the overlay fits the screen, its labels
+stay readable, and the page does not scroll sideways."""
+
+import pytest
+
+from tests import factories as f
+from tests.inventory.e2e.test_phone_flow import login, no_horizontal_scroll
+from tests.inventory.views.test_cable_traces import shoot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True)
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "uploads"
+
+
+def test_the_trace_history_is_readable_at_phone_width(live_server, plant, phone, artifacts):
+    f.UserFactory(username="walker", role="technician")
+    cable = plant["cables"]["J-102"]
+    shoot(cable, days_ago=200, connector_loss=0.1, name="install.sor")
+    shoot(cable, days_ago=5, connector_loss=0.4, name="retest.sor")
+    login(phone, live_server.url, "/c/J-102", "walker")
+    history = phone.locator("#otdr-history")
+    history.scroll_into_view_if_needed()
+    box = history.locator("svg.otdr-overlay").bounding_box()
+    assert box is not None and 300 <= box["width"] <= 360
+    # Tick labels are 11 units in a 360-unit viewBox: rendered at 9 px or more.
+    smallest = phone.evaluate(
+        """() => Math.min(...[...document.querySelectorAll('#otdr-history svg text')]
+            .map(t => t.getBoundingClientRect().height).filter(h => h > 0))"""
+    )
+    assert smallest >= 9, smallest
+    assert "baseline" in history.locator(".otdr-legend").inner_text()
+    assert no_horizontal_scroll(phone)
+    history.screenshot(path=str(artifacts / "otdr-history-phone.png"))
