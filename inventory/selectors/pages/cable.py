@@ -288,8 +288,9 @@ def _history(cable: Cable, notes: list[FieldNote], ends: list[EndView] = (), lim
 def _human_change(change: dict) -> dict:
     """``status: in_production -> faulty`` as ``Status: In production -> Faulty``."""
     domain = CHANGE_DOMAINS.get(change["field"], "")
+    name = word(change["field"])
     return {
-        "field": word(change["field"]),
+        "field": name[:1].upper() + name[1:],
         "old": word(change["old"], domain) if change["old"] not in (None, "") else None,
         "new": word(change["new"], domain) if change["new"] not in (None, "") else None,
     }

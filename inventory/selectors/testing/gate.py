@@ -9,6 +9,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from inventory.core.choices import CableKind, TestKind
+from inventory.core.words import human_date
 from inventory.models import Cable, CableEnd
 from inventory.selectors.testing.facts import fibres_in_use, otdr_min_length_m, retest_interval
 from inventory.selectors.testing.latest import PASSING, latest_tests
@@ -47,10 +48,10 @@ def gate_missing(*, cables: Sequence[Cable], latest: dict, ends: dict, now: date
             if olts is None:
                 need.append(f"a power-meter (OLTS) test of all {n} fibres")
             elif olts.verdict not in PASSING:
-                need.append(f"a passing power-meter test (the last one, {olts.tested_at:%Y-%m-%d}, failed)")
+                need.append(f"a passing power-meter test (the last one, {human_date(olts.tested_at)}, failed)")
             elif olts.tested_at < oldest:
                 need.append(
-                    f"a power-meter test newer than {retest_interval().days} days (last {olts.tested_at:%Y-%m-%d})"
+                    f"a power-meter test newer than {retest_interval().days} days (last {human_date(olts.tested_at)})"
                 )
             elif olts.fibres_passed < n:
                 need.append(f"power-meter results on all {n} fibres (only {olts.fibres_passed} pass)")
@@ -61,17 +62,17 @@ def gate_missing(*, cables: Sequence[Cable], latest: dict, ends: dict, now: date
                 if otdr is None:
                     need.append(f"an OTDR trace{why}")
                 elif otdr.verdict not in PASSING:
-                    need.append(f"a passing OTDR trace (the last one, {otdr.tested_at:%Y-%m-%d}, failed)")
+                    need.append(f"a passing OTDR trace (the last one, {human_date(otdr.tested_at)}, failed)")
                 elif otdr.tested_at < oldest:
                     need.append(
-                        f"an OTDR trace newer than {retest_interval().days} days (last {otdr.tested_at:%Y-%m-%d})"
+                        f"an OTDR trace newer than {retest_interval().days} days (last {human_date(otdr.tested_at)})"
                     )
         elif c.kind in CableKind.sealed():
             q = mine.get(TestKind.QUALIFICATION)
             if q is None:
                 need.append("a link qualification (EEPROM identity, speed and width, BER soak)")
             elif q.verdict not in PASSING:
-                need.append(f"a passing link qualification (the last one, {q.tested_at:%Y-%m-%d}, failed)")
+                need.append(f"a passing link qualification (the last one, {human_date(q.tested_at)}, failed)")
         out[c.pk] = need
     return out
 
