@@ -48,7 +48,9 @@ def gate_missing(*, cables: Sequence[Cable], latest: dict, ends: dict, now: date
             if olts is None:
                 need.append(f"a power-meter (OLTS) test of all {n} fibres")
             elif olts.verdict not in PASSING:
-                need.append(f"a passing power-meter test (the last one, {human_date(olts.tested_at)}, failed)")
+                need.append(
+                    f"a passing power-meter test (the last one, {human_date(olts.tested_at)}, failed)"
+                )
             elif olts.tested_at < oldest:
                 need.append(
                     f"a power-meter test newer than {retest_interval().days} days (last {human_date(olts.tested_at)})"

@@ -29,7 +29,13 @@ def test_codes_read_as_words(code, domain, words):
 
 
 def test_every_choice_of_every_enumeration_a_page_shows_has_words():
-    for enum in (choices.CableStatus, choices.CableKind, choices.AlertRule, choices.Verdict, choices.Severity):
+    for enum in (
+        choices.CableStatus,
+        choices.CableKind,
+        choices.AlertRule,
+        choices.Verdict,
+        choices.Severity,
+    ):
         for value, label in enum.choices:
             assert word(value) == label
             assert "_" not in word(value)
