@@ -131,7 +131,7 @@ def test_the_most_severe_open_alert_leads_with_its_recommendation(plant, tech_cl
         )
     page = _main(tech_client.get("/c/J-102").content.decode())
     top = page.split('data-testid="top-alert"', 1)[1].split("</section>", 1)[0]
-    assert "Page</strong> · Link flap" in top and "Re-seat both modules" in top and "2 more open below" in top
+    assert "Page</strong> · Link flap" in top and "Re-seat both modules" in top and "2 more below" in top
     assert page.index('data-testid="top-alert"') < page.index('aria-label="Actions"')
     for raw in RAW_CODES:
         assert raw not in re.sub(r"<[^>]+>", " ", page), raw
