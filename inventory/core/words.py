@@ -40,6 +40,11 @@ DOMAINS: dict[str, dict[str, str]] = {
     "note": dict(c.FieldNoteKind.choices),
     "retest_reason": dict(c.RetestTriggerReason.choices),
     "reminder": dict(c.ReminderKind.choices),
+    "batch": dict(c.LabelBatchStatus.choices),
+    "label_kind": dict(c.LabelKind.choices),
+    "token": dict(c.TokenKind.choices),
+    "digest": dict(c.DigestStatus.choices),
+    "reminder_mode": dict(c.ReminderMode.choices),
 }
 
 # Keys of alert evidence, test details and history changes: what a person calls them.
