@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Q
+from django.db.models import Case, Q, Value, When
 
 from inventory.core.choices import FieldNoteKind
 from inventory.models import Cable, Device, FieldNote, Rack, Transceiver
@@ -18,14 +18,19 @@ def _open_q() -> Q:
 
 
 def journal_for(target, *, limit: int = 50) -> dict:
-    """``open``: faults and notes not yet settled, newest first; ``entries``: the latest ``limit``
-    entries (open ones included), newest first. Two queries."""
+    """``open``: faults and notes not yet settled, newest first; ``entries``: the open ones and
+    the latest others, ``limit`` in all, newest first. One query: open entries sort first, so
+    an old open fault is never pushed out by newer closed entries."""
     field = TARGET_FIELD[type(target)]
-    qs = FieldNote.objects.filter(**{field: target}).select_related("actor", "closed_by")
-    open_entries = list(qs.filter(_open_q()).order_by("-at", "-id")[:limit])
-    entries = list(qs.order_by("-at", "-id")[:limit])
+    rows = list(
+        FieldNote.objects.filter(**{field: target})
+        .select_related("actor", "closed_by")
+        .annotate(open_first=Case(When(_open_q(), then=Value(1)), default=Value(0)))
+        .order_by("-open_first", "-at", "-id")[:limit]
+    )
+    entries = sorted(rows, key=lambda n: (n.at, n.pk), reverse=True)
     return {
-        "open": open_entries,
+        "open": [n for n in entries if n.open_first],
         "entries": entries,
         "target_kind": _kind_of(target),
         "target_key": _key_of(target),
