@@ -109,6 +109,8 @@ def test_a_dac_shows_its_qualification_in_words_and_offers_no_optical_test(engin
     assert "/test/power-meter" not in html and "/test/otdr" not in html and "/inspect" not in html
     assert "unknown" not in page.lower().replace("not evaluated", "")
     assert "a link qualification" in page  # what the gate lacks, in words
+    assert "TIA" not in page and "link qualification Not evaluated" in " ".join(page.split())
+    assert "serial DAC-A1" in " ".join(page.split())
 
 
 def test_the_most_severe_open_alert_leads_with_its_recommendation(plant, tech_client):
