@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from inventory.conf import app_settings
 from inventory.core.choices import CableStatus, FieldNoteKind
+from inventory.core.words import word
 from inventory.models import Cable, Device, FieldNote, Rack, Transceiver
 from inventory.selectors.plant.responsible import cable_teams, team_addresses
 from inventory.services.plant.cables import cable_set_status
@@ -74,7 +75,7 @@ def fault_notice(note: FieldNote) -> EmailMessage:
     body = (
         f"{who} reported a fault on cable {cable.label} at {note.at:%Y-%m-%d %H:%M} UTC.\n\n"
         f"What was seen: {note.text}\n"
-        f"Status: {note.status_before or '?'} -> {note.status_after}\n\n"
+        f"Status: {word(note.status_before, 'status') or '?'} -> {word(note.status_after, 'status')}\n\n"
         f"Open the cable: {url}\n"
     )
     host = app_settings.base_url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "cabletrack"
