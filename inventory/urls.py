@@ -55,6 +55,10 @@ urlpatterns = [
     path("c/<str:label>/swap", pages.cable_swap, name="cable-swap"),
     path("c/<str:label>/replace", pages.cable_replace, name="cable-replace"),
     path("c/<str:label>/edit", desk.cable_edit, name="cable-edit"),
+    path("c/<str:label>/status", pages.cable_set_status, name="cable-set-status"),
+    # The journal of a cable, module, device or rack (kind: cable, module, device, rack).
+    path("journal/<str:kind>/<str:key>/add", pages.journal_add, name="journal-add"),
+    path("journal/<int:pk>/close", pages.journal_close, name="journal-close"),
     path("t/<int:pk>", pages.transceiver_detail, name="transceiver-detail"),
     # Desk pages.
     path("cables/", desk.cable_list, name="cable-list"),

@@ -232,13 +232,14 @@ class LabelKind(models.TextChoices):
 
 
 class FieldNoteKind(models.TextChoices):
-    """What a technician did or saw at the cable (the phone page's one-tap actions)."""
+    """A journal entry: what someone saw or did at a cable, module, device or rack."""
 
     FAULT = "fault", "Fault reported"
     RESEATED = "reseated", "Re-seated"
     CLEANED = "cleaned", "Cleaned"
     RESEATED_CLEANED = "reseated_cleaned", "Re-seated and cleaned"
     NOTE = "note", "Note"
+    SERVICE = "service", "Service action"
 
 
 # --- Retests and reminders ------------------------------------------------------------------

@@ -99,6 +99,22 @@ class ServicedForm(forms.Form):
     )
 
 
+class JournalForm(forms.Form):
+    """A journal entry on a cable, module, device or rack."""
+
+    kind = forms.ChoiceField(
+        label="What is it?",
+        choices=[
+            (FieldNoteKind.NOTE, "A note (stays at the top until closed)"),
+            (FieldNoteKind.FAULT, "A fault seen (stays at the top until closed)"),
+            (FieldNoteKind.SERVICE, "Work done (goes straight to the history)"),
+        ],
+        widget=forms.RadioSelect,
+        initial=FieldNoteKind.NOTE,
+    )
+    text = forms.CharField(label="Text", max_length=2000, widget=forms.Textarea(attrs={"rows": 3}))
+
+
 class SwapForm(forms.Form):
     cage = forms.TypedChoiceField(label="Which end?", coerce=int, widget=forms.RadioSelect)
     new_serial = forms.CharField(

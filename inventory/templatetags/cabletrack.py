@@ -1,12 +1,49 @@
-from django import template
+from datetime import date, datetime
 
-from inventory.core.choices import CableStatus
+from django import template
+from django.utils import timezone
+
+from inventory.core import words as vocabulary
 
 register = template.Library()
-_CABLE_STATUS = dict(CableStatus.choices)
 
 
 @register.filter
 def cable_status_label(value: str) -> str:
     """``in_production`` -> ``In production``."""
-    return _CABLE_STATUS.get(value, value)
+    return vocabulary.word(value, "status")
+
+
+@register.filter
+def words(value, domain: str = "") -> str:
+    """Human words for a code (``inventory.core.words``): ``{{ c.kind|words }}``, ``{{ v|words:"verdict" }}``."""
+    return vocabulary.word(value, domain)
+
+
+@register.filter
+def tone(verdict: str) -> str:
+    """The colour class of a verdict: ``ok``, ``warn``, ``bad`` or ``none`` (unknown is never green)."""
+    return vocabulary.verdict_tone(verdict)
+
+
+@register.filter
+def when(value) -> str:
+    """A moment as people read it (``today 14:05``, ``3 Nov 09:00``), in the site's time zone."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    if isinstance(value, datetime) and timezone.is_aware(value):
+        value = timezone.localtime(value)
+    return vocabulary.human_when(value, today=timezone.localdate())
+
+
+@register.filter
+def day(value) -> str:
+    """A calendar day as people read it (``today``, ``3 Nov``, ``3 Nov 2025``)."""
+    if isinstance(value, datetime) and timezone.is_aware(value):
+        value = timezone.localtime(value)
+    if not isinstance(value, (date, datetime)):
+        return value or ""
+    return vocabulary.human_date(value, today=timezone.localdate())

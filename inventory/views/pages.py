@@ -4,14 +4,15 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
 from django.db import connection
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
 from inventory.access import authz
-from inventory.core.choices import PlacementEnd
-from inventory.forms.plant import FaultForm, ReplaceForm, ServicedForm, SwapForm, apply_errors
-from inventory.models import Cable, Cage, Rack, Transceiver
+from inventory.core.choices import CableStatus, PlacementEnd
+from inventory.forms.plant import FaultForm, JournalForm, ReplaceForm, ServicedForm, SwapForm, apply_errors
+from inventory.models import Cable, Cage, FieldNote, Rack, Transceiver
 from inventory.selectors import pages as page_selectors
 from inventory.services.plant import cables as cable_services
 from inventory.services.plant import fieldwork
@@ -51,9 +52,121 @@ def _cable_of(request, label: str) -> Cable:
     return _cable(label)
 
 
+# Which permission each of the cable page's actions needs (``authz.ACTIONS``).
+PAGE_ACTION_RULES = {
+    "olts": "record_test",
+    "otdr": "record_test",
+    "inspect": "inspect",
+    "fault": "report_fault",
+    "note": "report_fault",
+    "serviced": "service_cable",
+    "swap": "swap_module",
+    "replace": "replace_cable",
+    "edit": "edit_cable",
+    "status": "edit_cable",
+}
+
+
+def _may_print(user) -> bool:
+    return user.has_perm("inventory.print_labels") or user.has_perm("inventory.print_cable_label")
+
+
 def cable_page(request, label: str):
+    """The page a cable's QR label opens. An unknown label gets a friendly page (a handled 404,
+    so not Django's technical page even with DEBUG on) offering search and, for roles that may,
+    recording the label."""
+    cable = Cable.objects.select_related("vendor", "replaced_by").filter(label=label).first()
+    if cable is None:
+        return render(
+            request,
+            "inventory/cable_missing.html",
+            {"label": label[:80], "may_record": authz.can(request.user, "install_cable")},
+            status=404,
+        )
+    may = {key: authz.can(request.user, rule, cable) for key, rule in PAGE_ACTION_RULES.items()}
+    may["print"] = _may_print(request.user)
+    return render(request, "inventory/cable.html", page_selectors.cable_page(cable, may=may))
+
+
+@authz.requires_action("edit_cable", obj=_cable_of)
+@require_http_methods(["POST"])
+def cable_set_status(request, label: str):
+    """The cable page's status button: "Mark in production" (the test gate decides) or "Mark
+    degraded" (when a link fails while the record says in production)."""
     cable = _cable(label)
-    return render(request, "inventory/cable.html", page_selectors.cable_page(cable))
+    status = request.POST.get("status", "")
+    try:
+        if status == CableStatus.IN_PRODUCTION:
+            fieldwork.cable_mark_in_production(cable=cable, actor=request.user)
+        elif status == CableStatus.DEGRADED:
+            cable_services.cable_set_status(
+                cable=cable, status=status, reason=f"marked degraded by {request.user.get_username()}"
+            )
+        else:
+            messages.error(request, "Choose in production or degraded.")
+            return redirect(cable)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, f"{cable.label} is now {CableStatus(status).label.lower()}.")
+    return redirect(cable)
+
+
+def _journal_target(request, kind: str, key: str):
+    target = page_selectors.journal_target(kind=kind, key=key)
+    if target is None:
+        raise Http404("No such cable, module, device or rack.")
+    return target
+
+
+def _back(request, target) -> str:
+    nxt = request.POST.get("next") or request.GET.get("next") or ""
+    if nxt and url_has_allowed_host_and_scheme(nxt, allowed_hosts={request.get_host()}):
+        return nxt
+    if hasattr(target, "get_absolute_url"):
+        return target.get_absolute_url()
+    rack = getattr(target, "rack", None)
+    return rack.get_absolute_url() if rack is not None else "/"
+
+
+@authz.requires_action("report_fault", obj=_journal_target)
+@require_http_methods(["GET", "POST"])
+def journal_add(request, kind: str, key: str):
+    """Add a note (or a fault seen, or a service action) to a cable, module, device or rack."""
+    target = _journal_target(request, kind, key)
+    form = JournalForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            fieldwork.journal_add(target=target, actor=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, "Added to the journal.")
+            return redirect(_back(request, target))
+    ctx = {"form": form, "target": target, "kind": kind, "next": _back(request, target)}
+    return render(request, "inventory/journal_add.html", ctx, status=400 if form.errors else 200)
+
+
+def _entry_target(request, pk: int):
+    entry = get_object_or_404(
+        FieldNote.objects.select_related("cable", "transceiver", "device", "rack"), pk=pk
+    )
+    return entry.cable or entry.transceiver or entry.device or entry.rack
+
+
+@authz.requires_action("report_fault", obj=_entry_target)
+@require_http_methods(["POST"])
+def journal_close(request, pk: int):
+    """Settle an open fault or note: it leaves the top of its page and stays in the history."""
+    entry = get_object_or_404(FieldNote, pk=pk)
+    target = _entry_target(request, pk)
+    try:
+        fieldwork.journal_close(entry=entry, actor=request.user, reason=request.POST.get("reason", ""))
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, "Closed.")
+    return redirect(_back(request, target))
 
 
 def rack_page(request, name: str):

@@ -38,6 +38,12 @@ def face_layout(stock: Stock, face: Face) -> FaceLayout:
     )
 
 
+# No printed line is smaller than this (points): the end text must read in a dim aisle. What
+# does not fit at this size is wrapped, then cut with an ellipsis, never shrunk further.
+MIN_PT = 6.0
+HERE = "\u00bb"  # "»" marks the end this label sits on (bold too in the PDF; ZPL has one weight)
+
+
 def _end_specs(label: CableLabel, stock: Stock) -> list[TextSpec]:
     big = stock.key in ("rack", "a4")
     id_size, line_size, foot_size = (16, 9, 7.5) if big else (12, 7.5, 6.5)
@@ -50,19 +56,20 @@ def _end_specs(label: CableLabel, stock: Stock) -> list[TextSpec]:
             f"{label.baseline} {label.baseline_date:%Y-%m-%d}" if label.baseline_date else label.baseline
         )
     else:
-        foot.append("No baseline test")
+        foot.append("Not tested")
+    a_mark, b_mark = (HERE, "") if not b_here else ("", HERE)
     return [
         TextSpec(
             f"{label.identifier} \u00b7 {label.this_end}",
             id_size,
-            5.5,
+            max(MIN_PT, 7.0),
             bold=True,
             max_lines=2,
             wrap_below=0.6,
         ),
-        TextSpec(f"A {label.a.text()}", line_size, 4.2, bold=not b_here, max_lines=2),
-        TextSpec(f"B {label.b.text()}", line_size, 4.2, bold=b_here, max_lines=2),
-        TextSpec("  ".join(foot), foot_size, 4.2, max_lines=2),
+        TextSpec(f"{a_mark}A {label.a.text()}", line_size, MIN_PT, bold=not b_here, max_lines=3),
+        TextSpec(f"{b_mark}B {label.b.text()}", line_size, MIN_PT, bold=b_here, max_lines=3),
+        TextSpec("  ".join(foot), foot_size, MIN_PT, max_lines=2),
     ]
 
 
@@ -71,6 +78,6 @@ def text_specs(label: Label, stock: Stock) -> list[TextSpec]:
     if isinstance(label, RackLabel):
         specs = [TextSpec(label.name, 40, 8, bold=True, max_lines=2, wrap_below=0.5)]
         if label.location:
-            specs.append(TextSpec(label.location, 11, 5, max_lines=3))
+            specs.append(TextSpec(label.location, 11, MIN_PT, max_lines=3))
         return specs
     return _end_specs(label, stock)

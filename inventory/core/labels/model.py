@@ -1,8 +1,8 @@
 """What a label says: plain dataclasses, filled by the selector, drawn by ``pdf`` and ``zpl``.
 
-TIA-606 practice: a label carries permanent facts only (identifier, both ends, install date,
-commissioning test), so it never needs reprinting when the cable's state changes; the live
-state is on the page its QR code opens.
+TIA-606 practice: a label carries lasting facts (identifier, both ends with the cage and the
+port, install date) and the latest test when printed (never an older pass over a later
+failure); the live state is on the page its QR code opens.
 """
 
 from __future__ import annotations
@@ -23,15 +23,19 @@ def rack_url(base_url: str, name: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class EndInfo:
-    """Where one end of a cable is plugged: rack, U, device, port (any may be unknown)."""
+    """Where one end of a cable is plugged: rack, U, device, the cage on the faceplate (what the
+    technician sees, ``OSFP1``) and the logical port (what the device calls it, ``eth0``); any
+    may be unknown."""
 
     rack: str = ""
     u: int | None = None
     device: str = ""
     port: str = ""
+    cage: str = ""
 
     def text(self) -> str:
-        parts = [self.rack, f"U{self.u}" if self.u is not None else "", self.device, self.port]
+        port = self.port if self.port != self.cage else ""
+        parts = [self.rack, f"U{self.u}" if self.u is not None else "", self.device, self.cage, port]
         return " ".join(p for p in parts if p) or "unterminated"
 
 
@@ -49,7 +53,7 @@ class CableLabel:
     a: EndInfo
     b: EndInfo
     installed: date | None = None
-    baseline: str = ""  # e.g. "OLTS PASS"
+    baseline: str = ""  # the latest test and its verdict, e.g. "OLTS PASS" (never an older pass)
     baseline_date: date | None = None
 
 

@@ -15,6 +15,15 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 
+def stack_env(addr: str, environ: dict[str, str]) -> dict[str, str]:
+    """The processes' environment: ``CABLETRACK_BASE_URL`` follows the address served (QR codes
+    and mail links then open this server), unless it is set already."""
+    env = dict(environ)
+    if not env.get("CABLETRACK_BASE_URL"):
+        env["CABLETRACK_BASE_URL"] = f"http://{addr}"
+    return env
+
+
 class Command(BaseCommand):
     help = "Run web + worker + beat (+ a loopback SMTP sink) until Ctrl-C."
 
@@ -53,10 +62,14 @@ class Command(BaseCommand):
                 "aiosmtpd.handlers.Debugging",
             ]
         running: dict[str, subprocess.Popen] = {}
+        env = stack_env(addr, dict(os.environ))
         for name, cmd in procs.items():
-            running[name] = subprocess.Popen(cmd, env=os.environ.copy())  # noqa: S603 - our own argv
+            running[name] = subprocess.Popen(cmd, env=env)  # noqa: S603 - our own argv
         self.stdout.write(
-            self.style.SUCCESS(f"cabletrack is up: http://{addr}/  (processes: {', '.join(running)})")
+            self.style.SUCCESS(
+                f"cabletrack is up: http://{addr}/  (processes: {', '.join(running)}; "
+                f"labels and mails link to {env['CABLETRACK_BASE_URL']})"
+            )
         )
 
         def stop(*_):

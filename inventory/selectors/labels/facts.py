@@ -1,7 +1,7 @@
 """What goes on labels: selections resolved to ids, and label facts gathered set-based.
 
 ``cable_label_facts`` reads any number of cables in a fixed number of queries per chunk of
-``CHUNK`` cables (cables with their baseline test, ends with rack/U/device/port, the logical
+``CHUNK`` cables (cables with their latest test, ends with rack/U/device/cage/port, the logical
 ports of cage ends) and returns the pure ``inventory.core.labels`` dataclasses the renderers take.
 """
 
@@ -14,7 +14,7 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Q, Subquery
 
-from inventory.core.choices import PASSING, CableStatus, TestKind
+from inventory.core.choices import CableStatus, TestKind
 from inventory.core.labels import CableLabel, EndInfo, RackLabel, cable_url, rack_url
 from inventory.models import Cable, CableEnd, CableTest, Port, Rack, Row
 
@@ -25,6 +25,8 @@ TEST_SHORT = {
     TestKind.INSPECTION: "Inspection",
     TestKind.QUALIFICATION: "Qualification",
 }
+# Printed in capitals, as testers print them; "not evaluated" is never shown as a pass.
+VERDICT_SHORT = {"pass": "PASS", "marginal": "MARGINAL", "fail": "FAIL", "unknown": "NOT EVALUATED"}
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,7 @@ _END_FIELDS = (
     "cage__device__position_u",
     "cage__device__rack__name",
     "port__name",
+    "port__cage__name",
     "port__device__name",
     "port__device__position_u",
     "port__device__rack__name",
@@ -187,16 +190,16 @@ def _end_info(e: dict, logical: dict) -> EndInfo:
             u=e["port__device__position_u"],
             device=e["port__device__name"] or "",
             port=e["port__name"],
+            cage=e["port__cage__name"] or "",
         )
     if e["cage_id"] is not None:
-        port = logical.get((e["cage_id"], e["connector"])) or (
-            e["cage__name"] + (f"/{e['connector']}" if e["connector"] and e["connector"] > 1 else "")
-        )
+        cage = e["cage__name"] + (f"/{e['connector']}" if e["connector"] and e["connector"] > 1 else "")
         return EndInfo(
             rack=e["cage__device__rack__name"] or "",
             u=e["cage__device__position_u"],
             device=e["cage__device__name"] or "",
-            port=port,
+            port=logical.get((e["cage_id"], e["connector"])) or "",
+            cage=cage,
         )
     return EndInfo()
 
@@ -209,20 +212,19 @@ def _legs_summary(legs: list[EndInfo]) -> EndInfo:
         rack=common([leg.rack for leg in legs]) or "",
         u=common([leg.u for leg in legs]),
         device=common([leg.device for leg in legs]) or f"{len(legs)} devices",
-        port=f"{len(legs)} legs: " + ", ".join(leg.port for leg in legs),
+        port=f"{len(legs)} legs: " + ", ".join(leg.port or leg.cage for leg in legs),
     )
 
 
 def _chunk_facts(ids: list[int], base_url: str) -> list[CableLabel]:
-    first_pass = CableTest.objects.filter(cable=OuterRef("pk"), verdict__in=PASSING).order_by(
-        "tested_at", "pk"
-    )
+    # The latest test, whatever its verdict: a label never shows an older pass over a later failure.
+    latest = CableTest.objects.filter(cable=OuterRef("pk")).order_by("-tested_at", "-pk")
     cables = (
         Cable.objects.filter(pk__in=ids)
         .annotate(
-            bl_kind=Subquery(first_pass.values("kind")[:1]),
-            bl_verdict=Subquery(first_pass.values("verdict")[:1]),
-            bl_at=Subquery(first_pass.values("tested_at")[:1]),
+            bl_kind=Subquery(latest.values("kind")[:1]),
+            bl_verdict=Subquery(latest.values("verdict")[:1]),
+            bl_at=Subquery(latest.values("tested_at")[:1]),
         )
         .values("pk", "label", "install_date", "bl_kind", "bl_verdict", "bl_at")
     )
@@ -258,7 +260,7 @@ def _chunk_facts(ids: list[int], base_url: str) -> list[CableLabel]:
         url = cable_url(base_url, c["label"])
         common = dict(
             installed=c["install_date"],
-            baseline=f"{TEST_SHORT.get(c['bl_kind'], c['bl_kind'])} {str(c['bl_verdict']).upper()}"
+            baseline=f"{TEST_SHORT.get(c['bl_kind'], c['bl_kind'])} {VERDICT_SHORT.get(c['bl_verdict'], '?')}"
             if c["bl_kind"]
             else "",
             baseline_date=c["bl_at"].date() if c["bl_at"] else None,

@@ -23,6 +23,7 @@ from inventory.selectors.pages.rack import RackRow, rack_page
 from inventory.selectors.pages.retest import DUE_SOON_DAYS, retest_state
 from inventory.selectors.pages.search import search, search_single_target
 from inventory.selectors.pages.transceiver import transceiver_page
+from inventory.selectors.plant.journal import journal_for, journal_target
 
 __all__ = [
     "CABLE_SORTS",
@@ -40,6 +41,8 @@ __all__ = [
     "cable_page_ends",
     "cable_trace",
     "dashboard",
+    "journal_for",
+    "journal_target",
     "end_text",
     "rack_page",
     "retest_state",

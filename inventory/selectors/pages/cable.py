@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.urls import reverse
 from django.utils import timezone
 
-from inventory.core.choices import CableStatus
+from inventory.core.choices import PASSING, SEVERITY_ORDER, CableKind, CableStatus, Verdict
 from inventory.core.pathcheck import PathVerdict
+from inventory.core.words import word
 from inventory.models import (
     Cable,
     CableEnd,
@@ -24,10 +26,13 @@ from inventory.models import (
 from inventory.selectors.alerts.queries import cable_alerts_context
 from inventory.selectors.pages.retest import retest_state
 from inventory.selectors.plant.history import history_for
+from inventory.selectors.plant.journal import journal_for
 from inventory.selectors.plant.trace import Point, Segment, Trace, port_trace
 from inventory.selectors.testing.results import cable_tests_context
 from inventory.selectors.testing.traces import cable_traces_context
 
+# A history change's field -> the vocabulary domain of its values.
+CHANGE_DOMAINS = {"status": "status", "kind": "kind", "role": "role", "polarity": "polarity"}
 END_RELATED = ("port__device__rack", "cage__device__rack", "cage__transceiver__model__vendor")
 
 
@@ -229,7 +234,7 @@ def _placement_entries(ends: list[EndView]) -> list[dict]:
             serial = pl.transceiver.serial
             out.append(
                 {
-                    "when": pl.installed_at.isoformat(),
+                    "when": pl.installed_at,
                     "who": pl.installed_by.get_username() if pl.installed_by else None,
                     "what": "installed module",
                     "subject": f"{serial} in {where}",
@@ -240,7 +245,7 @@ def _placement_entries(ends: list[EndView]) -> list[dict]:
             if pl.removed_at:
                 out.append(
                     {
-                        "when": pl.removed_at.isoformat(),
+                        "when": pl.removed_at,
                         "who": pl.removed_by.get_username() if pl.removed_by else None,
                         "what": f"removed module ({pl.get_end_reason_display().lower()})",
                         "subject": f"{serial} from {where}",
@@ -252,11 +257,13 @@ def _placement_entries(ends: list[EndView]) -> list[dict]:
 
 
 def _history(cable: Cable, notes: list[FieldNote], ends: list[EndView] = (), limit: int = 30) -> list[dict]:
+    """Everything that happened to the cable, newest first, by when it happened (record changes,
+    module moves in its cages, journal entries); each change in human words."""
     entries = history_for(cable) + _placement_entries(list(ends))
     for n in notes:
         entries.append(
             {
-                "when": n.at.isoformat(),
+                "when": n.at,
                 "who": n.actor.get_username() if n.actor else None,
                 "what": n.get_kind_display().lower(),
                 "subject": f"cable {cable.label}",
@@ -269,26 +276,44 @@ def _history(cable: Cable, notes: list[FieldNote], ends: list[EndView] = (), lim
                 "note": True,
             }
         )
+    for e in entries:
+        if isinstance(e["when"], str):
+            e["when"] = datetime.fromisoformat(e["when"])
     entries.sort(key=lambda e: e["when"], reverse=True)
     entries = entries[:limit]
     for e in entries:
-        e["when_display"] = e["when"][:16].replace("T", " ")
+        e["changes"] = [_human_change(c) for c in e["changes"]]
     return entries
+
+
+def _human_change(change: dict) -> dict:
+    """``status: in_production -> faulty`` as ``Status: In production -> Faulty``."""
+    domain = CHANGE_DOMAINS.get(change["field"], "")
+    name = word(change["field"])
+    return {
+        "field": name[:1].upper() + name[1:],
+        "old": word(change["old"], domain) if change["old"] not in (None, "") else None,
+        "new": word(change["new"], domain) if change["new"] not in (None, "") else None,
+    }
 
 
 def cable_actions(cable: Cable) -> dict:
     """The one-tap actions, each a URL (None on a retired cable, or a swap on a sealed one)."""
     label = cable.label
     live = cable.status != CableStatus.RETIRED
+    optical = live and cable.kind in CableKind.fibre()  # sealed and copper cables take no optical test
     return {
-        "olts": reverse("cable-test-olts", args=[label]) if live else None,
-        "otdr": reverse("cable-test-otdr", args=[label]) if live else None,
-        "inspect": reverse("cable-inspect", args=[label]) if live else None,
+        "olts": reverse("cable-test-olts", args=[label]) if optical else None,
+        "otdr": reverse("cable-test-otdr", args=[label]) if optical else None,
+        "inspect": reverse("cable-inspect", args=[label]) if optical else None,
         "fault": reverse("cable-fault", args=[label]) if live else None,
         "swap": reverse("cable-swap", args=[label]) if live and not cable.is_sealed else None,
         "replace": reverse("cable-replace", args=[label]) if live else None,
         "serviced": reverse("cable-serviced", args=[label]) if live else None,
         "edit": reverse("cable-edit", args=[label]) if live else None,
+        "note": reverse("journal-add", args=["cable", label]) if live else None,
+        "print": reverse("labels-print"),
+        "status": reverse("cable-set-status", args=[label]) if live else None,
     }
 
 
@@ -296,28 +321,148 @@ def cable_page_ends(cable: Cable) -> list[EndView]:
     return _end_views(list(cable.ends.select_related(*END_RELATED).order_by("side", "leg")))
 
 
-def cable_page(cable: Cable) -> dict:
+def top_alert(alerts: list) -> object | None:
+    """The most severe open alert (the newest among equals): the one the first screen shows."""
+    if not alerts:
+        return None
+    return max(alerts, key=lambda a: (SEVERITY_ORDER.get(a.severity, 0), a.opened_at))
+
+
+@dataclass
+class Evidence:
+    """What the tests say against what the record says, in words.
+
+    ``tone``: ``ok`` (the tests back the status), ``warn`` (not yet tested enough), ``bad`` (a
+    test or a link fails). ``conflict``: the recorded status claims more than the tests show
+    (in production while a link fails), or less (degraded after a passing retest).
+    """
+
+    tone: str = "none"
+    failing: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    ready: bool = False
+    conflict: str = ""
+    offer: str = ""  # the status the page offers to set ("in_production" or "degraded")
+
+
+def cable_evidence(cable: Cable, tests: dict) -> Evidence:
+    """Compare the cable's recorded status with its latest tests and its links' verdicts."""
+    ev = Evidence(missing=list(tests["gate_missing"]))
+    for r in tests["latest"]:
+        if r["verdict"] == Verdict.FAIL:
+            ev.failing.append(f"the latest {r['kind_label'].lower()} test failed")
+    for lv in tests["links"]:
+        if lv.pmd_verdict == Verdict.FAIL and lv.channel_loss_db is not None:
+            ev.failing.append(
+                f"link {lv.a} \u2194 {lv.b} fails its {lv.pmd or 'PMD'} limit "
+                f"({lv.channel_loss_db:.2f} of {lv.channel_limit_db:.2f} dB)"
+            )
+        elif lv.tia_verdict == Verdict.FAIL:
+            ev.failing.append(f"link {lv.a} \u2194 {lv.b} fails its TIA-568.3 component budget")
+    if not tests["gate_applies"]:
+        return ev
+    ev.ready = not ev.missing and not ev.failing
+    ev.tone = "bad" if ev.failing else ("warn" if ev.missing else "ok")
+    status = cable.status
+    if status in (CableStatus.IN_PRODUCTION, CableStatus.TESTED) and ev.failing:
+        ev.conflict = f"Recorded as {word(status, 'status').lower()}, but " + "; ".join(ev.failing) + "."
+        ev.offer = CableStatus.DEGRADED
+    elif status == CableStatus.IN_PRODUCTION and ev.missing:
+        ev.conflict = "Recorded as in production, but it still needs " + "; ".join(ev.missing) + "."
+    elif status in (CableStatus.INSTALLED, CableStatus.TESTED, CableStatus.DEGRADED) and ev.ready:
+        ev.conflict = (
+            f"Recorded as {word(status, 'status').lower()}, but every test passes: ready for production."
+        )
+        ev.offer = CableStatus.IN_PRODUCTION
+    return ev
+
+
+# The gate's missing items -> the action that records them (first match wins).
+_MISSING_ACTION = (("power-meter", "olts"), ("otdr", "otdr"))
+ACTION_WORDS = {
+    "olts": "Record the power-meter test",
+    "otdr": "Record the OTDR test",
+    "inspect": "Inspect the end-faces",
+    "fault": "Report a fault",
+    "serviced": "Re-seated / cleaned",
+    "swap": "Swap a module",
+    "replace": "Replace the cable",
+    "edit": "Edit",
+    "note": "Add a note",
+    "print": "Print label",
+}
+
+
+def next_step(cable: Cable, ev: Evidence, actions: dict, retest: str) -> dict | None:
+    """The one step that matters now: set the status the evidence supports, record the test the
+    gate lacks, or the retest that is due."""
+    if cable.status == CableStatus.RETIRED:
+        return None
+    if ev.offer and not actions.get("status"):
+        ev.offer = ""  # the page still says what disagrees; it offers no button the user may not press
+    if ev.offer == CableStatus.IN_PRODUCTION:
+        return {"key": "status", "label": "Mark in production", "status": CableStatus.IN_PRODUCTION}
+    if ev.offer == CableStatus.DEGRADED:
+        return {"key": "status", "label": "Mark degraded", "status": CableStatus.DEGRADED}
+    for m in ev.missing + (["power-meter"] if retest == "overdue" else []):
+        for needle, key in _MISSING_ACTION:
+            if needle in m.lower() and actions.get(key):
+                return {"key": key, "label": ACTION_WORDS[key], "url": actions[key]}
+    return None
+
+
+def _action_list(actions: dict, step: dict | None) -> list[dict]:
+    """Every action once, in the order a technician reaches for them; the next step is not repeated."""
+    order = ("olts", "otdr", "inspect", "serviced", "swap", "fault", "note", "replace", "edit", "print")
+    skip = step["key"] if step else None
+    return [
+        {"key": k, "label": ACTION_WORDS[k], "url": actions[k]} for k in order if actions.get(k) and k != skip
+    ]
+
+
+def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
+    """Everything the cable page shows. ``may``: action key -> whether the user may take it
+    (the view asks ``authz``); actions the user may not take are not offered."""
     today = timezone.localdate()
     end_views = cable_page_ends(cable)
     links = cable_links(cable)  # read once: the trace, alerts and test panels share them
     trace, link_count, link_rows = (
         cable_trace(cable, end_views, links) if cable.status != CableStatus.RETIRED else (None, 0, None)
     )
-    notes = list(FieldNote.objects.filter(cable=cable).select_related("actor").order_by("-at", "-id")[:50])
+    journal = journal_for(cable)
+    notes = journal["entries"]
+    retest = retest_state(cable.retest_due, today)
+    actions = cable_actions(cable)
+    if may is not None:
+        actions = {k: (url if may.get(k, False) else None) for k, url in actions.items()}
     ctx = {
         "cable": cable,
         "ends": end_views,
         "trace": trace,
         "link_count": link_count,
         "today": today,
-        "retest": retest_state(cable.retest_due, today),
+        "retest": retest,
         "overdue": bool(cable.retest_due and cable.retest_due < today),
         "notes": notes,
+        "journal": journal,
         "history": _history(cable, notes, end_views),
         "replaces": list(cable.replaces.all().only("label")),
-        "actions": cable_actions(cable),
+        "actions": actions,
+        "is_trunk": link_count > 1,
+        "is_sealed": cable.kind in CableKind.sealed(),
     }
     ctx.update(cable_alerts_context(cable, links=links))
     ctx.update(cable_tests_context(cable, links=links, link_rows=link_rows))
     ctx.update(cable_traces_context(cable, otdr_tested=ctx["cable_tests"]["otdr"] is not None))
+    ev = cable_evidence(cable, ctx["cable_tests"])
+    step = next_step(cable, ev, actions, retest)
+    top = top_alert(ctx["cable_alerts"])
+    ctx.update(
+        evidence=ev,
+        next_step=step,
+        action_list=_action_list(actions, step),
+        top_alert=top,
+        other_alerts=[a for a in ctx["cable_alerts"] if a is not top],
+        passing=PASSING,
+    )
     return ctx

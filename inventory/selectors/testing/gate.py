@@ -9,6 +9,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from inventory.core.choices import CableKind, TestKind, Verdict
+from inventory.core.words import human_date
 from inventory.models import Cable, CableEnd
 from inventory.selectors.testing.facts import fibres_in_use, otdr_min_length_m, retest_interval
 from inventory.selectors.testing.latest import PASSING, latest_tests
@@ -51,10 +52,12 @@ def gate_missing(*, cables: Sequence[Cable], latest: dict, ends: dict, now: date
             if olts is None:
                 need.append(f"a power-meter (OLTS) test of all {n} fibres")
             elif olts.verdict not in PASSING:
-                need.append(f"a passing power-meter test (the last one, {olts.tested_at:%Y-%m-%d}, failed)")
+                need.append(
+                    f"a passing power-meter test (the last one, {human_date(olts.tested_at)}, failed)"
+                )
             elif olts.tested_at < oldest:
                 need.append(
-                    f"a power-meter test newer than {retest_interval().days} days (last {olts.tested_at:%Y-%m-%d})"
+                    f"a power-meter test newer than {retest_interval().days} days (last {human_date(olts.tested_at)})"
                 )
             elif olts.fibres_passed < n:
                 need.append(f"power-meter results on all {n} fibres (only {olts.fibres_passed} pass)")
@@ -68,17 +71,17 @@ def gate_missing(*, cables: Sequence[Cable], latest: dict, ends: dict, now: date
                     # "unknown": no budget applied, or the trace did not fit the cable (its fibre
                     # end far from the recorded length): not judged, so it satisfies nothing.
                     how = "failed" if otdr.verdict == Verdict.FAIL else "was not judged: see its warnings"
-                    need.append(f"a passing OTDR trace (the last one, {otdr.tested_at:%Y-%m-%d}, {how})")
+                    need.append(f"a passing OTDR trace (the last one, {human_date(otdr.tested_at)}, {how})")
                 elif otdr.tested_at < oldest:
                     need.append(
-                        f"an OTDR trace newer than {retest_interval().days} days (last {otdr.tested_at:%Y-%m-%d})"
+                        f"an OTDR trace newer than {retest_interval().days} days (last {human_date(otdr.tested_at)})"
                     )
         elif c.kind in SEALED_KINDS:
             q = mine.get(TestKind.QUALIFICATION)
             if q is None:
                 need.append("a link qualification (EEPROM identity, speed and width, BER soak)")
             elif q.verdict not in PASSING:
-                need.append(f"a passing link qualification (the last one, {q.tested_at:%Y-%m-%d}, failed)")
+                need.append(f"a passing link qualification (the last one, {human_date(q.tested_at)}, failed)")
         out[c.pk] = need
     return out
 

@@ -33,6 +33,12 @@ def dt(d: date) -> datetime:
     return datetime.combine(d, time(9, 0), tzinfo=UTC)
 
 
+def seed_now(as_of: date) -> datetime:
+    """The seed's "now" (its history rows, removals, faults): 09:00 UTC on ``as_of``, or the real
+    now when that is earlier, so a seed run before 09:00 writes nothing dated in the future."""
+    return min(dt(as_of), datetime.now(tz=UTC))
+
+
 class Rec(SimpleNamespace):
     """One row to write: attribute access like a model instance, ``pk`` once written."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 
 from simple_history.utils import bulk_update_with_history
 
@@ -31,6 +31,7 @@ from inventory.models import (
     sanctioned_bulk_write,
 )
 from inventory.selectors.forecast.cohorts import lot_of
+from inventory.services.demo.builder import seed_now
 
 BAD_VENDOR = "Eoptolink"
 BAD_LOT_AFR = 0.25
@@ -38,7 +39,7 @@ BAD_LOT_AFR = 0.25
 
 def demo_seed_failures(*, site: Site, seed: int, as_of: date, afr: float, w: dict) -> dict[str, int]:
     rng = random.Random(seed * 7919 + 17)
-    now = datetime.combine(as_of, time(9, 0), tzinfo=UTC)
+    now = seed_now(as_of)
     # Plain rows for every placement (thousands); model instances only for the few that fail.
     placements = list(
         TransceiverPlacement.objects.filter(removed_at__isnull=True, cage__device__rack__row__room__site=site)

@@ -25,7 +25,7 @@ from django.db import transaction
 from inventory.conf import app_settings
 from inventory.db import bulk
 from inventory.models import Site
-from inventory.services.demo.builder import Builder, dt
+from inventory.services.demo.builder import Builder, seed_now
 from inventory.services.demo.cabling import seed_node_cables, seed_transceivers, seed_uplink_cables
 from inventory.services.demo.catalogue import seed_catalogue, seed_locations
 from inventory.services.demo.commissioning import plan_tests, seed_links, seed_tests
@@ -66,7 +66,7 @@ def demo_seed(*, gpus: int, seed: int = 1, as_of: date | None = None, actor=None
     if gpus < 8 or gpus > 65_536:
         raise ValueError("--gpus must be between 8 and 65,536")
     b = Builder(gpus=gpus, seed=seed, as_of=as_of, site_name=site_name)
-    now = dt(as_of)
+    now = seed_now(as_of)
     w = dict(actor=actor, reason=f"seed_demo --gpus {gpus} --seed {seed}", now=now)
 
     cat = seed_catalogue(w=w)

@@ -1,4 +1,5 @@
-"""Writes for the phone page's one-tap actions: report a fault, mark re-seated/cleaned."""
+"""Writes for the phone page's one-tap actions (report a fault, mark re-seated/cleaned, mark in
+production) and the journal of every cable, module, device and rack."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from django.utils import timezone
 
 from inventory.conf import app_settings
 from inventory.core.choices import CableStatus, FieldNoteKind
-from inventory.models import Cable, FieldNote
+from inventory.core.words import word
+from inventory.models import Cable, Device, FieldNote, Rack, Transceiver
 from inventory.selectors.plant.responsible import cable_teams, team_addresses
 from inventory.services.plant.cables import cable_set_status
 
@@ -73,7 +75,7 @@ def fault_notice(note: FieldNote) -> EmailMessage:
     body = (
         f"{who} reported a fault on cable {cable.label} at {note.at:%Y-%m-%d %H:%M} UTC.\n\n"
         f"What was seen: {note.text}\n"
-        f"Status: {note.status_before or '?'} -> {note.status_after}\n\n"
+        f"Status: {word(note.status_before, 'status') or '?'} -> {word(note.status_after, 'status')}\n\n"
         f"Open the cable: {url}\n"
     )
     host = app_settings.base_url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "cabletrack"
@@ -112,3 +114,72 @@ def cable_serviced(
         at=now or timezone.now(),
         actor=actor,
     )
+
+
+# --- the journal: notes on any cable, module, device or rack, and closing open entries ----------
+
+JOURNAL_KINDS = (FieldNoteKind.NOTE, FieldNoteKind.FAULT, FieldNoteKind.SERVICE)
+
+
+@transaction.atomic
+def journal_add(
+    *, target, kind: str = FieldNoteKind.NOTE, text: str, actor=None, now: datetime | None = None
+) -> FieldNote:
+    """Add a journal entry (a note, a fault seen, a service action done) to a cable, module,
+    device or rack. A fault on a cable goes through ``cable_fault_report`` (it changes the
+    cable's status and tells its team); here it is an observation only."""
+    text = (text or "").strip()
+    errors = {}
+    if not text:
+        errors["text"] = "Write what you saw or did."
+    elif len(text) > 2000:
+        errors["text"] = "Keep it under 2,000 characters."
+    if kind not in JOURNAL_KINDS:
+        errors["kind"] = "Choose a note, a fault seen or a service action."
+    if errors:
+        raise ValidationError(errors)
+    field = {Cable: "cable", Transceiver: "transceiver", Device: "device", Rack: "rack"}.get(type(target))
+    if field is None:
+        raise ValidationError({"__all__": "A journal entry is about a cable, a module, a device or a rack."})
+    status = target.status if isinstance(target, Cable) else ""
+    return FieldNote.objects.create(
+        **{field: target},
+        kind=kind,
+        text=text,
+        status_before=status,
+        status_after=status,
+        at=now or timezone.now(),
+        actor=actor,
+        closed_at=(now or timezone.now()) if kind == FieldNoteKind.SERVICE else None,
+        closed_by=actor if kind == FieldNoteKind.SERVICE else None,
+    )
+
+
+@transaction.atomic
+def journal_close(
+    *, entry: FieldNote, actor=None, reason: str = "", now: datetime | None = None
+) -> FieldNote:
+    """Settle an open fault or note: it leaves the top of the page and stays in the history."""
+    locked = FieldNote.objects.select_for_update().get(pk=entry.pk)
+    if locked.closed_at is not None:
+        raise ValidationError({"__all__": "This entry is already closed."})
+    locked.closed_at = now or timezone.now()
+    locked.closed_by = actor
+    locked.close_reason = (reason or "").strip()[:200]
+    locked.save(update_fields=["closed_at", "closed_by", "close_reason"])
+    return locked
+
+
+def cable_mark_in_production(*, cable: Cable, actor=None, now: datetime | None = None) -> Cable:
+    """Put a cable into production through the test gate; its open faults are settled by it."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = _locked(cable)
+        by = actor.get_username() if actor else "someone"
+        cable_set_status(
+            cable=locked, status=CableStatus.IN_PRODUCTION, reason=f"marked in production by {by}", now=now
+        )
+        FieldNote.objects.filter(cable=locked, closed_at__isnull=True, kind=FieldNoteKind.FAULT).update(
+            closed_at=now, closed_by=actor, close_reason="the cable passed the production gate"
+        )
+    return locked

@@ -369,7 +369,9 @@ def retest_changed_cables(*, since: datetime, today: date) -> list[int] | None:
     ids.update(CableTest.objects.filter(created_at__gte=since).values_list("cable_id", flat=True))
     ids.update(RetestTrigger.objects.filter(created_at__gte=since).values_list("cable_id", flat=True))
     ids.update(
-        FieldNote.objects.filter(at__gte=since, kind__in=FIELD_TRIGGERS).values_list("cable_id", flat=True)
+        FieldNote.objects.filter(at__gte=since, kind__in=FIELD_TRIGGERS, cable_id__isnull=False).values_list(
+            "cable_id", flat=True
+        )
     )
     ids.update(
         Alert.objects.filter(updated_at__gte=since, cable_id__isnull=False).values_list("cable_id", flat=True)

@@ -134,7 +134,8 @@ def cable_bulk_status(request):
 @authz.requires_action("install_cable")
 @require_http_methods(["GET", "POST"])
 def cable_create(request):
-    form = CableCreateForm(request.POST or None)
+    # ``?label=C000123``: the friendly 404 of an unknown label offers to record it.
+    form = CableCreateForm(request.POST or None, initial={"label": request.GET.get("label", "")[:40]})
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
 

@@ -36,7 +36,8 @@ def test_technician_scans_a_cable_records_a_test_swaps_a_module_and_sees_the_his
     assert phone.locator("h1.label").inner_text() == "J-102"
     assert phone.get_by_test_id("cable-status").inner_text() == "In production"
     assert "overdue" in phone.get_by_test_id("retest").inner_text()
-    assert old.serial in phone.get_by_test_id("end-A").inner_text()
+    assert "OSFP1" in phone.get_by_test_id("end-A").inner_text()  # the cage on the faceplate
+    assert old.serial in phone.get_by_test_id("module-A").inner_text()
     assert no_horizontal_scroll(phone)
     phone.screenshot(path=str(artifacts / "cable-page-phone.png"), full_page=True)
 
@@ -45,7 +46,7 @@ def test_technician_scans_a_cable_records_a_test_swaps_a_module_and_sees_the_his
     assert CableTest.objects.filter(cable__label="J-102", kind="olts").count() == 2
 
     # Swap the module at end A: the old one failed.
-    phone.get_by_role("link", name="Swap module").click()
+    phone.get_by_role("link", name="Swap a module").click()
     assert no_horizontal_scroll(phone)
     phone.locator("label.choice", has_text="A: gpu-0001 OSFP1").click()
     phone.fill("input[name=new_serial]", "spare-777")
@@ -53,7 +54,7 @@ def test_technician_scans_a_cable_records_a_test_swaps_a_module_and_sees_the_his
     phone.get_by_role("button", name="Swap module").click()
     phone.wait_for_url(base + "/c/J-102")
     assert "Module SPARE-777 installed" in phone.locator(".messages").inner_text()
-    assert "SPARE-777" in phone.get_by_test_id("end-A").inner_text()
+    assert "SPARE-777" in phone.get_by_test_id("module-A").inner_text()
     old.refresh_from_db()
     assert old.status == "failed" and old.cage_id is None
     assert Transceiver.objects.get(serial="SPARE-777").cage_id == cage.pk
@@ -61,8 +62,8 @@ def test_technician_scans_a_cable_records_a_test_swaps_a_module_and_sees_the_his
     # The history shows the swap, and the cage's module history shows both modules.
     history = phone.locator("#history").inner_text()
     assert "walker" in history or "created" in history
-    phone.locator("details.card summary", has_text="Modules in gpu-0001 OSFP1").first.click()
-    placements = phone.locator("details.card", has_text="Modules in gpu-0001 OSFP1").first.inner_text()
+    phone.get_by_test_id("module-A").locator("summary", has_text="Modules in this cage").click()
+    placements = phone.get_by_test_id("module-A").inner_text()
     assert old.serial in placements and "SPARE-777" in placements and "failed" in placements
     assert no_horizontal_scroll(phone)
     phone.screenshot(path=str(artifacts / "cable-page-phone-after-swap.png"), full_page=True)
@@ -74,7 +75,7 @@ def test_technician_scans_a_cable_records_a_test_swaps_a_module_and_sees_the_his
 
 
 def record_power_meter_test(page, base: str) -> None:
-    page.get_by_role("link", name="Power-meter test").click()
+    page.get_by_role("link", name="Record the power-meter test").click()  # the next step: the retest is due
     assert page.url == base + "/c/J-102/test/power-meter"
     assert no_horizontal_scroll(page)
     page.locator("select[name=wavelength_nm]").select_option("1310")
@@ -92,7 +93,7 @@ def test_fault_report_from_the_phone_shows_errors_next_to_the_field(live_server,
     f.UserFactory(username="walker", role="technician")
     base = live_server.url
     login(phone, base, "/c/J-100", "walker")
-    phone.get_by_role("link", name="Report fault").click()
+    phone.get_by_role("link", name="Report a fault").click()
     phone.get_by_role("button", name="Report fault").click()
     assert "This field is required" in phone.locator(".field.has-error").inner_text()
     phone.fill("textarea[name=seen]", "no light on the far end")

@@ -259,7 +259,8 @@ def test_edit_cable_saves_and_keeps_history(plant, engineer_client):
     assert resp.status_code == 302
     cable.refresh_from_db()
     assert str(cable.length_m) == "4.50"
-    assert "length_m" in engineer_client.get("/c/J-100").content.decode()
+    page = engineer_client.get("/c/J-100").content.decode()
+    assert "Length (m): – → 4.50" in page and "length_m" not in page  # the change, in words
 
 
 def test_edit_over_someone_elses_newer_change_is_refused(plant, engineer_client, tech_client):

@@ -4,6 +4,7 @@ import re
 from datetime import date
 
 import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_raw
 import pytest
 
 from inventory.core.labels import (
@@ -16,7 +17,7 @@ from inventory.core.labels import (
     render_pdf,
     render_zpl,
 )
-from inventory.core.labels.layout import face_layout
+from inventory.core.labels.layout import MIN_PT, face_layout
 from inventory.core.labels.stocks import MM
 from inventory.core.labels.text import TextSpec, fit_block, helvetica_width
 from inventory.core.labels.zpl import BQ_TOP_OFFSET, qr_modules
@@ -30,8 +31,8 @@ def cable(ident="C000123", end="A", **kw):
         identifier=ident,
         url=cable_url(BASE, ident.split("-")[0] if end.startswith("B") and end != "B" else ident),
         this_end=end,
-        a=EndInfo("R01", 12, "gpu-node-0001", "eth0"),
-        b=EndInfo("R40", 40, "leaf-01", "Ethernet1/1"),
+        a=EndInfo("R01", 12, "gpu-node-0001", "eth0", cage="OSFP1"),
+        b=EndInfo("R40", 40, "leaf-01", "Ethernet1/1", cage="OSFP1"),
         installed=date(2025, 3, 1),
         baseline="OLTS PASS",
         baseline_date=date(2025, 3, 2),
@@ -113,9 +114,9 @@ def test_ordinary_labels_print_every_fact_at_full_length():
     for fact in (
         "C000123",
         "R01 U12",
-        "gpu-node-0001 eth0",
+        "gpu-node-0001 OSFP1 eth0",
         "R40 U40",
-        "leaf-01 Ethernet1/1",
+        "leaf-01 OSFP1 Ethernet1/1",
         "2025-03-01",
         "OLTS",
         "PASS 2025-03-02",
@@ -185,3 +186,67 @@ def test_zpl_has_the_right_data_and_stays_within_the_label(stock_key, dpi):
         first = label.identifier if isinstance(label, CableLabel) else label.name
         assert texts and texts[0].startswith(first[:1])
     assert "^FH^FDQA,https://cabletrack.example.com/c/C000123^FS" in zpl
+
+
+# A demo-sized cable: the names a real hall prints (rack, U, device, cage, logical port).
+HALL = dict(
+    a=EndInfo("S01-G01", 2, "gpu-0001", "eth0", cage="OSFP1"),
+    b=EndInfo("S01-N01", 1, "leaf-s01-r1", "Ethernet17/1", cage="OSFP17"),
+    baseline="OTDR PASS",
+)
+
+
+def _font_sizes(content: bytes) -> list[float]:
+    """The font size of every printed glyph, read back from the PDF itself (pdfium)."""
+    pdf = pdfium.PdfDocument(content)
+    sizes = []
+    try:
+        for page in pdf:
+            tp = page.get_textpage()
+            sizes += [
+                pdfium_raw.FPDFText_GetFontSize(tp.raw, i)
+                for i in range(tp.count_chars())
+                if tp.get_text_range(i, 1).strip()
+            ]
+    finally:
+        pdf.close()
+    return sizes
+
+
+@pytest.mark.parametrize("stock_key", sorted(STOCKS))
+def test_smallest_printed_font_on_each_stock_is_at_least_6_pt(stock_key):
+    """Measured from the PDF: no line of any label (long names included) is under 6 pt."""
+    labels = [
+        cable(**HALL),
+        cable(end="B", **HALL),
+        *NASTY,
+        RackLabel(name="R07", url=rack_url(BASE, "R07"), location=LONG),
+    ]
+    sizes = _font_sizes(render_pdf(labels, STOCKS[stock_key]))
+    assert len(sizes) > 100
+    assert min(sizes) >= MIN_PT - 0.01, f"{stock_key}: smallest font {min(sizes):.2f} pt"
+
+
+@pytest.mark.parametrize("stock_key", ["flag", "wrap", "a4", "letter"])
+def test_a_hall_label_holds_both_ends_and_the_latest_test_whole_at_6_pt(stock_key):
+    """Every cable stock holds a real hall's label whole (no ellipsis): the cage and the port of
+    both ends, the install date and the latest test."""
+    text = page_texts(render_pdf([cable(**HALL)], STOCKS[stock_key]))[0].replace("\r\n", " ")
+    assert "\u2026" not in text
+    for fact in ("S01-G01 U2", "gpu-0001 OSFP1 eth0", "leaf-s01-r1", "OSFP17 Ethernet17/1", "OTDR", "PASS"):
+        assert fact in text, (stock_key, fact, text)
+
+
+def test_the_end_a_label_sits_on_is_marked_in_pdf_and_zpl():
+    a, b = cable(**HALL), cable(end="B", **HALL)
+    texts = [t.replace("\r\n", " ") for t in page_texts(render_pdf([a, b], STOCKS["flag"]))]
+    assert "\u00bbA S01-G01" in texts[0] and "\u00bbB" not in texts[0]
+    assert "\u00bbB S01-N01" in texts[1] and "\u00bbA" not in texts[1]
+    formats = re.findall(r"\^XA.*?\^XZ", render_zpl([a, b], STOCKS["flag"]), re.S)
+    lines = [[_unhex(d) for *_, mag, d in ZPL_FIELD.findall(fmt) if not mag] for fmt in formats]
+    assert any(t.startswith("\u00bbA ") for t in lines[0]) and not any(
+        t.startswith("\u00bbB") for t in lines[0]
+    )
+    assert any(t.startswith("\u00bbB ") for t in lines[1]) and not any(
+        t.startswith("\u00bbA") for t in lines[1]
+    )

@@ -52,7 +52,7 @@ def test_gate_for_fibre_says_exactly_what_is_missing(jumper):
     olts(jumper, [0.3] * 6)
     assert cable_gate_check(cable=jumper, now=NOW) == ["power-meter results on all 8 fibres (only 6 pass)"]
     olts(jumper, [0.3] * 7 + [2.0])
-    assert "the last one, 2026-11-01, failed" in cable_gate_check(cable=jumper, now=NOW)[0]
+    assert "the last one, 1 Nov 2026, failed" in cable_gate_check(cable=jumper, now=NOW)[0]
     olts(jumper, [0.3] * 8, when=NOW + timedelta(minutes=1))
     assert cable_gate_check(cable=jumper, now=NOW) == []
     later = NOW + timedelta(days=120)

@@ -49,16 +49,23 @@ def follow(client, url: str):
     return client.get(urlparse(url).path)
 
 
-def test_facts_name_both_ends_the_install_date_and_the_first_passing_test(plant):
+def test_facts_name_both_ends_with_cage_and_port_the_install_date_and_the_latest_test(plant):
     labels = cable_label_facts(cable_ids=[plant["c1"].pk], base_url="https://ct.example")
     a, b = labels
     assert (a.this_end, b.this_end) == ("A", "B")
     assert a.url == b.url == "https://ct.example/c/L-001"
-    assert (a.a.rack, a.a.u, a.a.device, a.a.port) == ("R-LBL-1", 7, "gpu-lbl", "eth0")
+    assert (a.a.rack, a.a.u, a.a.device, a.a.cage, a.a.port) == ("R-LBL-1", 7, "gpu-lbl", "OSFP1", "eth0")
     assert (a.b.rack, a.b.u, a.b.device, a.b.port) == ("R-LBL-2", 30, "leaf-lbl", "Ethernet1/1")
+    assert a.a.text() == "R-LBL-1 U7 gpu-lbl OSFP1 eth0"  # the cage on the faceplate, then the port
     assert a.installed == plant["t0"].date()
-    assert a.baseline == "OLTS PASS"
-    assert a.baseline_date == (plant["t0"] + timedelta(days=1)).date()
+    assert a.baseline == "OTDR PASS"  # the latest test (day 10), not the first passing one
+
+
+def test_a_label_never_shows_an_older_pass_over_a_later_failure(plant):
+    f.cable_test(plant["c1"], verdict=Verdict.FAIL, tested_at=plant["t0"] + timedelta(days=20), loss_db=4.2)
+    [a, _] = cable_label_facts(cable_ids=[plant["c1"].pk], base_url="https://ct.example")
+    assert a.baseline == "OLTS FAIL"
+    assert a.baseline_date == (plant["t0"] + timedelta(days=20)).date()
 
 
 def test_every_breakout_leg_gets_its_own_label(plant):

@@ -1,0 +1,159 @@
+"""The pages a QR scan opens, on a 360 x 740 phone in real Chromium: the cable page (a jumper with
+alerts and an open fault, a trunk, a DAC), the unknown-label page and the labels page.
+
+On each: no sideways scroll, no text under 12 CSS px, every tap target at least 44 px (a link
+inside a sentence excepted), no raw code or ISO timestamp in the visible text. On the cable
+page, both ends and the most severe open alert are on the first screen.
+"""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from inventory.core.choices import CableStatus, Severity
+from inventory.models import Alert
+from inventory.services.plant import fieldwork
+from tests import factories as f
+from tests.inventory.testing_scenes import dac_link
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+FIRST_SCREEN = 740
+ISO_MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+RAW_CODE = re.compile(
+    r"\b(in_production|SMF_OS2|MMF_OM[345]|link_flap|fec_\w+|rx_power_drift|pre_fec_ber|reseated_cleaned)\b"
+)
+
+# What a phone user would trip over, measured in the page itself.
+AUDIT_JS = """() => {
+  const visible = (el) => {
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && cs.visibility !== 'hidden' && cs.display !== 'none';
+  };
+  const small = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    const el = node.parentElement;
+    if (!node.textContent.trim() || !el || !visible(el)) continue;
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    if (size < 12) small.push([el.tagName, node.textContent.trim().slice(0, 40), size]);
+  }
+  const targets = [];
+  for (const el of document.querySelectorAll('a, button, input:not([type=hidden]), select, textarea, summary')) {
+    let box = el;
+    if (el.type === 'radio' || el.type === 'checkbox') box = el.closest('label') || el;
+    if (!visible(box)) continue;
+    const cs = getComputedStyle(el);
+    const parentText = (el.parentElement ? el.parentElement.textContent : '').trim();
+    if (cs.display === 'inline' && parentText.length > el.textContent.trim().length) continue;  // in a sentence
+    const r = box.getBoundingClientRect();
+    if (r.height < 44 || r.width < 44)
+      targets.push([el.tagName, (el.textContent || el.name || '').trim().slice(0, 40), Math.round(r.width), Math.round(r.height)]);
+  }
+  return {
+    overflow: document.documentElement.scrollWidth - window.innerWidth,
+    small, targets, text: document.body.innerText,
+  };
+}"""
+
+
+def audit(page) -> dict:
+    found = page.evaluate(AUDIT_JS)
+    assert found["overflow"] <= 0, f"{page.url}: {found['overflow']} px of sideways scroll"
+    assert not found["small"], f"{page.url}: text under 12 px: {found['small'][:5]}"
+    assert not found["targets"], f"{page.url}: tap targets under 44 px: {found['targets'][:5]}"
+    assert not RAW_CODE.search(found["text"]), f"{page.url}: raw code {RAW_CODE.search(found['text'])[0]!r}"
+    assert not ISO_MOMENT.search(found["text"]), (
+        f"{page.url}: ISO timestamp {ISO_MOMENT.search(found['text'])[0]}"
+    )
+    return found
+
+
+def bottom(page, test_id: str) -> float:
+    return page.get_by_test_id(test_id).evaluate("el => el.getBoundingClientRect().bottom + window.scrollY")
+
+
+@pytest.fixture
+def phone740(browser):
+    context = browser.new_context(
+        viewport={"width": 360, "height": FIRST_SCREEN}, device_scale_factor=2, has_touch=True, is_mobile=True
+    )
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()
+
+
+def log_in(page, base: str, username: str) -> None:
+    page.goto(base + "/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", "pw-for-tests-1")
+    page.click("button[type=submit]")
+    page.wait_for_url(base + "/")
+
+
+def test_cable_page_first_screen_on_a_phone(live_server, plant, phone740, artifacts):
+    """A jumper in production with three open alerts and an open fault: both ends and the
+    page-level alert with its recommendation fit the first 740 px."""
+    f.UserFactory(username="walker", role="technician")
+    cable = plant["cables"]["J-100"]
+    t = timezone.now() - timedelta(hours=3)
+    for sev, rule in (
+        (Severity.NOTIFY, "fec_degradation"),
+        (Severity.PAGE, "link_flap"),
+        (Severity.WARNING, "fec_tail"),
+    ):
+        Alert.objects.create(
+            key=f"{rule}-e2e",
+            rule=rule,
+            severity=sev,
+            cable=cable,
+            opened_at=t,
+            updated_at=t,
+            summary="Seen at the A end receiver",
+            recommendation="Re-seat both modules and the cable ends, then clean the connectors.",
+        )
+    fieldwork.cable_fault_report(cable=cable, seen="jacket pinched at U12", status=CableStatus.DEGRADED)
+    log_in(phone740, live_server.url, "walker")
+    phone740.goto(live_server.url + "/c/J-100")
+    phone740.screenshot(path=str(artifacts / "f1-cable-phone.png"))
+    phone740.screenshot(path=str(artifacts / "f1-cable-phone-full.png"), full_page=True)
+    audit(phone740)
+    for test_id in ("end-A", "end-B", "top-alert", "cable-status"):
+        assert bottom(phone740, test_id) <= FIRST_SCREEN, test_id
+    top = phone740.get_by_test_id("top-alert").inner_text()
+    assert "Page" in top and "Link flap" in top and "Re-seat both modules" in top
+    assert "OSFP1" in phone740.get_by_test_id("end-A").inner_text()  # the cage, then the port
+    assert "eth1" in phone740.get_by_test_id("end-A").inner_text()
+
+
+def test_trunk_and_dac_pages_on_a_phone(live_server, plant, phone740, artifacts):
+    f.UserFactory(username="walker", role="technician")
+    dac_link()
+    log_in(phone740, live_server.url, "walker")
+    for label in ("T-100", "D-1"):
+        phone740.goto(f"{live_server.url}/c/{label}")
+        text = audit(phone740)["text"]
+        assert bottom(phone740, "end-A") <= FIRST_SCREEN and bottom(phone740, "end-B") <= FIRST_SCREEN
+        phone740.screenshot(path=str(artifacts / f"f1-{label}-phone-full.png"), full_page=True)
+    assert "Direct-attach copper (passive)" in text and "Record the power-meter test" not in text
+
+
+def test_unknown_label_and_labels_page_on_a_phone(live_server, plant, phone740, settings, artifacts):
+    settings.DEBUG = True  # the friendly page is a handled response, not Django's technical 404
+    f.UserFactory(username="desk", role="engineer")
+    log_in(phone740, live_server.url, "desk")
+    response = phone740.goto(live_server.url + "/c/C999999")
+    assert response.status == 404
+    text = audit(phone740)["text"]
+    assert "No cable C999999" in text and "URLconf" not in text
+    assert phone740.get_by_role("link", name="Record this label").is_visible()
+    phone740.screenshot(path=str(artifacts / "f1-404-phone.png"), full_page=True)
+    phone740.goto(live_server.url + "/labels/print/")
+    audit(phone740)
+    phone740.goto(live_server.url + "/journal/rack/A01/add")
+    audit(phone740)
