@@ -15,11 +15,12 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inventory.api.concurrency import AtomicWritesMixin
+from inventory.api.parsers import JSONParser
 from inventory.api.strict import StrictModelSerializer
 from inventory.conf import app_settings
 from inventory.core.choices import Direction, ReferenceMethod
