@@ -361,6 +361,12 @@ CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS = env.int(
     "CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS", default=900
 )
 CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES = env.int("CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES", default=50)
+# Ports whose rollup fails are set aside and retried after this many seconds, doubled per
+# failure up to the maximum.
+CABLETRACK_TELEMETRY_ROLLUP_RETRY_SECONDS = env.int("CABLETRACK_TELEMETRY_ROLLUP_RETRY_SECONDS", default=60)
+CABLETRACK_TELEMETRY_ROLLUP_RETRY_MAX_SECONDS = env.int(
+    "CABLETRACK_TELEMETRY_ROLLUP_RETRY_MAX_SECONDS", default=3600
+)
 
 # --- Alerts (rules over telemetry), /metrics ------------------------------------------------------
 # Rule thresholds: a preset ("default" or the seed article's "seed") with per link class / PMD

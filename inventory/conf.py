@@ -100,6 +100,14 @@ class AppSettings:
         "CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES",
         "Queue batches one rollup task takes before it re-enqueues itself.",
     )
+    telemetry_rollup_retry_seconds = Setting[int](
+        "CABLETRACK_TELEMETRY_ROLLUP_RETRY_SECONDS",
+        "First wait before a set-aside (failed) rollup port is tried again (s); doubles per failure.",
+    )
+    telemetry_rollup_retry_max_seconds = Setting[int](
+        "CABLETRACK_TELEMETRY_ROLLUP_RETRY_MAX_SECONDS",
+        "Longest wait between retries of a set-aside port (s).",
+    )
 
     # --- Alerts, /metrics ---------------------------------------------------------------------------
     alert_rules = Setting[dict[str, Any]](
