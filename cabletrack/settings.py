@@ -405,6 +405,10 @@ CABLETRACK_LOSS_INCREASE_DB = env.float("CABLETRACK_LOSS_INCREASE_DB", default=0
 CABLETRACK_MARGINAL_DB = env.float("CABLETRACK_MARGINAL_DB", default=0.3)
 CABLETRACK_OTDR_MIN_LENGTH_M = env.float("CABLETRACK_OTDR_MIN_LENGTH_M", default=20.0)
 CABLETRACK_BER_SOAK_MINUTES = env.int("CABLETRACK_BER_SOAK_MINUTES", default=10)
+# Test dates are accepted from the cable's install date (or, without one, this floor; ISO date)
+# up to this many seconds ahead of now (a phone in another time zone); outside: a 400.
+CABLETRACK_TEST_DATE_FLOOR = env.str("CABLETRACK_TEST_DATE_FLOOR", default="2000-01-01")
+CABLETRACK_TEST_MAX_FUTURE_SECONDS = env.int("CABLETRACK_TEST_MAX_FUTURE_SECONDS", default=86400)
 # --- Labels ----------------------------------------------------------------------------------
 # Up to this many labels render inline in the request; more go to a background batch.
 CABLETRACK_LABELS_INLINE_MAX = env.int("CABLETRACK_LABELS_INLINE_MAX", default=500)

@@ -165,6 +165,13 @@ class AppSettings:
     marginal_db = Setting[float](
         "CABLETRACK_MARGINAL_DB", "A margin under this (dB) is marginal: passes, one dirty end from failing."
     )
+    test_date_floor = Setting[str](
+        "CABLETRACK_TEST_DATE_FLOOR",
+        "Earliest test date accepted for a cable without an install date (ISO date).",
+    )
+    test_max_future_seconds = Setting[int](
+        "CABLETRACK_TEST_MAX_FUTURE_SECONDS", "How far ahead of now a test may be dated (s)."
+    )
     otdr_min_length_m = Setting[float](
         "CABLETRACK_OTDR_MIN_LENGTH_M", "Fibre runs at least this long (m) need an OTDR trace (dead zone)."
     )

@@ -43,6 +43,11 @@ from inventory.selectors.testing.gate import cable_gate_check
 from inventory.services import testing as svc
 from inventory.services.testing import tester_import
 
+TESTED_AT_HELP = (
+    "Default now. Accepted from the cable's install date (without one, CABLETRACK_TEST_DATE_FLOOR, "
+    "2000-01-01) to CABLETRACK_TEST_MAX_FUTURE_SECONDS (one day) ahead of now; outside, a 400."
+)
+
 
 class FibreResultSerializer(StrictModelSerializer):
     class Meta:
@@ -139,7 +144,7 @@ class OltsCreateSerializer(serializers.Serializer):
     link = serializers.IntegerField(
         required=False, allow_null=True, help_text="Set when the whole channel was measured"
     )
-    tested_at = serializers.DateTimeField(required=False)
+    tested_at = serializers.DateTimeField(required=False, help_text=TESTED_AT_HELP)
     instrument = serializers.CharField(required=False, allow_blank=True, default="")
     instrument_serial = serializers.CharField(required=False, allow_blank=True, default="")
     calibration_date = serializers.DateField(required=False, allow_null=True)
@@ -174,7 +179,7 @@ class QualificationSerializer(serializers.Serializer):
     pre_fec_ber = serializers.FloatField(required=False, allow_null=True)
     uncorrectable_codewords = serializers.IntegerField(required=False, allow_null=True, min_value=0)
     soak_minutes = serializers.FloatField(min_value=0)
-    tested_at = serializers.DateTimeField(required=False)
+    tested_at = serializers.DateTimeField(required=False, help_text=TESTED_AT_HELP)
 
 
 @extend_schema_field({"type": "object", "additionalProperties": True, "nullable": True})

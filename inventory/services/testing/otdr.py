@@ -21,6 +21,7 @@ from inventory.core.optics.sor.data import SorError, SorFile
 from inventory.core.optics.sor.parse import parse_sor
 from inventory.models import Cable, CableTest, Link, OtdrTrace
 from inventory.selectors.testing.facts import cable_component_budget, cable_polish, marginal_db, sor_max_bytes
+from inventory.services.testing.dates import test_date_problem
 from inventory.services.testing.findings import after_test
 
 
@@ -111,11 +112,16 @@ def cable_test_upload_otdr(
         range(len(verdicts)), key=lambda i: verdicts[i].margin_db if verdicts[i].margin_db is not None else 99
     )
     first = parsed[0]
+    tested_at = min((s.measured_at for s in parsed if s.measured_at), default=now)
+    if problem := test_date_problem(install_date=cable.install_date, at=tested_at, now=now):
+        # the instrument's clock (a reset OTDR says 1970 or 2000): dated at upload instead
+        warnings.append(f"The trace's own date is not usable ({problem}); recorded at upload time.")
+        tested_at = now
     test = CableTest.objects.create(
         cable=cable,
         link=link,
         kind=TestKind.OTDR,
-        tested_at=min((s.measured_at for s in parsed if s.measured_at), default=now),
+        tested_at=tested_at,
         technician=technician,
         instrument=first.instrument[:100],
         instrument_serial=first.serial[:64],
