@@ -39,6 +39,8 @@ from inventory.core.telemetry.decode import (
     decode_objects,
     too_many,
 )
+from inventory.models import TelemetryIngestBatch
+from inventory.selectors.telemetry.pipeline import pipeline_state
 from inventory.services.telemetry.ingest import telemetry_ingest
 
 JSON_TYPES = {"application/json"}
@@ -316,3 +318,27 @@ class TelemetryIngestView(APIView):
             raise ParseError(str(exc)) from exc
         result = telemetry_ingest(decoded=decoded, now=now)
         return Response(result.as_dict(), status=status.HTTP_200_OK)
+
+
+class TelemetryPipelineView(APIView):
+    """The rollup queue and the last retest sweep: what waits, what was set aside and why."""
+
+    queryset = TelemetryIngestBatch.objects.none()  # reading it needs the queue's view permission
+    renderer_classes = [JSONRenderer]
+
+    @extend_schema(
+        operation_id="telemetry_pipeline",
+        summary="The telemetry rollup queue and the retest sweep: waiting, stalled, set aside",
+        description=(
+            "`rollup.waiting`: ingest batches not rolled up yet; `rollup.oldest_waiting_s`: how long the "
+            "oldest has waited (it grows while the pipeline is stalled; alert on it); `rollup.set_aside_rows`: "
+            "ports whose rollup failed, with the error, the number of tries and the next retry (backoff "
+            "from `CABLETRACK_TELEMETRY_ROLLUP_RETRY_SECONDS` doubling to "
+            "`CABLETRACK_TELEMETRY_ROLLUP_RETRY_MAX_SECONDS`); the other ports are rolled up all the same. "
+            "`retest_sweep.set_aside`: cables the last sweep could not date (kept as they were)."
+        ),
+        responses={200: OpenApiTypes.OBJECT},
+        tags=["telemetry"],
+    )
+    def get(self, request):
+        return Response(pipeline_state(now=timezone.now()).as_dict())

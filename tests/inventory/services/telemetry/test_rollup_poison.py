@@ -151,3 +151,42 @@ def test_many_failing_ports_are_set_aside_without_trying_each_alone(ports, monke
     assert sorted(pid for b in TelemetryIngestBatch.objects.all() for pid in b.port_ids) == sorted(
         p.pk for p in many
     )
+
+
+def test_set_aside_ports_and_a_stalled_queue_show_on_the_page_the_api_and_metrics(ports, settings, api_as):
+    from django.test import Client
+
+    now = datetime.now(UTC).replace(microsecond=0)
+    ingest(series(ports[1], 2, start=now - timedelta(minutes=20)), now=now)
+    TelemetryIngestBatch.objects.update(received_at=now - timedelta(minutes=20))  # nobody rolled it up
+    poison(ports[0])
+    TelemetryIngestBatch.objects.filter(port_ids=[ports[0].pk]).update(
+        attempts=3, last_error="DataError: timestamp too large", next_attempt_at=now + timedelta(minutes=4)
+    )
+
+    api = api_as("viewer").get("/api/telemetry/pipeline/").json()
+    assert api["rollup"]["waiting"] == 1 and api["rollup"]["oldest_waiting_s"] >= 1200
+    (row,) = api["rollup"]["set_aside_rows"]
+    assert row["ports"] == [{"id": ports[0].pk, "device": "leaf-q", "port": ports[0].name}]
+    assert row["attempts"] == 3 and "timestamp too large" in row["last_error"]
+
+    client = Client()
+    client.force_login(f.UserFactory(username="viewer-pipe", role="viewer"))
+    page = client.get("/telemetry/pipeline/").content.decode()
+    assert f"leaf-q:{ports[0].name}" in page and "timestamp too large" in page and "Stalled" in page
+
+    settings.CABLETRACK_METRICS_TOKEN = "scrape-secret-3"
+    body = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-secret-3").content.decode()
+    assert "cabletrack_telemetry_rollup_set_aside_ports 1.0" in body
+    assert "cabletrack_telemetry_rollup_waiting_batches 1.0" in body
+    waited = next(
+        x for x in body.splitlines() if x.startswith("cabletrack_telemetry_rollup_oldest_waiting_seconds ")
+    )
+    assert float(waited.split()[1]) >= 1200
+
+
+def test_a_collector_account_cannot_read_the_pipeline(user_with_role):
+    from inventory.core.choices import TokenKind
+
+    collector = f.api_token_client(user_with_role("collector"), TokenKind.FULL)
+    assert collector.get("/api/telemetry/pipeline/").status_code == 403
