@@ -56,7 +56,7 @@ def poison(port, ts="infinity"):
     table = connection.ops.quote_name(TelemetrySample._meta.db_table)
     with connection.cursor() as cur:
         cur.execute(f"INSERT INTO {table} (port_id, ts) VALUES (%s, %s)", [port.pk, ts])  # noqa: S608 - test table name
-    TelemetryIngestBatch.objects.create(received_at=NOW, min_ts=T0, max_ts=T0, port_ids=[port.pk])
+    return TelemetryIngestBatch.objects.create(received_at=NOW, min_ts=T0, max_ts=T0, port_ids=[port.pk])
 
 
 def test_a_stored_year_one_sample_does_not_stop_the_rollup(ports):
@@ -159,8 +159,8 @@ def test_set_aside_ports_and_a_stalled_queue_show_on_the_page_the_api_and_metric
     now = datetime.now(UTC).replace(microsecond=0)
     ingest(series(ports[1], 2, start=now - timedelta(minutes=20)), now=now)
     TelemetryIngestBatch.objects.update(received_at=now - timedelta(minutes=20))  # nobody rolled it up
-    poison(ports[0])
-    TelemetryIngestBatch.objects.filter(port_ids=[ports[0].pk]).update(
+    queued = poison(ports[0])
+    TelemetryIngestBatch.objects.filter(pk=queued.pk).update(
         attempts=3, last_error="DataError: timestamp too large", next_attempt_at=now + timedelta(minutes=4)
     )
 
