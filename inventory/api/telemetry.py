@@ -185,7 +185,7 @@ response is 200. Re-posting a batch stores nothing twice (`duplicates`); the sam
 timestamp with different values is refused per item (`conflict`). Request-level problems write
 nothing: 400 (body not decodable as the chosen format, more items than the cap, JSON nested too
 deeply), 413 (body over the cap), 415 (Content-Type or `format` not accepted). The item cap is
-checked while the body is read, before its items are built.
+checked before any sample is built.
 """
 )
 
