@@ -257,7 +257,8 @@ def _last_seen(samples: dict[int, list[RawSample]]) -> None:
 def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> RollupOutcome:
     """Roll up the ports of up to ``max_batches`` queued ingest batches. Idempotent.
 
-    Batches set aside earlier are taken again once their retry time has come. Dirty times are
+    Batches set aside earlier are taken again once their retry time has come (new data for a
+    set-aside port waits with it, so a poisoned port is not retried every run). Dirty times are
     clamped to the raw retention horizon; ports whose recompute fails are set aside (see the
     module docstring), so one poison row never holds back the ports behind it."""
     max_batches = max_batches or app_settings.telemetry_rollup_max_batches
@@ -279,6 +280,7 @@ def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> Rollup
                 if cur is None or since < cur:
                     dirty_from[pid] = since
                 attempts[pid] = max(attempts.get(pid, 0), tried)
+        rollup_queue.hold_back(dirty_from, now=now)
         # ports dirtied from about the same time roll up together (one load per chunk)
         ordered = sorted(dirty_from, key=lambda p: (dirty_from[p], p))
         buckets = 0

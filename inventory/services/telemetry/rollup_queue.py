@@ -65,6 +65,25 @@ def isolating(ports: list[int], run: Callable[[list[int]], int], failed: dict[in
     return attempt(ports)
 
 
+def hold_back(dirty_from: dict[int, datetime], *, now: datetime) -> int:
+    """Ports set aside and not due again yet wait for their retry even when new batches name
+    them (else a poisoned port that keeps reporting would be retried, and fail, every run):
+    they leave ``dirty_from`` and their set-aside row is widened to the new data's start.
+    Returns how many ports were held back."""
+    held = 0
+    rows = TelemetryIngestBatch.objects.filter(attempts__gt=0, next_attempt_at__gt=now).values_list(
+        "id", "port_ids", "min_ts"
+    )
+    for pk, port_ids, min_ts in rows:
+        since = [dirty_from.pop(p) for p in port_ids if p in dirty_from]
+        if not since:
+            continue
+        held += len(since)
+        if min(since) < min_ts:
+            TelemetryIngestBatch.objects.filter(pk=pk).update(min_ts=min(since))
+    return held
+
+
 def retry_delay(attempts: int) -> timedelta:
     """The wait before try ``attempts + 1``: the base, doubled per failure, capped."""
     base = app_settings.telemetry_rollup_retry_seconds

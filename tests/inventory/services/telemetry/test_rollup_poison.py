@@ -139,6 +139,22 @@ def test_a_port_whose_rollup_fails_is_set_aside_with_its_reason_and_the_rest_rol
     assert PortRollup.objects.get(port=ports[0]).fec_corrected_cw == 5
 
 
+def test_new_data_for_a_set_aside_port_waits_for_its_retry_instead_of_failing_every_run(ports):
+    poison(ports[0])
+    assert telemetry_rollup(now=NOW).set_aside == 1
+    later = NOW + timedelta(seconds=20)
+    ingest(series(ports[0], 2, start=T0 + timedelta(minutes=5)), now=later)
+    ingest(
+        series(ports[1], 3, start=T0 + timedelta(minutes=5), fec_corrected_codewords=lambda i: i), now=later
+    )
+    out = telemetry_rollup(now=later)
+    assert out.set_aside == 0 and out.batches == 2
+    (aside,) = TelemetryIngestBatch.objects.all()
+    assert aside.attempts == 1 and aside.port_ids == [ports[0].pk]
+    assert aside.next_attempt_at == NOW + timedelta(seconds=60) and aside.min_ts == T0
+    assert PortRollup.objects.get(port=ports[1]).fec_corrected_cw == 2
+
+
 def test_many_failing_ports_are_set_aside_without_trying_each_alone(ports, monkeypatch):
     from inventory.services.telemetry import rollup_queue
 
