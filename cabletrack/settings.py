@@ -250,6 +250,12 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "inventory.api.errors.exception_handler",
+    # DRF's three, with a JSON parser that answers a body nested too deeply with a 400
+    "DEFAULT_PARSER_CLASSES": [
+        "inventory.api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -355,6 +361,12 @@ CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS = env.int(
     "CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS", default=900
 )
 CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES = env.int("CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES", default=50)
+# Ports whose rollup fails are set aside and retried after this many seconds, doubled per
+# failure up to the maximum.
+CABLETRACK_TELEMETRY_ROLLUP_RETRY_SECONDS = env.int("CABLETRACK_TELEMETRY_ROLLUP_RETRY_SECONDS", default=60)
+CABLETRACK_TELEMETRY_ROLLUP_RETRY_MAX_SECONDS = env.int(
+    "CABLETRACK_TELEMETRY_ROLLUP_RETRY_MAX_SECONDS", default=3600
+)
 
 # --- Alerts (rules over telemetry), /metrics ------------------------------------------------------
 # Rule thresholds: a preset ("default" or the seed article's "seed") with per link class / PMD
@@ -397,6 +409,10 @@ CABLETRACK_OTDR_MIN_LENGTH_M = env.float("CABLETRACK_OTDR_MIN_LENGTH_M", default
 CABLETRACK_OTDR_LENGTH_TOLERANCE_PCT = env.float("CABLETRACK_OTDR_LENGTH_TOLERANCE_PCT", default=2.0)
 CABLETRACK_OTDR_LEADS_M = env.float("CABLETRACK_OTDR_LEADS_M", default=0.0)
 CABLETRACK_BER_SOAK_MINUTES = env.int("CABLETRACK_BER_SOAK_MINUTES", default=10)
+# Test dates are accepted from the cable's install date (or, without one, this floor; ISO date)
+# up to this many seconds ahead of now (a phone in another time zone); outside: a 400.
+CABLETRACK_TEST_DATE_FLOOR = env.str("CABLETRACK_TEST_DATE_FLOOR", default="2000-01-01")
+CABLETRACK_TEST_MAX_FUTURE_SECONDS = env.int("CABLETRACK_TEST_MAX_FUTURE_SECONDS", default=86400)
 # --- Labels ----------------------------------------------------------------------------------
 # Up to this many labels render inline in the request; more go to a background batch.
 CABLETRACK_LABELS_INLINE_MAX = env.int("CABLETRACK_LABELS_INLINE_MAX", default=500)

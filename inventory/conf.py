@@ -100,6 +100,14 @@ class AppSettings:
         "CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES",
         "Queue batches one rollup task takes before it re-enqueues itself.",
     )
+    telemetry_rollup_retry_seconds = Setting[int](
+        "CABLETRACK_TELEMETRY_ROLLUP_RETRY_SECONDS",
+        "First wait before a set-aside (failed) rollup port is tried again (s); doubles per failure.",
+    )
+    telemetry_rollup_retry_max_seconds = Setting[int](
+        "CABLETRACK_TELEMETRY_ROLLUP_RETRY_MAX_SECONDS",
+        "Longest wait between retries of a set-aside port (s).",
+    )
 
     # --- Alerts, /metrics ---------------------------------------------------------------------------
     alert_rules = Setting[dict[str, Any]](
@@ -156,6 +164,13 @@ class AppSettings:
     )
     marginal_db = Setting[float](
         "CABLETRACK_MARGINAL_DB", "A margin under this (dB) is marginal: passes, one dirty end from failing."
+    )
+    test_date_floor = Setting[str](
+        "CABLETRACK_TEST_DATE_FLOOR",
+        "Earliest test date accepted for a cable without an install date (ISO date).",
+    )
+    test_max_future_seconds = Setting[int](
+        "CABLETRACK_TEST_MAX_FUTURE_SECONDS", "How far ahead of now a test may be dated (s)."
     )
     otdr_min_length_m = Setting[float](
         "CABLETRACK_OTDR_MIN_LENGTH_M", "Fibre runs at least this long (m) need an OTDR trace (dead zone)."

@@ -4,6 +4,7 @@ from django.urls import path
 from inventory.views import account, alerts, desk, pages
 from inventory.views import forecast as forecast_views
 from inventory.views import labels as label_views
+from inventory.views import pipeline as pipeline_views
 from inventory.views import reconciliation as recon_views
 from inventory.views import retests as retest_pages
 from inventory.views import sync as sync_views
@@ -37,6 +38,7 @@ urlpatterns = [
     path("r/<str:name>/bringup", alerts.bringup, name="rack-bringup"),
     path("topology/export.<str:fmt>", alerts.topology_export, name="topology-export"),
     path("metrics", alerts.metrics, name="metrics"),
+    path("telemetry/pipeline/", pipeline_views.pipeline, name="telemetry-pipeline"),
     # Telemetry vs the recorded plant; creating the missing module records in one reviewed step.
     path("reconciliation/", recon_views.report, name="reconciliation"),
     # NetBox/Nautobot sync conflicts: take the source's ends, or keep ours.

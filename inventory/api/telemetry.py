@@ -32,7 +32,15 @@ from inventory.api.errors import PayloadTooLarge
 from inventory.api.permissions import IngestPermission
 from inventory.conf import app_settings
 from inventory.core.telemetry import adapters
-from inventory.core.telemetry.decode import BodyError, decode_json, decode_ndjson, decode_objects
+from inventory.core.telemetry.decode import (
+    BodyError,
+    decode_json,
+    decode_ndjson,
+    decode_objects,
+    too_many,
+)
+from inventory.models import TelemetryIngestBatch
+from inventory.selectors.telemetry.pipeline import pipeline_state
 from inventory.services.telemetry.ingest import telemetry_ingest
 
 JSON_TYPES = {"application/json"}
@@ -130,7 +138,7 @@ def _default_ts(request, now: datetime) -> datetime:
 class ItemErrorSerializer(serializers.Serializer):
     index = serializers.IntegerField(help_text="Position of the item in the batch (0-based)")
     code = serializers.ChoiceField(
-        choices=["malformed", "invalid", "future_ts", "unknown_device", "unknown_port", "conflict"]
+        choices=["malformed", "invalid", "future_ts", "too_old", "unknown_device", "unknown_port", "conflict"]
     )
     message = serializers.CharField()
     device = serializers.CharField(required=False)
@@ -167,12 +175,17 @@ Bulk telemetry import. Bodies:
 `CABLETRACK_TELEMETRY_MAX_SAMPLES` items per request.
 
 **Per-item policy.** Items are validated one by one. An item with an unknown device or port, a
-bad type or range, a timestamp more than `CABLETRACK_TELEMETRY_MAX_FUTURE_SECONDS` (300 s)
-ahead, or a malformed shape is refused and listed in `errors` with its `index` and a `code`;
-**the valid items of the batch are kept** and the response is 200. Re-posting a batch stores
-nothing twice (`duplicates`); the same port and timestamp with different values is refused per
-item (`conflict`). Request-level problems write nothing: 400 (body not decodable as the chosen
-format), 413 (body over the cap), 415 (Content-Type or `format` not accepted).
+bad type or range (a counter above 2^64-1, a NUL character in a text field, a `ts` that is no
+time: epoch seconds at or before 1970-01-02, or a time past the calendar in UTC), a timestamp
+more than `CABLETRACK_TELEMETRY_MAX_FUTURE_SECONDS` (300 s) ahead (`future_ts`) or older than
+the raw retention `CABLETRACK_TELEMETRY_RAW_RETENTION_DAYS` (14 days; `too_old`: it would be
+deleted at once and must not rewrite older rollups), or a malformed shape is refused and listed
+in `errors` with its `index` and a `code`; **the valid items of the batch are kept** and the
+response is 200. Re-posting a batch stores nothing twice (`duplicates`); the same port and
+timestamp with different values is refused per item (`conflict`). Request-level problems write
+nothing: 400 (body not decodable as the chosen format, more items than the cap, JSON nested too
+deeply), 413 (body over the cap), 415 (Content-Type or `format` not accepted). The item cap is
+checked before any sample is built.
 """
 )
 
@@ -280,24 +293,52 @@ class TelemetryIngestView(APIView):
             return self._ingest(request, fmt, body, now, default_ts)
 
     def _ingest(self, request, fmt: str, body: bytes, now: datetime, default_ts: datetime) -> Response:
-        max_future = timedelta(seconds=app_settings.telemetry_max_future_seconds)
+        window = {
+            "max_future": timedelta(seconds=app_settings.telemetry_max_future_seconds),
+            "max_age": timedelta(days=app_settings.telemetry_raw_retention_days),
+        }
         max_samples = app_settings.telemetry_max_samples
         try:
             if fmt in ("samples", "json"):
-                decoded = decode_json(body, now=now, max_future=max_future, max_samples=max_samples)
+                decoded = decode_json(body, now=now, max_samples=max_samples, **window)
             elif fmt == "ndjson":
-                decoded = decode_ndjson(body, now=now, max_future=max_future, max_samples=max_samples)
+                decoded = decode_ndjson(body, now=now, max_samples=max_samples, **window)
             else:
                 ctx = adapters.Context(
                     device=_param(request, "device"),
                     port=_param(request, "port"),
                     ts=default_ts,
+                    max_items=max_samples,
                 )
                 objs = adapters.parse(fmt, body, ctx)
                 if len(objs) > max_samples:
-                    raise BodyError(f"Too many samples: {len(objs)} (at most {max_samples}).")
-                decoded = decode_objects(objs, now=now, max_future=max_future)
+                    raise too_many(max_samples)
+                decoded = decode_objects(objs, now=now, **window)
         except (BodyError, adapters.AdapterError) as exc:
             raise ParseError(str(exc)) from exc
         result = telemetry_ingest(decoded=decoded, now=now)
         return Response(result.as_dict(), status=status.HTTP_200_OK)
+
+
+class TelemetryPipelineView(APIView):
+    """The rollup queue and the last retest sweep: what waits, what was set aside and why."""
+
+    queryset = TelemetryIngestBatch.objects.none()  # reading it needs the queue's view permission
+    renderer_classes = [JSONRenderer]
+
+    @extend_schema(
+        operation_id="telemetry_pipeline",
+        summary="The telemetry rollup queue and the retest sweep: waiting, stalled, set aside",
+        description=(
+            "`rollup.waiting`: ingest batches not rolled up yet; `rollup.oldest_waiting_s`: how long the "
+            "oldest has waited (it grows while the pipeline is stalled; alert on it); `rollup.set_aside_rows`: "
+            "ports whose rollup failed, with the error, the number of tries and the next retry (backoff "
+            "from `CABLETRACK_TELEMETRY_ROLLUP_RETRY_SECONDS` doubling to "
+            "`CABLETRACK_TELEMETRY_ROLLUP_RETRY_MAX_SECONDS`); the other ports are rolled up all the same. "
+            "`retest_sweep.set_aside`: cables the last sweep could not date (kept as they were)."
+        ),
+        responses={200: OpenApiTypes.OBJECT},
+        tags=["telemetry"],
+    )
+    def get(self, request):
+        return Response(pipeline_state(now=timezone.now()).as_dict())

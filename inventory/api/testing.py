@@ -15,11 +15,12 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inventory.api.concurrency import AtomicWritesMixin
+from inventory.api.parsers import JSONParser
 from inventory.api.strict import StrictModelSerializer
 from inventory.conf import app_settings
 from inventory.core.choices import Direction, ReferenceMethod
@@ -41,6 +42,11 @@ from inventory.selectors.testing.facts import sor_max_bytes
 from inventory.selectors.testing.gate import cable_gate_check
 from inventory.services import testing as svc
 from inventory.services.testing import tester_import
+
+TESTED_AT_HELP = (
+    "Default now. Accepted from the cable's install date (without one, CABLETRACK_TEST_DATE_FLOOR, "
+    "2000-01-01) to CABLETRACK_TEST_MAX_FUTURE_SECONDS (one day) ahead of now; outside, a 400."
+)
 
 
 class FibreResultSerializer(StrictModelSerializer):
@@ -138,7 +144,7 @@ class OltsCreateSerializer(serializers.Serializer):
     link = serializers.IntegerField(
         required=False, allow_null=True, help_text="Set when the whole channel was measured"
     )
-    tested_at = serializers.DateTimeField(required=False)
+    tested_at = serializers.DateTimeField(required=False, help_text=TESTED_AT_HELP)
     instrument = serializers.CharField(required=False, allow_blank=True, default="")
     instrument_serial = serializers.CharField(required=False, allow_blank=True, default="")
     calibration_date = serializers.DateField(required=False, allow_null=True)
@@ -182,7 +188,7 @@ class QualificationSerializer(serializers.Serializer):
     pre_fec_ber = serializers.FloatField(required=False, allow_null=True)
     uncorrectable_codewords = serializers.IntegerField(required=False, allow_null=True, min_value=0)
     soak_minutes = serializers.FloatField(min_value=0)
-    tested_at = serializers.DateTimeField(required=False)
+    tested_at = serializers.DateTimeField(required=False, help_text=TESTED_AT_HELP)
 
 
 @extend_schema_field({"type": "object", "additionalProperties": True, "nullable": True})

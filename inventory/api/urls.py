@@ -9,7 +9,7 @@ from inventory.api import retests as retest_views
 from inventory.api import sync as sync_api
 from inventory.api import testing as test_api
 from inventory.api import views
-from inventory.api.telemetry import TelemetryIngestView
+from inventory.api.telemetry import TelemetryIngestView, TelemetryPipelineView
 
 router = DefaultRouter()
 router.register("sites", views.SiteViewSet)
@@ -34,6 +34,7 @@ urlpatterns = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("telemetry/", TelemetryIngestView.as_view(), name="telemetry-ingest"),
+    path("telemetry/pipeline/", TelemetryPipelineView.as_view(), name="telemetry-pipeline"),
     path(
         "reports/commissioning/", test_api.CommissioningReportView.as_view(), name="api-commissioning-report"
     ),

@@ -159,21 +159,30 @@ class CableFacts:
     alert_open: bool = False
 
 
+def add_days(day: date, days: int) -> date:
+    """``day + days``, held at the calendar's ends (a test dated 9999-12-31 plus 90 days is
+    9999-12-31, not an ``OverflowError`` that stops the sweep for every cable)."""
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        return date.max if days > 0 else date.min
+
+
 def retest_due(facts: CableFacts, policy: Policy, defaults: Defaults, today: date) -> date | None:
     if facts.status in NO_DUE_STATUSES:
         return None
     basis = facts.last_pass
     if basis is None:
-        due = (facts.install_date or today) + timedelta(days=defaults.new_install_days)
+        due = add_days(facts.install_date or today, defaults.new_install_days)
     else:
         interval = timedelta(days=policy.interval_days)
-        due = basis + interval
-        if policy.accept_telemetry and facts.live and not facts.alert_open:
-            horizon = today + timedelta(days=defaults.remind_days)
+        due = add_days(basis, policy.interval_days)
+        if policy.accept_telemetry and facts.live and not facts.alert_open and policy.interval_days > 0:
+            horizon = add_days(today, defaults.remind_days)
             alerts = sorted(a.date() for a in facts.alerts)
             # Each interval is accepted on its own: clean from its start to its end.
-            while due <= horizon and not any(due - interval <= a < due for a in alerts):
-                due += interval
+            while due <= horizon and due < date.max and not any(due - interval <= a < due for a in alerts):
+                due = add_days(due, policy.interval_days)
     if not facts.triggers:
         return due
     if basis is None:
@@ -183,5 +192,5 @@ def retest_due(facts: CableFacts, policy: Policy, defaults: Defaults, today: dat
     else:
         after = [t for t in facts.triggers if t.date() > basis]
     if after:
-        due = min(due, min(after).date() + timedelta(days=policy.shorten_days))
+        due = min(due, add_days(min(after).date(), policy.shorten_days))
     return due

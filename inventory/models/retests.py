@@ -170,6 +170,9 @@ class RetestSweepRun(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     cables_changed = models.PositiveIntegerField(default=0)
     reminders_claimed = models.PositiveIntegerField(default=0)
+    set_aside = models.JSONField(
+        default=list, blank=True, help_text="Cables whose due date could not be decided: [{cable, reason}]"
+    )
 
     class Meta:
         ordering = ["-day"]

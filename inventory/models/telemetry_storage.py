@@ -143,6 +143,12 @@ class TelemetryIngestBatch(models.Model):
     min_ts = models.DateTimeField()
     max_ts = models.DateTimeField()
     port_ids = BigIntArrayField()
+    # Set aside (``services/telemetry/rollup_queue.py``): ports whose recompute failed, with the
+    # error, how often it failed and when to try again. Database defaults: the ingest inserts
+    # fresh rows with raw SQL naming only the columns above.
+    attempts = models.PositiveIntegerField(default=0, db_default=0, help_text="Failed recomputes")
+    last_error = models.TextField(blank=True, default="", db_default="", help_text="Why the last one failed")
+    next_attempt_at = models.DateTimeField(null=True, blank=True, help_text="Not taken again before this")
 
     class Meta:
         ordering = ["id"]

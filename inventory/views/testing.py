@@ -7,7 +7,7 @@ import re
 import uuid
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import BadRequest, ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpResponse
@@ -171,12 +171,18 @@ def inspection_photo(request, pk: int):
     return _attachment(f"inspection-{pk}.{ext}", insp.photo.name, f"inspection-{pk}.{ext}")
 
 
+MAX_ROW_ID = (1 << 63) - 1  # a bigint key: a larger number is no row (PostgreSQL would refuse it)
+
+
 def _scope(request):
     site = row = rack = None
     if request.GET.get("rack"):
         rack = get_object_or_404(Rack, name=request.GET["rack"])
     elif request.GET.get("row"):
-        row = get_object_or_404(Row, pk=request.GET["row"])
+        raw = request.GET["row"]
+        if not (raw.isdigit() and int(raw) <= MAX_ROW_ID):
+            raise BadRequest("row: a row id (a whole number).")
+        row = get_object_or_404(Row, pk=int(raw))
     elif request.GET.get("site"):
         site = get_object_or_404(Site, slug=request.GET["site"])
     return site, row, rack

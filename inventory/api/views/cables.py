@@ -202,7 +202,8 @@ class CableViewSet(NoDeleteModelViewSet):
             "(`text/plain`; new cables take `?kind=`; paths through patch panels that are already "
             "recorded are counted in `paths_already_recorded`). `?dry_run=1` (the default) reports what would be created or changed and "
             "every error by row; `?dry_run=0` applies the plan only if no row has an error. 20,000 rows and "
-            "`CABLETRACK_MAX_IMPORT_BYTES` per request."
+            "`CABLETRACK_MAX_IMPORT_BYTES` per request; a YAML plan at most 16 MiB, without aliases or "
+            "anchors, its cables counted while it is parsed (a 400 past any limit)."
         ),
         request={
             "application/json": inline_serializer(

@@ -6,6 +6,11 @@ Pure: plain numbers and dataclasses in, plain numbers out.
   samples is a **reset**: the new value is counted from zero (``increase += new``), never a
   negative delta. A drop from the top quarter of a 32- or 64-bit range to the bottom quarter
   is a **wrap** when the counter's width is known (``wrap_bits``): ``2**bits - old + new``.
+* A jump larger than any counter can make between two samples (more than ``MAX_INCREASE`` =
+  2**63-1, which a 400G port's bit counter needs some 267 days at line rate to gain; e.g.
+  0 -> 2**64-1, a collector that read the register wrong or a device that re-based it) is no
+  increase: it counts as a reset that added nothing, and counting goes on from the new value.
+  So every increase fits a signed 64-bit column, whatever the unsigned counters do.
 * Samples are sorted by time first and repeated timestamps collapse to the first, so an
   out-of-order arrival never looks like a reset.
 * ``extrapolated_increase``/``rate`` extrapolate to the window edges exactly as Prometheus'
@@ -55,15 +60,21 @@ def ordered(points: Iterable[Point]) -> list[Point]:
     return out
 
 
+# The largest increase one interval may carry (the signed 64-bit maximum of the rollup columns).
+MAX_INCREASE = (1 << 63) - 1
+
+
 def step(old: int | float, new: int | float, *, wrap_bits: int | None = None) -> tuple[float, bool]:
-    """The increase from one sample to the next, and whether a reset (or wrap) happened."""
+    """The increase from one sample to the next, and whether a reset (or wrap) happened.
+    An implausible jump (above ``MAX_INCREASE``) is a reset that added nothing."""
     if new >= old:
-        return new - old, False
+        d = new - old
+        return (d, False) if d <= MAX_INCREASE else (0, True)
     if wrap_bits:
         top = 1 << wrap_bits
         if old < top and old >= top - (top >> 2) and new < (top >> 2):
             return top - old + new, True
-    return new, True
+    return (new if new <= MAX_INCREASE else 0), True
 
 
 def increase(points: Sequence[Point], *, wrap_bits: int | None = None, presorted: bool = False) -> Increase:

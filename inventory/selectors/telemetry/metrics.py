@@ -20,6 +20,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from inventory.conf import app_settings
 from inventory.core.choices import AlertState, CableStatus
 from inventory.models import Alert, Cable, CableEnd, Link, LinkSegment, Rack
+from inventory.selectors.telemetry.pipeline import pipeline_state
 from inventory.selectors.telemetry.source import port_stats
 
 
@@ -32,6 +33,7 @@ class _PlantCollector:
         yield self._rack_family()
         yield from self._alert_families()
         yield from self._cable_families()
+        yield from self._pipeline_families()
 
     def _link_families(self):
         """The info series per link and the FEC gauges per link end, from the last 10 minutes."""
@@ -169,6 +171,33 @@ class _PlantCollector:
         yield g
         g = GaugeMetricFamily("cabletrack_cables_degraded", "Cables marked degraded")
         g.add_metric([], counts["degraded"])
+        yield g
+
+    def _pipeline_families(self):
+        """The rollup queue (waiting, how long the oldest has waited: the "stalled" signal, set
+        aside after a failure) and the cables the last retest sweep could not date."""
+        state = pipeline_state(now=self.now, detail=False)
+        g = GaugeMetricFamily(
+            "cabletrack_telemetry_rollup_waiting_batches", "Ingest batches waiting for their first rollup"
+        )
+        g.add_metric([], state.waiting)
+        yield g
+        g = GaugeMetricFamily(
+            "cabletrack_telemetry_rollup_oldest_waiting_seconds",
+            "How long the oldest waiting batch has waited (grows while the rollup is stalled)",
+        )
+        g.add_metric([], state.oldest_waiting_s)
+        yield g
+        g = GaugeMetricFamily(
+            "cabletrack_telemetry_rollup_set_aside_ports",
+            "Ports whose rollup failed, set aside and retried with backoff",
+        )
+        g.add_metric([], state.set_aside_ports)
+        yield g
+        g = GaugeMetricFamily(
+            "cabletrack_retest_sweep_set_aside_cables", "Cables the last retest sweep could not date"
+        )
+        g.add_metric([], len(state.sweep_set_aside))
         yield g
 
 

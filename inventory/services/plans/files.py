@@ -12,8 +12,13 @@ import io
 import yaml
 
 from inventory.core.choices import CableStatus
-from inventory.core.interop.netbox_vocab import CABLE_TYPE_FROM_NETBOX, cable_to_netbox, length_in_m
+from inventory.core.interop.netbox_vocab import (
+    CABLE_TYPE_FROM_NETBOX,
+    cable_to_netbox,
+    length_in_m,
+)
 from inventory.models import Cable, CableEnd, ExternalRef
+from inventory.services.plans.cable_plan import MAX_ROWS
 
 PLAN_COLUMNS = [
     "label",
@@ -49,12 +54,86 @@ class PlanFileError(ValueError):
 
 
 # --- reading --------------------------------------------------------------------------------
+# A YAML plan is read with limits before the work: at most YAML_MAX_BYTES (a 20,000-cable plan
+# as ``plan_export`` writes it is about 6 MB), no aliases or anchors (a 567-byte "billion
+# laughs" expands to gigabytes), cables counted as they are parsed (refused at MAX_ROWS + 1,
+# before the rest is read), nesting and nodes bounded. The parser's events are turned into rows
+# directly (no node tree of the whole document: that tree cost about 80 bytes per byte of YAML).
+YAML_MAX_BYTES = 16 * 1024 * 1024
+YAML_MAX_DEPTH = 8
+YAML_NODES_PER_ROW = 80
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when it is built
+
+
+class _PlanYaml:
+    def __init__(self, text: str):
+        self.loader = _Loader(text)
+        self.nodes = 0
+        self.budget = (MAX_ROWS + 1) * YAML_NODES_PER_ROW
+
+    def document(self):
+        ld = self.loader
+        ld.get_event()  # stream start
+        if ld.check_event(yaml.StreamEndEvent):
+            return None
+        ld.get_event()  # document start
+        data = self.value(0, cables=True)
+        ld.get_event()  # document end
+        if not ld.check_event(yaml.StreamEndEvent):
+            raise PlanFileError("A plan is one YAML document.")
+        return data
+
+    def value(self, depth: int, *, cables: bool = False):
+        ld = self.loader
+        event = ld.get_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise PlanFileError("YAML aliases and anchors (*name, &name, <<) are not accepted in a plan.")
+        self.nodes += 1
+        if self.nodes > self.budget:
+            raise PlanFileError(f"The YAML plan is larger than any plan of {MAX_ROWS:,} cables.")
+        if depth > YAML_MAX_DEPTH:
+            raise PlanFileError("The YAML plan is nested too deeply.")
+        if isinstance(event, yaml.ScalarEvent):
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = ld.resolve(yaml.ScalarNode, event.value, event.implicit)
+            build = ld.yaml_constructors.get(tag, ld.yaml_constructors[None])
+            return build(ld, yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style))
+        if isinstance(event, yaml.SequenceStartEvent):
+            items = []
+            while not ld.check_event(yaml.SequenceEndEvent):
+                items.append(self.value(depth + 1))
+                if cables and len(items) > MAX_ROWS:
+                    raise PlanFileError(
+                        f"The plan has more than {MAX_ROWS:,} cables; at most {MAX_ROWS:,} per import."
+                    )
+            ld.get_event()
+            return items
+        if isinstance(event, yaml.MappingStartEvent):
+            out = {}
+            while not ld.check_event(yaml.MappingEndEvent):
+                key = self.value(depth + 1)
+                if isinstance(key, (list, dict)):
+                    raise PlanFileError("A YAML key must be a plain name.")
+                out[key] = self.value(depth + 1, cables=depth == 0 and key == "cables")
+            ld.get_event()
+            return out
+        raise PlanFileError(f"Unexpected YAML {type(event).__name__}.")  # pragma: no cover - libyaml's order
+
+
 def plan_rows_from_yaml(text: str) -> list[dict]:
     """``cables:`` list of mappings with the plan columns; ``a:``/``b:`` may be nested."""
+    if len(text) > YAML_MAX_BYTES:
+        raise PlanFileError(
+            f"A YAML plan is at most {YAML_MAX_BYTES // (1024 * 1024)} MiB; split it, or send CSV."
+        )
+    reader = _PlanYaml(text)
     try:
-        doc = yaml.safe_load(text)
+        doc = reader.document()
     except yaml.YAMLError as exc:
         raise PlanFileError(f"Not valid YAML: {exc}") from exc
+    finally:
+        reader.loader.dispose()
     items = doc.get("cables") if isinstance(doc, dict) else doc
     if not isinstance(items, list):
         raise PlanFileError("Expected a list under 'cables:'.")

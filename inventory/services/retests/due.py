@@ -106,6 +106,9 @@ class RecomputeResult:
     cables_seen: int
     cables_changed: int
     links_changed: int
+    # cables whose due date could not be decided (id, reason): kept as they were, logged, and
+    # listed on the sweep run; the rest of the plant is swept all the same
+    set_aside: tuple[tuple[int, str], ...] = ()
 
 
 def _write_dates(
@@ -165,7 +168,11 @@ def _write_dates(
 
 
 def _gather(
-    cable_rows: list[tuple], resolver: rules.PolicyResolver, today: date, site_of_rack: dict[int, int]
+    cable_rows: list[tuple],
+    resolver: rules.PolicyResolver,
+    today: date,
+    site_of_rack: dict[int, int],
+    set_aside: list[tuple[int, str]] | None = None,
 ) -> list[tuple[int, date | None, date | None]]:
     """Facts for one batch of cables in a fixed number of queries; returns (id, old, new)."""
     ids = [r[0] for r in cable_rows]
@@ -272,7 +279,12 @@ def _gather(
             alerts=tuple(alerts[pk]) if pk in alerts else (),
             alert_open=pk in open_alert,
         )
-        out.append((pk, old, rules.retest_due(facts, policy, defaults, today)))
+        try:
+            out.append((pk, old, rules.retest_due(facts, policy, defaults, today)))
+        except Exception as exc:  # noqa: BLE001 - one cable's bad facts must not stop the plant's sweep
+            log.warning("retest due of cable %s not decided, kept as it was: %r", pk, exc)
+            if set_aside is not None:
+                set_aside.append((pk, f"{type(exc).__name__}: {exc}"[:300]))
     return out
 
 
@@ -299,6 +311,7 @@ def retest_due_recompute(
         qs = qs.filter(pk__in=list(cable_ids))
     ids = list(qs.order_by("pk").values_list("pk", flat=True))
     changed_ids: list[int] = []
+    set_aside: list[tuple[int, str]] = []
     for start in range(0, len(ids), batch_size):
         chunk = ids[start : start + batch_size]
         rows = list(
@@ -310,12 +323,14 @@ def retest_due_recompute(
         )
         if not rows:
             continue
-        decided = _gather(rows, resolver, today, site_of_rack)
+        decided = _gather(rows, resolver, today, site_of_rack, set_aside)
         changes = [(pk, new) for pk, old, new in decided if old != new]
         with transaction.atomic():
             changed_ids += _write_dates(Cable, "retest_due", changes, reason=reason, now=now)
     links = _links_recompute(now=now, cable_ids=None if cable_ids is None else ids, reason=reason)
-    return RecomputeResult(cables_seen=len(ids), cables_changed=len(changed_ids), links_changed=links)
+    return RecomputeResult(
+        cables_seen=len(ids), cables_changed=len(changed_ids), links_changed=links, set_aside=tuple(set_aside)
+    )
 
 
 def _links_recompute(
@@ -401,8 +416,18 @@ def retest_changed_cables(*, since: datetime, today: date) -> list[int] | None:
 
 def retest_due_refresh_on_commit(*, cable_id: int, now: datetime, reason: str) -> None:
     """For the services that record a test, a fault or a re-seat: the cable's due date (and its
-    links') is recomputed right after their transaction commits, not at the next daily sweep."""
-    transaction.on_commit(lambda: retest_due_recompute(now=now, cable_ids=[cable_id], reason=reason))
+    links') is recomputed right after their transaction commits, not at the next daily sweep.
+
+    The write has committed by then: a failure here is logged, never raised into the request
+    (it would answer 500 for a write that happened); the daily sweep recomputes the cable."""
+
+    def refresh() -> None:
+        try:
+            retest_due_recompute(now=now, cable_ids=[cable_id], reason=reason)
+        except Exception:
+            log.exception("retest due refresh after commit failed for cable %s (the sweep retries)", cable_id)
+
+    transaction.on_commit(refresh)
 
 
 def retest_due_refresh_many_on_commit(*, cable_ids: list[int], now: datetime, reason: str) -> None:

@@ -264,7 +264,10 @@ def retests_sweep(*, now: datetime, full: bool = False) -> SweepResult:
     recomputed = retest_services.retest_due_recompute(now=now, cable_ids=cable_ids)
     claim = reminders_claim(now=now)
     RetestSweepRun.objects.filter(pk=run.pk).update(
-        finished_at=now, cables_changed=recomputed.cables_changed, reminders_claimed=claim.claimed
+        finished_at=now,
+        cables_changed=recomputed.cables_changed,
+        reminders_claimed=claim.claimed,
+        set_aside=[{"cable": pk, "reason": why} for pk, why in recomputed.set_aside],
     )
     return SweepResult(
         cables_changed=recomputed.cables_changed,

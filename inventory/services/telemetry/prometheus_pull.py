@@ -76,7 +76,11 @@ def telemetry_pull_prometheus(
         if pulled.samples:
             body = orjson.dumps({"samples": pulled.samples})
             decoded = decode_json(
-                body, now=now, max_future=timedelta(seconds=300), max_samples=len(pulled.samples)
+                body,
+                now=now,
+                max_future=timedelta(seconds=300),
+                max_samples=len(pulled.samples),
+                max_age=timedelta(days=app_settings.telemetry_raw_retention_days),
             )
             result = telemetry_ingest(decoded=decoded, now=now)
             report.stored, report.duplicates, report.rejected = (

@@ -4,6 +4,11 @@
 touched ports' buckets from the earliest sample time those batches wrote, replaces those
 buckets, and deletes the queue rows, all in one transaction per run: running it twice, or
 after a crash, gives the same table. Set-based: a handful of queries per chunk of ports.
+
+Poison cannot stop it (``rollup_queue``): no recompute reaches back past the raw retention
+(older buckets have no raw data left to rebuild them from), each chunk of ports runs in its
+own savepoint, and a chunk that fails is split until the failing ports are found; those are
+set aside in the queue with the error and retried with backoff, the rest is written.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from django.db.models import Q
 from django.db.models.expressions import RawSQL
 
 from inventory.conf import app_settings
-from inventory.core.telemetry.rates import lane_signalling_gbps
+from inventory.core.telemetry.rates import MAX_INCREASE, lane_signalling_gbps
 from inventory.core.telemetry.rollup import (
     IDENTITY,
     ROLLUP_COUNTERS,
@@ -39,6 +44,7 @@ from inventory.models import (
     TelemetryLaneSample,
     TelemetrySample,
 )
+from inventory.services.telemetry import rollup_queue
 
 
 def _ids(ids) -> list[int] | RawSQL:
@@ -76,6 +82,7 @@ class RollupOutcome:
     ports: int
     buckets: int
     remaining: bool
+    set_aside: int = 0  # ports whose recompute failed this run (queued again with backoff)
 
 
 def _port_lines(port_ids: list[int]) -> dict[int, PortLine]:
@@ -162,6 +169,12 @@ def _observations(port_ids: list[int]) -> dict[int, list[tuple[float, dict[str, 
     return out
 
 
+def _int(total: float) -> int:
+    """A bucket's summed increase as its bigint column holds it: several increases of one bucket
+    can add up past 2**63-1 (and a float sum rounds up to 2**63), so the sum saturates."""
+    return min(int(total), MAX_INCREASE)
+
+
 def _rollup_ports(port_ids: list[int], since: datetime, *, now: datetime) -> int:
     width = app_settings.telemetry_rollup_seconds
     lookback = timedelta(seconds=app_settings.telemetry_rollup_lookback_seconds)
@@ -196,15 +209,15 @@ def _rollup_ports(port_ids: list[int], since: datetime, *, now: datetime) -> int
                     samples=b.samples,
                     covered_s=b.covered_s,
                     resets=b.resets,
-                    **{name: (int(c[name]) if name in c else None) for name in ROLLUP_COUNTERS},
+                    **{name: (_int(c[name]) if name in c else None) for name in ROLLUP_COUNTERS},
                     line_bits=b.line_bits,
                     pre_fec_ber=b.pre_fec_ber,
                     pre_fec_ber_max=b.pre_fec_ber_max,
                     post_fec_ber_max=b.post_fec_ber_max,
                     hist_layout_id=b.hist_layout,
                     fec_correction_limit=b.hist_limit,
-                    hist_cw_warn=None if b.hist_warn is None else int(b.hist_warn),
-                    hist_cw_crit=None if b.hist_crit is None else int(b.hist_crit),
+                    hist_cw_warn=None if b.hist_warn is None else _int(b.hist_warn),
+                    hist_cw_crit=None if b.hist_crit is None else _int(b.hist_crit),
                     hist_max_bin_high=b.hist_max_bin_high,
                     rx_power_min_dbm=b.rx_min,
                     tx_power_min_dbm=b.tx_min,
@@ -242,31 +255,45 @@ def _last_seen(samples: dict[int, list[RawSample]]) -> None:
 
 
 def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> RollupOutcome:
-    """Roll up the ports of up to ``max_batches`` queued ingest batches. Idempotent."""
+    """Roll up the ports of up to ``max_batches`` queued ingest batches. Idempotent.
+
+    Batches set aside earlier are taken again once their retry time has come (new data for a
+    set-aside port waits with it, so a poisoned port is not retried every run). Dirty times are
+    clamped to the raw retention horizon; ports whose recompute fails are set aside (see the
+    module docstring), so one poison row never holds back the ports behind it."""
     max_batches = max_batches or app_settings.telemetry_rollup_max_batches
     chunk = app_settings.telemetry_rollup_batch_ports
+    horizon = rollup_queue.rollup_horizon(now)
     with transaction.atomic():
-        qs = TelemetryIngestBatch.objects.order_by("id")
+        qs = rollup_queue.due_batches(now).order_by("id")
         if connection.features.has_select_for_update_skip_locked:
             qs = qs.select_for_update(skip_locked=True)
-        batches = list(qs.values_list("id", "min_ts", "port_ids")[:max_batches])
+        batches = list(qs.values_list("id", "min_ts", "port_ids", "attempts")[:max_batches])
         if not batches:
             return RollupOutcome(0, 0, 0, False)
         dirty_from: dict[int, datetime] = {}
-        for _, min_ts, port_ids in batches:
+        attempts: dict[int, int] = {}
+        for _, min_ts, port_ids, tried in batches:
+            since = max(min_ts, horizon)
             for pid in port_ids:
                 cur = dirty_from.get(pid)
-                if cur is None or min_ts < cur:
-                    dirty_from[pid] = min_ts
+                if cur is None or since < cur:
+                    dirty_from[pid] = since
+                attempts[pid] = max(attempts.get(pid, 0), tried)
+        rollup_queue.hold_back(dirty_from, now=now)
         # ports dirtied from about the same time roll up together (one load per chunk)
         ordered = sorted(dirty_from, key=lambda p: (dirty_from[p], p))
         buckets = 0
+        failed: dict[int, str] = {}
         for i in range(0, len(ordered), chunk):
             ports = ordered[i : i + chunk]
-            buckets += _rollup_ports(ports, min(dirty_from[p] for p in ports), now=now)
+            buckets += rollup_queue.isolating(
+                ports, lambda ps: _rollup_ports(ps, min(dirty_from[p] for p in ps), now=now), failed
+            )
         TelemetryIngestBatch.objects.filter(pk__in=[b[0] for b in batches]).delete()
-    remaining = TelemetryIngestBatch.objects.exists()
-    return RollupOutcome(len(batches), len(dirty_from), buckets, remaining)
+        rollup_queue.set_aside(failed, dirty_from=dirty_from, attempts=attempts, now=now)
+    remaining = rollup_queue.due_batches(now).exists()
+    return RollupOutcome(len(batches), len(dirty_from), buckets, remaining, set_aside=len(failed))
 
 
 @dataclass

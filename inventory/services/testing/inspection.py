@@ -14,6 +14,7 @@ from django.utils import timezone
 from inventory.conf import app_settings
 from inventory.core.choices import TestKind, Verdict
 from inventory.models import Cable, CableEnd, CableTest, Inspection, Port
+from inventory.services.testing.dates import test_date_problem
 
 IEC_ZONES = ("core", "cladding", "adhesive", "contact")
 PHOTO_TYPES = {b"\xff\xd8\xff": "jpg", b"\x89PNG": "png"}
@@ -49,6 +50,13 @@ def cable_inspect(
         )
     if zones and passed and any(v in ("fail", False) for v in zones.values()):
         errors["passed"] = "A zone failed, so the inspection cannot pass."
+    if inspected_at is not None:
+        tested = cable or (end.cable if end else None)
+        when = test_date_problem(
+            install_date=tested.install_date if tested else None, at=inspected_at, now=now
+        )
+        if when:
+            errors["inspected_at"] = when
     photo_name = ""
     if photo:
         ext = next((e for m, e in PHOTO_TYPES.items() if photo.startswith(m)), None)

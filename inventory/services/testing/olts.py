@@ -22,6 +22,7 @@ from inventory.selectors.testing.facts import (
     link_channel_limit,
     marginal_db,
 )
+from inventory.services.testing.dates import test_date_problem
 from inventory.services.testing.findings import after_test
 
 
@@ -51,10 +52,15 @@ class OltsInput:
     extra: dict = field(default_factory=dict)
 
 
-def olts_validate(*, cable: Cable, data: OltsInput, ends: Sequence[CableEnd] | None = None) -> list[str]:
+def olts_validate(
+    *, cable: Cable, data: OltsInput, ends: Sequence[CableEnd] | None = None, now: datetime | None = None
+) -> list[str]:
     """Check readings; returns warnings, raises ValidationError with field errors."""
     errors: dict[str, list[str]] = {}
     warnings: list[str] = []
+    when = test_date_problem(install_date=cable.install_date, at=data.tested_at, now=now or timezone.now())
+    if when:
+        errors["tested_at"] = [when]
     if cable.kind not in CableKind.fibre():
         errors.setdefault("cable", []).append(
             f"{cable.label} is {cable.get_kind_display()}: power-meter tests are for fibre cables."
@@ -96,7 +102,11 @@ def olts_validate(*, cable: Cable, data: OltsInput, ends: Sequence[CableEnd] | N
         seen.add(ident)
     if mm and not data.launch_condition:
         warnings.append("Multi-mode test without a launch condition: record encircled flux (IEC 61280-4-1).")
-    if data.calibration_date and data.calibration_date < data.tested_at.date() - timedelta(days=365):
+    if (
+        not when
+        and data.calibration_date
+        and data.calibration_date < data.tested_at.date() - timedelta(days=365)
+    ):
         warnings.append(f"The instrument's calibration ({data.calibration_date}) is over a year old.")
     if errors:
         raise ValidationError(errors)
@@ -108,7 +118,7 @@ def cable_test_record_olts(*, cable: Cable, data: OltsInput, now: datetime | Non
     """Record a power-meter session: verdict per fibre, worst fibre for the session."""
     now = now or timezone.now()
     ends = list(cable.ends.all())
-    warnings = olts_validate(cable=cable, data=data, ends=ends)
+    warnings = olts_validate(cable=cable, data=data, ends=ends, now=now)
     polish = cable_polish(cable, ends)
     wl = min(r.wavelength_nm for r in data.readings)
     tia = cable_component_budget(cable, wl)

@@ -46,6 +46,7 @@ from inventory.selectors.testing.otdr_history import (
     otdr_prior,
 )
 from inventory.services.retests.due import retest_due_refresh_many_on_commit
+from inventory.services.testing.dates import test_date_problem
 from inventory.services.testing.findings import path_segments, raise_loss_increase
 
 
@@ -79,6 +80,7 @@ class _Decided:
     is_baseline: bool = False
     findings: list[dict] = field(default_factory=list)
     baseline: PriorBaseline | None = None
+    tested_at: datetime | None = None
 
 
 def sor_parse_many(files: Sequence[SorUpload], *, prefix: str = "") -> list[SorFile]:
@@ -177,7 +179,7 @@ def _bends(d: _Decided, latest: dict[tuple[int, int, int], PriorTrace], now: dat
     the session's own traces become the latest. Single-mode only."""
     cable = d.session.cable
     touched: set[int] = set()
-    when = min((s.measured_at for s in d.parsed if s.measured_at), default=now)
+    when = d.tested_at or now
     for f, sor in zip(d.session.files, d.parsed, strict=True):
         band = bend_band(sor.wavelength_nm)
         if band is None:
@@ -272,6 +274,11 @@ def _decide(
     out = []
     for s, parsed in zip(sessions, parsed_all, strict=True):
         d = _Decided(s, parsed, [])
+        d.tested_at = min((x.measured_at for x in parsed if x.measured_at), default=now)
+        if problem := test_date_problem(install_date=s.cable.install_date, at=d.tested_at, now=now):
+            # the instrument's clock (a reset OTDR says 1970 or 2000): dated at upload instead
+            d.warnings.append(f"The trace's own date is not usable ({problem}); recorded at upload time.")
+            d.tested_at = now
         p = polish.get(s.cable.pk, "")
         for f, sor in zip(s.files, parsed, strict=True):
             v, notes = _otdr_verdict(s.cable, sor, p)
@@ -283,7 +290,7 @@ def _decide(
         verdict = budgets.worst(v.verdict for v in d.verdicts)
         if d.baseline is None and verdict in PASSING:
             d.is_baseline = True  # the next session of this cable in the batch compares with it
-            when = min((x.measured_at for x in parsed if x.measured_at), default=now)
+            when = d.tested_at
             prior.baselines[s.cable.pk] = PriorBaseline(
                 0,
                 when,
@@ -308,7 +315,7 @@ def _test_row(d: _Decided, *, technician, source: str, now: datetime) -> CableTe
         cable=d.session.cable,
         link=d.session.link,
         kind=TestKind.OTDR,
-        tested_at=min((x.measured_at for x in d.parsed if x.measured_at), default=now),
+        tested_at=d.tested_at or now,
         technician=technician,
         instrument=first.instrument[:100],
         instrument_serial=first.serial[:64],

@@ -12,6 +12,7 @@ from django.utils import timezone
 from inventory.conf import app_settings
 from inventory.core.choices import FEC_LIMITS, CableKind, FecType, TestKind, Verdict
 from inventory.models import Cable, CableTest, Link
+from inventory.services.testing.dates import test_date_problem
 from inventory.services.testing.findings import after_test
 
 
@@ -75,6 +76,10 @@ def link_qualify(
     now = now or timezone.now()
     if cable.kind not in CableKind.sealed():
         raise ValidationError({"cable": f"{cable.label} is not a DAC/ACC/AOC; fibre gets OLTS and OTDR."})
+    if data.tested_at is not None and (
+        when := test_date_problem(install_date=cable.install_date, at=data.tested_at, now=now)
+    ):
+        raise ValidationError({"tested_at": when})
     if link is None:
         link = Link.objects.filter(active=True, segments__cable=cable).first()
     verdict, problems = qualification_check(cable=cable, link=link, data=data)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -80,7 +81,7 @@ def _apply(
                     if apply:
                         result.tests.append(cable_test_record_olts(cable=cable, data=data, now=now).pk)
                     else:
-                        olts_validate(cable=cable, data=data, ends=list(cable.ends.all()))
+                        olts_validate(cable=cable, data=data, ends=list(cable.ends.all()), now=now)
                 except ValidationError as exc:
                     lines = {r.line for r in rows}
                     result.errors.append(
@@ -282,7 +283,7 @@ def _unzip(data: bytes) -> list[tuple[str, bytes]]:
     cap = app_settings.max_import_bytes
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError):
         raise ValidationError({"file": "This is not a zip archive."}) from None
     infos = [i for i in zf.infolist() if not i.is_dir() and not i.filename.startswith("__MACOSX/")]
     if len(infos) > MAX_MEMBERS:
@@ -296,8 +297,20 @@ def _unzip(data: bytes) -> list[tuple[str, bytes]]:
         )
     out = []
     for i in infos:
-        with zf.open(i) as fh:
-            blob = fh.read(cap + 1)
+        try:
+            with zf.open(i) as fh:
+                blob = fh.read(cap + 1)
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            EOFError,
+            NotImplementedError,
+            RuntimeError,
+            ValueError,
+        ) as exc:
+            # a member header that contradicts the directory, a bad CRC, a truncated or encrypted
+            # member, an unsupported compression method: the archive is unreadable, a 400
+            raise ValidationError({"file": f"The archive cannot be read at {i.filename!r}: {exc}"}) from None
         if len(blob) > i.file_size:  # the header lied (zip bomb)
             raise ValidationError({"file": f"{i.filename} is larger than the archive says."})
         out.append((i.filename, blob))

@@ -21,6 +21,9 @@ class Context:
     device: str | None
     port: str | None
     ts: datetime
+    # The most samples the caller takes: an adapter that builds samples as it reads (Prometheus
+    # text) stops at the first one over it, so a huge body never materialises. None: no cap.
+    max_items: int | None = None
 
 
 def as_number(v: Any) -> float | int | None:

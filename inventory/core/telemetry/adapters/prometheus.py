@@ -17,10 +17,26 @@ _HOST_LABELS = ("hostname", "host", "nodename", "node")
 _CT_FIELDS = frozenset(COUNTER_FIELDS) | frozenset(GAUGE_FIELDS)
 
 
+def _series_time(ms: str) -> datetime | float:
+    seconds = float(ms) / 1000
+    try:
+        return datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError):
+        return seconds  # refused for its own item by the sample checks
+
+
+_LINES = re.compile(r"[^\r\n]+")
+
+
 def parse_prometheus(body: bytes, ctx: Context) -> list[dict]:
-    groups: dict[tuple[str, str, datetime], dict[str, Any]] = {}
-    for line in body_text(body).splitlines():
-        line = line.strip()
+    """Samples grouped by (device, port, time). Lines are read one at a time (never split into
+    one list) and the samples counted as they are built: past ``ctx.max_items`` the body is
+    refused before the rest is read. A series' own timestamp (ms) passes as epoch seconds, so an
+    absurd one is refused for its item by the sample checks, not for the body."""
+    groups: dict[tuple[str, str, datetime | float], dict[str, Any]] = {}
+    cap = ctx.max_items
+    for found in _LINES.finditer(body_text(body)):
+        line = found.group().strip()
         if not line or line.startswith("#"):
             continue
         m = _PROM_LINE.match(line)
@@ -33,7 +49,7 @@ def parse_prometheus(body: bytes, ctx: Context) -> list[dict]:
         value = as_float(value_text)
         if value is None:
             continue  # NaN, +Inf
-        ts = datetime.fromtimestamp(int(ts_text) / 1000, UTC) if ts_text else ctx.ts
+        ts = _series_time(ts_text) if ts_text else ctx.ts
         if name.startswith("node_ethtool_"):
             stat = name[len("node_ethtool_") :]
             port = labels.get("device") or labels.get("interface") or ctx.port
@@ -54,7 +70,11 @@ def parse_prometheus(body: bytes, ctx: Context) -> list[dict]:
             raise AdapterError("Prometheus series without a host label: pass ?device=.")
         if not port:
             raise AdapterError(f"Prometheus series {name} without an interface label: pass ?port=.")
-        g = groups.setdefault((device, port, ts), {"ethtool": {}, "direct": {}})
+        g = groups.get((device, port, ts))
+        if g is None:
+            if cap is not None and len(groups) >= cap:
+                raise AdapterError(f"Too many samples: more than {cap:,} (at most {cap:,} per request).")
+            g = groups[(device, port, ts)] = {"ethtool": {}, "direct": {}}
         g[kind][stat] = value
     out = []
     for (device, port, ts), g in groups.items():

@@ -37,5 +37,7 @@ def parse(fmt: str, body: bytes, ctx: Context) -> list[dict]:
         return FORMATS[fmt](body, ctx)
     except AdapterError:
         raise
-    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+    except RecursionError:
+        raise AdapterError(f"Cannot read the body as {fmt}: it is nested too deeply.") from None
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, OverflowError) as exc:
         raise AdapterError(f"Cannot read the body as {fmt}: {exc}") from exc

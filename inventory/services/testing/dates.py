@@ -1,0 +1,36 @@
+"""When a test may be dated: from the cable's install date (or, without one, the floor
+``CABLETRACK_TEST_DATE_FLOOR``) to ``CABLETRACK_TEST_MAX_FUTURE_SECONDS`` ahead of now.
+
+Every way a test arrives asks this one function (the API, the phone forms, the tester imports,
+OTDR uploads): a date outside is a clear 400, never a stored value that breaks the retest
+sweep (9999-12-31 plus a 90-day interval is past the calendar) or a test from before the plant.
+A cable whose install date is still ahead (a planned one) is held to the floor only.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+from inventory.conf import app_settings
+
+
+def test_date_window(*, install_date: date | None, now: datetime) -> tuple[date, datetime]:
+    """(earliest day, latest moment) a test of this cable may carry."""
+    floor = _floor()
+    earliest = install_date if install_date is not None and floor <= install_date <= now.date() else floor
+    return earliest, now + timedelta(seconds=app_settings.test_max_future_seconds)
+
+
+def _floor() -> date:
+    return date.fromisoformat(app_settings.test_date_floor)
+
+
+def test_date_problem(*, install_date: date | None, at: datetime, now: datetime) -> str | None:
+    """Why ``at`` cannot be this cable's test time, or None."""
+    earliest, latest = test_date_window(install_date=install_date, now=now)
+    if at > latest:
+        return f"{at:%Y-%m-%d %H:%M} is in the future: a test can be dated at most {latest:%Y-%m-%d %H:%M} (UTC)."
+    if at.date() < earliest:
+        what = "the cable's install date" if earliest == install_date else "the earliest test date accepted"
+        return f"{at:%Y-%m-%d} is before {what} ({earliest:%Y-%m-%d})."
+    return None
