@@ -52,6 +52,9 @@ urlpatterns = [
     path("c/<str:label>/replace", pages.cable_replace, name="cable-replace"),
     path("c/<str:label>/edit", desk.cable_edit, name="cable-edit"),
     path("t/<int:pk>", pages.transceiver_detail, name="transceiver-detail"),
+    # Device and port pages (issue 15): linked from device names everywhere.
+    path("d/<str:name>", pages.device_page, name="device-page"),
+    path("d/<str:name>/p/<path:port>", pages.port_page, name="port-page"),
     # Desk pages.
     path("cables/", desk.cable_list, name="cable-list"),
     path("cables/new", desk.cable_create, name="cable-create"),

@@ -1,4 +1,5 @@
-"""The rack page: every cable and module in a rack, device by device from the top U down."""
+"""The rack page and the device page: every cable and module of a rack (or one device),
+device by device from the top U down, ports in natural order, and the rack's elevation."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ from dataclasses import dataclass, field
 from django.db.models import Q
 from django.utils import timezone
 
-from inventory.core.choices import CableStatus
+from inventory.core.choices import CableStatus, PortKind
+from inventory.core.elevation import RackDevice, Socket, rack_elevation, socket_status
+from inventory.core.natsort import natural_key
 from inventory.models import Alert, CableEnd, Cage, Device, Port, Rack, Transceiver
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url
+from inventory.models.devices import device_url, port_url
 from inventory.selectors.pages.retest import retest_state
 
 
@@ -21,18 +25,45 @@ class RackRow:
     cables: list[dict] = field(default_factory=list)
     transceivers: list[Transceiver] = field(default_factory=list)
 
+    @property
+    def url(self) -> str:
+        return device_url(self.device.name)
 
-def rack_page(rack: Rack) -> dict:
-    """Every cable and module in the rack, device by device from the top U down."""
-    today = timezone.localdate()
-    devices = list(Device.objects.filter(rack=rack, retired_at__isnull=True).order_by("-position_u", "name"))
+    @property
+    def alert_count(self) -> int:
+        return sum(1 for c in self.cables if c["alert"])
+
+    @property
+    def overdue_count(self) -> int:
+        return sum(1 for c in self.cables if c["retest"] == "overdue")
+
+
+def _far_ends(rows: list[tuple], side: str) -> list[dict]:
+    far = []
+    for o_side, o_port, o_pname, o_pdev, o_prack, o_pu, o_cage, o_cname, o_cdev, o_crack, o_cu in rows:
+        if o_side == side or not (o_port or o_cage):
+            continue
+        if o_port:
+            far.append({"rack": o_prack or "", "device": o_pdev, "where": o_pname, "u": o_pu})
+        else:
+            far.append({"rack": o_crack or "", "device": o_cdev, "where": o_cname, "u": o_cu})
+    for f in far:
+        f["device_url"] = device_url(f["device"])
+    return far
+
+
+def device_rows(devices: list[Device], today) -> tuple[dict[int, RackRow], list[tuple]]:
+    """What is plugged into these devices, one row per device; and the plain end rows read.
+
+    Plain rows, not model instances: a network rack has about 800 cables and 1,600 far ends.
+    """
     rows = {d.pk: RackRow(device=d) for d in devices}
-    # Plain rows, not model instances: a network rack has about 800 cables and 1,600 far ends.
+    dev_ids = list(rows)
     here = list(
         CableEnd.objects.filter(active=True)
         .filter(
-            Q(port_id__in=Port.objects.filter(device__rack=rack).values("pk"))
-            | Q(cage_id__in=Cage.objects.filter(device__rack=rack).values("pk"))
+            Q(port_id__in=Port.objects.filter(device_id__in=dev_ids).values("pk"))
+            | Q(cage_id__in=Cage.objects.filter(device_id__in=dev_ids).values("pk"))
         )
         .values_list(
             "cable_id",
@@ -65,29 +96,11 @@ def rack_page(rack: Rack) -> dict:
         )
     )
     status_display = dict(CableStatus.choices)
+    names = {d.pk: d.name for d in devices}
     for cable_id, side, conn, port_id, pname, pdev, cname, cindex, cdev, label, status, due in here:
         dev_id = pdev if port_id else cdev
         where = pname if port_id else cname + (f"/{conn}" if (conn or 1) > 1 else "")
-        far = []
-        for (
-            o_side,
-            o_port,
-            o_pname,
-            o_pdev,
-            o_prack,
-            o_pu,
-            o_cage,
-            o_cname,
-            o_cdev,
-            o_crack,
-            o_cu,
-        ) in far_by_cable.get(cable_id, []):
-            if o_side == side or not (o_port or o_cage):
-                continue
-            if o_port:
-                far.append({"rack": o_prack or "", "device": o_pdev, "where": o_pname, "u": o_pu})
-            else:
-                far.append({"rack": o_crack or "", "device": o_cdev, "where": o_cname, "u": o_cu})
+        far = _far_ends(far_by_cable.get(cable_id, []), side)
         rows[dev_id].cables.append(
             {
                 "cable": {
@@ -98,7 +111,10 @@ def rack_page(rack: Rack) -> dict:
                     "url": cable_url(label),
                 },
                 "where": where,
-                "sort": (cindex if not port_id else 0, conn or 0, where),
+                "where_url": port_url(names[dev_id], pname) if port_id else None,
+                "cage": cname,
+                "port_id": port_id,
+                "sort": (cindex if not port_id else 0, natural_key(where), conn or 0),
                 "far": far,
                 "far_text": "; ".join(f"{f['rack']} U{f['u'] or '?'} {f['device']} {f['where']}" for f in far)
                 or "unterminated",
@@ -107,20 +123,75 @@ def rack_page(rack: Rack) -> dict:
             }
         )
     for t in (
-        Transceiver.objects.filter(cage__device__rack=rack)
+        Transceiver.objects.filter(cage__device_id__in=dev_ids)
         .select_related("model__vendor", "cage")
         .order_by("cage__index")
     ):
-        if t.cage.device_id in rows:
-            rows[t.cage.device_id].transceivers.append(t)
+        rows[t.cage.device_id].transceivers.append(t)
     for r in rows.values():
         r.cables.sort(key=lambda c: c["sort"])
-    cable_count = len(here_ids)
+    return rows, here
+
+
+def _elevation(rack: Rack, devices: list[Device], rows: dict[int, RackRow]):
+    """The rack drawing: each device's cages (and cage-less front/copper ports) coloured by the
+    worst status of the cables in them. Two small reads: the cages and the cage-less ports."""
+    dev_ids = [d.pk for d in devices]
+    status_display = dict(CableStatus.choices)
+    by_cage: dict[str, list[str]] = {}
+    by_port: dict[int, list[str]] = {}
+    for r in rows.values():
+        for c in r.cables:
+            if c["port_id"]:
+                by_port.setdefault(c["port_id"], []).append(c["cable"]["status"])
+            else:
+                by_cage.setdefault(f"{r.device.pk}:{c['cage']}", []).append(c["cable"]["status"])
+    with_module = {(t.cage.device_id, t.cage.name) for r in rows.values() for t in r.transceivers}
+    sockets: dict[int, list[tuple]] = {pk: [] for pk in dev_ids}
+    for dev_id, name, index in Cage.objects.filter(device_id__in=dev_ids).values_list(
+        "device_id", "name", "index"
+    ):
+        st = socket_status(by_cage.get(f"{dev_id}:{name}", []))
+        sockets[dev_id].append(((0, index), Socket(name, st, (dev_id, name) in with_module)))
+    for pk, dev_id, name in (
+        Port.objects.filter(device_id__in=dev_ids, cage__isnull=True, retired_at__isnull=True)
+        .exclude(kind=PortKind.REAR)
+        .values_list("pk", "device_id", "name")
+    ):
+        sockets[dev_id].append(((1, natural_key(name)), Socket(name, socket_status(by_port.get(pk, [])))))
+    for lst in sockets.values():
+        for _, s in lst:
+            s.status_text = status_display.get(s.status, "") if s.status else ""
+    drawn = [
+        RackDevice(
+            name=d.name,
+            position_u=d.position_u,
+            height_u=d.height_u,
+            role=d.get_role_display(),
+            sockets=[s for _, s in sorted(sockets[d.pk], key=lambda x: x[0])],
+        )
+        for d in devices
+        if d.position_u
+    ]
+    elevation = rack_elevation(u_height=rack.u_height, devices=drawn)
+    for b in elevation.bands:
+        if b.device is not None:
+            b.url = device_url(b.device.name)
+    return elevation
+
+
+def rack_page(rack: Rack) -> dict:
+    """Every cable and module in the rack, device by device from the top U down, and its drawing."""
+    today = timezone.localdate()
+    devices = list(Device.objects.filter(rack=rack, retired_at__isnull=True).order_by("-position_u", "name"))
+    rows, _ = device_rows(devices, today)
+    here_ids = {c["cable"]["pk"] for r in rows.values() for c in r.cables}
     return {
         "rack": rack,
         "rows": [r for r in rows.values() if r.cables or r.transceivers],
         "empty_devices": [r.device for r in rows.values() if not r.cables and not r.transceivers],
-        "cable_count": cable_count,
+        "elevation": _elevation(rack, devices, rows),
+        "cable_count": len(here_ids),
         "transceiver_count": sum(len(r.transceivers) for r in rows.values()),
         "overdue_count": len(
             {c["cable"]["pk"] for r in rows.values() for c in r.cables if c["retest"] == "overdue"}

@@ -1,0 +1,51 @@
+"""The device page and the port page: where a device sits, what is plugged in, and the path."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from inventory.core.natsort import natural_key
+from inventory.models import Device, Port, PortAlias
+from inventory.models.devices import port_url
+from inventory.selectors.pages.path import path_diagram, port_cable_ends
+from inventory.selectors.pages.rack import device_rows
+from inventory.selectors.plant.trace import port_trace
+
+
+def device_page(device: Device) -> dict:
+    """The device's cables (ports in natural order), its modules and every port it has."""
+    rows, _ = device_rows([device], timezone.localdate())
+    row = rows[device.pk]
+    ports = sorted(
+        Port.objects.filter(device=device, retired_at__isnull=True)
+        .select_related("cage")
+        .only("name", "kind", "cage__name", "cage__index", "speed_gbps", "device_id"),
+        key=lambda p: (p.cage.index if p.cage_id else 10_000, natural_key(p.name)),
+    )
+    for p in ports:
+        p.url = port_url(device.name, p.name)
+    return {
+        "device": device,
+        "row": row,
+        "ports": ports,
+        "alert_count": row.alert_count,
+        "overdue_count": row.overdue_count,
+    }
+
+
+def port_page(port: Port) -> dict:
+    """One port: where it is, the cable in it, the traced path and the names it goes by."""
+    ends = port_cable_ends(port)
+    trace = port_trace(port) if ends else None
+    return {
+        "port": port,
+        "device": port.device,
+        "ends": ends,
+        "diagram": path_diagram(trace),
+        "aliases": list(
+            PortAlias.objects.filter(port=port, valid_to__isnull=True)
+            .exclude(name=port.name)
+            .order_by("name")
+        ),
+        "module": getattr(port.cage, "transceiver", None) if port.cage_id else None,
+    }
