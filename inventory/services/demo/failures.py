@@ -18,6 +18,7 @@ import random
 from collections import Counter
 from datetime import UTC, date, datetime, time, timedelta
 
+from django.utils import timezone
 from simple_history.utils import bulk_update_with_history
 
 from inventory.core.choices import PlacementEnd, RmaOutcome, TransceiverStatus
@@ -38,7 +39,7 @@ BAD_LOT_AFR = 0.25
 
 def demo_seed_failures(*, site: Site, seed: int, as_of: date, afr: float, w: dict) -> dict[str, int]:
     rng = random.Random(seed * 7919 + 17)
-    now = datetime.combine(as_of, time(9, 0), tzinfo=UTC)
+    now = min(datetime.combine(as_of, time(9, 0), tzinfo=UTC), timezone.now())  # never in the future
     # Plain rows for every placement (thousands); model instances only for the few that fail.
     placements = list(
         TransceiverPlacement.objects.filter(removed_at__isnull=True, cage__device__rack__row__room__site=site)

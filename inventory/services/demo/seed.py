@@ -21,6 +21,7 @@ from datetime import date
 
 from django.apps import apps
 from django.db import transaction
+from django.utils import timezone
 
 from inventory.conf import app_settings
 from inventory.db import bulk
@@ -30,6 +31,7 @@ from inventory.services.demo.cabling import seed_node_cables, seed_transceivers,
 from inventory.services.demo.catalogue import seed_catalogue, seed_locations
 from inventory.services.demo.commissioning import plan_tests, seed_links, seed_tests
 from inventory.services.demo.failures import demo_seed_failures
+from inventory.services.demo.incidents import demo_seed_incidents
 from inventory.services.demo.topology import seed_nodes, seed_panels, seed_switches, write_equipment
 
 
@@ -66,7 +68,7 @@ def demo_seed(*, gpus: int, seed: int = 1, as_of: date | None = None, actor=None
     if gpus < 8 or gpus > 65_536:
         raise ValueError("--gpus must be between 8 and 65,536")
     b = Builder(gpus=gpus, seed=seed, as_of=as_of, site_name=site_name)
-    now = dt(as_of)
+    now = min(dt(as_of), timezone.now())  # 09:00 on as_of, but never in the future
     w = dict(actor=actor, reason=f"seed_demo --gpus {gpus} --seed {seed}", now=now)
 
     cat = seed_catalogue(w=w)
@@ -86,11 +88,13 @@ def demo_seed(*, gpus: int, seed: int = 1, as_of: date | None = None, actor=None
     failures = demo_seed_failures(
         site=loc.site, seed=seed, as_of=as_of, afr=app_settings.annual_failure_rate, w=w
     )
+    incidents = demo_seed_incidents(site=loc.site, seed=seed, now=now, w=w)
     _analyze_on_commit()
     return SeedReport(
         site=site_name,
         counts={
             **failures,
+            **incidents,
             "gpus": gpus,
             "nodes": b.nodes,
             "leaves": b.leaves,
