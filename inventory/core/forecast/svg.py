@@ -90,7 +90,7 @@ def stacked_bars(months: list[str], series: list[dict], *, width: int = WIDTH, h
 
 def rate_intervals(rows: list[dict], *, fleet_afr: float, budget_afr: float, width: int = WIDTH) -> str:
     """Each cohort's posterior AFR (dot) with its credible interval (bar); flagged in red."""
-    left, right, top, row_h = 132, 22, 44, 24
+    left, right, top, row_h = 146, 22, 44, 24
     height = top + row_h * len(rows) + 24
     xmax = max([r["afr_high"] for r in rows] + [fleet_afr, budget_afr, 0.01]) * 1.1
     plot_w = width - left - right
@@ -113,7 +113,7 @@ def rate_intervals(rows: list[dict], *, fleet_afr: float, budget_afr: float, wid
         colour = "#b00020" if r["flagged"] else "#0d5fa6"
         out.append(
             f'<text x="{left - 6}" y="{y + 5:.1f}" text-anchor="end" font-size="{FONT}">'
-            f"{escape(r['cohort'][:16])}</text>"
+            f"{escape(r['cohort'][:18])}</text>"
             f'<line x1="{x(r["afr_low"]):.1f}" y1="{y:.1f}" x2="{x(r["afr_high"]):.1f}" y2="{y:.1f}" '
             f'stroke="{colour}" stroke-width="3"/>'
             f'<circle cx="{x(r["afr_mean"]):.1f}" cy="{y:.1f}" r="4" fill="{colour}"><title>'

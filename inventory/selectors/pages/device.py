@@ -19,11 +19,18 @@ def device_page(device: Device) -> dict:
     ports = sorted(
         Port.objects.filter(device=device, retired_at__isnull=True)
         .select_related("cage")
-        .only("name", "kind", "cage__name", "cage__index", "speed_gbps", "device_id"),
+        .only("name", "kind", "connector", "cage__name", "cage__index", "speed_gbps", "device_id"),
         key=lambda p: (p.cage.index if p.cage_id else 10_000, natural_key(p.name)),
     )
+    by_socket: dict[tuple[str, int], list[Port]] = {}
     for p in ports:
         p.url = port_url(device.name, p.name)
+        if p.cage_id:
+            by_socket.setdefault((p.cage.name, p.connector or 1), []).append(p)
+    # Each plugged cage with the logical ports it carries (the faceplate first, then eth0).
+    for c in row.cables:
+        if not c["port_id"]:
+            c["ports"] = by_socket.get((c["cage"], c["connector"]), [])
     return {
         "device": device,
         "row": row,

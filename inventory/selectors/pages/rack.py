@@ -113,6 +113,7 @@ def device_rows(devices: list[Device], today) -> tuple[dict[int, RackRow], list[
                 "where": where,
                 "where_url": port_url(names[dev_id], pname) if port_id else None,
                 "cage": cname,
+                "connector": conn or 1,
                 "port_id": port_id,
                 "sort": (cindex if not port_id else 0, natural_key(where), conn or 0),
                 "far": far,
