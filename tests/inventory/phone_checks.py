@@ -100,7 +100,8 @@ _TARGETS_JS = """
     let box = r;
     if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio' || el.type === 'file')) {
       const label = el.closest('label') || (el.id && document.querySelector('label[for="' + el.id + '"]'));
-      if (label) box = label.getBoundingClientRect();
+      const lr = label && label.getBoundingClientRect();
+      if (lr && lr.width * lr.height > r.width * r.height) box = lr;
     }
     if (Math.round(box.height) < minPx || Math.round(box.width) < minPx) {
       out.push({tag: el.tagName.toLowerCase(), text: (el.innerText || el.value || el.getAttribute('aria-label')

@@ -70,6 +70,17 @@ def path_diagram(trace: Trace | None) -> dict | None:
             nodes.append({"kind": "panel", "in": far, "out": nxt, "position": position})
         else:
             nodes.append({"kind": "end", "in": far, "out": None})
+    # The ends as the technician reads them: the cage on the faceplate, then the logical port.
+    for node, logical in ((nodes[0], trace.start), (nodes[-1], trace.far)):
+        place = node["out"] or node["in"]
+        if (
+            logical is not None
+            and logical.port_id
+            and logical.name != place["port"]
+            and logical.device == place["device"]
+        ):
+            place["logical"] = logical.name
+            place["logical_url"] = port_url(logical.device, logical.name)
     for n, c in enumerate(cables):
         c["position"] = None
         if c["trunk"]:

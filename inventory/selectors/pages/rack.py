@@ -16,6 +16,8 @@ from inventory.models.cables import END_PLACE_COLUMNS, cable_url
 from inventory.models.devices import device_url, port_url
 from inventory.selectors.pages.retest import retest_state
 
+ATTENTION_STATUSES = (CableStatus.DEGRADED, CableStatus.FAULTY)
+
 
 @dataclass
 class RackRow:
@@ -28,6 +30,16 @@ class RackRow:
     @property
     def url(self) -> str:
         return device_url(self.device.name)
+
+    @property
+    def attention(self) -> list[dict]:
+        """The cables a technician at the rack should look at: an open alert, a retest overdue,
+        degraded or faulty. The rest are on the device page, one tap away."""
+        return [
+            c
+            for c in self.cables
+            if c["alert"] or c["retest"] == "overdue" or c["cable"]["status"] in ATTENTION_STATUSES
+        ]
 
     @property
     def alert_count(self) -> int:

@@ -83,7 +83,7 @@ def test_every_page_reads_on_a_phone(live_server, plant, alert, phone_as_admin, 
         if problems:
             found[path] = problems
             page.screenshot(path=str(artifacts / f"phone{path.replace('/', '_')}.png"), full_page=True)
-    assert not found, found
+    assert not found, "\n".join(f"{path}: {problems}" for path, problems in found.items())
 
 
 def test_the_rack_drawing_opens_the_device_and_the_port_shows_the_path_through_both_panels(
