@@ -62,6 +62,7 @@ class Band:
     sockets: list[SocketBox] = field(default_factory=list)
     text_y: int = 0
     url: str = ""
+    sockets_svg: str = ""  # the sockets as SVG markup, filled in by the page's selector
 
     @property
     def u_text(self) -> str:

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from inventory.core.natsort import natural_key
 from inventory.models import Device, Port, PortAlias
-from inventory.models.devices import port_url
+from inventory.models.devices import device_url, port_url
 from inventory.selectors.pages.path import path_diagram, port_cable_ends
 from inventory.selectors.pages.rack import device_rows
 from inventory.selectors.plant.trace import port_trace
@@ -29,6 +29,8 @@ def device_page(device: Device) -> dict:
             by_socket.setdefault((p.cage.name, p.connector or 1), []).append(p)
     # Each plugged cage with the logical ports it carries (the faceplate first, then eth0).
     for c in row.cables:
+        for f in c["far"]:
+            f["device_url"] = device_url(f["device"])
         if not c["port_id"]:
             c["ports"] = by_socket.get((c["cage"], c["connector"]), [])
     return {

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.html import format_html_join
 
 from inventory.core.choices import CableStatus, PortKind
 from inventory.core.elevation import RackDevice, Socket, rack_elevation, socket_status
@@ -25,7 +26,12 @@ class RackRow:
 
     device: Device
     cables: list[dict] = field(default_factory=list)
-    transceivers: list[Transceiver] = field(default_factory=list)
+    transceivers: list[Transceiver] = field(default_factory=list)  # the device page reads them whole
+    module_cages: set[str] = field(default_factory=set)  # names of the cages holding a module
+
+    @property
+    def module_count(self) -> int:
+        return len(self.module_cages)
 
     @property
     def url(self) -> str:
@@ -59,15 +65,16 @@ def _far_ends(rows: list[tuple], side: str) -> list[dict]:
             far.append({"rack": o_prack or "", "device": o_pdev, "where": o_pname, "u": o_pu})
         else:
             far.append({"rack": o_crack or "", "device": o_cdev, "where": o_cname, "u": o_cu})
-    for f in far:
-        f["device_url"] = device_url(f["device"])
     return far
 
 
-def device_rows(devices: list[Device], today) -> tuple[dict[int, RackRow], list[tuple]]:
+def device_rows(
+    devices: list[Device], today, *, modules: bool = True
+) -> tuple[dict[int, RackRow], list[tuple]]:
     """What is plugged into these devices, one row per device; and the plain end rows read.
 
     Plain rows, not model instances: a network rack has about 800 cables and 1,600 far ends.
+    ``modules=False`` (the rack page) reads only which cages hold a module, not the modules.
     """
     rows = {d.pk: RackRow(device=d) for d in devices}
     dev_ids = list(rows)
@@ -135,12 +142,19 @@ def device_rows(devices: list[Device], today) -> tuple[dict[int, RackRow], list[
                 "alert": cable_id in alerting,
             }
         )
-    for t in (
-        Transceiver.objects.filter(cage__device_id__in=dev_ids)
-        .select_related("model__vendor", "cage")
-        .order_by("cage__index")
-    ):
-        rows[t.cage.device_id].transceivers.append(t)
+    if modules:
+        for t in (
+            Transceiver.objects.filter(cage__device_id__in=dev_ids)
+            .select_related("model__vendor", "cage")
+            .order_by("cage__index")
+        ):
+            rows[t.cage.device_id].transceivers.append(t)
+            rows[t.cage.device_id].module_cages.add(t.cage.name)
+    else:
+        for dev_id, cage in Transceiver.objects.filter(cage__device_id__in=dev_ids).values_list(
+            "cage__device_id", "cage__name"
+        ):
+            rows[dev_id].module_cages.add(cage)
     for r in rows.values():
         r.cables.sort(key=lambda c: c["sort"])
     return rows, here
@@ -159,7 +173,7 @@ def _elevation(rack: Rack, devices: list[Device], rows: dict[int, RackRow]):
                 by_port.setdefault(c["port_id"], []).append(c["cable"]["status"])
             else:
                 by_cage.setdefault(f"{r.device.pk}:{c['cage']}", []).append(c["cable"]["status"])
-    with_module = {(t.cage.device_id, t.cage.name) for r in rows.values() for t in r.transceivers}
+    with_module = {(r.device.pk, name) for r in rows.values() for name in r.module_cages}
     sockets: dict[int, list[tuple]] = {pk: [] for pk in dev_ids}
     for dev_id, name, index in Cage.objects.filter(device_id__in=dev_ids).values_list(
         "device_id", "name", "index"
@@ -190,6 +204,12 @@ def _elevation(rack: Rack, devices: list[Device], rows: dict[int, RackRow]):
     for b in elevation.bands:
         if b.device is not None:
             b.url = device_url(b.device.name)
+            # One string per device instead of a template loop per socket (a leaf has 64).
+            b.sockets_svg = format_html_join(
+                "",
+                '<rect class="el-sk {}" x="{}" y="{}" width="9" height="9"><title>{}</title></rect>',
+                ((k.css, k.x, k.y, k.title) for k in b.sockets),
+            )
     return elevation
 
 
@@ -197,15 +217,15 @@ def rack_page(rack: Rack) -> dict:
     """Every cable and module in the rack, device by device from the top U down, and its drawing."""
     today = timezone.localdate()
     devices = list(Device.objects.filter(rack=rack, retired_at__isnull=True).order_by("-position_u", "name"))
-    rows, _ = device_rows(devices, today)
+    rows, _ = device_rows(devices, today, modules=False)
     here_ids = {c["cable"]["pk"] for r in rows.values() for c in r.cables}
     return {
         "rack": rack,
-        "rows": [r for r in rows.values() if r.cables or r.transceivers],
-        "empty_devices": [r.device for r in rows.values() if not r.cables and not r.transceivers],
+        "rows": [r for r in rows.values() if r.cables or r.module_cages],
+        "empty_devices": [r.device for r in rows.values() if not r.cables and not r.module_cages],
         "elevation": _elevation(rack, devices, rows),
         "cable_count": len(here_ids),
-        "transceiver_count": sum(len(r.transceivers) for r in rows.values()),
+        "transceiver_count": sum(r.module_count for r in rows.values()),
         "overdue_count": len(
             {c["cable"]["pk"] for r in rows.values() for c in r.cables if c["retest"] == "overdue"}
         ),

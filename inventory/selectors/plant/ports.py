@@ -43,9 +43,9 @@ def cages_resolve(
     """Resolve (device, cage) names, as the pages print them (``OSFP1``, ``OSFP1/2`` for one of a
     twin-port module's connectors), to the logical port that cage connector carries; two queries.
 
-    Returns ``(port ids, why not)``: a pair the cage reading cannot resolve gets the reason a
-    person can act on: the device is unknown, the device has no such port or cage, or the cage
-    has several connectors and the name does not say which.
+    A bare cage name means its first connector, as the lists print it (``OSFP1``, then
+    ``OSFP1/2``). Returns ``(port ids, why not)``: a pair the cage reading cannot resolve gets
+    the reason a person can act on: the device is unknown, or it has no such port or cage.
     """
     wanted = set(pairs)
     if not wanted:
@@ -73,14 +73,16 @@ def cages_resolve(
             why[(dev, name)] = f"{dev} has no port or cage named {name}."
             continue
         if wanted_conn is None:
-            if len(conns) > 1:
+            # A bare cage name is its first connector, as the lists and the rack page print it
+            # (OSFP1, then OSFP1/2); a cage without a first connector must say which.
+            if 1 in conns or len(conns) == 1:
+                wanted_conn = 1 if 1 in conns else next(iter(conns))
+            else:
                 logical = ", ".join(sorted((n for ps in conns.values() for _, n, _ in ps), key=natural_key))
                 why[(dev, name)] = (
-                    f"{dev} {name} has {len(conns)} connectors: name one ({name}/1, {name}/2) "
-                    f"or the logical port ({logical})."
+                    f"{dev} {name}: name the connector ({name}/2, ...) or the logical port ({logical})."
                 )
                 continue
-            wanted_conn = next(iter(conns))
         ports = conns.get(wanted_conn)
         if not ports:
             why[(dev, name)] = f"{dev} has no port or cage named {name}."

@@ -145,9 +145,19 @@ def test_errors_say_whether_the_device_or_the_port_is_unknown(plant, engineer_cl
     plan = (
         HEADER
         + "P-1,SMF_OS2,gpu-9999,eth2,leaf-01,Ethernet1/2,B,3,,,,,,,,\n"
-        + "P-2,SMF_OS2,gpu-0001,OSFP2,leaf-01,Ethernet2/2,B,3,,,,,,,,\n"
+        + "P-2,SMF_OS2,gpu-0001,OSFP9,leaf-01,Ethernet2/2,B,3,,,,,,,,\n"
     )
     html = upload(engineer_client, plan).content.decode()
     assert "End A: Unknown device gpu-9999." in html
-    # A twin-port cage without its connector is ambiguous: the error names the choices.
-    assert "gpu-0001 OSFP2 has 2 connectors" in html and "eth2, eth3" in html
+    assert "End A: gpu-0001 has no port or cage named OSFP9." in html
+
+
+def test_a_bare_cage_name_is_its_first_connector_as_the_lists_print_it(plant, engineer_client):
+    plan = HEADER + "P-1,SMF_OS2,gpu-0001,OSFP2,leaf-01,Ethernet1/2,B,3,MPO,12,APC,no,MPO,12,APC,no\n"
+    html = upload(engineer_client, plan).content.decode()
+    assert "1 would be created" in html, html
+    token = re.search(r'name="token" value="([0-9a-f]+)"', html).group(1)
+    sha = re.search(r'name="sha256" value="([0-9a-f]+)"', html).group(1)
+    engineer_client.post("/cables/import", {"apply": "1", "token": token, "sha256": sha})
+    end = Cable.objects.get(label="P-1").ends.select_related("cage").get(side="A")
+    assert (end.cage.name, end.connector) == ("OSFP2", 1)
