@@ -70,7 +70,7 @@ def cages_resolve(
             if tail.isdigit():
                 conns, wanted_conn = by_cage.get((dev, cage)), int(tail)
         if conns is None:
-            why[(dev, name)] = f"{dev} has no port or cage named {name}."
+            why[(dev, name)] = f"Unknown port {dev}:{name} ({dev} has no port or cage of that name)."
             continue
         if wanted_conn is None:
             # A bare cage name is its first connector, as the lists and the rack page print it
@@ -85,7 +85,7 @@ def cages_resolve(
                 continue
         ports = conns.get(wanted_conn)
         if not ports:
-            why[(dev, name)] = f"{dev} has no port or cage named {name}."
+            why[(dev, name)] = f"Unknown port {dev}:{name} ({dev} has no port or cage of that name)."
             continue
         found[(dev, name)] = min(ports)[2]  # the connector's first lane: the plug is the same
     return found, why

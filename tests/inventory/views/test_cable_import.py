@@ -51,7 +51,7 @@ def test_dry_run_shows_what_would_happen_and_writes_nothing_then_apply_writes_al
 def test_dry_run_lists_every_error_by_row_and_offers_no_apply(plant, engineer_client):
     html = upload(engineer_client, BAD).content.decode()
     assert "The plan has errors" in html
-    assert "End B: leaf-01 has no port or cage named Ethernet9/9." in html
+    assert "End B: Unknown port leaf-01:Ethernet9/9 (leaf-01 has no port or cage of that name)." in html
     assert "already cabled (J-102)" in html
     assert "Unknown cable kind" in html
     assert 'name="apply"' not in html
@@ -149,7 +149,7 @@ def test_errors_say_whether_the_device_or_the_port_is_unknown(plant, engineer_cl
     )
     html = upload(engineer_client, plan).content.decode()
     assert "End A: Unknown device gpu-9999." in html
-    assert "End A: gpu-0001 has no port or cage named OSFP9." in html
+    assert "End A: Unknown port gpu-0001:OSFP9 (gpu-0001 has no port or cage of that name)." in html
 
 
 def test_a_bare_cage_name_is_its_first_connector_as_the_lists_print_it(plant, engineer_client):
