@@ -22,6 +22,9 @@ import urllib.request
 from pathlib import Path
 
 import django
+from playwright.sync_api import sync_playwright
+
+from tests.inventory.phone_checks import DESK, PHONE, phone_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "var" / "screenshots"
@@ -39,7 +42,10 @@ def _manage(*args: str) -> None:
 
 
 def pages() -> list[tuple[str, str]]:
-    """(name, path) of every page to shoot, picked from the seeded demo."""
+    """(name, path) of every page to shoot, picked from the seeded demo.
+
+    The models are imported here, not at the top: this script calls ``django.setup()`` itself.
+    """
     from django.db.models import Count
 
     from inventory.core.choices import CableKind, CableRole, DeviceRole
@@ -93,11 +99,6 @@ def pages() -> list[tuple[str, str]]:
 
 
 def shoot(base: str, targets: list[tuple[str, str]]) -> list[str]:
-    sys.path.insert(0, str(ROOT))
-    from playwright.sync_api import sync_playwright
-
-    from tests.inventory.phone_checks import DESK, PHONE, phone_problems
-
     chromium = os.environ.get("CABLETRACK_CHROMIUM", "/usr/bin/chromium")
     report = []
     OUT.mkdir(parents=True, exist_ok=True)
