@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d
 DEMO_GPUS ?= 256
 ADDR ?= 127.0.0.1:8000
 
-.PHONY: install run test bench lint check lock clean
+.PHONY: install run test bench lint check lock clean screenshots
 
 # The versions CI tested: every dependency pinned, with hashes, in the lock; then the project itself.
 $(STAMP): pyproject.toml $(LOCK)
@@ -38,6 +38,11 @@ test: install
 
 bench: install
 	$(BIN)/python -m bench $(BENCH_ARGS)
+
+# Every page a technician or engineer opens, at phone (360x740) and desk (1440x900) size, on the
+# seeded demo, to var/screenshots/ (with var/screenshots/problems.txt: the phone checks' findings).
+screenshots: install
+	$(BIN)/python -m tools.screenshots $(SCREENSHOT_ARGS)
 
 # ruff (lint and format) and the import contracts (layers, no cycles, pure cores) of pyproject.toml.
 lint: install

@@ -238,6 +238,7 @@ class AppSettings:
     )
     cluster_gpus = Setting[int]("CABLETRACK_CLUSTER_GPUS", "GPUs a training run holds.")
     gpu_hour_cost = Setting[float]("CABLETRACK_GPU_HOUR_COST", "Cost of one GPU-hour.")
+    currency = Setting[str]("CABLETRACK_CURRENCY", "Currency the costs are in (shown beside them).")
     run_hours = Setting[float]("CABLETRACK_RUN_HOURS", "Length of a training run (hours).")
 
     @classmethod

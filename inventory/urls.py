@@ -62,6 +62,9 @@ urlpatterns = [
     path("journal/<str:kind>/<str:key>/add", pages.journal_add, name="journal-add"),
     path("journal/<int:pk>/close", pages.journal_close, name="journal-close"),
     path("t/<int:pk>", pages.transceiver_detail, name="transceiver-detail"),
+    # Device and port pages (issue 15): linked from device names everywhere.
+    path("d/<str:name>", pages.device_page, name="device-page"),
+    path("d/<str:name>/p/<path:port>", pages.port_page, name="port-page"),
     # Desk pages.
     path("cables/", desk.cable_list, name="cable-list"),
     path("cables/new", desk.cable_create, name="cable-create"),

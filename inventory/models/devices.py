@@ -1,11 +1,31 @@
+import functools
+from urllib.parse import quote
+
 from django.db import models
 from django.db.models import Q
+from django.urls import get_script_prefix, reverse
 from django.utils import timezone
+from django.utils.http import RFC3986_SUBDELIMS
 from simple_history.models import HistoricalRecords
 
 from inventory.core.choices import ConnectorType, DeviceRole, Fabric, FormFactor, Polish, PortKind
 from inventory.models.base import TimestampedModel, TrackedManager
 from inventory.models.locations import Rack
+
+
+@functools.lru_cache(maxsize=8)
+def _device_url_prefix(script_prefix: str) -> str:
+    return reverse("device-page", kwargs={"name": "X"})[:-1]
+
+
+def device_url(name: str) -> str:
+    """``/d/<name>``, the device page, without resolving the URL per row (as ``cable_url``)."""
+    return _device_url_prefix(get_script_prefix()) + quote(name, safe=RFC3986_SUBDELIMS + "~:@")
+
+
+def port_url(device: str, port: str) -> str:
+    """``/d/<device>/p/<port>``, the port page; port names keep their slashes (Ethernet1/1)."""
+    return device_url(device) + "/p/" + quote(port, safe=RFC3986_SUBDELIMS + "/~:@")
 
 
 class Vendor(TimestampedModel):
@@ -58,6 +78,9 @@ class Device(TimestampedModel):
 
     def __str__(self) -> str:
         return self.name
+
+    def get_absolute_url(self) -> str:
+        return device_url(self.name)
 
 
 class Cage(TimestampedModel):
@@ -137,6 +160,9 @@ class Port(TimestampedModel):
 
     def __str__(self) -> str:
         return f"{self.device.name}:{self.name}"
+
+    def get_absolute_url(self) -> str:
+        return port_url(self.device.name, self.name)
 
 
 class PortAlias(models.Model):

@@ -11,6 +11,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.db.models import Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -26,12 +27,22 @@ from inventory.selectors.plant import wiring as wiring_selectors
 from inventory.selectors.telemetry.metrics import metrics_exposition
 from inventory.services import alerts as alert_services
 
+ALERTS_PER_PAGE = 50
+
 
 def alert_list(request):
     """The alert list: the API's FilterSet; no rows when its input is bad (the errors are shown)."""
     filterset = AlertFilter(request.GET, queryset=alert_selectors.alerts_for_list())
-    alerts = list(filterset.qs[:200]) if filterset.is_valid() else []
-    return render(request, "inventory/alerts.html", {"form": filterset.form, "alerts": alerts})
+    page = Paginator(
+        filterset.qs if filterset.is_valid() else Alert.objects.none(), ALERTS_PER_PAGE
+    ).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "inventory/alerts.html",
+        {"form": filterset.form, "alerts": page.object_list, "page": page, "query": query.urlencode()},
+    )
 
 
 class SilenceForm(forms.Form):

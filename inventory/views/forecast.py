@@ -3,22 +3,44 @@
 from __future__ import annotations
 
 import csv
+from datetime import datetime
 
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
+from inventory.conf import app_settings
 from inventory.core.forecast import svg
 from inventory.forms.forecast import ForecastForm, forecast_for
+from inventory.models.devices import port_url
 
 SPARES_COLUMNS = ["site", "part_number", "installed", "afr", "mean_demand", "hold", "on_hand", "to_order"]
+
+
+def _with_port_urls(links: list[dict]) -> list[dict]:
+    """At-risk links with a port-page URL per end (``device:port`` names, as the forecast keeps them)."""
+    out = []
+    for r in links:
+        ends = {}
+        for side in ("a", "b"):
+            dev, _, port = (r.get(side) or "").partition(":")
+            ends[f"{side}_device"], ends[f"{side}_port"] = dev, port
+            ends[f"{side}_url"] = port_url(dev, port) if dev and port else None
+        out.append({**r, **ends})
+    return out
 
 
 def forecast_page(request):
     form = ForecastForm(request.GET or None)
     cleaned = form.cleaned_data if form.is_bound and form.is_valid() else {}
     data = forecast_for(cleaned)
+    params = data["params"]
+    if not form.is_bound:  # show the values the forecast used, not empty boxes
+        form.initial = {
+            "lead_time_days": params.get("lead_time_days"),
+            "service_level": params.get("service_level"),
+        }
     lots = [r for r in data["breakdowns"]["lot"] if r["installed"] or r["failures"]][:15]
     rates = data["breakdowns"]["vendor"] + lots
     context = {
@@ -35,6 +57,9 @@ def forecast_page(request):
         ),
         "dims": [(d, data["breakdowns"][d]) for d in ("site", "vendor", "part_number", "form_factor")],
         "lots": lots,
+        "as_of": datetime.fromisoformat(data["as_of"]) if data.get("as_of") else None,
+        "risk_links": _with_port_urls(data["risk"]["links"]),
+        "currency": app_settings.currency,
     }
     return render(request, "inventory/forecast.html", context)
 

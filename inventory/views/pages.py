@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from inventory.access import authz
 from inventory.core.choices import CableStatus, PlacementEnd
 from inventory.forms.plant import FaultForm, JournalForm, ReplaceForm, ServicedForm, SwapForm, apply_errors
-from inventory.models import Cable, Cage, FieldNote, Rack, Transceiver
+from inventory.models import Cable, Cage, Device, FieldNote, Port, Rack, Transceiver
 from inventory.selectors import pages as page_selectors
 from inventory.services.plant import cables as cable_services
 from inventory.services.plant import fieldwork
@@ -172,6 +172,21 @@ def journal_close(request, pk: int):
 def rack_page(request, name: str):
     rack = get_object_or_404(Rack.objects.select_related("row__room__site"), name=name)
     return render(request, "inventory/rack.html", page_selectors.rack_page(rack))
+
+
+def device_page(request, name: str):
+    device = get_object_or_404(Device.objects.select_related("rack__row__room__site"), name=name)
+    return render(request, "inventory/device.html", page_selectors.device_page(device))
+
+
+def port_page(request, name: str, port: str):
+    port_obj = get_object_or_404(
+        Port.objects.select_related("device__rack", "cage__transceiver__model"),
+        device__name=name,
+        name=port,
+        retired_at__isnull=True,
+    )
+    return render(request, "inventory/port.html", page_selectors.port_page(port_obj))
 
 
 def transceiver_detail(request, pk: int):

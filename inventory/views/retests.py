@@ -10,6 +10,7 @@ import csv
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -19,6 +20,7 @@ from inventory.access import authz
 from inventory.core.choices import ReminderMode, Weekday
 from inventory.core.pdf import worklist as worklist_pdf
 from inventory.models import Rack, Row, Site, UserProfile
+from inventory.selectors.pages.ends import end_lines
 from inventory.selectors.retests import worklist as sel
 from inventory.services.retests import reminders as reminder_services
 
@@ -57,11 +59,19 @@ def _worklist(request):
     return form, today, items
 
 
+RETESTS_PER_PAGE = 50
+
+
 def retests_plan(request):
     form, today, items = _worklist(request)
     query = request.GET.urlencode()
+    page_query = request.GET.copy()
+    page_query.pop("page", None)
+    page = Paginator(items, RETESTS_PER_PAGE).get_page(request.GET.get("page"))
+    ends = end_lines([i.cable_id for i in page.object_list])
     rows: list[dict] = []
-    for group in sel.group_by_rack(items):
+    for group in sel.group_by_rack(list(page.object_list)):
+        group.items = [{"item": i, "a": ends[i.cable_id][0], "b": ends[i.cable_id][1]} for i in group.items]
         p = group.place
         row_title = f"{p.site} / {p.room} / row {p.row}" if p else "Not in a rack"
         if not rows or rows[-1]["title"] != row_title:
@@ -77,6 +87,8 @@ def retests_plan(request):
             "rows": rows,
             "counts": sel.retest_counts(today=today),
             "query": query,
+            "page": page,
+            "page_query": page_query.urlencode(),
             "can_sweep": authz.can(request.user, "sweep_retests"),
         },
     )

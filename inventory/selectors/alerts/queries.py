@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Q
+from django.db.models import Case, Count, Q, Value, When
 from django.utils import timezone
 
-from inventory.core.choices import FEC_LIMITS, AlertState, CableStatus
+from inventory.core.choices import FEC_LIMITS, SEVERITY_ORDER, AlertState
 from inventory.core.telemetry.rules import PHYSICAL_RULES
 from inventory.models import Alert, Cable, Link, LinkSegment, MaintenanceWindow, Port
 from inventory.selectors.filters import AlertFilter
@@ -28,11 +28,17 @@ def sparkline(
     lo, hi = min(ys), max(ys)
     span = (hi - lo) or 1.0
     n = max(len(values) - 1, 1)
-    coords = " ".join(
-        f"{1 + (i / n) * (width - 2):.1f},{height - 2 - ((y - lo) / span) * (height - 4):.1f}"
+    xy = [
+        (i, f"{1 + (i / n) * (width - 2):.1f}", f"{height - 2 - ((y - lo) / span) * (height - 4):.1f}")
         for (i, _), y in zip(pts, ys, strict=True)
-    )
-    return {"points": coords, "width": width, "height": height, "empty": False}
+    ]
+    if len(pts) == 1 or len(values) == 1:  # one reading: a dot in the middle, not an empty box
+        xy = [(i, f"{width / 2:.1f}", f"{height / 2:.1f}") for i, _, _ in xy]
+    have = {i for i, _, _ in xy}
+    # A reading with no neighbour draws no line segment: it gets a dot so it is seen.
+    dots = [(x, y) for i, x, y in xy if i - 1 not in have and i + 1 not in have]
+    coords = " ".join(f"{x},{y}" for _, x, y in xy)
+    return {"points": coords, "dots": dots, "width": width, "height": height, "empty": False}
 
 
 def fec_health(ber: float | None, limit: float) -> dict:
@@ -152,13 +158,15 @@ def dashboard_alerts() -> dict:
         page=Count("pk", filter=Q(severity__in=["page", "critical"], silenced=False)),
         silenced=Count("pk", filter=Q(silenced=True)),
     )
+    # The most severe first (a page before a warning), then the newest.
+    rank = Case(*(When(severity=s, then=Value(r)) for s, r in SEVERITY_ORDER.items()), default=Value(-1))
     recent = list(
         Alert.objects.filter(state=AlertState.OPEN, silenced=False)
         .select_related("cable")
-        .order_by("-opened_at")[:10]
+        .annotate(severity_rank=rank)
+        .order_by("-severity_rank", "-opened_at", "-id")[:10]
     )
-    degraded = Cable.objects.filter(status=CableStatus.DEGRADED).count()
-    return {"alert_counts": counts, "recent_alerts": recent, "degraded_cables": degraded}
+    return {"alert_counts": counts, "recent_alerts": recent}
 
 
 def link_segments(link_ids: list[int]) -> dict[int, list[str]]:

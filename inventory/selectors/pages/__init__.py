@@ -10,6 +10,7 @@ from inventory.selectors.pages.cable import (
     cable_page_ends,
     cable_trace,
 )
+from inventory.selectors.pages.device import device_page, port_page
 from inventory.selectors.pages.home import dashboard
 from inventory.selectors.pages.lists import (
     CABLE_SORTS,
@@ -19,6 +20,7 @@ from inventory.selectors.pages.lists import (
     end_text,
     transceiver_list_queryset,
 )
+from inventory.selectors.pages.path import path_diagram, trunk_links
 from inventory.selectors.pages.rack import RackRow, rack_page
 from inventory.selectors.pages.retest import DUE_SOON_DAYS, retest_state
 from inventory.selectors.pages.search import search, search_single_target
@@ -41,13 +43,17 @@ __all__ = [
     "cable_page_ends",
     "cable_trace",
     "dashboard",
+    "device_page",
     "journal_for",
     "journal_target",
     "end_text",
+    "path_diagram",
+    "port_page",
     "rack_page",
     "retest_state",
     "search",
     "search_single_target",
     "transceiver_list_queryset",
     "transceiver_page",
+    "trunk_links",
 ]

@@ -6,7 +6,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from inventory.core.choices import CableStatus
-from inventory.models import Alert, Cable, FieldNote
+from inventory.models import Cable, FieldNote
 
 
 def dashboard() -> dict:
@@ -14,9 +14,9 @@ def dashboard() -> dict:
     counts = Cable.objects.aggregate(
         total=Count("pk", filter=~Q(status=CableStatus.RETIRED)),
         overdue=Count("pk", filter=Q(retest_due__lt=today) & ~Q(status=CableStatus.RETIRED)),
-        degraded=Count("pk", filter=Q(status__in=[CableStatus.DEGRADED, CableStatus.FAULTY])),
+        degraded=Count("pk", filter=Q(status=CableStatus.DEGRADED)),
+        faulty=Count("pk", filter=Q(status=CableStatus.FAULTY)),
     )
-    counts["open_alerts"] = Alert.objects.filter(state="open").count()
     faults = list(
         FieldNote.objects.filter(kind="fault").select_related("cable", "actor").order_by("-at", "-id")[:10]
     )

@@ -1,4 +1,5 @@
-"""The rack page: every cable and module in a rack, device by device from the top U down."""
+"""The rack page and the device page: every cable and module of a rack (or one device),
+device by device from the top U down, ports in natural order, and the rack's elevation."""
 
 from __future__ import annotations
 
@@ -6,11 +7,17 @@ from dataclasses import dataclass, field
 
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.html import format_html_join
 
-from inventory.core.choices import CableStatus
+from inventory.core.choices import CableStatus, PortKind
+from inventory.core.elevation import RackDevice, Socket, rack_elevation, socket_status
+from inventory.core.natsort import natural_key
 from inventory.models import Alert, CableEnd, Cage, Device, Port, Rack, Transceiver
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url
+from inventory.models.devices import device_url, port_url
 from inventory.selectors.pages.retest import retest_state
+
+ATTENTION_STATUSES = (CableStatus.DEGRADED, CableStatus.FAULTY)
 
 
 @dataclass
@@ -19,20 +26,63 @@ class RackRow:
 
     device: Device
     cables: list[dict] = field(default_factory=list)
-    transceivers: list[Transceiver] = field(default_factory=list)
+    transceivers: list[Transceiver] = field(default_factory=list)  # the device page reads them whole
+    module_cages: set[str] = field(default_factory=set)  # names of the cages holding a module
+
+    @property
+    def module_count(self) -> int:
+        return len(self.module_cages)
+
+    @property
+    def url(self) -> str:
+        return device_url(self.device.name)
+
+    @property
+    def attention(self) -> list[dict]:
+        """The cables a technician at the rack should look at: an open alert, a retest overdue,
+        degraded or faulty. The rest are on the device page, one tap away."""
+        return [
+            c
+            for c in self.cables
+            if c["alert"] or c["retest"] == "overdue" or c["cable"]["status"] in ATTENTION_STATUSES
+        ]
+
+    @property
+    def alert_count(self) -> int:
+        return sum(1 for c in self.cables if c["alert"])
+
+    @property
+    def overdue_count(self) -> int:
+        return sum(1 for c in self.cables if c["retest"] == "overdue")
 
 
-def rack_page(rack: Rack) -> dict:
-    """Every cable and module in the rack, device by device from the top U down."""
-    today = timezone.localdate()
-    devices = list(Device.objects.filter(rack=rack, retired_at__isnull=True).order_by("-position_u", "name"))
+def _far_ends(rows: list[tuple], side: str) -> list[dict]:
+    far = []
+    for o_side, o_port, o_pname, o_pdev, o_prack, o_pu, o_cage, o_cname, o_cdev, o_crack, o_cu in rows:
+        if o_side == side or not (o_port or o_cage):
+            continue
+        if o_port:
+            far.append({"rack": o_prack or "", "device": o_pdev, "where": o_pname, "u": o_pu})
+        else:
+            far.append({"rack": o_crack or "", "device": o_cdev, "where": o_cname, "u": o_cu})
+    return far
+
+
+def device_rows(
+    devices: list[Device], today, *, modules: bool = True
+) -> tuple[dict[int, RackRow], list[tuple]]:
+    """What is plugged into these devices, one row per device; and the plain end rows read.
+
+    Plain rows, not model instances: a network rack has about 800 cables and 1,600 far ends.
+    ``modules=False`` (the rack page) reads only which cages hold a module, not the modules.
+    """
     rows = {d.pk: RackRow(device=d) for d in devices}
-    # Plain rows, not model instances: a network rack has about 800 cables and 1,600 far ends.
+    dev_ids = list(rows)
     here = list(
         CableEnd.objects.filter(active=True)
         .filter(
-            Q(port_id__in=Port.objects.filter(device__rack=rack).values("pk"))
-            | Q(cage_id__in=Cage.objects.filter(device__rack=rack).values("pk"))
+            Q(port_id__in=Port.objects.filter(device_id__in=dev_ids).values("pk"))
+            | Q(cage_id__in=Cage.objects.filter(device_id__in=dev_ids).values("pk"))
         )
         .values_list(
             "cable_id",
@@ -65,29 +115,11 @@ def rack_page(rack: Rack) -> dict:
         )
     )
     status_display = dict(CableStatus.choices)
+    names = {d.pk: d.name for d in devices}
     for cable_id, side, conn, port_id, pname, pdev, cname, cindex, cdev, label, status, due in here:
         dev_id = pdev if port_id else cdev
         where = pname if port_id else cname + (f"/{conn}" if (conn or 1) > 1 else "")
-        far = []
-        for (
-            o_side,
-            o_port,
-            o_pname,
-            o_pdev,
-            o_prack,
-            o_pu,
-            o_cage,
-            o_cname,
-            o_cdev,
-            o_crack,
-            o_cu,
-        ) in far_by_cable.get(cable_id, []):
-            if o_side == side or not (o_port or o_cage):
-                continue
-            if o_port:
-                far.append({"rack": o_prack or "", "device": o_pdev, "where": o_pname, "u": o_pu})
-            else:
-                far.append({"rack": o_crack or "", "device": o_cdev, "where": o_cname, "u": o_cu})
+        far = _far_ends(far_by_cable.get(cable_id, []), side)
         rows[dev_id].cables.append(
             {
                 "cable": {
@@ -98,7 +130,11 @@ def rack_page(rack: Rack) -> dict:
                     "url": cable_url(label),
                 },
                 "where": where,
-                "sort": (cindex if not port_id else 0, conn or 0, where),
+                "where_url": port_url(names[dev_id], pname) if port_id else None,
+                "cage": cname,
+                "connector": conn or 1,
+                "port_id": port_id,
+                "sort": (cindex if not port_id else 0, natural_key(where), conn or 0),
                 "far": far,
                 "far_text": "; ".join(f"{f['rack']} U{f['u'] or '?'} {f['device']} {f['where']}" for f in far)
                 or "unterminated",
@@ -106,22 +142,90 @@ def rack_page(rack: Rack) -> dict:
                 "alert": cable_id in alerting,
             }
         )
-    for t in (
-        Transceiver.objects.filter(cage__device__rack=rack)
-        .select_related("model__vendor", "cage")
-        .order_by("cage__index")
-    ):
-        if t.cage.device_id in rows:
+    if modules:
+        for t in (
+            Transceiver.objects.filter(cage__device_id__in=dev_ids)
+            .select_related("model__vendor", "cage")
+            .order_by("cage__index")
+        ):
             rows[t.cage.device_id].transceivers.append(t)
+            rows[t.cage.device_id].module_cages.add(t.cage.name)
+    else:
+        for dev_id, cage in Transceiver.objects.filter(cage__device_id__in=dev_ids).values_list(
+            "cage__device_id", "cage__name"
+        ):
+            rows[dev_id].module_cages.add(cage)
     for r in rows.values():
         r.cables.sort(key=lambda c: c["sort"])
-    cable_count = len(here_ids)
+    return rows, here
+
+
+def _elevation(rack: Rack, devices: list[Device], rows: dict[int, RackRow]):
+    """The rack drawing: each device's cages (and cage-less front/copper ports) coloured by the
+    worst status of the cables in them. Two small reads: the cages and the cage-less ports."""
+    dev_ids = [d.pk for d in devices]
+    status_display = dict(CableStatus.choices)
+    by_cage: dict[str, list[str]] = {}
+    by_port: dict[int, list[str]] = {}
+    for r in rows.values():
+        for c in r.cables:
+            if c["port_id"]:
+                by_port.setdefault(c["port_id"], []).append(c["cable"]["status"])
+            else:
+                by_cage.setdefault(f"{r.device.pk}:{c['cage']}", []).append(c["cable"]["status"])
+    with_module = {(r.device.pk, name) for r in rows.values() for name in r.module_cages}
+    sockets: dict[int, list[tuple]] = {pk: [] for pk in dev_ids}
+    for dev_id, name, index in Cage.objects.filter(device_id__in=dev_ids).values_list(
+        "device_id", "name", "index"
+    ):
+        st = socket_status(by_cage.get(f"{dev_id}:{name}", []))
+        sockets[dev_id].append(((0, index), Socket(name, st, (dev_id, name) in with_module)))
+    for pk, dev_id, name in (
+        Port.objects.filter(device_id__in=dev_ids, cage__isnull=True, retired_at__isnull=True)
+        .exclude(kind=PortKind.REAR)
+        .values_list("pk", "device_id", "name")
+    ):
+        sockets[dev_id].append(((1, natural_key(name)), Socket(name, socket_status(by_port.get(pk, [])))))
+    for lst in sockets.values():
+        for _, s in lst:
+            s.status_text = status_display.get(s.status, "") if s.status else ""
+    drawn = [
+        RackDevice(
+            name=d.name,
+            position_u=d.position_u,
+            height_u=d.height_u,
+            role=d.get_role_display(),
+            sockets=[s for _, s in sorted(sockets[d.pk], key=lambda x: x[0])],
+        )
+        for d in devices
+        if d.position_u
+    ]
+    elevation = rack_elevation(u_height=rack.u_height, devices=drawn)
+    for b in elevation.bands:
+        if b.device is not None:
+            b.url = device_url(b.device.name)
+            # One string per device instead of a template loop per socket (a leaf has 64).
+            b.sockets_svg = format_html_join(
+                "",
+                '<rect class="el-sk {}" x="{}" y="{}" width="9" height="9"><title>{}</title></rect>',
+                ((k.css, k.x, k.y, k.title) for k in b.sockets),
+            )
+    return elevation
+
+
+def rack_page(rack: Rack) -> dict:
+    """Every cable and module in the rack, device by device from the top U down, and its drawing."""
+    today = timezone.localdate()
+    devices = list(Device.objects.filter(rack=rack, retired_at__isnull=True).order_by("-position_u", "name"))
+    rows, _ = device_rows(devices, today, modules=False)
+    here_ids = {c["cable"]["pk"] for r in rows.values() for c in r.cables}
     return {
         "rack": rack,
-        "rows": [r for r in rows.values() if r.cables or r.transceivers],
-        "empty_devices": [r.device for r in rows.values() if not r.cables and not r.transceivers],
-        "cable_count": cable_count,
-        "transceiver_count": sum(len(r.transceivers) for r in rows.values()),
+        "rows": [r for r in rows.values() if r.cables or r.module_cages],
+        "empty_devices": [r.device for r in rows.values() if not r.cables and not r.module_cages],
+        "elevation": _elevation(rack, devices, rows),
+        "cable_count": len(here_ids),
+        "transceiver_count": sum(r.module_count for r in rows.values()),
         "overdue_count": len(
             {c["cable"]["pk"] for r in rows.values() for c in r.cables if c["retest"] == "overdue"}
         ),

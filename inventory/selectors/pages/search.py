@@ -101,8 +101,8 @@ def search_single_target(results: dict) -> str | None:
         return obj.get_absolute_url()
     if kind == "transceivers":
         return reverse("transceiver-detail", args=[obj.pk])
-    if kind == "devices" and obj.rack_id:
-        return obj.rack.get_absolute_url()
+    if kind == "devices":
+        return obj.get_absolute_url()
     if kind == "ports" and obj.cable is not None:
         return obj.cable.get_absolute_url()
     return None

@@ -30,6 +30,7 @@ from inventory.services.demo.cabling import seed_node_cables, seed_transceivers,
 from inventory.services.demo.catalogue import seed_catalogue, seed_locations
 from inventory.services.demo.commissioning import plan_tests, seed_links, seed_tests
 from inventory.services.demo.failures import demo_seed_failures
+from inventory.services.demo.incidents import demo_seed_incidents
 from inventory.services.demo.topology import seed_nodes, seed_panels, seed_switches, write_equipment
 
 
@@ -86,11 +87,13 @@ def demo_seed(*, gpus: int, seed: int = 1, as_of: date | None = None, actor=None
     failures = demo_seed_failures(
         site=loc.site, seed=seed, as_of=as_of, afr=app_settings.annual_failure_rate, w=w
     )
+    incidents = demo_seed_incidents(site=loc.site, seed=seed, now=now, w=w)
     _analyze_on_commit()
     return SeedReport(
         site=site_name,
         counts={
             **failures,
+            **incidents,
             "gpus": gpus,
             "nodes": b.nodes,
             "leaves": b.leaves,

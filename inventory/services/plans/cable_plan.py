@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 
 from inventory.core.choices import CableKind, CableStatus
 from inventory.models import Cable, CableEnd, Port, Transceiver, Vendor
-from inventory.selectors.plant.ports import ports_resolve
+from inventory.selectors.plant.ports import cages_resolve, ports_resolve
 from inventory.services.plans.cable_plan_rows import PlanResult, PlanRow, RowResult, plan_row_parse
 from inventory.services.plans.cable_plan_write import cable_plan_write
 
@@ -81,6 +81,7 @@ class _Plant:
     """What the batch's rows name, as recorded: one query per kind of lookup for the whole batch."""
 
     resolved: dict  # (device, port name) -> port id
+    unresolved: dict  # (device, name) -> why it names no port (unknown device, no such port)
     ports: dict  # port id -> Port
     vendors: dict  # lower-case name -> Vendor
     modules: dict  # cage id -> Transceiver
@@ -93,6 +94,9 @@ def _plant_for(ok: list[PlanRow]) -> _Plant:
     # Ports, one query for every (device, name) in the batch.
     pairs = {p.a for p in ok} | {leg for p in ok for leg in p.b}
     resolved = ports_resolve(pairs)
+    # The names people read on the pages: a cage (OSFP1, OSFP1/2) where the logical port is unknown.
+    by_cage, unresolved = cages_resolve(pairs - set(resolved))
+    resolved.update(by_cage)
     ports = {
         port.pk: port
         for port in Port.objects.filter(pk__any=list(set(resolved.values()))).only(
@@ -137,7 +141,7 @@ def _plant_for(ok: list[PlanRow]) -> _Plant:
             "cage_id", "connector", "cable__label"
         )
     }
-    return _Plant(resolved, ports, vendors, modules, taken_ports, taken_cages)
+    return _Plant(resolved, unresolved, ports, vendors, modules, taken_ports, taken_cages)
 
 
 def _check_against_plant(ok: list[PlanRow], existing: dict[str, Cable], plant: _Plant) -> None:
@@ -159,7 +163,7 @@ def _check_against_plant(ok: list[PlanRow], existing: dict[str, Cable], plant: _
         for key, pair in [("a", p.a)] + [("b", leg) for leg in p.b]:
             pid = plant.resolved.get(pair)
             if pid is None:
-                err[f"{key}_port"] = f"Unknown port {pair[0]}:{pair[1]}."
+                err[f"{key}_port"] = plant.unresolved.get(pair) or f"Unknown port {pair[0]}:{pair[1]}."
                 continue
             port = plant.ports[pid]
             if port.retired_at:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import uuid
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from django.conf import settings
@@ -42,19 +44,56 @@ def parse_plan(text: str) -> list[dict]:
     return rows
 
 
+# The plan's columns as the page names them (errors and changes say these, not the CSV keys).
+FIELD_WORDS = {
+    "a_port": "End A",
+    "b_port": "End B",
+    "a_device": "End A device",
+    "b_device": "End B device",
+    "length_m": "Length",
+    "part_number": "Part number",
+    "serial_a": "Serial, end A",
+    "serial_b": "Serial, end B",
+    "install_date": "Installed",
+    "vendor_id": "Vendor",
+}
+UNITS = {"length_m": " m"}
+
+
+def _field_words(key: str) -> str:
+    return FIELD_WORDS.get(key) or key.replace("_", " ").capitalize()
+
+
+def _value_words(key: str, value) -> str:
+    if value is None or value == "":
+        return "–"
+    if key in UNITS:  # a number with its unit: "3.00" -> "3 m"
+        with contextlib.suppress(InvalidOperation):
+            value = f"{Decimal(str(value)).normalize():f}"
+    return f"{value}{UNITS.get(key, '')}"
+
+
 def plan_outcome(result) -> dict:
-    """What the page shows of a ``PlanResult``: rows to create, rows that change, errors by row."""
+    """What the page shows of a ``PlanResult``: rows to create, rows that change (each change in
+    words: ``Length: 3 m → 5 m``), errors by row naming the part that is wrong."""
     rows = result.rows
+    changed = [r for r in rows if r.action == "change"]
+    for r in changed:
+        r.change_words = [
+            f"{_field_words(k)}: {_value_words(k, v.get('old'))} → {_value_words(k, v.get('new'))}"
+            for k, v in (r.changes or {}).items()
+        ]
     return {
         "created": [r for r in rows if r.action == "create"],
-        "changed": [r for r in rows if r.action == "change"],
+        "changed": changed,
         "unchanged": sum(1 for r in rows if r.action == "unchanged"),
         "errors": [
             {
                 "row": r.row or None,
                 "label": r.label,
                 "messages": [
-                    f"{k}: {v}" if k not in ("rows", "__all__") else str(v) for k, v in r.errors.items()
+                    f"{_field_words(k)}: {v}" if k not in ("rows", "__all__") else str(v)
+                    for k, v in r.errors.items()
                 ],
             }
             for r in rows
@@ -94,7 +133,9 @@ def cable_plan_import(request):
         messages.success(
             request, f"Imported: {len(outcome['created'])} created, {len(outcome['changed'])} changed."
         )
-        return redirect("cable-list")
+        # The result page: every created or changed cable, linked (a refresh finds the token spent).
+        ctx.update(outcome=outcome, applied=True, form=CablePlanForm())
+        return render(request, "inventory/cable_import.html", ctx)
     form = CablePlanForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         text = form.cleaned_data["file"]
@@ -110,6 +151,7 @@ def cable_plan_import(request):
                 transaction.set_rollback(True)  # a dry run writes nothing, whatever the service does
             ctx["outcome"] = outcome
             ctx["row_count"] = len(rows)
+            ctx["checked_file"] = getattr(request.FILES.get("file"), "name", "")
             if not outcome["errors"]:
                 token = uuid.uuid4().hex
                 path = _plan_path(token)

@@ -31,12 +31,16 @@ def test_dry_run_shows_what_would_happen_and_writes_nothing_then_apply_writes_al
     html = resp.content.decode()
     assert resp.status_code == 200
     assert "1 would be created" in html and "1 would change" in html
-    assert "length_m" in html  # J-100: 5 m is new
+    assert "Length: – → 5 m" in html  # J-100: 5 m is new, said in words
+    assert "plan.csv" in html  # the checked file is named, though the file field is empty again
     assert not Cable.objects.filter(label="P-1").exists()
     token = re.search(r'name="token" value="([0-9a-f]+)"', html).group(1)
     sha = re.search(r'name="sha256" value="([0-9a-f]+)"', html).group(1)
     resp = engineer_client.post("/cables/import", {"apply": "1", "token": token, "sha256": sha})
-    assert resp.status_code == 302 and resp["Location"] == "/cables/"
+    result = resp.content.decode()
+    assert resp.status_code == 200
+    # The result page links every created and changed cable.
+    assert 'href="/c/P-1"' in result and 'href="/c/J-100"' in result
     assert Cable.objects.filter(label="P-1").exists()
     assert str(Cable.objects.get(label="J-100").length_m) == "5.00"
     # the same dry run cannot be applied twice
@@ -47,7 +51,7 @@ def test_dry_run_shows_what_would_happen_and_writes_nothing_then_apply_writes_al
 def test_dry_run_lists_every_error_by_row_and_offers_no_apply(plant, engineer_client):
     html = upload(engineer_client, BAD).content.decode()
     assert "The plan has errors" in html
-    assert "Unknown port leaf-01:Ethernet9/9" in html
+    assert "End B: Unknown port leaf-01:Ethernet9/9 (leaf-01 has no port or cage of that name)." in html
     assert "already cabled (J-102)" in html
     assert "Unknown cable kind" in html
     assert 'name="apply"' not in html
@@ -92,7 +96,7 @@ def _through_the_page(client, api) -> None:
     token = re.search(r'name="token" value="([0-9a-f]+)"', html).group(1)
     sha = re.search(r'name="sha256" value="([0-9a-f]+)"', html).group(1)
     resp = client.post("/cables/import", {"apply": "1", "token": token, "sha256": sha})
-    assert resp.status_code == 302
+    assert resp.status_code == 200 and 'id="result"' in resp.content.decode()
 
 
 def _through_the_api(client, api) -> None:
@@ -122,3 +126,38 @@ def test_the_page_and_the_api_read_one_plan_csv_into_the_same_cables(
     # read again through the API, the same file is the same cables: nothing to create or change
     r = engineer_api.generic("POST", "/api/cables/import/?dry_run=1", SPREADSHEET, content_type="text/csv")
     assert r.json()["summary"] == {"create": 0, "change": 0, "unchanged": 2, "error": 0}
+
+
+def test_ports_may_be_named_by_their_cage_as_the_pages_show_them(plant, engineer_client):
+    """gpu-0001 OSFP2/1 is eth2 and leaf-01 OSFP1/2 is Ethernet1/2: the plan names the faceplate."""
+    plan = HEADER + "P-1,SMF_OS2,gpu-0001,OSFP2/1,leaf-01,OSFP1/2,B,3,MPO,12,APC,no,MPO,12,APC,no\n"
+    html = upload(engineer_client, plan).content.decode()
+    assert "1 would be created" in html and "errors" not in html.split('id="dry-run"')[1].split("</h2>")[0]
+    token = re.search(r'name="token" value="([0-9a-f]+)"', html).group(1)
+    sha = re.search(r'name="sha256" value="([0-9a-f]+)"', html).group(1)
+    engineer_client.post("/cables/import", {"apply": "1", "token": token, "sha256": sha})
+    ends = {e.side: e for e in Cable.objects.get(label="P-1").ends.select_related("cage__device")}
+    assert (ends["A"].cage.device.name, ends["A"].cage.name, ends["A"].connector) == ("gpu-0001", "OSFP2", 1)
+    assert (ends["B"].cage.device.name, ends["B"].cage.name, ends["B"].connector) == ("leaf-01", "OSFP1", 2)
+
+
+def test_errors_say_whether_the_device_or_the_port_is_unknown(plant, engineer_client):
+    plan = (
+        HEADER
+        + "P-1,SMF_OS2,gpu-9999,eth2,leaf-01,Ethernet1/2,B,3,,,,,,,,\n"
+        + "P-2,SMF_OS2,gpu-0001,OSFP9,leaf-01,Ethernet2/2,B,3,,,,,,,,\n"
+    )
+    html = upload(engineer_client, plan).content.decode()
+    assert "End A: Unknown device gpu-9999." in html
+    assert "End A: Unknown port gpu-0001:OSFP9 (gpu-0001 has no port or cage of that name)." in html
+
+
+def test_a_bare_cage_name_is_its_first_connector_as_the_lists_print_it(plant, engineer_client):
+    plan = HEADER + "P-1,SMF_OS2,gpu-0001,OSFP2,leaf-01,Ethernet1/2,B,3,MPO,12,APC,no,MPO,12,APC,no\n"
+    html = upload(engineer_client, plan).content.decode()
+    assert "1 would be created" in html, html
+    token = re.search(r'name="token" value="([0-9a-f]+)"', html).group(1)
+    sha = re.search(r'name="sha256" value="([0-9a-f]+)"', html).group(1)
+    engineer_client.post("/cables/import", {"apply": "1", "token": token, "sha256": sha})
+    end = Cable.objects.get(label="P-1").ends.select_related("cage").get(side="A")
+    assert (end.cage.name, end.connector) == ("OSFP2", 1)

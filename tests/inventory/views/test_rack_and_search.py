@@ -3,21 +3,27 @@ import pytest
 pytestmark = pytest.mark.django_db
 
 
-def test_rack_page_lists_cables_and_modules_top_u_first(plant, tech_client):
+def test_rack_page_lists_devices_top_u_first_with_the_cables_that_need_attention(plant, tech_client):
     html = tech_client.get("/r/A01").content.decode()
     # pp-a sits at U40, gpu-0001 at U10: a technician works down the rack
     assert html.index("pp-a") < html.index("gpu-0001")
-    for label in ("J-100", "T-100", "J-102"):
+    assert 'href="/d/pp-a"' in html and 'href="/d/gpu-0001"' in html
+    # J-102's retest is overdue: listed, with where it goes; J-100 and T-100 are fine.
+    assert 'href="/c/J-102"' in html and "retest overdue" in html and "leaf-01" in html
+    assert 'href="/c/J-100"' not in html and 'href="/c/T-100"' not in html
+
+
+def test_the_device_page_lists_every_cable_and_module_of_the_device(plant, tech_client):
+    html = tech_client.get("/d/gpu-0001").content.decode()
+    for label in ("J-100", "J-102"):
         assert f'href="/c/{label}"' in html
-    assert "retest overdue" in html  # J-102
-    gpu_cage = plant["gpu"][0].cage
-    assert gpu_cage.transceiver.serial in html
-    # where each cable goes
-    assert "leaf-01" in html
+    assert plant["gpu"][0].cage.transceiver.serial in html
+    assert "leaf-01" in html and "pp-a" in html  # where each cable goes
 
 
 def test_rack_page_queries_do_not_grow_with_the_rack(plant, tech_client, django_assert_max_num_queries):
-    with django_assert_max_num_queries(12):
+    # 12 for the rows and alerts, and 2 for the elevation (the rack's cages, its cage-less ports).
+    with django_assert_max_num_queries(14):
         assert tech_client.get("/r/A01").status_code == 200
 
 

@@ -112,7 +112,7 @@ def test_the_page_shows_the_figures_and_charts(fleet, client, user_with_role, dj
     assert resp.status_code == 200
     html = resp.content.decode()
     assert "Badoptics 2024-03 ⚑ above fleet" in html
-    assert "<svg" in html and "Expected failures by month" in html
+    assert "<svg" in html and "Expected failures, cumulative, by month" in html
     assert "45 days" in html
     assert "Download CSV for purchasing" in html
     assert re.search(r"h lost</strong> \(\d+\.\d% of the run\)", html)

@@ -1,0 +1,101 @@
+"""What is wrong in the demo hall today: a few open alerts and reported faults, so every page
+(home, alerts, the rack, the cable) has something to show on a fresh demo.
+
+Deterministic by seed. Alerts go through ``alert_raise`` (the one path every alert takes);
+faults are field notes with the cable's status moved to faulty, written through the
+sanctioned bulk writer so each change has its history row.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+
+from simple_history.utils import bulk_update_with_history
+
+from inventory.core.choices import AlertRule, CableKind, CableStatus, FieldNoteKind, Severity
+from inventory.core.telemetry.rules.frames import Finding
+from inventory.models import Cable, FieldNote, Link, Site, sanctioned_bulk_write
+from inventory.services.alerts.lifecycle import alert_raise
+
+# (rule, severity, headline, recommendation, evidence); about one link in 60 carries one.
+_ALERTS = (
+    (
+        AlertRule.FEC_DEGRADATION,
+        Severity.NOTIFY,
+        "Corrected FEC errors rising on both ends",
+        "Clean and re-seat both ends, then record a power-meter test.",
+        {"pre_fec_ber": 2.1e-6, "threshold": 1e-6, "window_hours": 6},
+    ),
+    (
+        AlertRule.RX_POWER_DRIFT,
+        Severity.WARNING,
+        "Receive power down 1.8 dB since commissioning",
+        "Inspect the end-faces; replace the module if the drop follows it.",
+        {"rx_power_dbm": -6.1, "baseline_dbm": -4.3, "drift_db": -1.8},
+    ),
+    (
+        AlertRule.LINK_FLAP,
+        Severity.PAGE,
+        "Link went down and up 7 times in the last hour",
+        "Take the link out of service and swap the module at the flapping end.",
+        {"flaps": 7, "window_minutes": 60},
+    ),
+)
+FAULTS = (
+    "No light on fibre 3 after the row move.",
+    "Connector latch broken at the panel end; cable held in by tape.",
+    "Jacket crushed under the floor tile at the row end.",
+)
+
+
+def demo_seed_incidents(*, site: Site, seed: int, now: datetime, w: dict) -> dict[str, int]:
+    rng = random.Random(seed * 104_729 + 3)
+    links = list(
+        Link.objects.filter(active=True, a_port__device__rack__row__room__site=site)
+        .order_by("pk")
+        .values_list("pk", "a_port_id")
+    )
+    picked = rng.sample(links, min(len(links), 12))  # a few: each goes through alert_raise
+    for n, (link_id, port_id) in enumerate(picked):
+        rule, severity, headline, recommendation, evidence = _ALERTS[n % len(_ALERTS)]
+        alert_raise(
+            finding=Finding(
+                key=f"{rule}:link:{link_id}",
+                rule=rule,
+                severity=severity,
+                link_id=link_id,
+                port_id=port_id,
+                headline=headline,
+                recommendation=recommendation,
+                recommendation_code="",
+                evidence=dict(evidence),
+            ),
+            now=now - timedelta(hours=rng.randint(1, 30)),
+        )
+    fibre = list(
+        Cable.objects.filter(status=CableStatus.IN_PRODUCTION, ends__port__device__rack__row__room__site=site)
+        .filter(kind__in=CableKind.fibre())
+        .distinct()
+        .order_by("pk")
+    )
+    faulty = rng.sample(fibre, min(len(fibre), len(FAULTS)))
+    notes = []
+    for cable, text in zip(faulty, FAULTS, strict=False):
+        notes.append(
+            FieldNote(
+                cable=cable,
+                kind=FieldNoteKind.FAULT,
+                text=text,
+                status_before=cable.status,
+                status_after=CableStatus.FAULTY,
+                at=now - timedelta(hours=rng.randint(2, 48)),
+            )
+        )
+        cable.status = CableStatus.FAULTY
+    FieldNote.objects.bulk_create(notes)
+    with sanctioned_bulk_write():
+        bulk_update_with_history(
+            faulty, Cable, ["status"], default_change_reason="demo: fault reported", default_date=now
+        )
+    return {"open_alerts": len(picked), "faults": len(faulty)}

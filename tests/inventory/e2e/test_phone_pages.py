@@ -1,0 +1,114 @@
+"""Every page a technician or engineer opens (but the cable pages and the 404, which the cable
+page's own tests check), on a 360x740 phone in real Chromium: no sideways scroll, no text
+under 12 px, 44 px touch targets, no raw codes or ISO timestamps
+(``tests/inventory/phone_checks.py``). And the pictures do what they are for: the rack
+drawing opens a device, a device opens a port, the port shows its path through the panels.
+
+Plant: ``tests/inventory/views/conftest.py``
+[gpu-0001 eth1]--J-100--[pp-a Front 1]==T-100==[pp-b Front 1]--J-101--[leaf-01 Ethernet2/1]
+[gpu-0001 eth0]--J-102--[leaf-01 Ethernet1/1]; an open page alert on J-102.
+"""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from inventory.core.choices import AlertRule, AlertState, Severity
+from inventory.models import Alert
+from tests import factories as f
+from tests.inventory.phone_checks import phone_context, phone_problems
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def alert(plant):
+    now = timezone.now()
+    return Alert.objects.create(
+        key="link_flap:demo",
+        rule=AlertRule.LINK_FLAP,
+        severity=Severity.PAGE,
+        state=AlertState.OPEN,
+        cable=plant["cables"]["J-102"],
+        opened_at=now - timedelta(hours=2),
+        updated_at=now,
+        summary="Link went down and up 7 times in the last hour",
+        recommendation="Swap the module at the flapping end.",
+        evidence={"ends": {"a": {"port_id": 1, "flaps": 7, "pre_fec_ber": 2.1e-6, "lanes_down": [1, 3]}}},
+    )
+
+
+@pytest.fixture
+def phone_as_admin(browser, live_server):
+    f.UserFactory(username="ada", role="admin", is_superuser=True)
+    context = phone_context(browser)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(live_server.url + "/login/")
+    page.fill("input[name=username]", "ada")
+    page.fill("input[name=password]", "pw-for-tests-1")
+    page.click("button[type=submit]")
+    page.wait_for_url(live_server.url + "/")
+    yield page
+    context.close()
+
+
+PAGES = [
+    "/",
+    "/r/A01",
+    "/r/B01",
+    "/d/gpu-0001",
+    "/d/pp-a",
+    "/d/gpu-0001/p/eth1",
+    "/search/?q=eth",
+    "/cables/",
+    "/transceivers/",
+    "/retests/",
+    "/alerts/",
+    "/forecast/",
+    "/reconciliation/",
+    "/cables/import",
+    "/labels/print/",
+]
+
+
+def test_every_page_reads_on_a_phone(live_server, plant, alert, phone_as_admin, artifacts):
+    page = phone_as_admin
+    found = {}
+    for path in [*PAGES, f"/alerts/{alert.pk}/"]:
+        response = page.goto(live_server.url + path)
+        assert response.status == 200, path
+        problems = phone_problems(page)
+        if problems:
+            found[path] = problems
+            page.screenshot(path=str(artifacts / f"phone{path.replace('/', '_')}.png"), full_page=True)
+    assert not found, "\n".join(f"{path}: {problems}" for path, problems in found.items())
+
+
+def test_the_rack_drawing_opens_the_device_and_the_port_shows_the_path_through_both_panels(
+    live_server, plant, phone_as_admin
+):
+    page = phone_as_admin
+    page.goto(live_server.url + "/r/A01")
+    drawing = page.locator("svg.elevation")
+    assert drawing.locator("text", has_text="gpu-0001").count() == 1
+    # gpu-0001's two cages hold cables; the panel's Front 1 holds J-100 (in the drawing's colours).
+    assert drawing.locator("a[aria-label*='gpu-0001'] rect.el-sk:not(.sk-empty)").count() >= 2
+    drawing.locator("a[aria-label*='gpu-0001']").click()
+    page.wait_for_url(live_server.url + "/d/gpu-0001")
+    assert "J-100" in page.locator("#plugged-h + ul").inner_text()
+    page.locator("#plugged-h + ul").get_by_role("link", name="eth1", exact=True).click()
+    page.wait_for_url(live_server.url + "/d/gpu-0001/p/eth1")
+    path = page.locator("ol.pathdiagram").inner_text()
+    # Both ends, both panels with the port the path enters by and the one it leaves by.
+    for expected in ("gpu-0001", "pp-a", "Front 1", "Rear 1", "T-100", "pp-b", "leaf-01", "Ethernet2/1"):
+        assert expected in path, expected
+    assert path.index("pp-a") < path.index("T-100") < path.index("pp-b") < path.index("leaf-01")
+
+
+def test_searching_a_device_name_opens_its_device_page(live_server, plant, phone_as_admin):
+    page = phone_as_admin
+    page.goto(live_server.url + "/search/?q=gpu-0001")
+    assert page.url == live_server.url + "/d/gpu-0001"
+    assert page.locator("h1").inner_text() == "gpu-0001"

@@ -1,0 +1,162 @@
+"""What every page must hold at phone size (360x740), checked in real Chromium.
+
+One checker for every page test, so each page is held to the same four rules:
+
+- no horizontal overflow: the page never scrolls sideways;
+- no visible text under 12 CSS px (SVG text is measured as drawn, after the SVG's scaling);
+- touch targets at least 44x44 CSS px (links, buttons, inputs, selects, summaries); a link in
+  the middle of a sentence is exempt, as WCAG 2.5.8 exempts inline targets;
+- no raw code or ISO timestamp in the visible text (``in_production``, ``SMF_OS2``,
+  ``2026-12-01T10:00:00``).
+
+Use ``phone_problems(page)`` for the list (empty when the page is fine) or
+``assert_phone_friendly(page)``, whose failure message names every offending element.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+PHONE = {"width": 360, "height": 740}
+DESK = {"width": 1440, "height": 900}
+MIN_TEXT_PX = 12
+MIN_TARGET_PX = 44
+
+# A timestamp as the database prints it, with or without the "T" and the offset.
+ISO_TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+# snake_case codes (in_production, otdr_loss) and upper-case ones (SMF_OS2, LINK_FLAP).
+RAW_CODE = re.compile(r"\b(?:[a-z]{2,}(?:_[a-z0-9]+)+|[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\b")
+
+_OVERFLOW_JS = """
+() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  if (document.documentElement.scrollWidth > width + 1) {
+    out.push({what: 'page', scrollWidth: document.documentElement.scrollWidth, width});
+    for (const el of document.body.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.right <= width + 1) continue;
+      // Only the outermost offenders: a child of an offender says nothing new.
+      const parent = el.parentElement;
+      if (parent && parent !== document.body && parent.getBoundingClientRect().right > width + 1) continue;
+      out.push({what: el.tagName.toLowerCase() + (el.className && typeof el.className === 'string'
+        ? '.' + el.className.trim().split(/\\s+/).join('.') : ''), right: Math.round(r.right),
+        text: (el.innerText || el.textContent || '').trim().slice(0, 60)});
+      if (out.length > 12) break;
+    }
+  }
+  return out;
+}
+"""
+
+_SMALL_TEXT_JS = """
+(minPx) => {
+  const out = [];
+  const seen = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    if (!node.textContent.trim()) continue;
+    const el = node.parentElement;
+    if (!el || seen.has(el)) continue;
+    seen.add(el);
+    if (el.closest('script,style,noscript,template,title')) continue;
+    if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const rects = range.getClientRects();
+    if (!rects.length || rects[0].width === 0) continue;
+    let size = parseFloat(getComputedStyle(el).fontSize);
+    if (el instanceof SVGElement && el.getScreenCTM) {
+      const m = el.getScreenCTM();
+      if (m) size = size * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+    }
+    if (size < minPx - 0.01) {
+      out.push({text: node.textContent.trim().slice(0, 40), px: Math.round(size * 10) / 10,
+                tag: el.tagName.toLowerCase()});
+    }
+  }
+  return out;
+}
+"""
+
+_TARGETS_JS = """
+(minPx) => {
+  const out = [];
+  const sel = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button]';
+  for (const el of document.querySelectorAll(sel)) {
+    if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    // Inline links inside running text (WCAG 2.5.8's inline exception).
+    const style = getComputedStyle(el);
+    if (el.tagName === 'A' && style.display === 'inline' && el.parentElement) {
+      const ownText = Array.from(el.parentElement.childNodes)
+        .filter(n => n.nodeType === Node.TEXT_NODE).map(n => n.textContent.trim()).join('');
+      if (ownText.length > 0) continue;
+    }
+    // A checkbox or radio counts by the label wrapped around it (the whole row is the target).
+    let box = r;
+    if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio' || el.type === 'file')) {
+      const label = el.closest('label') || (el.id && document.querySelector('label[for="' + el.id + '"]'));
+      const lr = label && label.getBoundingClientRect();
+      if (lr && lr.width * lr.height > r.width * r.height) box = lr;
+    }
+    if (Math.round(box.height) < minPx || Math.round(box.width) < minPx) {
+      out.push({tag: el.tagName.toLowerCase(), text: (el.innerText || el.value || el.getAttribute('aria-label')
+        || el.textContent || '').trim().slice(0, 40), w: Math.round(box.width), h: Math.round(box.height)});
+    }
+  }
+  return out;
+}
+"""
+
+
+def overflow(page) -> list[dict[str, Any]]:
+    """The page's sideways overflow, and the outermost elements sticking out past the viewport."""
+    return page.evaluate(_OVERFLOW_JS)
+
+
+def small_text(page, min_px: int = MIN_TEXT_PX) -> list[dict[str, Any]]:
+    """Visible text drawn under ``min_px`` CSS pixels (SVG text after its scaling)."""
+    return page.evaluate(_SMALL_TEXT_JS, min_px)
+
+
+def small_targets(page, min_px: int = MIN_TARGET_PX) -> list[dict[str, Any]]:
+    """Visible interactive elements smaller than ``min_px`` in either direction."""
+    return page.evaluate(_TARGETS_JS, min_px)
+
+
+def raw_text(page) -> list[str]:
+    """Raw codes and ISO timestamps in the page's visible text."""
+    text = page.evaluate("() => document.body.innerText")
+    found = [m.group(0) for m in ISO_TIMESTAMP.finditer(text)]
+    found += [m.group(0) for m in RAW_CODE.finditer(text)]
+    return sorted(set(found))
+
+
+def phone_problems(page) -> dict[str, list]:
+    """Every rule's offenders on the page as it is now; an empty dict means the page is fine."""
+    problems = {
+        "horizontal overflow": overflow(page),
+        "text under 12 px": small_text(page),
+        "touch targets under 44 px": small_targets(page),
+        "raw codes or timestamps": raw_text(page),
+    }
+    return {rule: found for rule, found in problems.items() if found}
+
+
+def assert_phone_friendly(page) -> None:
+    """Fail with every offender listed, so one run shows all there is to fix on the page."""
+    problems = phone_problems(page)
+    assert not problems, f"{page.url} at {page.viewport_size}: " + "; ".join(
+        f"{rule}: {found[:8]}" for rule, found in problems.items()
+    )
+
+
+def phone_context(browser, **kwargs):
+    """A 360x740 touch context, as the technician's phone opens the pages."""
+    return browser.new_context(
+        viewport=PHONE, device_scale_factor=2, has_touch=True, is_mobile=True, **kwargs
+    )

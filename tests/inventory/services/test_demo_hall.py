@@ -1,0 +1,46 @@
+"""The demo looks like a hall that keeps up: a few retests overdue, no test recorded after the
+demo's day, and a few open alerts and reported faults for the pages to show."""
+
+from datetime import UTC, date, datetime, time
+
+import pytest
+from django.db.models import Max
+
+from inventory.core.choices import AlertState, CableStatus, FieldNoteKind
+from inventory.models import Alert, Cable, CableTest, FieldNote
+from inventory.services.demo.seed import demo_seed
+
+pytestmark = pytest.mark.django_db
+
+AS_OF = date(2026, 11, 29)
+
+
+@pytest.fixture
+def hall(db):
+    return demo_seed(gpus=64, seed=5, as_of=AS_OF)
+
+
+def test_only_a_few_retests_are_overdue_and_some_are_due_soon(hall):
+    scheduled = Cable.objects.filter(retest_due__isnull=False)
+    overdue = scheduled.filter(retest_due__lt=AS_OF).count()
+    assert scheduled.count() > 100
+    assert overdue / scheduled.count() < 0.08  # a few percent, not 92%
+    assert scheduled.filter(retest_due__gte=AS_OF).count() > overdue
+
+
+def test_no_test_is_dated_after_the_demo_day(hall):
+    latest = CableTest.objects.aggregate(m=Max("tested_at"))["m"]
+    assert latest <= datetime.combine(AS_OF, time(0, 0), tzinfo=UTC)
+
+
+def test_the_hall_has_open_alerts_and_reported_faults_to_show(hall):
+    assert 3 <= Alert.objects.filter(state=AlertState.OPEN).count() <= 12
+    faulty = Cable.objects.filter(status=CableStatus.FAULTY)
+    assert faulty.count() == hall.counts["faults"] >= 1
+    for cable in faulty:
+        note = FieldNote.objects.get(cable=cable, kind=FieldNoteKind.FAULT)
+        assert note.text and note.status_after == CableStatus.FAULTY
+        # the status change is in the cable's history, with its reason
+        assert cable.history.filter(
+            status=CableStatus.FAULTY, history_change_reason__contains="fault"
+        ).exists()

@@ -1,0 +1,169 @@
+"""``make screenshots``: every page a technician or engineer opens, at phone and desk size.
+
+Seeds the demo (unless this database already holds it), starts the development server on a
+free loopback port, logs in as the demo admin in real Chromium and writes
+``var/screenshots/<page>-phone.png`` (360x740, full page) and ``<page>-desk.png`` (1440x900),
+plus ``var/screenshots/problems.txt``: what the phone checks of
+``tests/inventory/phone_checks.py`` found on each page (nothing, ideally).
+
+    make screenshots                      # SQLite by default; DATABASE_URL is honoured
+    .venv/bin/python -m tools.screenshots --only rack,device
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import django
+from playwright.sync_api import sync_playwright
+
+from tests.inventory.phone_checks import DESK, PHONE, phone_problems
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "var" / "screenshots"
+USER, PASSWORD = "demo", "demo-cabletrack"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _manage(*args: str) -> None:
+    subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, check=True)
+
+
+def pages() -> list[tuple[str, str]]:
+    """(name, path) of every page to shoot, picked from the seeded demo.
+
+    The models are imported here, not at the top: this script calls ``django.setup()`` itself.
+    """
+    from django.db.models import Count
+
+    from inventory.core.choices import CableKind, CableRole, DeviceRole
+    from inventory.models import Alert, Cable, Device, Port, Rack
+
+    def first_cable(**kw) -> str:
+        return (
+            Cable.objects.filter(**kw)
+            .exclude(status="retired")
+            .order_by("label")
+            .values_list("label", flat=True)[0]
+        )
+
+    jumper = first_cable(kind=CableKind.SMF_OS2, role=CableRole.JUMPER)
+    trunk = first_cable(role=CableRole.TRUNK)
+    dac = first_cable(kind=CableKind.DAC)
+    leaf_rack = (
+        Rack.objects.annotate(n=Count("devices"))
+        .filter(devices__role=DeviceRole.PATCH_PANEL)
+        .order_by("name")[0]
+    )
+    gpu_rack = Rack.objects.filter(devices__role=DeviceRole.GPU_NODE).order_by("name")[0]
+    node = Device.objects.filter(role=DeviceRole.GPU_NODE).order_by("name")[0]
+    leaf = Device.objects.filter(role=DeviceRole.LEAF).order_by("name")[0]
+    port = Port.objects.filter(device=node, cage__isnull=False).order_by("cage__index", "name")[0]
+    alert = Alert.objects.filter(state="open").order_by("-pk").first()
+    out = [
+        ("home", "/"),
+        ("cable", f"/c/{jumper}"),
+        ("trunk", f"/c/{trunk}"),
+        ("dac", f"/c/{dac}"),
+        ("rack-leaf", f"/r/{leaf_rack.name}"),
+        ("rack-gpu", f"/r/{gpu_rack.name}"),
+        ("device-node", node.get_absolute_url()),
+        ("device-leaf", leaf.get_absolute_url()),
+        ("port", port.get_absolute_url()),
+        ("search", "/search/?q=eth1"),
+        ("cables", "/cables/"),
+        ("modules", "/transceivers/"),
+        ("retests", "/retests/"),
+        ("alerts", "/alerts/"),
+        ("forecast", "/forecast/"),
+        ("reconciliation", "/reconciliation/"),
+        ("import", "/cables/import"),
+        ("labels", "/labels/print/"),
+        ("404", "/c/C999999"),
+    ]
+    if alert:
+        out.insert(14, ("alert", f"/alerts/{alert.pk}/"))
+    return out
+
+
+def shoot(base: str, targets: list[tuple[str, str]]) -> list[str]:
+    chromium = os.environ.get("CABLETRACK_CHROMIUM", "/usr/bin/chromium")
+    report = []
+    OUT.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        for size, viewport, extra in (
+            ("phone", PHONE, {"device_scale_factor": 2, "has_touch": True, "is_mobile": True}),
+            ("desk", DESK, {}),
+        ):
+            ctx = browser.new_context(viewport=viewport, **extra)
+            page = ctx.new_page()
+            page.goto(base + "/login/")
+            page.fill("input[name=username]", USER)
+            page.fill("input[name=password]", PASSWORD)
+            page.click("button[type=submit]")
+            page.wait_for_load_state()
+            for name, path in targets:
+                page.goto(base + path)
+                page.screenshot(path=str(OUT / f"{name}-{size}.png"), full_page=True)
+                if size == "phone":
+                    found = phone_problems(page)
+                    report.append(f"{name} {path}: " + ("ok" if not found else repr(found)[:1500]))
+            ctx.close()
+        browser.close()
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated page names")
+    parser.add_argument("--gpus", default=os.environ.get("DEMO_GPUS", "256"))
+    args = parser.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cabletrack.settings")
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    _manage("migrate", "--noinput", "-v0")
+    _manage("seed_demo", "--gpus", args.gpus, "--seed", "1")
+    _manage("ensure_user", USER, "--password", PASSWORD, "--role", "admin", "--superuser")
+    django.setup()
+    targets = pages()
+    if args.only:
+        wanted = set(args.only.split(","))
+        targets = [t for t in targets if t[0] in wanted]
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--nothreading"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(base + "/healthz", timeout=1)  # noqa: S310 - loopback, our own server
+                break
+            except OSError:
+                time.sleep(0.2)
+        report = shoot(base, targets)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    (OUT / "problems.txt").write_text("\n".join(report) + "\n")
+    print("\n".join(report))
+    print(f"screenshots in {OUT}")
+
+
+if __name__ == "__main__":
+    main()
