@@ -449,6 +449,7 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
         "replaces": list(cable.replaces.all().only("label")),
         "actions": actions,
         "is_trunk": link_count > 1,
+        "links": links,
         "is_sealed": cable.kind in CableKind.sealed(),
     }
     ctx.update(cable_alerts_context(cable, links=links))

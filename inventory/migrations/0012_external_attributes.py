@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("inventory", "0010_merge_20261129_1950"),
+        ("inventory", "0011_poison_set_aside"),
     ]
 
     operations = [

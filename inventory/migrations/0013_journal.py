@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('inventory', '0010_merge_20261129_1950'),
+        ('inventory', '0012_external_attributes'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
