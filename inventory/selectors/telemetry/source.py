@@ -209,3 +209,41 @@ def port_stats(*, start: datetime, end: datetime, port_ids: list[int] | None = N
             "temperature_c": r["temp"],
         }
     return out
+
+
+def port_optics_and_pfc(*, start: datetime, end: datetime, port_ids: list[int]) -> dict[int, dict]:
+    """Per port over [start, end): the newest bucket's per-lane receive power minimum, and PFC
+    pause frames received and sent per second (for ``/metrics``; two grouped reads)."""
+    out: dict[int, dict] = defaultdict(dict)
+    if not port_ids:
+        return {}
+    wanted = set(port_ids)
+    base = PortRollup.objects.filter(bucket__gte=start, bucket__lt=end)
+    small = len(port_ids) <= 5000
+    qs = base.filter(port_id__in=port_ids) if small else base
+    for r in (
+        qs.filter(Q(pfc_pause_rx__isnull=False) | Q(pfc_pause_tx__isnull=False))
+        .values("port_id")
+        .annotate(rx=Sum("pfc_pause_rx"), tx=Sum("pfc_pause_tx"), secs=Sum("covered_s"))
+        .order_by()
+    ):
+        pid, secs = r["port_id"], r["secs"] or 0
+        if pid not in wanted or not secs:
+            continue
+        if r["rx"] is not None:
+            out[pid]["pfc_received_rate"] = r["rx"] / secs
+        if r["tx"] is not None:
+            out[pid]["pfc_sent_rate"] = r["tx"] / secs
+    newest = {
+        r["port_id"]: r["b"]
+        for r in qs.filter(rx_power_min_dbm__isnull=False)
+        .values("port_id")
+        .annotate(b=Max("bucket"))
+        .order_by()
+    }
+    if newest:
+        lanes = qs.filter(rx_power_min_dbm__isnull=False, bucket__gte=min(newest.values()))
+        for pid, bucket, rx in lanes.values_list("port_id", "bucket", "rx_power_min_dbm"):
+            if pid in wanted and newest.get(pid) == bucket:
+                out[pid]["rx_power_dbm"] = rx if isinstance(rx, list) else [rx]
+    return dict(out)
