@@ -304,5 +304,9 @@ def rule_inputs(*, now: datetime, config: RuleConfig, lookback_s: float, bucket_
     w.t_end = _epoch(now)
     _resolve_neighbors(w, rows.latest)
     facts, links, profiles, link_rows = plant_facts(w, config)
-    w.steps = sample_steps(w, step_candidates(w, profiles), start=start, end=now)
+    candidates = step_candidates(w, profiles)
+    steps = sample_steps(w, candidates, start=start, end=now)
+    # Rollups whose raw samples are gone (retention) or never stored here: their buckets' steps.
+    missing = np.setdiff1d(candidates, steps.row)
+    w.steps = steps.concat(SampleSteps.from_buckets(w, missing)) if missing.size else steps
     return RuleInputs(window=w, facts=facts, links=links, profiles=profiles, link_rows=link_rows)

@@ -31,6 +31,11 @@ class SampleSteps:
         z = np.zeros(0)
         return cls(np.zeros(0, dtype=np.int64), z, z.copy(), z.copy(), z.copy(), z.copy())
 
+    def concat(self, other: SampleSteps) -> SampleSteps:
+        return SampleSteps(
+            *(np.concatenate([getattr(self, k), getattr(other, k)]) for k in self.__dataclass_fields__)
+        )
+
     @classmethod
     def from_buckets(cls, w: PortWindow, rows: np.ndarray | None = None) -> SampleSteps:
         """One step per bucket with data (its end, its covered seconds) of ``rows`` (default:

@@ -20,7 +20,8 @@ Per port (one end of a 400GBASE-DR4 link, 4 lanes of 106.25 Gb/s, KP4 RS(544,514
   counter to zero once in the hour (a NIC reboot or a counter clear); lifetime link-down counts
   are old and do not move.
 * Delivery: identity (module serial, LLDP neighbour) every 5 minutes; 3% of samples posted again
-  (a collector retry); 2% held back 2-4 minutes and posted late.
+  (a collector retry); 2% held back 4-8 minutes and posted late
+  (after the rollup of their minute ran).
 """
 
 from __future__ import annotations
@@ -175,8 +176,8 @@ class HealthyFleet:
                 s = self._advance(st, st.next_t)
                 st.next_t += STEP_S
                 roll = r.random()
-                if roll < 0.02:  # late: posted 2-4 minutes after it was taken
-                    self.held.append((st.next_t + r.uniform(120, 240), s))
+                if roll < 0.02:  # late: posted 4-8 minutes after it was taken
+                    self.held.append((st.next_t + r.uniform(240, 480), s))
                     continue
                 out.append(s)
                 if roll < 0.05:  # a retry: the same sample posted again later
