@@ -82,7 +82,9 @@ def roll(now):
 
 def link_of(device, port) -> Link:
     p = Port.objects.get(device__name=device, name=port)
-    return Link.objects.get(active=True, a_port=p) if Link.objects.filter(a_port=p).exists() else p.links_b.get()
+    return (
+        Link.objects.get(active=True, a_port=p) if Link.objects.filter(a_port=p).exists() else p.links_b.get()
+    )
 
 
 @pytest.mark.parametrize("phase", [0, 3, 7])
