@@ -60,7 +60,8 @@ class CohortSerializer(serializers.Serializer):
         help_text="Posterior probability, from the cohort's own failures, that its rate exceeds reference_afr"
     )
     flagged = serializers.BooleanField(
-        help_text="At least one confirmed failure and credibly above reference_afr (never a lot without failures)"
+        help_text="At least one confirmed failure and credibly above reference_afr, the false-alarm chance "
+        "shared among the cohorts with failures (never a lot without failures)"
     )
     expected = serializers.DictField(
         child=serializers.FloatField(), help_text="Horizon (days) -> at budget AFR"

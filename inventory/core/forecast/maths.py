@@ -90,7 +90,7 @@ class CohortRates:
     afr_high: np.ndarray
     reference_afr: np.ndarray  # the rate each cohort is judged against (the fleet's, or its part's)
     prob_above_fleet: np.ndarray  # P(cohort hazard > its reference), from its own failures
-    flagged: np.ndarray  # its own failures put it credibly above its reference
+    flagged: np.ndarray  # its own failures put it credibly above its reference (see cohort_rates)
     fleet_afr: float
     fleet_failures: float
     fleet_exposure_years: float
@@ -114,10 +114,12 @@ def cohort_rates(
 
     A cohort is flagged only on evidence of its own failures: it has at least one confirmed
     failure, and with a prior centred on its reference (same strength), the posterior
-    probability that its rate exceeds the reference is at least ``(1 + level) / 2`` (95% at
-    0.90). A young lot without failures therefore never stands out, however healthy the fleet
-    (its posterior cannot rise above the reference it started from), and a lot whose few
-    failures are what the reference rate expects over its exposure does not either.
+    probability that its rate exceeds the reference is at least ``1 - (1 - level) / 2 / m``,
+    where ``m`` is the number of cohorts with failures (95% at 0.90 for one cohort). Sharing the
+    false-alarm chance among the cohorts compared (Bonferroni) keeps a healthy fleet of a
+    hundred lots from flagging a few by chance. A young lot without failures never stands out,
+    however healthy the fleet (its posterior cannot rise above the reference it started from),
+    and a lot whose few failures are what the reference rate expects does not either.
     """
     k = np.asarray(failures, dtype=float)
     e = np.asarray(exposure_years, dtype=float)
@@ -136,6 +138,7 @@ def cohort_rates(
     with np.errstate(invalid="ignore", divide="ignore"):
         p_above = stats.gamma.sf(ref, ref * prior.strength + k, scale=1.0 / (prior.strength + e))
     p_above = np.where(k > 0, p_above, 0.0)
+    bar = 1.0 - tail / max(int((k >= 1).sum()), 1)
     return CohortRates(
         failures=k,
         exposure_years=e,
@@ -147,7 +150,7 @@ def cohort_rates(
         afr_high=afr_from_hazard(hi),
         reference_afr=afr_from_hazard(ref),
         prob_above_fleet=p_above,
-        flagged=(k >= 1) & (p_above >= 1.0 - tail),
+        flagged=(k >= 1) & (p_above >= bar),
         fleet_afr=float(afr_from_hazard(fleet_hazard)),
         fleet_failures=fleet_k,
         fleet_exposure_years=fleet_e,

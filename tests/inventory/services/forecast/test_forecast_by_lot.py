@@ -4,6 +4,7 @@ sealed cable as it clears a module, and a module back from an NTF RMA is on its 
 
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 from django.urls import reverse
 from django.utils import timezone
@@ -30,6 +31,16 @@ def test_a_young_lot_without_failures_is_not_flagged_however_healthy_the_fleet()
     assert fm.cohort_rates([0, 0], [10000.0, 1.0]).flagged.tolist() == [False, False]
     # One failure in a young lot is what a 2% part expects by chance: not evidence either.
     assert fm.cohort_rates([1], [5.0], reference_hazard=fm.hazard_from_afr(0.02)).flagged.tolist() == [False]
+
+
+def test_a_hundred_healthy_lots_flag_none_by_chance_and_a_bad_one_still_stands_out():
+    """150 lots of 100 module-years failing at 2% (chance alone puts a few lots' counts far above
+    the two failures each expects), and one lot failing at 15%."""
+    rng = np.random.default_rng(7)
+    failures = rng.poisson(100 * fm.hazard_from_afr(0.02), size=150).tolist()
+    assert max(failures) >= 6  # what a 95% test per lot would flag
+    r = fm.cohort_rates([*failures, 15], [100.0] * 151, reference_hazard=fm.hazard_from_afr(0.02))
+    assert np.flatnonzero(r.flagged).tolist() == [150]
 
 
 def test_a_healthy_fleet_flags_no_lot(db):
