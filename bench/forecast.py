@@ -479,6 +479,12 @@ def _run_fleet(report, *, n: int, label: str, bad_lot: bool) -> None:
                 "informational (1: only links of standout cohorts scored; 0: every link scored)",
             )
             print(f"    {label}: flagged lots:", flagged)
+            for r in payload["breakdowns"]["lot"]:
+                if r["flagged"]:
+                    print(
+                        f"      {r['cohort']}: {r['failures']} failures in {r['exposure_years']:.0f} module-years "
+                        f"(AFR {r['afr_mean']:.4f}, its part {r['reference_afr']:.4f}, P(above) {r['prob_above_fleet']:.3f})"
+                    )
             if bad_lot:
                 report(
                     f"forecast.{label}.bad_lot_flagged",

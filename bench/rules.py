@@ -41,8 +41,9 @@ def build(ports: int = PORTS, buckets: int = BUCKETS, seed: int = 1):
     w.hist_warn_cw[:] = rng.poisson(0.05, size=(ports, buckets))
     w.hist_crit_cw[:] = 0
     w.hist_crit_cw[bad[10:20], -10:] = 50
-    w.pfc_pause_frames[:] = rng.poisson(1, size=(ports, buckets))
-    w.pfc_pause_us[:] = w.pfc_pause_frames * 3.3
+    w.pfc_pause_rx[:] = rng.poisson(1, size=(ports, buckets))
+    w.pfc_pause_tx[:] = rng.poisson(1, size=(ports, buckets))
+    w.pfc_pause_us[:] = w.pfc_pause_rx * 3.3
     w.link_down[:] = 0
     w.link_down[bad[20], -2] = 1
     w.error_recovery[:] = 0

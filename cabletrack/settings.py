@@ -378,6 +378,9 @@ CABLETRACK_ALERT_EVERY_S = env.float("CABLETRACK_ALERT_EVERY_S", default=60.0)
 CABLETRACK_ALERT_LOOKBACK_S = env.float("CABLETRACK_ALERT_LOOKBACK_S", default=900.0)
 CABLETRACK_ALERT_BUCKET_S = float(CABLETRACK_TELEMETRY_ROLLUP_SECONDS)
 CABLETRACK_BASELINE_REFRESH_S = env.float("CABLETRACK_BASELINE_REFRESH_S", default=3600.0)
+# An alert whose condition returns within this many seconds of its resolution is reopened (same
+# alert, no new mail, no second status change) instead of opened again: no reopen-and-mail churn.
+CABLETRACK_ALERT_REOPEN_S = env.float("CABLETRACK_ALERT_REOPEN_S", default=3600.0)
 # A refresh moves a port's baseline this far towards the latest window (exponential average).
 CABLETRACK_BASELINE_WEIGHT = env.float("CABLETRACK_BASELINE_WEIGHT", default=0.1)
 # /metrics: a bearer scrape token and/or source networks (CIDRs). Neither set: 404 to everyone.

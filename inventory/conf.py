@@ -120,6 +120,10 @@ class AppSettings:
     alert_bucket_s = Setting[float](
         "CABLETRACK_ALERT_BUCKET_S", "The rules' bucket width (s): the telemetry rollup width."
     )
+    alert_reopen_s = Setting[float](
+        "CABLETRACK_ALERT_REOPEN_S",
+        "An alert whose condition returns within this many seconds of resolving is reopened, not re-mailed.",
+    )
     baseline_refresh_s = Setting[float](
         "CABLETRACK_BASELINE_REFRESH_S", "How often port baselines are refreshed (s)."
     )

@@ -2,7 +2,8 @@
 
 ``GET /api/forecast/`` the whole forecast; ``GET /api/forecast/spares/`` the spares table;
 ``GET /api/forecast/snapshots/`` the stored nightly snapshots (day, AFR, fleet figures).
-Query parameters (all optional): ``days`` (custom horizon), ``lead_time_days``, ``service_level``.
+Query parameters (all optional): ``days`` (custom horizon), ``lead_time_days``, ``service_level``,
+``spares_rate`` (``learned``, the default, or ``budget``: which failure rate the spares follow).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from inventory.core.choices import SparesRate
 from inventory.forms.forecast import ForecastForm, forecast_for
 from inventory.models import ForecastSnapshot
 
@@ -35,6 +37,12 @@ class ForecastQuerySerializer(serializers.Serializer):
         min_value=_FIELDS["service_level"].min_value,
         max_value=_FIELDS["service_level"].max_value,
     )
+    spares_rate = serializers.ChoiceField(
+        required=False,
+        choices=SparesRate.choices,
+        help_text="Which failure rate the spares follow: 'learned' (default; each lot's posterior rate "
+        "from its own failures, which falls after a failure-free year) or 'budget' (the planning AFR).",
+    )
 
 
 class CohortSerializer(serializers.Serializer):
@@ -45,13 +53,22 @@ class CohortSerializer(serializers.Serializer):
     afr_mean = serializers.FloatField(help_text="Posterior annual failure rate")
     afr_low = serializers.FloatField()
     afr_high = serializers.FloatField()
-    prob_above_fleet = serializers.FloatField()
-    flagged = serializers.BooleanField(help_text="Credibly above the fleet's rate")
+    reference_afr = serializers.FloatField(
+        help_text="The rate the cohort is judged against: its part number's for a lot, else the fleet's"
+    )
+    prob_above_fleet = serializers.FloatField(
+        help_text="Posterior probability, from the cohort's own failures, that its rate exceeds reference_afr"
+    )
+    flagged = serializers.BooleanField(
+        help_text="At least one confirmed failure and credibly above reference_afr, the false-alarm chance "
+        "shared among the cohorts with failures (never a lot without failures)"
+    )
     expected = serializers.DictField(
         child=serializers.FloatField(), help_text="Horizon (days) -> at budget AFR"
     )
     expected_learned = serializers.DictField(
-        child=serializers.FloatField(), help_text="Horizon (days) -> at the cohort's learned rate"
+        child=serializers.FloatField(),
+        help_text="Horizon (days) -> sum of its lots' forecasts at their learned rates",
     )
 
 
@@ -70,7 +87,10 @@ class FleetSerializer(serializers.Serializer):
     afr_budget = serializers.FloatField()
     afr_learned = serializers.FloatField()
     expected = serializers.DictField(child=serializers.FloatField())
-    expected_learned = serializers.DictField(child=serializers.FloatField())
+    expected_learned = serializers.DictField(
+        child=serializers.FloatField(),
+        help_text="Horizon (days) -> sum of every lot's forecast at its learned rate",
+    )
     flagged_cohorts = serializers.IntegerField()
 
 
@@ -88,7 +108,9 @@ class SpareSerializer(serializers.Serializer):
     site = serializers.CharField()
     part_number = serializers.CharField()
     installed = serializers.IntegerField()
-    afr = serializers.FloatField()
+    afr = serializers.FloatField(
+        help_text="The rate followed (params.spares_rate), installed-weighted over lots"
+    )
     mean_demand = serializers.FloatField(help_text="Expected failures over the lead time")
     hold = serializers.IntegerField(help_text="Poisson quantile at the service level")
     on_hand = serializers.IntegerField()

@@ -131,6 +131,13 @@ class RmaOutcome(models.TextChoices):
     NO_TROUBLE_FOUND = "ntf", "No trouble found"
 
 
+class SparesRate(models.TextChoices):
+    """Which failure rate the spares forecast follows (the planner picks; see README "Failure forecast")."""
+
+    LEARNED = "learned", "Learned rate of each lot"
+    BUDGET = "budget", "Budget AFR"
+
+
 class FecType(models.TextChoices):
     NONE = "none", "None"
     KR4 = "RS528", "RS(528,514) KR4"

@@ -88,20 +88,38 @@ class CohortRates:
     afr_mean: np.ndarray  # as an annual failure probability
     afr_low: np.ndarray
     afr_high: np.ndarray
-    prob_above_fleet: np.ndarray  # posterior P(cohort hazard > fleet hazard)
-    flagged: np.ndarray  # credibly above the fleet (lower bound above the fleet rate)
+    reference_afr: np.ndarray  # the rate each cohort is judged against (the fleet's, or its part's)
+    prob_above_fleet: np.ndarray  # P(cohort hazard > its reference), from its own failures
+    flagged: np.ndarray  # its own failures put it credibly above its reference (see cohort_rates)
     fleet_afr: float
     fleet_failures: float
     fleet_exposure_years: float
     level: float
 
 
-def cohort_rates(failures, exposure_years, *, prior: Prior = Prior(), level: float = 0.90) -> CohortRates:  # noqa: B008 - frozen
-    """Gamma-Poisson posterior per cohort and a flag for cohorts credibly above the fleet.
+def cohort_rates(
+    failures,
+    exposure_years,
+    *,
+    prior: Prior = Prior(),  # noqa: B008 - frozen
+    level: float = 0.90,
+    reference_hazard=None,
+) -> CohortRates:
+    """Gamma-Poisson posterior per cohort and a flag for cohorts credibly above their reference.
 
-    The fleet's rate is the posterior of all cohorts pooled. A cohort is flagged when the lower
-    end of its central ``level`` credible interval is above the fleet's posterior mean (so at
-    ``level=0.90`` the cohort's rate exceeds the fleet's with at least 95% probability).
+    The posterior shown (mean and central ``level`` credible interval) starts from ``prior``.
+    The fleet's rate is the posterior of all cohorts pooled; each cohort is judged against
+    ``reference_hazard`` (per cohort; default: the fleet's rate). A lot is judged against its
+    part number's rate, so a bad lot stands out from its own part, not from a pooled prior.
+
+    A cohort is flagged only on evidence of its own failures: it has at least one confirmed
+    failure, and with a prior centred on its reference (same strength), the posterior
+    probability that its rate exceeds the reference is at least ``1 - (1 - level) / 2 / m``,
+    where ``m`` is the number of cohorts with failures (95% at 0.90 for one cohort). Sharing the
+    false-alarm chance among the cohorts compared (Bonferroni) keeps a healthy fleet of a
+    hundred lots from flagging a few by chance. A young lot without failures never stands out,
+    however healthy the fleet (its posterior cannot rise above the reference it started from),
+    and a lot whose few failures are what the reference rate expects does not either.
     """
     k = np.asarray(failures, dtype=float)
     e = np.asarray(exposure_years, dtype=float)
@@ -113,7 +131,14 @@ def cohort_rates(failures, exposure_years, *, prior: Prior = Prior(), level: flo
     mean = alpha / beta
     fleet_k, fleet_e = float(k.sum()), float(e.sum())
     fleet_hazard = (prior.alpha + fleet_k) / (prior.beta + fleet_e)
-    p_above = stats.gamma.sf(fleet_hazard, alpha, scale=1.0 / beta)
+    ref = np.broadcast_to(
+        np.asarray(fleet_hazard if reference_hazard is None else reference_hazard, dtype=float), k.shape
+    )
+    # The cohort's own evidence against its reference: Gamma(ref * s + k, s + E).
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_above = stats.gamma.sf(ref, ref * prior.strength + k, scale=1.0 / (prior.strength + e))
+    p_above = np.where(k > 0, p_above, 0.0)
+    bar = 1.0 - tail / max(int((k >= 1).sum()), 1)
     return CohortRates(
         failures=k,
         exposure_years=e,
@@ -123,8 +148,9 @@ def cohort_rates(failures, exposure_years, *, prior: Prior = Prior(), level: flo
         afr_mean=afr_from_hazard(mean),
         afr_low=afr_from_hazard(lo),
         afr_high=afr_from_hazard(hi),
+        reference_afr=afr_from_hazard(ref),
         prob_above_fleet=p_above,
-        flagged=lo > fleet_hazard,
+        flagged=(k >= 1) & (p_above >= bar),
         fleet_afr=float(afr_from_hazard(fleet_hazard)),
         fleet_failures=fleet_k,
         fleet_exposure_years=fleet_e,
@@ -166,13 +192,16 @@ class FailureCost:
 def failure_cost(
     *,
     incidents: float,
-    hours_per_incident: float = 3.5,
-    run_hours: float = 720.0,
-    cluster_gpus: int = 1024,
-    gpu_hour_cost: float = 2.0,
+    hours_per_incident: float,
+    run_hours: float,
+    cluster_gpus: int,
+    gpu_hour_cost: float,
 ) -> FailureCost:
     """Training time a number of failures costs: each stalls the whole job to detect, drain
-    and resume. The seed's arithmetic: 65 stalls x 3.5 h = 227.5 h lost of a 720-h run (31%)."""
+    and resume. The seed's arithmetic: 65 stalls x 3.5 h = 227.5 h lost of a 720-h run (31%).
+
+    No defaults here: the figures (hours per incident, run length, GPUs, cost of a GPU-hour)
+    have one home, the ``CABLETRACK_*`` settings, which ``ForecastParams.from_settings`` reads."""
     hours = incidents * hours_per_incident
     gpu_hours = hours * cluster_gpus
     return FailureCost(

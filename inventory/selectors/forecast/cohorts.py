@@ -24,6 +24,7 @@ from django.db.models import (
     F,
     OuterRef,
     Q,
+    Subquery,
     Sum,
     Value,
 )
@@ -190,7 +191,8 @@ def cohort_data(*, now: datetime) -> CohortData:
     * a placement that ended ``failed``, unless an RMA opened afterwards found no trouble;
     * a confirmed RMA on a module that has no failed placement (failed before installation);
     * a module with status ``failed`` and neither of the above (recorded failed directly);
-    * a sealed cable (DAC/ACC/AOC) retired after being marked faulty, or with a confirmed RMA.
+    * a sealed cable (DAC/ACC/AOC) retired after being marked faulty, unless an RMA opened
+      afterwards found no trouble; or a sealed cable with a confirmed RMA.
 
     Exposure: every placement's time in a cage (to its removal, or ``now``), and every sealed
     cable's time in service (install date to retirement, or today).
@@ -304,11 +306,23 @@ def _add_sealed_cables(data: CohortData, *, today: date) -> None:
     ):
         data.exposure_years[_key(r)] += _years(r["t"])
     HistoricalCable = Cable.history.model
-    was_faulty = Exists(HistoricalCable.objects.filter(id=OuterRef("pk"), status=CableStatus.FAULTY))
+    faulty_rows = HistoricalCable.objects.filter(id=OuterRef("pk"), status=CableStatus.FAULTY)
+    was_faulty = Exists(faulty_rows)
+    last_faulty = Subquery(faulty_rows.order_by("-history_date").values("history_date")[:1])
     cable_confirmed = Exists(RmaCase.objects.filter(cable_id=OuterRef("pk"), outcome=RmaOutcome.CONFIRMED))
+    # As for modules: an RMA opened after the cable was last marked faulty that came back
+    # "no trouble found" clears that fault (a sealed cable is an inventory item like a module).
+    cable_ntf = Exists(
+        RmaCase.objects.filter(
+            cable_id=OuterRef("pk"),
+            outcome=RmaOutcome.NO_TROUBLE_FOUND,
+            opened_at__gte=OuterRef("last_faulty"),
+        )
+    )
     for r in (
         sealed.filter(ends__side="A", ends__leg=0)
-        .filter((Q(status=CableStatus.RETIRED) & Q(was_faulty)) | Q(cable_confirmed))
+        .annotate(last_faulty=last_faulty)
+        .filter((Q(status=CableStatus.RETIRED) & Q(was_faulty) & ~Q(cable_ntf)) | Q(cable_confirmed))
         .values(**cable_key, k_lot=F("lot"))
         .annotate(n=Count("pk"))
         .order_by()

@@ -19,9 +19,9 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from inventory.conf import app_settings
 from inventory.core.choices import AlertState, CableStatus
-from inventory.models import Alert, Cable, CableEnd, Link, LinkSegment, Rack
+from inventory.models import Alert, Cable, CableEnd, Link, LinkSegment, PortBaseline, Rack
 from inventory.selectors.telemetry.pipeline import pipeline_state
-from inventory.selectors.telemetry.source import port_stats
+from inventory.selectors.telemetry.source import port_optics_and_pfc, port_stats
 
 
 class _PlantCollector:
@@ -31,6 +31,7 @@ class _PlantCollector:
     def collect(self):
         yield from self._link_families()
         yield self._rack_family()
+        yield from self._optics_families()
         yield from self._alert_families()
         yield from self._cable_families()
         yield from self._pipeline_families()
@@ -42,6 +43,7 @@ class _PlantCollector:
         window = float(app_settings.alert_lookback_s)
         stats = port_stats(start=now - timedelta(seconds=min(window, 600)), end=now)
         links = _active_links(stats, max_links)
+        self._links = links
         labels = _cable_labels()
 
         info = InfoMetricFamily(
@@ -129,6 +131,60 @@ class _PlantCollector:
         for name, site in Rack.objects.values_list("name", "row__room__site__slug").order_by("name"):
             racks.add_metric([name, site or ""], 1)
         return racks
+
+    def _optics_families(self):
+        """Receive power per lane (and its learned baseline) and PFC pause rates per direction,
+        per link end, for the links ``_link_families`` exposed (same cap, same window)."""
+        links = getattr(self, "_links", [])
+        now = self.now
+        window = float(app_settings.alert_lookback_s)
+        port_ids = [p for lk in links for p in (lk[1], lk[2])]
+        optics = port_optics_and_pfc(
+            start=now - timedelta(seconds=min(window, 600)), end=now, port_ids=port_ids
+        )
+        baselines = dict(
+            PortBaseline.objects.filter(port_id__in=port_ids, rx_power_dbm__isnull=False).values_list(
+                "port_id", "rx_power_dbm"
+            )
+        )
+        rx = GaugeMetricFamily(
+            "cabletrack_link_rx_power_dbm",
+            "Receive power of each lane at this end, lowest in the newest bucket (module DOM, +-3 dB absolute)",
+            labels=["link", "end", "lane"],
+        )
+        rx_base = GaugeMetricFamily(
+            "cabletrack_link_rx_power_baseline_dbm",
+            "The lane's own receive-power baseline, learned while the link was healthy and tested",
+            labels=["link", "end", "lane"],
+        )
+        sent = GaugeMetricFamily(
+            "cabletrack_link_pfc_pause_sent_rate",
+            "PFC pause frames sent by this end per second (last 10 min): the end asking to stop",
+            labels=["link", "end"],
+        )
+        received = GaugeMetricFamily(
+            "cabletrack_link_pfc_pause_received_rate",
+            "PFC pause frames received by this end per second (last 10 min): its far end sends them",
+            labels=["link", "end"],
+        )
+        for lk in links:
+            lid = str(lk[0])
+            for end, pid in (("a", lk[1]), ("b", lk[2])):
+                o = optics.get(pid, {})
+                for i, v in enumerate(o.get("rx_power_dbm") or []):
+                    if v is not None:
+                        rx.add_metric([lid, end, str(i + 1)], v)
+                for i, v in enumerate(baselines.get(pid) or []):
+                    if v is not None:
+                        rx_base.add_metric([lid, end, str(i + 1)], v)
+                if o.get("pfc_sent_rate") is not None:
+                    sent.add_metric([lid, end], o["pfc_sent_rate"])
+                if o.get("pfc_received_rate") is not None:
+                    received.add_metric([lid, end], o["pfc_received_rate"])
+        yield rx
+        yield rx_base
+        yield sent
+        yield received
 
     def _alert_families(self):
         """Open alerts by rule and severity, and which rules are open on each link."""

@@ -13,14 +13,31 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from inventory.core.choices import CableKind, PortKind, TestKind
+from inventory.core.choices import CableKind, CableStatus, PortKind, TestKind
+from inventory.core.telemetry.rates import step
 from inventory.core.telemetry.rules.config import RuleConfig, Thresholds
-from inventory.core.telemetry.rules.frames import LinkTable, PortFacts, PortWindow
-from inventory.models import CableEnd, CableTest, Link, LinkSegment, Port, PortBaseline, Transceiver
+from inventory.core.telemetry.rules.frames import LinkTable, PortFacts, PortWindow, SampleSteps
+from inventory.core.telemetry.rules.util import step_candidates
+from inventory.models import (
+    CableEnd,
+    CableTest,
+    Link,
+    LinkSegment,
+    Port,
+    PortBaseline,
+    TelemetrySample,
+    Transceiver,
+)
 from inventory.selectors.plant.ports import ports_resolve
 from inventory.selectors.telemetry.source import RollupRows, read_rollups
 
 LANES = 8
+
+# A lane's receive power is a baseline to learn only while every segment of its link is tested
+# and in service (not degraded, faulty or merely installed).
+TESTED_STATUSES = frozenset({CableStatus.TESTED, CableStatus.IN_PRODUCTION})
+# Raw counters read per sample for the sliding-window rules (uncorrectables, PFC per direction).
+STEP_FIELDS = ("fec_uncorrectable_cw", "pfc_pause_rx", "pfc_pause_tx")
 
 # The per-bucket fields the engine reads, in PortWindow's names.
 WINDOW_FIELDS = (
@@ -31,7 +48,8 @@ WINDOW_FIELDS = (
     "pre_fec_ber",
     "hist_warn_cw",
     "hist_crit_cw",
-    "pfc_pause_frames",
+    "pfc_pause_rx",
+    "pfc_pause_tx",
     "pfc_pause_us",
     "link_down",
     "error_recovery",
@@ -94,7 +112,28 @@ def pivot(rows: RollupRows, *, start: float, bucket_s: float, buckets: int) -> P
         w.module_serial[i] = serial.strip().upper() if serial else None
         if last.get("neighbor_device"):
             w.neighbor_label[i] = f"{last['neighbor_device']}:{last.get('neighbor_port') or '?'}"
+    _pivot_rx_buckets(w, rows, start=start, bucket_s=bucket_s, buckets=buckets)
     return w
+
+
+def _pivot_rx_buckets(
+    w: PortWindow, rows: RollupRows, *, start: float, bucket_s: float, buckets: int
+) -> None:
+    """Every bucket's per-lane receive power minimum, so a drift must hold to alert."""
+    if not rows.rx_by_bucket:
+        return
+    row_of = {int(p): i for i, p in enumerate(w.port_id)}
+    out = np.full((w.n, buckets, LANES), np.nan, dtype=np.float32)  # 0.01 dB is plenty
+    for pid, bucket_epoch, lanes in rows.rx_by_bucket:
+        col = int(np.floor((bucket_epoch - start) / bucket_s))
+        i = row_of.get(int(pid))
+        if i is None or not 0 <= col < buckets or not lanes:
+            continue
+        if isinstance(lanes, int | float):
+            lanes = [lanes]
+        vals = [np.nan if v is None else float(v) for v in lanes[:LANES]]
+        out[i, col, : len(vals)] = vals
+    w.rx_power_dbm_b = out
 
 
 def rollup_rows(*, start: datetime, end: datetime) -> RollupRows:
@@ -129,13 +168,16 @@ def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable
     link_ids = {lk[0] for lk in links}
     segs: dict[int, list[int]] = {}
     passive: set[int] = set()
-    for link_id, cable_id, kind in LinkSegment.objects.filter(link__active=True).values_list(
-        "link_id", "cable_id", "cable__kind"
+    untested: set[int] = set()
+    for link_id, cable_id, kind, status in LinkSegment.objects.filter(link__active=True).values_list(
+        "link_id", "cable_id", "cable__kind", "cable__status"
     ):
         if link_id in link_ids:
             segs.setdefault(link_id, []).append(cable_id)
             if kind in (CableKind.DAC, CableKind.CAT6A):
                 passive.add(link_id)
+            if status not in TESTED_STATUSES:
+                untested.add(link_id)
     wanted_cables = {c for cs in segs.values() for c in cs}
     last_loss: dict[int, float] = {}
     for cable_id, loss in (
@@ -156,6 +198,7 @@ def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable
         lt.profile[i] = config.profile_index(link_class=cls, pmd=pmd, profiles=profiles)
         lt.fec[i] = fec
         lt.passive_copper[i] = lid in passive
+        lt.tested[i] = lid in segs and lid not in untested
         cs = segs.get(lid, [])
         if cs and all(c in last_loss for c in cs):
             lt.tested_loss_db[i] = sum(last_loss[c] for c in cs)
@@ -215,6 +258,42 @@ def _port_labels(port_ids: set[int]) -> dict[int, str]:
     return out
 
 
+def sample_steps(w: PortWindow, rows: np.ndarray, *, start: datetime, end: datetime) -> SampleSteps:
+    """Sample-to-sample increases of the step counters for the given rows, read from the raw
+    samples (resets count from zero, as in the rollup); duplicates cannot exist (the sample key
+    is (port, ts)) and late samples are in time order here whatever their arrival."""
+    if rows.size == 0:
+        return SampleSteps.empty()
+    row_of = {int(w.port_id[i]): int(i) for i in rows}
+    out: dict[str, list] = {k: [] for k in ("row", "t", "dt", *STEP_FIELDS)}
+    ids = list(row_of)
+    for k in range(0, len(ids), 5000):
+        prev: dict[int, tuple] = {}
+        for pid, ts, *vals in (
+            TelemetrySample.objects.filter(port_id__in=ids[k : k + 5000], ts__gte=start, ts__lte=end)
+            .order_by("port_id", "ts")
+            .values_list("port_id", "ts", *STEP_FIELDS)
+        ):
+            t = ts.timestamp()
+            last = prev.get(pid)
+            prev[pid] = (t, vals)
+            if last is None:
+                continue
+            out["row"].append(row_of[pid])
+            out["t"].append(t)
+            out["dt"].append(t - last[0])
+            for name, old, new in zip(STEP_FIELDS, last[1], vals, strict=True):
+                out[name].append(np.nan if old is None or new is None else float(step(old, new)[0]))
+    return SampleSteps(
+        row=np.asarray(out["row"], dtype=np.int64),
+        t=np.asarray(out["t"], dtype=float),
+        dt=np.asarray(out["dt"], dtype=float),
+        uncorrectable_cw=np.asarray(out["fec_uncorrectable_cw"], dtype=float),
+        pfc_pause_rx=np.asarray(out["pfc_pause_rx"], dtype=float),
+        pfc_pause_tx=np.asarray(out["pfc_pause_tx"], dtype=float),
+    )
+
+
 def rule_inputs(*, now: datetime, config: RuleConfig, lookback_s: float, bucket_s: float) -> RuleInputs:
     buckets = max(1, int(round(lookback_s / bucket_s)))
     end_epoch = np.floor(_epoch(now) / bucket_s) * bucket_s
@@ -222,6 +301,12 @@ def rule_inputs(*, now: datetime, config: RuleConfig, lookback_s: float, bucket_
     start = now - timedelta(seconds=_epoch(now) - start_epoch)
     rows = rollup_rows(start=start, end=now)
     w = pivot(rows, start=start_epoch, bucket_s=bucket_s, buckets=buckets)
+    w.t_end = _epoch(now)
     _resolve_neighbors(w, rows.latest)
     facts, links, profiles, link_rows = plant_facts(w, config)
+    candidates = step_candidates(w, profiles)
+    steps = sample_steps(w, candidates, start=start, end=now)
+    # Rollups whose raw samples are gone (retention) or never stored here: their buckets' steps.
+    missing = np.setdiff1d(candidates, steps.row)
+    w.steps = steps.concat(SampleSteps.from_buckets(w, missing)) if missing.size else steps
     return RuleInputs(window=w, facts=facts, links=links, profiles=profiles, link_rows=link_rows)

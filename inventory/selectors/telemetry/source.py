@@ -45,6 +45,9 @@ class RollupRows:
     seconds: np.ndarray
     values: dict[str, np.ndarray] = field(default_factory=dict)  # rule_inputs.WINDOW_FIELDS -> float[R]
     latest: dict[int, dict] = field(default_factory=dict)  # port_id -> rx/tx/serial/neighbour ...
+    # Every bucket's per-lane receive power minimum: (port id, bucket epoch, lanes), newest first
+    # per port (rx_power_drift judges it bucket by bucket, so a drift must hold to alert).
+    rx_by_bucket: list[tuple[int, float, list]] = field(default_factory=list)
 
 
 def _epoch_sql(col: str) -> str:
@@ -69,11 +72,6 @@ def read_rollups(*, start: datetime, end: datetime) -> RollupRows:
         return RollupRows(port_id=np.zeros(0, np.int64), bucket_start=np.zeros(0), seconds=np.zeros(0))
     a = np.array(raw, dtype=float)  # None -> NaN
     col = {c: a[:, i] for i, c in enumerate(_COLS)}
-    pfc = np.where(
-        np.isnan(col["pfc_pause_rx"]) & np.isnan(col["pfc_pause_tx"]),
-        np.nan,
-        np.nan_to_num(col["pfc_pause_rx"]) + np.nan_to_num(col["pfc_pause_tx"]),
-    )
     rows = RollupRows(
         port_id=col["port_id"].astype(np.int64),
         bucket_start=a[:, len(_COLS)],
@@ -86,26 +84,33 @@ def read_rollups(*, start: datetime, end: datetime) -> RollupRows:
             "pre_fec_ber": col["pre_fec_ber"],
             "hist_warn_cw": col["hist_cw_warn"],
             "hist_crit_cw": col["hist_cw_crit"],
-            "pfc_pause_frames": pfc,
+            # Per direction: received pauses point at the far end, sent ones name this port.
+            "pfc_pause_rx": col["pfc_pause_rx"],
+            "pfc_pause_tx": col["pfc_pause_tx"],
             "pfc_pause_us": col["pfc_pause_duration_us"],
             "link_down": col["link_down_events"],
             "error_recovery": col["link_error_recovery"],
         },
     )
-    rows.latest = _latest(start=start, end=end, port_ids=None)
+    rows.latest = _latest(start=start, end=end, port_ids=None, rx_by_bucket=rows.rx_by_bucket)
     return rows
 
 
-def _latest(*, start: datetime, end: datetime, port_ids: list[int] | None) -> dict[int, dict]:
-    """Latest per-lane power (the last bucket's minimum per lane) and identity per port."""
+def _latest(
+    *, start: datetime, end: datetime, port_ids: list[int] | None, rx_by_bucket: list | None = None
+) -> dict[int, dict]:
+    """Latest per-lane power (the last bucket's minimum per lane) and identity per port; every
+    bucket's receive lanes appended to ``rx_by_bucket`` when given (same read)."""
     out: dict[int, dict] = defaultdict(dict)
     qs = PortRollup.objects.filter(bucket__gte=start, bucket__lt=end).filter(rx_power_min_dbm__isnull=False)
     if port_ids is not None:
         qs = qs.filter(port_id__in=port_ids)
     # Only the newest bucket per port matters: read newest first, keep the first seen.
-    for pid, rx, tx in qs.order_by("port_id", "-bucket").values_list(
-        "port_id", "rx_power_min_dbm", "tx_power_min_dbm"
+    for pid, rx, tx, bucket in qs.order_by("port_id", "-bucket").values_list(
+        "port_id", "rx_power_min_dbm", "tx_power_min_dbm", "bucket"
     ):
+        if rx_by_bucket is not None:
+            rx_by_bucket.append((pid, bucket.timestamp(), rx))
         if "rx_power_dbm" in out[pid]:
             continue
         out[pid]["rx_power_dbm"] = rx
@@ -204,3 +209,41 @@ def port_stats(*, start: datetime, end: datetime, port_ids: list[int] | None = N
             "temperature_c": r["temp"],
         }
     return out
+
+
+def port_optics_and_pfc(*, start: datetime, end: datetime, port_ids: list[int]) -> dict[int, dict]:
+    """Per port over [start, end): the newest bucket's per-lane receive power minimum, and PFC
+    pause frames received and sent per second (for ``/metrics``; two grouped reads)."""
+    out: dict[int, dict] = defaultdict(dict)
+    if not port_ids:
+        return {}
+    wanted = set(port_ids)
+    base = PortRollup.objects.filter(bucket__gte=start, bucket__lt=end)
+    small = len(port_ids) <= 5000
+    qs = base.filter(port_id__in=port_ids) if small else base
+    for r in (
+        qs.filter(Q(pfc_pause_rx__isnull=False) | Q(pfc_pause_tx__isnull=False))
+        .values("port_id")
+        .annotate(rx=Sum("pfc_pause_rx"), tx=Sum("pfc_pause_tx"), secs=Sum("covered_s"))
+        .order_by()
+    ):
+        pid, secs = r["port_id"], r["secs"] or 0
+        if pid not in wanted or not secs:
+            continue
+        if r["rx"] is not None:
+            out[pid]["pfc_received_rate"] = r["rx"] / secs
+        if r["tx"] is not None:
+            out[pid]["pfc_sent_rate"] = r["tx"] / secs
+    newest = {
+        r["port_id"]: r["b"]
+        for r in qs.filter(rx_power_min_dbm__isnull=False)
+        .values("port_id")
+        .annotate(b=Max("bucket"))
+        .order_by()
+    }
+    if newest:
+        lanes = qs.filter(rx_power_min_dbm__isnull=False, bucket__gte=min(newest.values()))
+        for pid, bucket, rx in lanes.values_list("port_id", "bucket", "rx_power_min_dbm"):
+            if pid in wanted and newest.get(pid) == bucket:
+                out[pid]["rx_power_dbm"] = rx if isinstance(rx, list) else [rx]
+    return dict(out)

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import transaction
 
+from inventory.conf import app_settings
 from inventory.core.choices import SEVERITY_ORDER, AlertState, CableStatus, Severity
 from inventory.core.telemetry import rules as engine
 from inventory.models import Alert, AlertNotification
@@ -42,6 +43,7 @@ class EvaluateReport:
     findings: int = 0
     opened: list[int] = field(default_factory=list)
     updated: int = 0
+    reopened: int = 0
     resolved: int = 0
     silenced: int = 0
     notices: int = 0
@@ -86,6 +88,7 @@ def alerts_apply(
     ctx = findings_context(findings)
     by_key = {f.key: f for f in findings}
     open_alerts = {a.key: a for a in Alert.objects.filter(state=AlertState.OPEN, key__in=list(by_key))}
+    open_alerts |= _reopen_recent(keys=set(by_key) - set(open_alerts), now=now, report=report)
     described = {f.key: finding_describe(f, ctx) for f in findings}
 
     new_rows = []
@@ -134,9 +137,12 @@ def alerts_apply(
         a.updated_at = now
         a.summary = d["summary"]
         a.recommendation = d["recommendation"]
-        history = list(a.evidence.get("history", []))[-23:]
+        previous = a.evidence or {}
+        history = list(previous.get("history", []))[-23:]
         history.append({"at": now.isoformat(), "ends": f.ends})
         a.evidence = {**d["evidence"], "history": history}
+        if "reopened" in previous:
+            a.evidence["reopened"] = previous["reopened"]
         changed.append(a)
     if changed:
         Alert.objects.bulk_update(
@@ -182,6 +188,34 @@ def alerts_apply(
     if report.notices:
         transaction.on_commit(lambda: _enqueue("inventory.alert_notifications_send"))
     return report
+
+
+def _reopen_recent(*, keys: set[str], now: datetime, report: EvaluateReport) -> dict[str, Alert]:
+    """Hysteresis at the alert level: a condition back within ``CABLETRACK_ALERT_REOPEN_S`` of
+    its alert's resolution reopens that alert (same row, its history kept) instead of opening a
+    new one, so it neither mails again nor moves the cable a second time."""
+    if not keys:
+        return {}
+    since = now - timedelta(seconds=float(app_settings.alert_reopen_s))
+    latest: dict[str, Alert] = {}
+    for a in Alert.objects.filter(
+        state=AlertState.RESOLVED, key__in=list(keys), resolved_at__gte=since
+    ).order_by("key", "-resolved_at"):
+        latest.setdefault(a.key, a)
+    reopened = {}
+    for key, a in latest.items():
+        # Conditional: a concurrent run may have opened the key already (one open per key).
+        if Alert.objects.filter(key=key, state=AlertState.OPEN).exists():
+            continue
+        n = Alert.objects.filter(pk=a.pk, state=AlertState.RESOLVED).update(
+            state=AlertState.OPEN, resolved_at=None, updated_at=now
+        )
+        if n:
+            a.state, a.resolved_at = AlertState.OPEN, None
+            a.evidence = {**a.evidence, "reopened": [*a.evidence.get("reopened", [])[-9:], now.isoformat()]}
+            reopened[key] = a
+    report.reopened += len(reopened)
+    return reopened
 
 
 def _enqueue(task_name: str) -> None:

@@ -124,6 +124,12 @@ def finding_describe(f: engine.Finding, ctx: FindingContext) -> dict:
         pair = _port_label(a)
         cables = []
         devices = [a.device] if a else []
+    if f.rule == AlertRule.PFC_STORM:
+        # Name the end that sends the pauses first: that host (or switch) is where to look.
+        sender_id = f.evidence.get("sender_port_id")
+        sender = ctx.ports.get(sender_id) if sender_id is not None else None
+        who = f"sent by {_port_label(sender)}" if sender else "sent by an unrecorded neighbour"
+        pair = f"{who} ({pair})"
     rule_label = AlertRule(f.rule).label if f.rule in AlertRule.values else f.rule
     recommendation, code = f.recommendation, f.recommendation_code
     if f.rule in engine.PHYSICAL_RULES and len(cables) == 1 and cables[0].kind in CableKind.sealed():

@@ -15,6 +15,7 @@ from django.db import transaction
 
 from inventory.conf import app_settings
 from inventory.core import forecast as fm
+from inventory.core.choices import SparesRate
 from inventory.models import ForecastSnapshot
 from inventory.selectors import forecast as fsel
 
@@ -23,17 +24,22 @@ DIMENSIONS = ("site", "vendor", "part_number", "form_factor", "lot")
 
 @dataclass(frozen=True)
 class ForecastParams:
-    annual_failure_rate: float = 0.02
+    """The forecast's knobs. Those backed by a ``CABLETRACK_*`` setting have no default here
+    (the setting is their one home): build with ``from_settings``."""
+
+    annual_failure_rate: float
+    prior_module_years: float
+    credible_level: float
+    service_level: float
+    lead_time_days: int
+    hours_per_incident: float
+    cluster_gpus: int
+    gpu_hour_cost: float
+    run_hours: float
     horizons_days: tuple[int, ...] = (30, 90, 365)
     custom_days: int | None = None
-    prior_module_years: float = 100.0
-    credible_level: float = 0.90
-    service_level: float = 0.95
-    lead_time_days: int = 30
-    hours_per_incident: float = 3.5
-    cluster_gpus: int = 1024
-    gpu_hour_cost: float = 2.5
-    run_hours: float = 720.0
+    # Which rate the spares follow: each lot's learned (posterior) rate, or the budget AFR.
+    spares_rate: str = SparesRate.LEARNED
     top_links: int = 50
     # False: score every link even when a few cohorts stand out (the bench times both paths;
     # both rank the same links).
@@ -81,9 +87,14 @@ def _r(x, nd=4):
     return round(float(x), nd)
 
 
-def _group(labels: list[str], *arrays: np.ndarray):
+def _grouping(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct labels (sorted) and, per cell, the index of its label."""
     names, inv = np.unique(np.asarray(labels, dtype=object).astype(str), return_inverse=True)
-    return names, [np.bincount(inv, weights=a, minlength=len(names)) for a in arrays]
+    return names, inv
+
+
+def _sum_by(inv: np.ndarray, size: int, values: np.ndarray) -> np.ndarray:
+    return np.bincount(inv, weights=values, minlength=size)
 
 
 def forecast_compute(
@@ -106,7 +117,7 @@ def forecast_compute(
     expo = np.array([data.exposure_years.get(k, 0.0) for k in keys], dtype=float)
     horizons = p.horizons()
 
-    breakdowns, posterior = _breakdowns(keys, inst, fail, expo, p=p, prior=prior, horizons=horizons)
+    breakdowns, posterior, cell_afr = _breakdowns(keys, inst, fail, expo, p=p, prior=prior, horizons=horizons)
     fleet_rates = fm.cohort_rates(fail, expo, prior=prior, level=p.credible_level)
     n_total = float(inst.sum())
     fleet = {
@@ -118,14 +129,13 @@ def forecast_compute(
         "expected": {
             str(h): _r(fm.expected_failures(n_total, p.annual_failure_rate, h), 3) for h in horizons
         },
-        "expected_learned": {
-            str(h): _r(fm.expected_failures(n_total, fleet_rates.fleet_afr, h), 3) for h in horizons
-        },
+        # The sum of every lot's own forecast, so a known bad lot raises the fleet's.
+        "expected_learned": {str(h): _r(fm.expected_failures(inst, cell_afr, h).sum(), 3) for h in horizons},
         "flagged_cohorts": sum(r["flagged"] for rows in breakdowns.values() for r in rows),
     }
-    monthly_payload = _monthly(breakdowns["vendor"], now=now, months=p.months)
-    spares = _spares(data, keys, inst, part_hazard=posterior["part_number"], p=p)
-    cost = _cost(n_total, fleet_afr=fleet_rates.fleet_afr, p=p)
+    monthly_payload = _monthly(keys, inst, cell_afr, now=now, months=p.months)
+    spares = _spares(data, keys, inst, cell_afr=cell_afr, p=p)
+    cost = _cost(inst, cell_afr=cell_afr, p=p)
 
     if timings is not None:
         timings["cohort_maths"] = time.perf_counter() - clock
@@ -155,6 +165,7 @@ def forecast_compute(
             "cluster_gpus": p.cluster_gpus,
             "gpu_hour_cost": p.gpu_hour_cost,
             "run_hours": p.run_hours,
+            "spares_rate": p.spares_rate,
         },
         "fleet": fleet,
         "breakdowns": breakdowns,
@@ -163,6 +174,33 @@ def forecast_compute(
         "cost": cost,
         "risk": risk,
     }
+
+
+def _lot_reference(
+    keys: list[fsel.Key],
+    cells: tuple[np.ndarray, np.ndarray, np.ndarray],
+    lot_inv: np.ndarray,
+    n_lots: int,
+    *,
+    prior: fm.Prior,
+    level: float,
+) -> np.ndarray:
+    """Each lot's reference hazard: its part number's learned rate (exposure-weighted over the
+    lot's cells when a lot spans part numbers; installed-weighted before any exposure)."""
+    inst, fail, expo = cells
+    part_names, part_inv = _grouping([key[2] for key in keys])
+    size = len(part_names)
+    part = fm.cohort_rates(
+        _sum_by(part_inv, size, fail), _sum_by(part_inv, size, expo), prior=prior, level=level
+    )
+    cell_part_h = part.hazard_mean[part_inv]
+    e_sum = _sum_by(lot_inv, n_lots, expo)
+    n_sum = _sum_by(lot_inv, n_lots, inst)
+    by_expo = _sum_by(lot_inv, n_lots, expo * cell_part_h)
+    by_inst = _sum_by(lot_inv, n_lots, inst * cell_part_h)
+    fleet_h = float(fm.hazard_from_afr(part.fleet_afr))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(e_sum > 0, by_expo / e_sum, np.where(n_sum > 0, by_inst / n_sum, fleet_h))
 
 
 def _breakdowns(
@@ -174,14 +212,43 @@ def _breakdowns(
     p: ForecastParams,
     prior: fm.Prior,
     horizons: list[int],
-) -> tuple[dict[str, list[dict]], dict[str, dict[str, float]]]:
-    """Learned rates per cohort of each dimension, flagged ones first; and the posterior hazard
-    of each cohort by dimension (the spares and the link risk use it)."""
+) -> tuple[dict[str, list[dict]], dict[str, dict[str, float]], np.ndarray]:
+    """Learned rates per cohort of each dimension, flagged ones first; the posterior hazard of
+    each cohort by dimension (the link risk uses it); and each cell's learned AFR (its lot's).
+
+    A cohort's learned forecast is the sum of its cells' forecasts at their lots' rates, so
+    every breakdown adds up to the fleet's and a known bad lot raises its vendor, part, site
+    and the fleet. Lots are judged against their part number's rate, other cohorts against
+    the fleet's (``forecast.maths.cohort_rates``)."""
+    lot_names, lot_inv = _grouping([_label("lot", key) for key in keys])
+    n_lots = len(lot_names)
+    lot_ref = _lot_reference(keys, (inst, fail, expo), lot_inv, n_lots, prior=prior, level=p.credible_level)
+    lot_rates = fm.cohort_rates(
+        _sum_by(lot_inv, n_lots, fail),
+        _sum_by(lot_inv, n_lots, expo),
+        prior=prior,
+        level=p.credible_level,
+        reference_hazard=lot_ref,
+    )
+    cell_afr = lot_rates.afr_mean[lot_inv] if keys else np.zeros(0)
+    cell_expected = {h: fm.expected_failures(inst, cell_afr, h) for h in horizons}
+
     breakdowns: dict[str, list[dict]] = {}
     posterior: dict[str, dict[str, float]] = {}
     for dim in DIMENSIONS:
-        names, (n, k, e) = _group([_label(dim, key) for key in keys], inst, fail, expo)
-        rates = fm.cohort_rates(k, e, prior=prior, level=p.credible_level)
+        if dim == "lot":
+            names, inv, rates = lot_names, lot_inv, lot_rates
+        else:
+            names, inv = _grouping([_label(dim, key) for key in keys])
+            rates = fm.cohort_rates(
+                _sum_by(inv, len(names), fail),
+                _sum_by(inv, len(names), expo),
+                prior=prior,
+                level=p.credible_level,
+            )
+        size = len(names)
+        n, k, e = (_sum_by(inv, size, a) for a in (inst, fail, expo))
+        learned = {h: _sum_by(inv, size, cell_expected[h]) for h in horizons}
         posterior[dim] = dict(zip(names.tolist(), rates.hazard_mean.tolist(), strict=True))
         rows = []
         for i, name in enumerate(names.tolist()):
@@ -194,28 +261,29 @@ def _breakdowns(
                     "afr_mean": _r(rates.afr_mean[i], 5),
                     "afr_low": _r(rates.afr_low[i], 5),
                     "afr_high": _r(rates.afr_high[i], 5),
+                    "reference_afr": _r(rates.reference_afr[i], 5),
                     "prob_above_fleet": _r(rates.prob_above_fleet[i], 4),
                     "flagged": bool(rates.flagged[i]),
                     "expected": {
                         str(h): _r(fm.expected_failures(n[i], p.annual_failure_rate, h), 3) for h in horizons
                     },
-                    "expected_learned": {
-                        str(h): _r(fm.expected_failures(n[i], rates.afr_mean[i], h), 3) for h in horizons
-                    },
+                    "expected_learned": {str(h): _r(learned[h][i], 3) for h in horizons},
                 }
             )
         rows.sort(key=lambda r: (not r["flagged"], -r["afr_mean"], r["cohort"]))
         breakdowns[dim] = rows
-    return breakdowns, posterior
+    return breakdowns, posterior, cell_afr
 
 
-def _monthly(vendors: list[dict], *, now: datetime, months: int) -> dict:
-    """Expected failures by month, stacked by vendor (learned rates)."""
-    monthly = fm.monthly_expected(
-        np.array([v["installed"] for v in vendors], dtype=float),
-        np.array([v["afr_mean"] for v in vendors], dtype=float),
-        months=months,
-    )
+def _monthly(
+    keys: list[fsel.Key], inst: np.ndarray, cell_afr: np.ndarray, *, now: datetime, months: int
+) -> dict:
+    """Expected failures by month, stacked by vendor (each lot at its learned rate)."""
+    names, inv = _grouping([_label("vendor", key) for key in keys])
+    per_cell = fm.monthly_expected(inst, cell_afr, months=months) if keys else np.zeros((0, months))
+    monthly = np.zeros((len(names), months))
+    np.add.at(monthly, inv, per_cell)
+    installed = _sum_by(inv, len(names), inst)
     first = date(now.year, now.month, 1)
     month_labels = []
     for m in range(months):
@@ -224,9 +292,9 @@ def _monthly(vendors: list[dict], *, now: datetime, months: int) -> dict:
     return {
         "months": month_labels,
         "series": [
-            {"cohort": v["cohort"], "values": [_r(x, 3) for x in monthly[i]]}
-            for i, v in enumerate(vendors)
-            if v["installed"]
+            {"cohort": name, "values": [_r(x, 3) for x in monthly[i]]}
+            for i, name in enumerate(names.tolist())
+            if installed[i]
         ],
     }
 
@@ -236,24 +304,33 @@ def _spares(
     keys: list[fsel.Key],
     inst: np.ndarray,
     *,
-    part_hazard: dict[str, float],
+    cell_afr: np.ndarray,
     p: ForecastParams,
 ) -> list[dict]:
-    """Spares per site and part number: what to hold over the lead time, and what to order."""
-    cells: dict[tuple[str, str], float] = {}
-    for key, n in zip(keys, inst, strict=True):
-        if n:
-            cells[(key[0], key[2])] = cells.get((key[0], key[2]), 0.0) + n
+    """Spares per site and part number: what to hold over the lead time, and what to order.
+
+    Demand is the sum of each lot's own over the lead time (a sum of Poissons is Poisson), at
+    each lot's learned rate or at the budget AFR, as ``p.spares_rate`` says; so a bad lot
+    raises its site's spares. ``afr`` is the installed-weighted rate the row follows."""
+    rate = cell_afr if p.spares_rate == SparesRate.LEARNED else np.full(len(keys), p.annual_failure_rate)
+    demand = fm.expected_failures(inst, rate, p.lead_time_days) if keys else np.zeros(0)
+    cells: dict[tuple[str, str], list[float]] = {}
+    for i, key in enumerate(keys):
+        if inst[i]:
+            c = cells.setdefault((key[0], key[2]), [0.0, 0.0, 0.0])
+            c[0] += inst[i]
+            c[1] += demand[i]
+            c[2] += inst[i] * rate[i]
     for sp in data.spares_on_hand:
-        cells.setdefault(sp, 0.0)
+        cells.setdefault(sp, [0.0, 0.0, 0.0])
     spare_keys = sorted(cells)
-    afr_part = {name: float(fm.afr_from_hazard(h)) for name, h in part_hazard.items()}
-    s_inst = np.array([cells[c] for c in spare_keys], dtype=float)
-    s_afr = np.array([afr_part.get(c[1], p.annual_failure_rate) for c in spare_keys], dtype=float)
+    s_inst = np.array([cells[c][0] for c in spare_keys], dtype=float)
+    mean = np.array([cells[c][1] for c in spare_keys], dtype=float)
+    weighted = np.array([cells[c][2] for c in spare_keys], dtype=float)
+    s_afr = np.where(s_inst > 0, weighted / np.maximum(s_inst, 1.0), p.annual_failure_rate)
     s_hand = np.array([data.spares_on_hand.get(c, 0) for c in spare_keys], dtype=np.int64)
-    mean, hold, order = fm.spares_needed(
-        s_inst, s_afr, lead_time_days=p.lead_time_days, service_level=p.service_level, on_hand=s_hand
-    )
+    hold = fm.poisson_quantile(mean, p.service_level)
+    order = np.maximum(hold - s_hand, 0)
     return [
         {
             "site": c[0],
@@ -269,12 +346,17 @@ def _spares(
     ]
 
 
-def _cost(n_total: float, *, fleet_afr: float, p: ForecastParams) -> dict:
-    """Cost of failure over one training run of ``run_hours``, at the budget and learned rates."""
+def _cost(inst: np.ndarray, *, cell_afr: np.ndarray, p: ForecastParams) -> dict:
+    """Cost of failure over one training run of ``run_hours``, at the budget AFR and at the
+    learned rates (every lot at its own)."""
     run_days = p.run_hours / 24.0
+    n_total = float(inst.sum())
+    learned = float(fm.expected_failures(inst, cell_afr, run_days).sum()) if inst.size else 0.0
     cost = {}
-    for name, afr in (("budget", p.annual_failure_rate), ("learned", fleet_afr)):
-        incidents = float(fm.expected_failures(n_total, afr, run_days))
+    for name, incidents in (
+        ("budget", float(fm.expected_failures(n_total, p.annual_failure_rate, run_days))),
+        ("learned", learned),
+    ):
         c = fm.failure_cost(
             incidents=incidents,
             hours_per_incident=p.hours_per_incident,

@@ -136,8 +136,24 @@ def rma_close(*, case: RmaCase, outcome: str, now: datetime | None = None) -> Rm
         xcvr.status = (
             TransceiverStatus.RETIRED if outcome == RmaOutcome.CONFIRMED else TransceiverStatus.SPARE
         )
+        if xcvr.status == TransceiverStatus.SPARE and xcvr.stock_site_id is None:
+            # Back on the shelf where it came out of service, so the site counts it as on hand
+            # (the spares forecast would otherwise tell the site to order what it holds).
+            xcvr.stock_site = _last_site(xcvr)
+        xcvr._change_reason = f"RMA closed ({outcome})"
         xcvr.save()
     return case
+
+
+def _last_site(xcvr: Transceiver):
+    """The site of the module's last placement (None when it was never placed in a rack)."""
+    last = (
+        TransceiverPlacement.objects.filter(transceiver=xcvr, cage__device__rack__isnull=False)
+        .select_related("cage__device__rack__row__room__site")
+        .order_by("-installed_at")
+        .first()
+    )
+    return last.cage.device.rack.row.room.site if last else None
 
 
 # --- desk forms ---------------------------------------------------------------------------

@@ -29,37 +29,54 @@ class Thresholds:
     fec_cw_rate_factor: float | None = 10.0
     fec_cw_rate_floor: float = 10_000.0
     coverage: float = 0.8  # share of buckets in a hold period that must carry data
-    clear_s: float = 900.0  # an open alert stays open while its condition shows in this window
+    # Hold-open hysteresis, every rule: an open alert stays open while its condition shows in
+    # this window at ``hold_ratio`` of the opening threshold (rates, BER, counts) or within
+    # ``rx_clear_db`` of it (receive power), so an alert hovering at its threshold does not
+    # close and reopen (and mail) every evaluation; it closes once clearly below.
+    clear_s: float = 900.0
+    hold_ratio: float = 0.5
     # fec_tail: codewords with 40-80% (warning) or >80% (critical) of the correctable symbol
     # errors, at least ``tail_min_cw`` of them in each of ``tail_min_buckets`` buckets.
     tail_window_s: float = 900.0
     tail_min_cw: float = 10.0
     tail_min_buckets: int = 3
-    # fec_uncorrectable: uncorrectable codewords in at least this many buckets of the window.
+    # fec_uncorrectable: at least this many sample intervals with uncorrectable codewords in a
+    # sliding window of ``uncorr_window_s`` ending now (counted per sample, never per bucket,
+    # so a burst is caught wherever the samples fall on the bucket grid). A single one is a
+    # retransmitted packet, not a stall.
     uncorr_window_s: float = 600.0
-    uncorr_min_buckets: int = 3
+    uncorr_min_events: int = 3
     # link_flap: link-down events plus link error recoveries in the window.
     flap_window_s: float = 900.0
     flap_min_events: int = 1
-    # rx_power_drift
+    # rx_power_drift: the worst lane's receive power below that lane's own baseline (learned
+    # while the link was healthy and tested) by more than ``rx_drift_db`` in every bucket of
+    # ``rx_hold_s``. Never DOM-derived "live loss" against the OLTS-tested loss: module DOM
+    # readings are accurate to about +-3 dB (SFF-8636, CMIS), a lane's own offset is stable.
     rx_drift_db: float | None = 2.0
-    live_loss_margin_db: float | None = 2.0
-    # pfc_storm: share of time paused (from pause duration) over the window; pause-frame rates
-    # are used when no duration is reported (and always by the seed preset).
+    rx_hold_s: float = 300.0
+    rx_clear_db: float = 1.0
+    # pfc_storm, per direction: pause frames sent by a port name it as the sender; received
+    # pauses (or the share of time paused, from pause duration) point at the far end. The
+    # design's presets (the seed article's): above ``pfc_burst_rate``/s over any sliding
+    # ``pfc_burst_s`` of samples, or above ``pfc_sustained_rate``/s on average over
+    # ``pfc_sustained_s``. Pause-frame rates are judged whether or not a duration is reported
+    # unless ``pfc_rates_always`` is False.
     pfc_window_s: float = 300.0
     pfc_share: float | None = 0.2
-    pfc_burst_rate: float | None = 1000.0
+    pfc_burst_rate: float | None = 100.0
     pfc_burst_s: float = 60.0
-    pfc_sustained_rate: float | None = 100.0
+    pfc_sustained_rate: float | None = 10.0
     pfc_sustained_s: float = 600.0
-    pfc_rates_always: bool = False
+    pfc_rates_always: bool = True
 
 
 PRESETS: dict[str, Thresholds] = {
     "default": Thresholds(),
     # The seed article's Grafana rules, verbatim: fec_degradation is
     # rate(fec_correctable_errors[1m]) > 0.001 for 10m (any corrected error, no baseline);
-    # pfc_storm is rate(pfc_pause_frames[1m]) > 100 for 1m, and > 10/s sustained.
+    # pfc_storm is rate(pfc_pause_frames[1m]) > 100 for 1m, and > 10/s sustained (the
+    # default's rates too; the seed judges no pause duration).
     "seed": Thresholds(
         fec_mode="cw_rate",
         fec_ber_factor=None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from inventory.core.telemetry.rules.collect import Collector, row_map
@@ -14,11 +16,12 @@ from inventory.core.telemetry.rules.fec import (
     fec_uncorrectable_rows,
     window_rates,
 )
-from inventory.core.telemetry.rules.frames import Evaluation, LinkTable, PortFacts, PortWindow
+from inventory.core.telemetry.rules.frames import Evaluation, LinkTable, PortFacts, PortWindow, SampleSteps
 from inventory.core.telemetry.rules.hits import RowHits
 from inventory.core.telemetry.rules.link import link_findings, link_flap_rows
 from inventory.core.telemetry.rules.pfc import pfc_findings, pfc_storm_rows
 from inventory.core.telemetry.rules.rx_power import rx_power_findings, rx_power_rows
+from inventory.core.telemetry.rules.util import step_candidates
 from inventory.core.telemetry.rules.wiring import miswire_findings, unrecorded_swap_findings
 
 
@@ -55,24 +58,31 @@ def evaluate(
 ) -> Evaluation:
     """Run every rule over the window. Pure: same input, same output."""
     profiles = profiles or [Thresholds()]
+    if window.steps is None:  # no raw samples given: bucket steps of the rows that need them
+        window = replace(window, steps=SampleSteps.from_buckets(window, step_candidates(window, profiles)))
     rows = row_map(window, links)
     hits = row_checks(window, facts, profiles, rows.profile, rows.limit)
 
     out = Collector(window, links, rows)
     fec_findings(out, hits, window, facts)
     link_findings(out, hits, window, links)
-    rx_any = rx_power_findings(out, hits, window, facts, links, profiles)
-    pfc_findings(out, hits, window)
+    rx_any = rx_power_findings(out, hits, window, facts)
+    pfc_findings(out, hits, window, facts)
     miswire_findings(out, window, facts)
     unrecorded_swap_findings(out, window, facts)
     findings = out.finish(hits.has_data)
 
     healthy = hits.has_data & ~hits.fec_hold & ~hits.tail_hold & ~hits.uncorr_hold & ~hits.flap_fire
+    # A lane's receive-power baseline is learnt only while its link is healthy and tested.
+    tested = np.zeros(window.n, bool)
+    on_link = rows.link >= 0
+    link_tested = links.tested if links.tested is not None else np.ones(links.link_id.shape[0], bool)
+    tested[on_link] = link_tested[rows.link[on_link]]
     return Evaluation(
         findings=findings,
         holding=out.holding,
         reporting_port_ids=window.port_id[hits.has_data],
         baseline_ber=np.where(healthy, hits.window_ber, np.nan),
         baseline_cw_rate=np.where(healthy, hits.window_cw_rate, np.nan),
-        rx_now=np.where((healthy & ~rx_any)[:, None], window.rx_power_dbm, np.nan),
+        rx_now=np.where((healthy & ~rx_any & tested)[:, None], window.rx_power_dbm, np.nan),
     )

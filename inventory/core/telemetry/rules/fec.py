@@ -10,7 +10,7 @@ from inventory.core.telemetry.rules.collect import Collector
 from inventory.core.telemetry.rules.config import Thresholds
 from inventory.core.telemetry.rules.frames import PortFacts, PortWindow
 from inventory.core.telemetry.rules.hits import RowHits
-from inventory.core.telemetry.rules.util import bucket_count, short_series
+from inventory.core.telemetry.rules.util import bucket_count, short_series, step_window
 
 
 def fec_rates(w: PortWindow, has: np.ndarray, secs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -68,7 +68,10 @@ def fec_degradation_rows(
     enough = last_known.sum(axis=1) >= max(1, math.ceil(p.coverage * k))
     all_bad = (last_bad | ~last_known).all(axis=1)
     hits.fec_fire[sl] = enough & all_bad & last_bad.any(axis=1)
-    hits.fec_hold[sl] = bad[:, -kc:].any(axis=1)
+    with np.errstate(invalid="ignore"):
+        # Hysteresis: open until the metric is clearly below (``hold_ratio`` of the threshold).
+        still = known & (metric > (thr * p.hold_ratio)[:, None])
+    hits.fec_hold[sl] = still[:, -kc:].any(axis=1)
     hits.fec_metric[sl] = metric
     hits.fec_is_ber[sl] = use_ber
     hits.fec_threshold[sl] = thr
@@ -81,21 +84,26 @@ def fec_tail_rows(hits: RowHits, p: Thresholds, sl: np.ndarray, w: PortWindow) -
     with np.errstate(invalid="ignore"):
         crit_b = (crit >= p.tail_min_cw).sum(axis=1)
         any_b = ((np.nan_to_num(warn) + np.nan_to_num(crit)) >= p.tail_min_cw).sum(axis=1)
+        kc = bucket_count(p.clear_s, w.bucket_s, w.buckets)
+        tail_c = np.nan_to_num(w.hist_warn_cw[sl, -kc:]) + np.nan_to_num(w.hist_crit_cw[sl, -kc:])
+        still = (tail_c >= p.tail_min_cw * p.hold_ratio).any(axis=1)
     hits.tail_sev[sl] = np.where(crit_b >= p.tail_min_buckets, 2, np.where(any_b >= p.tail_min_buckets, 1, 0))
-    hits.tail_hold[sl] = any_b >= 1
+    hits.tail_hold[sl] = still
     hits.tail_counts[sl, 0] = np.nansum(warn, axis=1)
     hits.tail_counts[sl, 1] = np.nansum(crit, axis=1)
 
 
 def fec_uncorrectable_rows(hits: RowHits, p: Thresholds, sl: np.ndarray, w: PortWindow) -> None:
-    ku = bucket_count(p.uncorr_window_s, w.bucket_s, w.buckets)
-    u = w.uncorrectable_cw[sl, -ku:]
-    with np.errstate(invalid="ignore"):
-        nz = (u > 0).sum(axis=1)
-    hits.uncorr_fire[sl] = nz >= p.uncorr_min_buckets
-    hits.uncorr_hold[sl] = nz >= 1
-    hits.uncorr_total[sl] = np.nansum(u, axis=1)
-    hits.uncorr_buckets[sl] = nz
+    """Sample intervals with uncorrectable codewords in the sliding window ending now (not
+    distinct buckets: four bursts in five minutes are four, wherever the samples fall)."""
+    steps = w.sample_steps()
+    end = w.end
+    total, events = step_window(steps, steps.uncorrectable_cw, w.n, since=end - p.uncorr_window_s, end=end)
+    _, recent = step_window(steps, steps.uncorrectable_cw, w.n, since=end - p.clear_s, end=end)
+    hits.uncorr_fire[sl] = events[sl] >= p.uncorr_min_events
+    hits.uncorr_hold[sl] = recent[sl] >= 1
+    hits.uncorr_total[sl] = total[sl]
+    hits.uncorr_events[sl] = events[sl]
 
 
 def window_rates(hits: RowHits, w: PortWindow, has: np.ndarray) -> None:
@@ -169,7 +177,7 @@ def fec_findings(out: Collector, hits: RowHits, window: PortWindow, facts: PortF
             "notify",
             {
                 "uncorrectable_cw": float(hits.uncorr_total[r]),
-                "buckets_with_uncorrectable": int(hits.uncorr_buckets[r]),
+                "samples_with_uncorrectable": int(hits.uncorr_events[r]),
                 "series": short_series(window.uncorrectable_cw[r]),
             },
         )

@@ -10,6 +10,55 @@ import numpy as np
 
 
 @dataclass
+class SampleSteps:
+    """Sample-to-sample counter increases (resets handled), for the sliding-window rules.
+
+    One entry per interval between two consecutive samples of a port: ``row`` (window row),
+    ``t`` (epoch seconds of the later sample), ``dt`` (seconds). Counted per sample, so whether
+    a burst is caught never depends on where samples fall on the bucket grid. NaN: the
+    counter was not reported in that interval.
+    """
+
+    row: np.ndarray  # int64[E]
+    t: np.ndarray  # float[E]
+    dt: np.ndarray  # float[E]
+    uncorrectable_cw: np.ndarray  # float[E]
+    pfc_pause_rx: np.ndarray  # float[E]
+    pfc_pause_tx: np.ndarray  # float[E]
+
+    @classmethod
+    def empty(cls) -> SampleSteps:
+        z = np.zeros(0)
+        return cls(np.zeros(0, dtype=np.int64), z, z.copy(), z.copy(), z.copy(), z.copy())
+
+    def concat(self, other: SampleSteps) -> SampleSteps:
+        return SampleSteps(
+            *(np.concatenate([getattr(self, k), getattr(other, k)]) for k in self.__dataclass_fields__)
+        )
+
+    @classmethod
+    def from_buckets(cls, w: PortWindow, rows: np.ndarray | None = None) -> SampleSteps:
+        """One step per bucket with data (its end, its covered seconds) of ``rows`` (default:
+        all): what a window built without raw samples (tests, the bench) offers the
+        sliding-window rules."""
+        has = w.seconds > 0
+        if rows is not None:
+            keep = np.zeros(w.n, bool)
+            keep[rows] = True
+            has &= keep[:, None]
+        rows, cols = np.nonzero(has)
+        t = w.t_start + (cols + 1) * w.bucket_s
+        return cls(
+            row=rows.astype(np.int64),
+            t=t.astype(float),
+            dt=w.seconds[rows, cols].astype(float),
+            uncorrectable_cw=w.uncorrectable_cw[rows, cols],
+            pfc_pause_rx=w.pfc_pause_rx[rows, cols],
+            pfc_pause_tx=w.pfc_pause_tx[rows, cols],
+        )
+
+
+@dataclass
 class PortWindow:
     """Windowed telemetry of N ports over B buckets of ``bucket_s`` seconds, the last ending now.
 
@@ -27,8 +76,9 @@ class PortWindow:
     pre_fec_ber: np.ndarray  # gauge (device-computed), used when bits are missing
     hist_warn_cw: np.ndarray  # codewords in bins 40-80% of the correction limit
     hist_crit_cw: np.ndarray  # codewords in bins above 80%
-    pfc_pause_frames: np.ndarray
-    pfc_pause_us: np.ndarray
+    pfc_pause_rx: np.ndarray  # pause frames this port received (its far end asked it to stop)
+    pfc_pause_tx: np.ndarray  # pause frames this port sent (it is the one asking)
+    pfc_pause_us: np.ndarray  # time this port's transmitter was paused
     link_down: np.ndarray
     error_recovery: np.ndarray
     rx_power_dbm: np.ndarray  # float[N,L], latest per lane
@@ -40,6 +90,13 @@ class PortWindow:
     neighbor_port_id: np.ndarray  # int64[N]: -1 none reported, -2 reported but unknown to us
     neighbor_label: list[str | None]
     t_start: float = 0.0  # epoch seconds of the first bucket
+    # Per bucket, per lane: the lowest receive power in the bucket (float[N,B,L]); None: only
+    # the latest (``rx_power_dbm``) is known, taken as the last bucket.
+    rx_power_dbm_b: np.ndarray | None = None
+    # Raw sample steps of the ports that may fire a sliding-window rule (uncorrectables, PFC
+    # bursts); None: derived from the buckets (``SampleSteps.from_buckets``).
+    steps: SampleSteps | None = None
+    t_end: float | None = None  # epoch seconds the evaluation runs at (default: the window's end)
 
     @property
     def n(self) -> int:
@@ -48,6 +105,21 @@ class PortWindow:
     @property
     def buckets(self) -> int:
         return int(self.seconds.shape[1]) if self.seconds.ndim == 2 else 0
+
+    @property
+    def end(self) -> float:
+        """When the evaluation runs (epoch seconds): sliding windows end here."""
+        return self.t_end if self.t_end is not None else self.t_start + self.buckets * self.bucket_s
+
+    def sample_steps(self) -> SampleSteps:
+        return self.steps if self.steps is not None else SampleSteps.from_buckets(self)
+
+    def rx_buckets(self) -> np.ndarray:
+        """float[N,B',L] receive power per bucket and lane (B' = 1, the latest, when only that
+        is known)."""
+        if self.rx_power_dbm_b is not None:
+            return self.rx_power_dbm_b
+        return self.rx_power_dbm[:, None, :]
 
     @classmethod
     def empty(cls, n: int, buckets: int, *, bucket_s: float = 60.0, lanes: int = 8, t_start: float = 0.0):
@@ -67,7 +139,8 @@ class PortWindow:
             pre_fec_ber=nan2(),
             hist_warn_cw=nan2(),
             hist_crit_cw=nan2(),
-            pfc_pause_frames=nan2(),
+            pfc_pause_rx=nan2(),
+            pfc_pause_tx=nan2(),
             pfc_pause_us=nan2(),
             link_down=nan2(),
             error_recovery=nan2(),
@@ -116,9 +189,12 @@ class LinkTable:
     profile: np.ndarray  # int64[M], index into the profiles list
     fec: list[str]
     passive_copper: np.ndarray  # bool[M]
-    tested_loss_db: np.ndarray  # float[M]
+    tested_loss_db: np.ndarray  # float[M] (evidence only: never compared with DOM readings)
     expected_speed_gbps: np.ndarray  # float[M]
     expected_width: np.ndarray  # float[M] lanes the link is recorded with (NaN: unknown)
+    # Every segment tested and in service (not degraded): only then is a lane's receive power a
+    # baseline to learn. Defaults to True (a table built without the plant, tests and bench).
+    tested: np.ndarray | None = None
 
     @classmethod
     def empty(cls, m: int) -> LinkTable:
@@ -132,6 +208,7 @@ class LinkTable:
             tested_loss_db=np.full(m, np.nan),
             expected_speed_gbps=np.full(m, np.nan),
             expected_width=np.full(m, np.nan),
+            tested=np.ones(m, dtype=bool),
         )
 
 

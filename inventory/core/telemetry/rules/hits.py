@@ -22,16 +22,24 @@ class RowHits:
     uncorr_fire: np.ndarray
     uncorr_hold: np.ndarray
     uncorr_total: np.ndarray
-    uncorr_buckets: np.ndarray
+    uncorr_events: np.ndarray
     flap_fire: np.ndarray
     flap_events: np.ndarray
-    rx_drift: np.ndarray  # float[N] worst lane drop vs baseline (dB)
+    rx_drift: np.ndarray  # float[N] worst lane drop vs baseline (dB), latest bucket
+    rx_drift_lane: np.ndarray  # int[N] that lane (-1: unknown)
     rx_drift_fire: np.ndarray
+    rx_drift_hold: np.ndarray
     rx_low_fire: np.ndarray
-    pfc_fire: np.ndarray
-    pfc_hold: np.ndarray
-    pfc_share: np.ndarray
-    pfc_rate: np.ndarray
+    rx_low_hold: np.ndarray
+    pfc_sent_fire: np.ndarray  # this port sends pause frames past a preset
+    pfc_recv_fire: np.ndarray  # this port receives them (or is paused) past a preset
+    pfc_sent_hold: np.ndarray
+    pfc_recv_hold: np.ndarray
+    pfc_share: np.ndarray  # share of time paused (received pauses)
+    pfc_sent_rate: np.ndarray  # highest sliding-window rates (frames/s): sustained, burst
+    pfc_recv_rate: np.ndarray
+    pfc_sent_burst: np.ndarray
+    pfc_recv_burst: np.ndarray
     has_data: np.ndarray
     window_ber: np.ndarray
     window_cw_rate: np.ndarray
@@ -51,16 +59,24 @@ class RowHits:
             uncorr_fire=np.zeros(n, bool),
             uncorr_hold=np.zeros(n, bool),
             uncorr_total=np.zeros(n),
-            uncorr_buckets=np.zeros(n, np.int64),
+            uncorr_events=np.zeros(n, np.int64),
             flap_fire=np.zeros(n, bool),
             flap_events=np.zeros(n),
             rx_drift=np.full(n, np.nan),
+            rx_drift_lane=np.full(n, -1, dtype=np.int64),
             rx_drift_fire=np.zeros(n, bool),
+            rx_drift_hold=np.zeros(n, bool),
             rx_low_fire=np.zeros(n, bool),
-            pfc_fire=np.zeros(n, bool),
-            pfc_hold=np.zeros(n, bool),
+            rx_low_hold=np.zeros(n, bool),
+            pfc_sent_fire=np.zeros(n, bool),
+            pfc_recv_fire=np.zeros(n, bool),
+            pfc_sent_hold=np.zeros(n, bool),
+            pfc_recv_hold=np.zeros(n, bool),
             pfc_share=np.full(n, np.nan),
-            pfc_rate=np.full(n, np.nan),
+            pfc_sent_rate=np.full(n, np.nan),
+            pfc_recv_rate=np.full(n, np.nan),
+            pfc_sent_burst=np.full(n, np.nan),
+            pfc_recv_burst=np.full(n, np.nan),
             has_data=np.zeros(n, bool),
             window_ber=np.full(n, np.nan),
             window_cw_rate=np.full(n, np.nan),

@@ -82,49 +82,51 @@ def _link_degraded(f: Finding, sides: list[str], both: bool, where: str) -> tupl
 
 
 def _rx_power_drift(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
+    """Light lost at a receiver: the same direction logic as the FEC rules, so the advice on one
+    link agrees whichever rule speaks (both directions: the shared path; one: the modules)."""
     parts = []
-    code, rec = "clean", "Inspect and clean the connectors on the path, then retest the link."
     for s in sides:
         e = f.ends[s]
         lbl = "this port" if s == "port" else f"{s.upper()} end"
         if e["below_module_warning"]:
-            parts.append(f"rx power below the module's warning threshold at the {lbl}")
-        if (
-            e["live_loss_db"] is not None
-            and e["tested_loss_db"] is not None
-            and e["live_loss_db"] > e["tested_loss_db"]
-        ):
             parts.append(
-                f"live loss {e['live_loss_db']:.1f} dB into the {lbl} vs {e['tested_loss_db']:.1f} dB tested"
+                f"rx power below the module's own warning threshold ({e['module_rx_low_warn_dbm']} dBm) at the {lbl}"
             )
         if e["worst_drop_db"] is not None and e["worst_drop_db"] > 0:
-            parts.append(f"rx power {e['worst_drop_db']:.1f} dB below baseline at the {lbl}")
-    if both:
-        code = "replace_cable"
-        rec = (
-            "Both directions lost light: the shared path is suspect (bend, damage, dirty MPO). Clean and "
-            "inspect every connector on the path; if loss stays high, replace the segment and retest."
-        )
-    elif any(f.ends[s]["below_module_warning"] for s in sides):
-        rec = (
-            "Receive power is under the module's own warning threshold: clean and inspect the connectors; "
-            "if light stays low with the far module transmitting normally, replace the segment, else "
-            "replace the far module."
-        )
+            lane = f"lane {e['worst_lane']} " if e.get("worst_lane") else ""
+            parts.append(f"{lane}rx power {e['worst_drop_db']:.1f} dB below its own baseline at the {lbl}")
+    rec, code = _direction_advice(f, both, sides, what="Light lost")
     return ("; ".join(parts) or "rx power drift", rec, code)
 
 
 def _pfc_storm(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
-    e = f.ends[sides[0]]
-    what = (
-        f"paused {e['paused_share'] * 100:.0f}% of the time"
-        if e.get("paused_share") is not None
-        else f"{e.get('pause_frames_per_s') or 0:.0f} pause frames/s"
-    )
+    """Names the end that sends the pauses (a host, usually): that is where to look."""
+    sender = next((s for s in sides if f.ends[s].get("role") == "sender"), None)
+    receiver = next((s for s in sides if f.ends[s].get("role") == "receiver"), None)
+
+    def lbl(s: str | None) -> str:
+        return "this port" if s == "port" else f"the {s.upper()} end" if s else "the far end"
+
+    parts = []
+    if sender is not None:
+        e = f.ends[sender]
+        rate = max(e.get("pause_frames_sent_per_s") or 0, e.get("burst_sent_per_s") or 0)
+        parts.append(f"{lbl(sender)} sends {rate:.0f} pause frames/s")
+    else:
+        parts.append(f"{lbl(sender)} (recorded neighbour) sends the pauses")
+    if receiver is not None:
+        e = f.ends[receiver]
+        if e.get("paused_share") is not None and e["paused_share"] > 0:
+            parts.append(f"{lbl(receiver)} is paused {e['paused_share'] * 100:.0f}% of the time")
+        rate = max(e.get("pause_frames_received_per_s") or 0, e.get("burst_received_per_s") or 0)
+        if rate:
+            parts.append(f"{lbl(receiver)} receives {rate:.0f}/s")
+    who = lbl(sender)
     return (
-        f"PFC storm: {what}",
-        "Check the host: PFC storms are usually a stuck or slow receiver (NIC, driver, PCIe, GPU memory "
-        "pressure), not the cable. Do not replace the cable for this.",
+        "PFC storm: " + "; ".join(parts),
+        f"Check the host or switch at {who}, which sends the pause frames: PFC storms are usually a stuck "
+        "or slow receiver there (NIC, driver, PCIe, GPU memory pressure), not the cable. Do not replace "
+        "the cable for this.",
         "check_host",
     )
 
@@ -140,10 +142,12 @@ _BY_RULE = {
 }
 
 
-def _direction_advice(f: Finding, both: bool, sides: list[str]) -> tuple[str, str]:
+def _direction_advice(f: Finding, both: bool, sides: list[str], what: str = "Errors") -> tuple[str, str]:
+    """The advice every physical-layer rule shares (FEC, receive power): the same words for the
+    same direction, so two rules on one link never contradict each other."""
     if both:
         return (
-            "Errors in both directions: the shared cable path is the suspect. Clean and inspect every "
+            f"{what} in both directions: the shared cable path is the suspect. Clean and inspect every "
             "connector on the path and re-seat both modules; if errors persist, replace the cable segment "
             "(bend or damage) and retest.",
             "replace_cable",
@@ -158,7 +162,7 @@ def _direction_advice(f: Finding, both: bool, sides: list[str]) -> tuple[str, st
     far = _OTHER[side].upper()
     other_clean = bool(f.evidence.get("reporting", {}).get(_OTHER[side]))
     return (
-        f"Errors only at the {side.upper()} end's receiver (the {far} -> {side.upper()} direction): suspect "
+        f"{what} only at the {side.upper()} end's receiver (the {far} -> {side.upper()} direction): suspect "
         f"the {far} end's transmitting module or the {side.upper()} end's receiving module. Clean and re-seat "
         f"both ends first; if errors persist, replace the {far} module, then the {side.upper()} module."
         + (" The other direction is clean, so the cable is less likely." if other_clean else ""),
