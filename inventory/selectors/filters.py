@@ -117,20 +117,22 @@ class CableFilter(StrictFilterSet):
         )
 
     def _in_racks(self, qs, racks):
-        # A semi-join on the ends (no row multiplication, so no DISTINCT over the whole list).
-        # The ports and cages in those racks as two small hashed sets, not four outer joins
-        # over every end in the plant (a site filter went from 45 ms to about 10).
-        ports = Port.objects.filter(device__rack__in=racks).values("pk")
-        cages = Cage.objects.filter(device__rack__in=racks).values("pk")
-        ends = CableEnd.objects.filter(Q(port_id__in=ports) | Q(cage_id__in=cages))
-        return qs.filter(pk__in=ends.values("cable_id"))
+        # Correlated EXISTS per end kind: for a page in index order PostgreSQL probes each
+        # candidate cable's ends (cable_end_unique), their port or cage, device and rack by
+        # primary key, and stops at the page. The earlier form, ``id IN (ends whose port or cage
+        # is in these racks)``, hashed every port and cage of the site first: 900,000 ports at
+        # 131,072 GPUs, and the filtered, sorted list timed out.
+        rack_ids = list(racks.values_list("pk", flat=True))
+        by_port = CableEnd.objects.filter(cable_id=OuterRef("pk"), port__device__rack_id__in=rack_ids)
+        by_cage = CableEnd.objects.filter(cable_id=OuterRef("pk"), cage__device__rack_id__in=rack_ids)
+        return qs.filter(Exists(by_port) | Exists(by_cage))
 
     def by_site(self, qs, name, value):
         racks = Rack.objects.filter(Q(row__room__site__slug=value) | Q(row__room__site__name=value))
-        return self._in_racks(qs, racks.values("pk"))
+        return self._in_racks(qs, racks)
 
     def by_rack(self, qs, name, value):
-        return self._in_racks(qs, Rack.objects.filter(name=value).values("pk"))
+        return self._in_racks(qs, Rack.objects.filter(name=value))
 
     def by_overdue(self, qs, name, value):
         today = timezone.localdate()
