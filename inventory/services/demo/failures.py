@@ -34,6 +34,9 @@ from inventory.selectors.forecast.cohorts import lot_of
 
 BAD_VENDOR = "Eoptolink"
 BAD_LOT_AFR = 0.25
+# bulk_update writes one CASE WHEN per row and PostgreSQL tests each row against every branch:
+# one statement for the ~10,000 failures of a 131,072-GPU site was quadratic (minutes).
+UPDATE_BATCH = 500
 
 
 def demo_seed_failures(*, site: Site, seed: int, as_of: date, afr: float, w: dict) -> dict[str, int]:
@@ -107,6 +110,7 @@ def demo_seed_failures(*, site: Site, seed: int, as_of: date, afr: float, w: dic
             [p for p, _, _ in failed],
             TransceiverPlacement,
             ["removed_at", "end_reason", "notes"],
+            batch_size=UPDATE_BATCH,
             default_change_reason="failed in service",
             default_date=now,
         )
@@ -114,6 +118,7 @@ def demo_seed_failures(*, site: Site, seed: int, as_of: date, afr: float, w: dic
             modules,
             Transceiver,
             ["status", "stock_site", "cage"],
+            batch_size=UPDATE_BATCH,
             default_change_reason="failed in service",
             default_date=now,
         )
