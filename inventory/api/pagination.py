@@ -43,7 +43,8 @@ class Pagination(PageNumberPagination):
         self.keyset_rows = None
         after = request.query_params.get(self.after_query_param)
         if after is None:
-            return super().paginate_queryset(queryset, request, view)
+            self.page_rows = super().paginate_queryset(queryset, request, view)
+            return self.page_rows
         if self.keyset_field is None:
             raise ValidationError(
                 {self.after_query_param: ["This list pages by keyset only in its default order."]}
@@ -69,7 +70,7 @@ class Pagination(PageNumberPagination):
         if self.page.has_next():
             return super().get_next_link()
         if not self.page.paginator.count_exact and self.keyset_field:
-            return self._after_link(self.page.object_list)  # past the numbered pages
+            return self._after_link(self.page_rows)  # past the numbered pages
         return None
 
     def get_previous_link(self):

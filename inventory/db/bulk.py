@@ -234,9 +234,10 @@ def foreign_keys_checked_at_end(models_):
 
 
 def _may_skip_triggers() -> bool:
+    granted = "has_parameter_privilege('session_replication_role', 'SET')"  # PostgreSQL 15+
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT rolsuper OR has_parameter_privilege('session_replication_role', 'SET') "
+            f"SELECT rolsuper OR {granted if connection.pg_version >= 150000 else 'false'} "  # noqa: S608 - constant text
             "FROM pg_roles WHERE rolname = current_user"
         )
         row = cur.fetchone()
