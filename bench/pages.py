@@ -44,7 +44,7 @@ def run(report) -> None:
     from inventory.core.choices import CableStatus
     from inventory.models import Cable, Rack, Site
     from inventory.selectors.pages.lists import CABLE_SORTS
-    from inventory.selectors.paging import COUNT_CAP
+    from inventory.selectors.paging import DESK_COUNT_CAP
 
     rng = random.Random(11)
     labels = list(
@@ -60,7 +60,7 @@ def run(report) -> None:
         _report(
             report, "/c/<label> cable page", _timed(http, [f"/c/{x}" for x in sample], headers), "<= 30 ms"
         )
-        pages = max(1, min(len(labels), COUNT_CAP) // 50)  # numbered pages stop at the count's cap
+        pages = max(1, min(len(labels), DESK_COUNT_CAP) // 50)  # numbered pages stop at the count's cap
         list_paths = [f"/cables/?page={rng.randint(1, pages)}" for _ in range(60)]
         _report(report, "/cables/ list, page of 50", _timed(http, list_paths, headers), "<= 60 ms")
         filtered = [
