@@ -123,11 +123,12 @@ class CableFilter(StrictFilterSet):
         # key, and stops at the page. The earlier form, ``id IN (ends whose port or cage is in
         # these racks)``, hashed every port and cage of the site first (900,000 ports at 131,072
         # GPUs: the filtered, sorted list timed out); two OR'd EXISTS cannot become semi-joins.
-        rack_ids = list(racks.values_list("pk", flat=True))
+        # The racks as a subquery (hashed once), not a list: a 131,072-GPU site has 5,000 racks,
+        # and their ids as literals made the statement 30 kB and its planning 9 ms.
         ends = (
             CableEnd.objects.filter(cable_id=OuterRef("pk"))
             .annotate(end_rack=Coalesce(F("port__device__rack_id"), F("cage__device__rack_id")))
-            .filter(end_rack__in=rack_ids)
+            .filter(end_rack__in=racks.values("pk"))
         )
         return qs.filter(Exists(ends))
 
