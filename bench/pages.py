@@ -43,6 +43,8 @@ def _report(report, name: str, times: list[float], target: str) -> None:
 def run(report) -> None:
     from inventory.core.choices import CableStatus
     from inventory.models import Cable, Rack, Site
+    from inventory.selectors.pages.lists import CABLE_SORTS
+    from inventory.selectors.paging import DESK_COUNT_CAP
 
     rng = random.Random(11)
     labels = list(
@@ -58,7 +60,7 @@ def run(report) -> None:
         _report(
             report, "/c/<label> cable page", _timed(http, [f"/c/{x}" for x in sample], headers), "<= 30 ms"
         )
-        pages = max(1, len(labels) // 50)
+        pages = max(1, min(len(labels), DESK_COUNT_CAP) // 50)  # numbered pages stop at the count's cap
         list_paths = [f"/cables/?page={rng.randint(1, pages)}" for _ in range(60)]
         _report(report, "/cables/ list, page of 50", _timed(http, list_paths, headers), "<= 60 ms")
         filtered = [
@@ -68,5 +70,15 @@ def run(report) -> None:
             "/cables/?q=C0012",
         ] * 10
         _report(report, "/cables/ list, filtered and sorted", _timed(http, filtered, headers), "<= 60 ms")
+        # Every sort the desk offers, both ways, under the site and status filters, pages 1-20.
+        by_sort = [
+            f"/cables/?site={site}&status=in_production&sort={d}{key}&page={rng.randint(1, 20)}"
+            for key in CABLE_SORTS
+            for d in ("", "-")
+            for _ in range(4)
+        ]
+        _report(
+            report, "/cables/ list, filtered, every offered sort", _timed(http, by_sort, headers), "<= 60 ms"
+        )
         rack_paths = [f"/r/{rng.choice(racks)}" for _ in range(40)]
         _report(report, "/r/<rack> rack page", _timed(http, rack_paths, headers), "")

@@ -58,7 +58,7 @@ class Cable(TimestampedModel):
     color = models.CharField(max_length=6, blank=True, help_text="Hex colour, e.g. ffeb3b")
     install_date = models.DateField(null=True, blank=True)
     status = models.CharField(max_length=14, choices=CableStatus.choices, default=CableStatus.PLANNED)
-    retest_due = models.DateField(null=True, blank=True, db_index=True)
+    retest_due = models.DateField(null=True, blank=True)  # indexed with id: cable_retest_id
     replaced_by = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaces"
     )
@@ -79,7 +79,17 @@ class Cable(TimestampedModel):
                 name="cable_retired_status",
             ),
         ]
-        indexes = [models.Index(fields=["status"], name="cable_status")]
+        # Every sort the lists offer, with the id that breaks ties (``_ordering`` sorts by the
+        # column, then pk): a page in any order is an index range, never a sort of the table.
+        # ``updated_at``: what changed since the last retest sweep (and ``?changed_since=``).
+        indexes = [
+            models.Index(fields=["status", "id"], name="cable_status_id"),
+            models.Index(fields=["kind", "id"], name="cable_kind_id"),
+            models.Index(fields=["length_m", "id"], name="cable_length_id"),
+            models.Index(fields=["install_date", "id"], name="cable_installed_id"),
+            models.Index(fields=["retest_due", "id"], name="cable_retest_id"),
+            models.Index(fields=["updated_at"], name="cable_updated"),
+        ]
 
     def __str__(self) -> str:
         return self.label
@@ -177,6 +187,7 @@ class Link(TimestampedModel):
             ),
             models.CheckConstraint(condition=Q(a_port__lt=models.F("b_port")), name="link_ports_ordered"),
         ]
+        indexes = [models.Index(fields=["updated_at"], name="link_updated")]  # the retest sweep
 
     def __str__(self) -> str:
         return f"link {self.a_port_id}<->{self.b_port_id}"

@@ -83,6 +83,7 @@ class Transceiver(TimestampedModel):
         ]
         indexes = [
             models.Index(fields=["serial"], name="xcvr_serial"),
+            models.Index(fields=["status", "id"], name="xcvr_status_id"),  # the list's status sort
             # Spares, failed and RMA'd modules: a small slice the forecast reads (the installed
             # million are left out of the index).
             models.Index(

@@ -6,7 +6,8 @@ import django_filters
 from django import forms
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from inventory.core.choices import (
@@ -117,20 +118,26 @@ class CableFilter(StrictFilterSet):
         )
 
     def _in_racks(self, qs, racks):
-        # A semi-join on the ends (no row multiplication, so no DISTINCT over the whole list).
-        # The ports and cages in those racks as two small hashed sets, not four outer joins
-        # over every end in the plant (a site filter went from 45 ms to about 10).
-        ports = Port.objects.filter(device__rack__in=racks).values("pk")
-        cages = Cage.objects.filter(device__rack__in=racks).values("pk")
-        ends = CableEnd.objects.filter(Q(port_id__in=ports) | Q(cage_id__in=cages))
-        return qs.filter(pk__in=ends.values("cable_id"))
+        # One correlated EXISTS (a semi-join): for a page in index order PostgreSQL probes each
+        # candidate cable's ends (cable_end_unique), their port or cage and its device by primary
+        # key, and stops at the page. The earlier form, ``id IN (ends whose port or cage is in
+        # these racks)``, hashed every port and cage of the site first (900,000 ports at 131,072
+        # GPUs: the filtered, sorted list timed out); two OR'd EXISTS cannot become semi-joins.
+        # The racks as a subquery (hashed once), not a list: a 131,072-GPU site has 5,000 racks,
+        # and their ids as literals made the statement 30 kB and its planning 9 ms.
+        ends = (
+            CableEnd.objects.filter(cable_id=OuterRef("pk"))
+            .annotate(end_rack=Coalesce(F("port__device__rack_id"), F("cage__device__rack_id")))
+            .filter(end_rack__in=racks.values("pk"))
+        )
+        return qs.filter(Exists(ends))
 
     def by_site(self, qs, name, value):
         racks = Rack.objects.filter(Q(row__room__site__slug=value) | Q(row__room__site__name=value))
-        return self._in_racks(qs, racks.values("pk"))
+        return self._in_racks(qs, racks)
 
     def by_rack(self, qs, name, value):
-        return self._in_racks(qs, Rack.objects.filter(name=value).values("pk"))
+        return self._in_racks(qs, Rack.objects.filter(name=value))
 
     def by_overdue(self, qs, name, value):
         today = timezone.localdate()

@@ -78,6 +78,7 @@ class CableViewSet(NoDeleteModelViewSet):
     ordering_fields = ["label", "install_date", "status", "retest_due"]
     lookup_field = "label"
     lookup_value_regex = "[^/]+"
+    keyset_field = "label"  # ?after=<label>: keyset pages in the default order (api.pagination)
 
     def get_queryset(self):
         # Ends are read by the serializer in one flat query per page (end_points_by_cable).

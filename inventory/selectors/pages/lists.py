@@ -7,6 +7,10 @@ from django.db.models import Exists, OuterRef, Prefetch, Q
 from inventory.models import Alert, Cable, CableEnd
 from inventory.models.cables import END_PLACE_COLUMNS
 
+# Only sorts an index serves in order (the column, then the id: ``cable_status_id`` and its
+# siblings in migration 0011), so any page is an index range however large the plant. Sorting by
+# a joined name (vendor, part, device) would sort every matching row first; those columns are
+# filters instead.
 CABLE_SORTS = {
     "label": "label",
     "status": "status",
@@ -14,14 +18,10 @@ CABLE_SORTS = {
     "length": "length_m",
     "installed": "install_date",
     "retest": "retest_due",
-    "vendor": "vendor__name",
 }
 TRANSCEIVER_SORTS = {
     "serial": "serial",
     "status": "status",
-    "part": "model__part_number",
-    "vendor": "model__vendor__name",
-    "device": "cage__device__name",
 }
 
 

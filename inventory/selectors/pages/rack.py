@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.html import format_html_join
 
@@ -78,27 +77,39 @@ def device_rows(
     """
     rows = {d.pk: RackRow(device=d) for d in devices}
     dev_ids = list(rows)
-    here = list(
-        CableEnd.objects.filter(active=True)
-        .filter(
-            Q(port_id__in=Port.objects.filter(device_id__in=dev_ids).values("pk"))
-            | Q(cage_id__in=Cage.objects.filter(device_id__in=dev_ids).values("pk"))
-        )
-        .values_list(
-            "cable_id",
-            "side",
-            "connector",
-            "port_id",
-            "port__name",
-            "port__device_id",
-            "cage__name",
-            "cage__index",
-            "cage__device_id",
-            "cable__label",
-            "cable__status",
-            "cable__retest_due",
-        )
+    # The ends on these devices' ports UNION ALL those on their cages (an end is on one or the
+    # other):
+    # each half is an index lookup, where one OR across the two read every end of the plant
+    # (3 s at 131,072 GPUs).
+    columns = (
+        "cable_id",
+        "side",
+        "connector",
+        "port_id",
+        "port__name",
+        "port__device_id",
+        "cage__name",
+        "cage__index",
+        "cage__device_id",
+        "cable__label",
+        "cable__status",
+        "cable__retest_due",
     )
+    on_ports = (
+        CableEnd.objects.filter(
+            active=True, port_id__in=Port.objects.filter(device_id__in=dev_ids).values("pk")
+        )
+        .order_by()
+        .values_list(*columns)
+    )
+    on_cages = (
+        CableEnd.objects.filter(
+            active=True, cage_id__in=Cage.objects.filter(device_id__in=dev_ids).values("pk")
+        )
+        .order_by()
+        .values_list(*columns)
+    )
+    here = list(on_ports.union(on_cages, all=True))
     here_ids = {h[0] for h in here}
     far_by_cable: dict[int, list[tuple]] = {}
     for row in (

@@ -182,8 +182,19 @@ def retest_worklist(
     return items
 
 
-def retest_due_owners(*, until: date) -> list[tuple[int, date, int | None]]:
-    """(cable id, due date, responsible team id) of every live cable due by ``until``.
+def cables_due_between(ranges: list[tuple[date, date]]) -> set[int]:
+    """Ids of the cables due within any of the inclusive ``(first, last)`` day ranges (each an
+    index range on ``cable_retest_id``; an empty range reads nothing)."""
+    ids: set[int] = set()
+    for first, last in ranges:
+        if first <= last:
+            ids.update(Cable.objects.filter(retest_due__range=(first, last)).values_list("pk", flat=True))
+    return ids
+
+
+def retest_due_owners(*, until: date, only: set[int] | None = None) -> list[tuple[int, date, int | None]]:
+    """(cable id, due date, responsible team id) of every live cable due by ``until``, or of
+    those among ``only`` (read in chunks by id).
 
     The lean read behind the reminder claim: one query for the racks' teams, one for the cables,
     no per-cable objects.
@@ -200,7 +211,14 @@ def retest_due_owners(*, until: date) -> list[tuple[int, date, int | None]]:
         .annotate(rack_id_=Coalesce(F("cage__device__rack_id"), F("port__device__rack_id")))
         .values_list("cable_id", "cable__retest_due", "rack_id_")
     )
-    return [(cable_id, due, team_of_rack.get(rack)) for cable_id, due, rack in rows]
+    if only is None:
+        return [(cable_id, due, team_of_rack.get(rack)) for cable_id, due, rack in rows]
+    ids = sorted(only)
+    return [
+        (cable_id, due, team_of_rack.get(rack))
+        for start in range(0, len(ids), 5000)
+        for cable_id, due, rack in rows.filter(cable_id__in=ids[start : start + 5000])
+    ]
 
 
 @dataclass

@@ -6,6 +6,7 @@ sanctioned bulk writer (rows + history rows), so 4,096 GPUs take seconds, not mi
 
 from __future__ import annotations
 
+import operator
 import random
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
@@ -74,17 +75,16 @@ class Table:
         return r
 
     def write(self, **w) -> None:
-        getters = []
+        # A key given as a record or instance (by field name) becomes its id (by attname); then
+        # one C-level itemgetter per row, not a Python call per field (millions at 131,072 GPUs).
         for f in self.fields:
             if f.is_relation:
-                getters.append(
-                    lambda d, n=f.name, a=f.attname: (
-                        (d[n].pk if d[n] is not None else None) if n in d else d[a]
-                    )
-                )
-            else:
-                getters.append(lambda d, a=f.attname: d[a])
-        rows = [[g(r.__dict__) for g in getters] for r in self.recs]
+                n, a = f.name, f.attname
+                for d in (r.__dict__ for r in self.recs):
+                    if n in d:
+                        d[a] = d[n].pk if d[n] is not None else None
+        get = operator.itemgetter(*(f.attname for f in self.fields))
+        rows = [get(r.__dict__) for r in self.recs]
         ids = bulk.bulk_insert_rows(self.model, [f.attname for f in self.fields], rows, **w)
         for r, pk in zip(self.recs, ids, strict=True):
             r.pk = pk

@@ -35,6 +35,9 @@ from inventory.services.demo.builder import seed_now
 
 BAD_VENDOR = "Eoptolink"
 BAD_LOT_AFR = 0.25
+# bulk_update writes one CASE WHEN per row and PostgreSQL tests each row against every branch:
+# one statement for the ~10,000 failures of a 131,072-GPU site was quadratic (minutes).
+UPDATE_BATCH = 500
 
 
 def demo_seed_failures(*, site: Site, seed: int, as_of: date, afr: float, w: dict) -> dict[str, int]:
@@ -108,6 +111,7 @@ def demo_seed_failures(*, site: Site, seed: int, as_of: date, afr: float, w: dic
             [p for p, _, _ in failed],
             TransceiverPlacement,
             ["removed_at", "end_reason", "notes"],
+            batch_size=UPDATE_BATCH,
             default_change_reason="failed in service",
             default_date=now,
         )
@@ -115,6 +119,7 @@ def demo_seed_failures(*, site: Site, seed: int, as_of: date, afr: float, w: dic
             modules,
             Transceiver,
             ["status", "stock_site", "cage"],
+            batch_size=UPDATE_BATCH,
             default_change_reason="failed in service",
             default_date=now,
         )

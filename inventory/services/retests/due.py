@@ -51,6 +51,7 @@ from inventory.models import (
     Cable,
     CableEnd,
     CableTest,
+    Device,
     FieldNote,
     Link,
     LinkSegment,
@@ -391,16 +392,18 @@ def retest_changed_cables(*, since: datetime, today: date) -> list[int] | None:
     ids.update(
         Alert.objects.filter(updated_at__gte=since, cable_id__isnull=False).values_list("cable_id", flat=True)
     )
-    ids.update(
-        LinkSegment.objects.filter(
-            Q(link__updated_at__gte=since) | Q(link__alerts__updated_at__gte=since)
-        ).values_list("cable_id", flat=True)
+    # Each source on its own index (link_updated; devices are few), never an OR across joins,
+    # which PostgreSQL can only answer by reading every segment or every end of the plant.
+    links = set(Link.objects.filter(updated_at__gte=since).values_list("pk", flat=True))
+    links.update(
+        Alert.objects.filter(updated_at__gte=since, link_id__isnull=False).values_list("link_id", flat=True)
     )
-    ids.update(
-        CableEnd.objects.filter(
-            Q(port__device__updated_at__gte=since) | Q(cage__device__updated_at__gte=since)
-        ).values_list("cable_id", flat=True)
-    )
+    for chunk in _chunks(sorted(links)):
+        ids.update(LinkSegment.objects.filter(link_id__in=chunk).values_list("cable_id", flat=True))
+    devices = sorted(Device.objects.filter(updated_at__gte=since).values_list("pk", flat=True))
+    for chunk in _chunks(devices):
+        ids.update(CableEnd.objects.filter(port__device_id__in=chunk).values_list("cable_id", flat=True))
+        ids.update(CableEnd.objects.filter(cage__device_id__in=chunk).values_list("cable_id", flat=True))
     resolver = retest_policy_resolver()
     if resolver.uses_telemetry:
         horizon = today + timedelta(days=resolver.defaults.remind_days)
@@ -412,6 +415,11 @@ def retest_changed_cables(*, since: datetime, today: date) -> list[int] | None:
     if len(ids) > FULL_RECOMPUTE_ABOVE:
         return None
     return sorted(ids)
+
+
+def _chunks(ids: list[int], size: int = 5000):
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
 
 
 def retest_due_refresh_on_commit(*, cable_id: int, now: datetime, reason: str) -> None:

@@ -25,7 +25,7 @@ CABLE_COLUMNS = [
     ("Length", "length"),
     ("A end", None),
     ("B end", None),
-    ("Vendor", "vendor"),
+    ("Vendor", None),  # filter, not sort: see CABLE_SORTS
     ("Installed", "installed"),
     ("Retest due", "retest"),
 ]

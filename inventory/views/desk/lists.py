@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import csv
 
-from django.core.paginator import Paginator
 from django.http import StreamingHttpResponse
 from django.utils.http import url_has_allowed_host_and_scheme
+
+from inventory.selectors import paging
 
 MAX_PAGE_SIZE = 500
 
 
 def _page(request, qs):
+    """A page of ``qs``; the count stops at ``DESK_COUNT_CAP`` rows (``paginator.count_exact``)."""
     try:
         size = int(request.GET.get("per_page", 50))
     except ValueError:
         size = 50
     size = min(max(size, 1), MAX_PAGE_SIZE)
-    return Paginator(qs, size).get_page(request.GET.get("page"))
+    return paging.BoundedPaginator(qs, size, cap=paging.DESK_COUNT_CAP).get_page(request.GET.get("page"))
 
 
 def _query_without(request, *keys) -> str:

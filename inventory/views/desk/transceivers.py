@@ -20,9 +20,9 @@ from inventory.views.desk.lists import _columns, _csv_response, _filtered, _page
 TRANSCEIVER_COLUMNS = [
     ("Serial", "serial"),
     ("Status", "status"),
-    ("Vendor", "vendor"),
-    ("Part", "part"),
-    ("Where", "device"),
+    ("Vendor", None),  # filters, not sorts: see TRANSCEIVER_SORTS
+    ("Part", None),
+    ("Where", None),
 ]
 
 
