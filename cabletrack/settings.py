@@ -17,7 +17,11 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(environ.Env().str("CABLETRACK_VAR_DIR", default=str(BASE_DIR / "var")))
 
 env = environ.Env()
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+# The embedded defaults (SQLite, the filesystem broker) keep their files in VAR_DIR, so only they
+# create it. Production (DATABASE_URL and REDIS_URL set) writes nothing at import: the application
+# directory may be read-only; uploads and the beat schedule go to the data directory it names.
+if not env.str("DATABASE_URL", "") or not env.str("REDIS_URL", ""):
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
 
@@ -48,13 +52,17 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "simple_history",
     "axes",
+    "csp",
     "inventory",
 ]
 
 MIDDLEWARE = [
+    "inventory.middleware.proxy.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "inventory.middleware.requestid.RequestIdMiddleware",
+    "inventory.middleware.headers.SecurityHeadersMiddleware",
+    "csp.middleware.CSPMiddleware",
     "inventory.middleware.idempotency.BodyLimitMiddleware",
     "inventory.middleware.failsafe.UnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -198,7 +206,11 @@ LOGOUT_REDIRECT_URL = "login"
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# Locked: a username from one client address, never a username or an address alone, so failures
+# from one client behind a shared proxy cannot lock everyone out (nor one username everywhere).
+# The address is REMOTE_ADDR as TrustedProxyMiddleware left it (the client, behind trusted proxies).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "inventory.middleware.proxy.client_ip"
 
 # --- I18N, static --------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
@@ -306,6 +318,10 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="cabletrack <cabletra
 EMAIL_TIMEOUT = 10
 
 # --- Security (production) -----------------------------------------------------------------
+# Reverse proxies (load balancers) in front of gunicorn, as IP addresses or CIDRs. Only a request
+# arriving from one of them may say who the client is (X-Forwarded-For) and that it came over
+# HTTPS (X-Forwarded-Proto); from anyone else those headers are dropped (middleware/proxy.py).
+CABLETRACK_TRUSTED_PROXIES = env.list("CABLETRACK_TRUSTED_PROXIES", default=[])
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = not DEBUG
@@ -316,6 +332,35 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy (django-csp): scripts, styles and everything else from this origin only;
+# no inline script or style (the API docs pages widen it for themselves, api/urls.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+# Browser features no page uses are switched off (middleware/headers.py).
+CABLETRACK_PERMISSIONS_POLICY = env.str(
+    "CABLETRACK_PERMISSIONS_POLICY",
+    default="camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), bluetooth=()",
+)
+# The OpenAPI schema and its docs (/api/schema/, /api/docs/, /api/redoc/) need a login unless this
+# is set (for a public API reference).
+CABLETRACK_API_DOCS_PUBLIC = env.bool("CABLETRACK_API_DOCS_PUBLIC", default=False)
+SPECTACULAR_SETTINGS["SERVE_PERMISSIONS"] = [
+    "rest_framework.permissions.AllowAny"
+    if CABLETRACK_API_DOCS_PUBLIC
+    else "rest_framework.permissions.IsAuthenticated"
+]
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 
 LOGGING = {

@@ -5,8 +5,6 @@ Thin: parse the filters, call the selector or service, render.
 
 from __future__ import annotations
 
-import csv
-
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -16,6 +14,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from inventory.access import authz
+from inventory.core import csvsafe
 from inventory.core.choices import ReminderMode, Weekday
 from inventory.core.pdf import worklist as worklist_pdf
 from inventory.models import Rack, Row, Site, UserProfile
@@ -86,7 +85,7 @@ def retests_csv(request):
     _, today, items = _worklist(request)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="retests-{today:%Y-%m-%d}.csv"'
-    w = csv.writer(response)
+    w = csvsafe.writer(response)
     w.writerow(
         ["bucket", "due", "days_overdue", "site", "room", "row", "rack", "rack_position", "device", "u",
          "cable", "kind", "test", "url"]

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 import yaml
 
+from inventory.core import csvsafe
 from inventory.core.choices import CableStatus
 from inventory.core.interop.netbox_vocab import CABLE_TYPE_FROM_NETBOX, CABLE_TYPE_TO_NETBOX
 from inventory.models import Cable, CableEnd
@@ -90,10 +91,14 @@ def csv_dict_rows(text: str) -> list[dict]:
     Universal newlines (a lone CR ends a row, as old spreadsheet exports write them), and the
     csv module's own refusals (a NUL byte, an over-long field) become a clear error instead of
     escaping as a server error. Cells beyond the header row are dropped (``DictReader`` would
-    keep them as a list under the key ``None``)."""
+    keep them as a list under the key ``None``). A cell our exports neutralised against formula
+    injection (``'=...``, ``csvsafe``) reads back as it was recorded."""
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff"), newline=None))
     try:
-        return [{k: v for k, v in row.items() if k is not None} for row in reader]
+        return [
+            {k: csvsafe.unescape(v) if isinstance(v, str) else v for k, v in row.items() if k is not None}
+            for row in reader
+        ]
     except csv.Error as exc:
         raise PlanFileError(f"Not a readable CSV file (line {reader.line_num}): {exc}.") from None
 
@@ -261,7 +266,7 @@ def plan_export(*, cables=None, fmt: str = "yaml") -> str:
     rows = _plan_dicts(cables)
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=PLAN_COLUMNS, lineterminator="\n")
+        w = csvsafe.DictWriter(buf, fieldnames=PLAN_COLUMNS, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
         return buf.getvalue()
@@ -297,7 +302,7 @@ def netbox_csv_export(*, cables=None) -> str:
         "description",
         "cf_install_date",
     ]
-    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\r\n")
+    w = csvsafe.DictWriter(buf, fieldnames=cols, lineterminator="\r\n")
     w.writeheader()
     nb_type = {"front": "dcim.frontport", "rear": "dcim.rearport"}
     end_kind = {

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import csv
-
 from django.core.paginator import Paginator
 from django.http import StreamingHttpResponse
 from django.utils.http import url_has_allowed_host_and_scheme
+
+from inventory.core import csvsafe
 
 MAX_PAGE_SIZE = 500
 
@@ -49,7 +49,7 @@ class _Echo:
 
 
 def _csv_response(filename: str, header: list[str], rows) -> StreamingHttpResponse:
-    writer = csv.writer(_Echo())
+    writer = csvsafe.writer(_Echo())
 
     def stream():
         yield writer.writerow(header)
