@@ -251,9 +251,15 @@ CABLETRACK_REQUIRE_IF_MATCH = env.bool("CABLETRACK_REQUIRE_IF_MATCH", default=Fa
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "inventory.api.auth.ApiTokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "inventory.api.auth.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["inventory.api.permissions.PlantPermission"],
+    # JSON that names a key twice is a 400 (inventory/core/strictjson.py), not its last value.
+    "DEFAULT_PARSER_CLASSES": [
+        "inventory.api.parsers.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_FILTER_BACKENDS": [
         "inventory.api.filtering.StrictFilterBackend",
         "rest_framework.filters.OrderingFilter",
@@ -475,6 +481,8 @@ CELERY_BEAT_SCHEDULE = {
     # Security/reliability: resend what the broker refused during an outage; forget old idempotency keys.
     "outbox-flush": {"task": "inventory.outbox_flush", "schedule": 30.0},
     "idempotency-purge": {"task": "inventory.idempotency_purge", "schedule": 3600.0},
+    # Tester exports a test-import preview kept and nobody applied.
+    "import-uploads-purge": {"task": "inventory.import_uploads_purge", "schedule": 3600.0},
     # Telemetry: rollups (also kicked after each ingest), retention of raw samples and rollups.
     "telemetry-rollup": {"task": "inventory.telemetry_rollup", "schedule": 60.0},
     "telemetry-retention": {"task": "inventory.telemetry_retention", "schedule": 6 * 3600.0},

@@ -15,11 +15,12 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inventory.api.concurrency import AtomicWritesMixin
+from inventory.api.parsers import StrictJSONParser
 from inventory.api.strict import StrictModelSerializer
 from inventory.conf import app_settings
 from inventory.core.choices import Direction, ReferenceMethod
@@ -265,7 +266,7 @@ class CableTestViewSet(
         "cable__label": ["exact"],
         "is_baseline": ["exact"],
     }
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [StrictJSONParser, MultiPartParser, FormParser]
 
     @extend_schema(
         summary="Record a power-meter (OLTS) session",
@@ -416,7 +417,7 @@ class InspectionViewSet(AtomicWritesMixin, mixins.ListModelMixin, viewsets.Gener
     queryset = Inspection.objects.order_by("-inspected_at", "-pk")
     serializer_class = InspectionSerializer
     filterset_fields = ["passed", "cable_end__cable__label", "port"]
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [StrictJSONParser, MultiPartParser, FormParser]
 
     @extend_schema(
         request={

@@ -162,6 +162,7 @@ class ProfileForm(forms.Form):
     digest_hour = forms.IntegerField(min_value=0, max_value=23, label="Digest hour (UTC, 0-23)")
 
 
+@authz.allow_any_user_write  # a user's own reminder settings: viewers too
 def profile(request):
     current = UserProfile.objects.filter(user=request.user).first()
     initial = {
