@@ -357,7 +357,7 @@ CONTENT_SECURITY_POLICY = {
 # Browser features no page uses are switched off (middleware/headers.py).
 CABLETRACK_PERMISSIONS_POLICY = env.str(
     "CABLETRACK_PERMISSIONS_POLICY",
-    default="camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), bluetooth=()",
+    default="camera=(self), microphone=(), geolocation=(), payment=(), usb=(), serial=(), bluetooth=()",
 )
 # The OpenAPI schema and its docs (/api/schema/, /api/docs/, /api/redoc/) need a login unless this
 # is set (for a public API reference).

@@ -111,7 +111,8 @@ def test_pages_carry_a_csp_without_inline_script_or_style_and_a_permissions_poli
     csp = _csp(response)
     assert csp["default-src"] == ["'self'"] and csp["script-src"] == ["'self'"]
     assert "'unsafe-inline'" not in csp["style-src"] and csp["object-src"] == ["'none'"]
-    assert "camera=()" in response["Permissions-Policy"]
+    policy = response["Permissions-Policy"]
+    assert "camera=(self)" in policy and "microphone=()" in policy and "geolocation=()" in policy
     html = response.content.decode()
     assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), "an inline script the CSP would block"
     assert " style=" not in html and "<style" not in html
