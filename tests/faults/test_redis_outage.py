@@ -48,6 +48,9 @@ def site(transactional_db):
     rack = f.RackFactory(name="R-RO")
     rack.team = ops
     rack.save()
+    hall = rack.row.room.site  # tina reports faults here: her team's site (a fault is site-scoped)
+    hall.team = ops
+    hall.save()
     _, a = f.twin_port_device("gpu-ro", rack=rack, u=2, role="gpu_node", cages=1)
     _, b = f.twin_port_device("leaf-rx", rack=rack, u=40, cages=1)
     due = f.jumper("J-RO-0", a[0], b[0], install_date=(now - timedelta(days=100)).date())
