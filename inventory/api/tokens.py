@@ -77,7 +77,10 @@ class ApiTokenViewSet(
             token, raw = token_services.api_token_mint_for(actor=request.user, **data.validated_data)
         except DjangoValidationError as exc:
             raise ValidationError(exc.message_dict) from None
-        return Response({**ApiTokenSerializer(token).data, "token": raw}, status=status.HTTP_201_CREATED)
+        response = Response({**ApiTokenSerializer(token).data, "token": raw}, status=status.HTTP_201_CREATED)
+        response.never_stored = True  # the key is in this answer only: no idempotency replay keeps it
+        response["Cache-Control"] = "no-store, private"
+        return response
 
     @extend_schema(request=None, responses={200: ApiTokenSerializer})
     @action(detail=True, methods=["post"])

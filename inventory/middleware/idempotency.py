@@ -14,7 +14,8 @@ with ``Idempotent-Replayed: true``; the same key with a different method, path o
 a retry while the first is still running waits for it and gets its answer. The key's record and the
 request's writes commit together: a request that fails (5xx) or dies half way (database restart,
 killed process) leaves neither behind, so its retry runs for real. Answers that invite a retry
-(409, 412, 423, 429) are not stored either.
+(409, 412, 423, 429) are not stored either, nor an answer marked ``never_stored`` (it carries a
+secret shown once: a new API token's key).
 Keys are kept ``CABLETRACK_IDEMPOTENCY_TTL_HOURS`` (24) hours, then purged by a periodic task.
 """
 
@@ -175,7 +176,12 @@ class IdempotencyMiddleware:
                 except IntegrityError:
                     raise _Replay from None
                 response = self.get_response(request)
-                if response.status_code >= 500 or response.status_code in NOT_STORED or response.streaming:
+                if (
+                    response.status_code >= 500
+                    or response.status_code in NOT_STORED
+                    or response.streaming
+                    or getattr(response, "never_stored", False)  # a secret shown once (a new token)
+                ):
                     if response.status_code >= 500:
                         transaction.set_rollback(True)  # a failed request leaves nothing behind
                     else:

@@ -23,7 +23,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from inventory.core.choices import TokenKind
-from inventory.models import ApiToken
+from inventory.models import ApiToken, IdempotencyRecord
 from inventory.models.accounts import hash_token
 from inventory.services.access import tokens as token_services
 from tests import factories as f
@@ -241,3 +241,17 @@ def test_minting_tokens_for_others_is_for_administrators_and_never_an_escalation
     refused = admin.post("/api/tokens/", {**body, "kind": "full"}, format="json")
     assert refused.status_code == 400 and "kind" in refused.json()
     assert not ApiToken.objects.exists()
+
+
+def test_a_minted_key_is_never_kept_for_an_idempotent_replay(plant):
+    admin = APIClient()
+    admin.force_login(plant.users["admin"])
+    made = admin.post(
+        "/api/tokens/",
+        {"user": "collector", "name": "keyed", "kind": "ingest"},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="mint-1",
+    )
+    assert made.status_code == 201 and "no-store" in made["Cache-Control"]
+    raw = made.json()["token"]
+    assert not [r for r in IdempotencyRecord.objects.all() if raw.encode() in bytes(r.body or b"")]
