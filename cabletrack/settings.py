@@ -17,7 +17,11 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(environ.Env().str("CABLETRACK_VAR_DIR", default=str(BASE_DIR / "var")))
 
 env = environ.Env()
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+# The embedded defaults (SQLite, the filesystem broker) keep their files in VAR_DIR, so only they
+# create it. Production (DATABASE_URL and REDIS_URL set) writes nothing at import: the application
+# directory may be read-only; uploads and the beat schedule go to the data directory it names.
+if not env.str("DATABASE_URL", "") or not env.str("REDIS_URL", ""):
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
 
@@ -48,13 +52,17 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "simple_history",
     "axes",
+    "csp",
     "inventory",
 ]
 
 MIDDLEWARE = [
+    "inventory.middleware.proxy.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "inventory.middleware.requestid.RequestIdMiddleware",
+    "inventory.middleware.headers.SecurityHeadersMiddleware",
+    "csp.middleware.CSPMiddleware",
     "inventory.middleware.idempotency.BodyLimitMiddleware",
     "inventory.middleware.failsafe.UnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -198,7 +206,11 @@ LOGOUT_REDIRECT_URL = "login"
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# Locked: a username from one client address, never a username or an address alone, so failures
+# from one client behind a shared proxy cannot lock everyone out (nor one username everywhere).
+# The address is REMOTE_ADDR as TrustedProxyMiddleware left it (the client, behind trusted proxies).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "inventory.middleware.proxy.client_ip"
 
 # --- I18N, static --------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
@@ -239,9 +251,15 @@ CABLETRACK_REQUIRE_IF_MATCH = env.bool("CABLETRACK_REQUIRE_IF_MATCH", default=Fa
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "inventory.api.auth.ApiTokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "inventory.api.auth.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["inventory.api.permissions.PlantPermission"],
+    # JSON that names a key twice, or nests too deeply, is a 400 (inventory/core/strictjson.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "inventory.api.parsers.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_FILTER_BACKENDS": [
         "inventory.api.filtering.StrictFilterBackend",
         "rest_framework.filters.OrderingFilter",
@@ -250,12 +268,6 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "inventory.api.errors.exception_handler",
-    # DRF's three, with a JSON parser that answers a body nested too deeply with a 400
-    "DEFAULT_PARSER_CLASSES": [
-        "inventory.api.parsers.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -312,6 +324,10 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="cabletrack <cabletra
 EMAIL_TIMEOUT = 10
 
 # --- Security (production) -----------------------------------------------------------------
+# Reverse proxies (load balancers) in front of gunicorn, as IP addresses or CIDRs. Only a request
+# arriving from one of them may say who the client is (X-Forwarded-For) and that it came over
+# HTTPS (X-Forwarded-Proto); from anyone else those headers are dropped (middleware/proxy.py).
+CABLETRACK_TRUSTED_PROXIES = env.list("CABLETRACK_TRUSTED_PROXIES", default=[])
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = not DEBUG
@@ -322,6 +338,35 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy (django-csp): scripts, styles and everything else from this origin only;
+# no inline script or style (the API docs pages widen it for themselves, api/urls.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+# Browser features no page uses are switched off (middleware/headers.py).
+CABLETRACK_PERMISSIONS_POLICY = env.str(
+    "CABLETRACK_PERMISSIONS_POLICY",
+    default="camera=(self), microphone=(), geolocation=(), payment=(), usb=(), serial=(), bluetooth=()",
+)
+# The OpenAPI schema and its docs (/api/schema/, /api/docs/, /api/redoc/) need a login unless this
+# is set (for a public API reference).
+CABLETRACK_API_DOCS_PUBLIC = env.bool("CABLETRACK_API_DOCS_PUBLIC", default=False)
+SPECTACULAR_SETTINGS["SERVE_PERMISSIONS"] = [
+    "rest_framework.permissions.AllowAny"
+    if CABLETRACK_API_DOCS_PUBLIC
+    else "rest_framework.permissions.IsAuthenticated"
+]
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 
 LOGGING = {
@@ -454,6 +499,8 @@ CELERY_BEAT_SCHEDULE = {
     # Security/reliability: resend what the broker refused during an outage; forget old idempotency keys.
     "outbox-flush": {"task": "inventory.outbox_flush", "schedule": 30.0},
     "idempotency-purge": {"task": "inventory.idempotency_purge", "schedule": 3600.0},
+    # Tester exports a test-import preview kept and nobody applied.
+    "import-uploads-purge": {"task": "inventory.import_uploads_purge", "schedule": 3600.0},
     # Telemetry: rollups (also kicked after each ingest), retention of raw samples and rollups.
     "telemetry-rollup": {"task": "inventory.telemetry_rollup", "schedule": 60.0},
     "telemetry-retention": {"task": "inventory.telemetry_retention", "schedule": 6 * 3600.0},

@@ -245,6 +245,18 @@ class AppSettings:
     currency = Setting[str]("CABLETRACK_CURRENCY", "Currency the costs are in (shown beside them).")
     run_hours = Setting[float]("CABLETRACK_RUN_HOURS", "Length of a training run (hours).")
 
+    # --- Security: proxies, headers, API docs ----------------------------------------------------
+    trusted_proxies = Setting[list[str]](
+        "CABLETRACK_TRUSTED_PROXIES",
+        "Reverse proxies (IPs/CIDRs) whose X-Forwarded-For and X-Forwarded-Proto are believed.",
+    )
+    permissions_policy = Setting[str](
+        "CABLETRACK_PERMISSIONS_POLICY", "The Permissions-Policy header on every response."
+    )
+    api_docs_public = Setting[bool](
+        "CABLETRACK_API_DOCS_PUBLIC", "Serve /api/schema/ and the API docs without a login."
+    )
+
     @classmethod
     def setting_names(cls) -> list[str]:
         """Every CABLETRACK_* name this class reads."""

@@ -18,6 +18,7 @@ from inventory.services.retests import reminders
 from inventory.services.telemetry.ingest import ROLLUP_PENDING_KEY
 from inventory.services.telemetry.prometheus_pull import telemetry_pull_prometheus
 from inventory.services.telemetry.rollup import telemetry_retention_enforce, telemetry_rollup
+from inventory.services.testing import import_uploads
 
 
 @shared_task(name="inventory.links_refresh", acks_late=True)
@@ -65,6 +66,12 @@ def outbox_flush_task() -> int:
 def idempotency_purge_task() -> int:
     """Forget idempotency keys past their TTL."""
     return reliability.idempotency_purge()
+
+
+@shared_task(name="inventory.import_uploads_purge", acks_late=True)
+def import_uploads_purge_task() -> int:
+    """Delete tester exports a test-import preview kept and nobody applied."""
+    return import_uploads.import_uploads_purge()
 
 
 @shared_task(name="inventory.netbox_sync", acks_late=True)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 
+from inventory.core.choices import TokenKind
 from inventory.models import Cable, CableEnd, Device, Rack, Site, Transceiver
 
 # Custom permissions (no model of their own): created by ``roles.sync_roles`` on the Cable
@@ -42,20 +43,24 @@ class Rule:
     perm: str
     site_scoped: bool = False
     label: str = ""
+    also: tuple[str, ...] = ()  # further permissions the action needs (a replacement adds a cable)
 
 
 ACTIONS: dict[str, Rule] = {
     "view": Rule("inventory.view_cable", label="See the plant"),
     "record_test": Rule("inventory.add_cabletest", label="Record a test"),
     "inspect": Rule("inventory.add_inspection", label="Record an inspection"),
-    "report_fault": Rule("inventory.report_fault", label="Report a fault"),
+    # A fault sets the cable's status (faulty), which the API allows only in the user's sites.
+    "report_fault": Rule("inventory.report_fault", site_scoped=True, label="Report a fault"),
     "swap_module": Rule("inventory.change_transceiver", label="Swap a module"),
     "service_cable": Rule("inventory.change_cable", label="Record re-seating or cleaning"),
     "edit_cable": Rule("inventory.change_cable", site_scoped=True, label="Edit the cable"),
     "retire_cable": Rule("inventory.change_cable", site_scoped=True, label="Retire the cable"),
-    # New label on the same ports, the old cable retired: a change of the cable where it is,
-    # which technicians make at the rack (in their team's sites), not a new installation.
-    "replace_cable": Rule("inventory.change_cable", site_scoped=True, label="Replace the cable"),
+    # New label on the same ports, the old cable retired: a change of the old cable (site-scoped)
+    # and a new cable record, so it needs ``add_cable`` as ``POST /api/cables/`` does.
+    "replace_cable": Rule(
+        "inventory.change_cable", site_scoped=True, label="Replace the cable", also=("inventory.add_cable",)
+    ),
     "install_cable": Rule("inventory.add_cable", label="Record a new cable"),
     "add_module": Rule("inventory.add_transceiver", label="Record a new module"),
     "edit_module": Rule("inventory.change_transceiver", label="Edit the module"),
@@ -141,7 +146,7 @@ def can(user, action: str, obj=None) -> bool:
     rule = ACTIONS.get(action)
     if rule is None or user is None or not user.is_authenticated or not user.is_active:
         return False
-    if not user.has_perm(rule.perm):
+    if not user.has_perm(rule.perm) or not all(user.has_perm(p) for p in rule.also):
         return False
     if rule.site_scoped and obj is not None:
         return in_user_sites(user, obj)
@@ -219,3 +224,25 @@ def has_any_write_permission(user) -> bool:
     if user.is_superuser:
         return True
     return any(not p.split(".", 1)[1].startswith("view_") for p in user.get_all_permissions() if "." in p)
+
+
+INGEST_PERMISSION = "inventory.add_telemetrysample"
+
+
+def token_kinds_for(user) -> list[str]:
+    """The API token kinds ``user``'s role allows: a full token only for a role that writes to the
+    plant (telemetry ingest alone is not a plant write), a read-only one for a role that reads it,
+    an ingest one for a role that may post telemetry. A token never does more than its owner."""
+    kinds = []
+    writes = user.is_superuser or any(
+        not p.split(".", 1)[1].startswith("view_") and p != INGEST_PERMISSION
+        for p in user.get_all_permissions()
+        if "." in p
+    )
+    if writes:
+        kinds.append(TokenKind.FULL)
+    if can(user, "view"):
+        kinds.append(TokenKind.READ_ONLY)
+    if user.has_perm(INGEST_PERMISSION):
+        kinds.append(TokenKind.INGEST)
+    return kinds

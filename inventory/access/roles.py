@@ -3,7 +3,9 @@
 * viewer: read everything.
 * technician: viewer + record tests, inspections and faults, swap modules, change cable status.
 * engineer: everything on the plant (add/change every inventory model), imports, labels.
-* admin: engineer + user and token administration (give people ``is_staff`` for the admin).
+* admin: engineer + user and token administration (give people ``is_staff`` for the admin):
+  adds and changes users and their roles (never a superuser, never per-user permissions: see
+  ``inventory/admin/accounts.py``), revokes tokens and mints them for service accounts.
 * collector: post telemetry, nothing else (for service accounts behind ingest tokens).
 """
 
@@ -13,6 +15,9 @@ from django.contrib.contenttypes.models import ContentType
 
 from inventory.access.authz import CUSTOM_PERMISSIONS
 from inventory.models import Cable
+
+# Every role, as ``ensure_user --role`` and the admin offer them.
+ROLES = ("viewer", "technician", "engineer", "admin", "collector")
 
 PLANT_MODELS = [
     "site",
@@ -85,7 +90,7 @@ def role_permissions() -> dict[str, set[str]]:
         "viewer": view,
         "technician": view | set(TECHNICIAN_ACTIONS),
         "engineer": view | plant | ENGINEER_LABEL_ACTIONS,
-        "admin": view | plant | ENGINEER_LABEL_ACTIONS | {"view_apitoken", "change_apitoken"},
+        "admin": view | plant | ENGINEER_LABEL_ACTIONS | {"view_apitoken", "change_apitoken", "add_apitoken"},
         "collector": {"add_telemetrysample"},
     }
 
@@ -97,9 +102,15 @@ def ensure_custom_permissions() -> None:
         Permission.objects.get_or_create(content_type=ct, codename=codename, defaults={"name": name})
 
 
+# Permissions outside the inventory app, per role: the admin role manages user accounts.
+AUTH_ROLE_PERMISSIONS = {"admin": {"view_user", "add_user", "change_user", "view_group"}}
+
+
 def sync_roles(**kwargs) -> None:
     ensure_custom_permissions()
     perms = {p.codename: p for p in Permission.objects.filter(content_type__app_label="inventory")}
+    auth_perms = {p.codename: p for p in Permission.objects.filter(content_type__app_label="auth")}
     for role, codenames in role_permissions().items():
         group, _ = Group.objects.get_or_create(name=role)
-        group.permissions.set([perms[c] for c in codenames if c in perms])
+        extra = [auth_perms[c] for c in AUTH_ROLE_PERMISSIONS.get(role, ()) if c in auth_perms]
+        group.permissions.set([perms[c] for c in codenames if c in perms] + extra)

@@ -1,3 +1,3 @@
 """The Django admin: importing each module registers its ModelAdmins (Django autodiscovers this package)."""
 
-from inventory.admin import plant, retests  # noqa: F401
+from inventory.admin import accounts, plant, retests  # noqa: F401

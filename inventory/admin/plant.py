@@ -5,6 +5,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from inventory import models as m
 from inventory.access import authz
+from inventory.services.access import tokens as token_services
 
 
 class NoDeleteAdmin(SimpleHistoryAdmin):
@@ -188,8 +189,19 @@ class MaintenanceWindowAdmin(admin.ModelAdmin):
     raw_id_fields = ["links", "devices", "racks"]
 
 
+@admin.action(description="Revoke the selected tokens", permissions=["change"])
+def revoke_tokens(modeladmin, request, queryset):
+    for token in queryset.filter(revoked_at__isnull=True):
+        token_services.api_token_revoke(token=token)
+
+
 @admin.register(m.ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens are immutable but for their name and their revocation (the action above, one way
+    only): nobody moves a token to another user, raises its kind, extends it or un-revokes it
+    here. New tokens come from their owner's profile, ``manage.py api_token`` or
+    ``POST /api/tokens/`` (shown once)."""
+
     list_display = [
         "name",
         "user",
@@ -200,7 +212,15 @@ class ApiTokenAdmin(admin.ModelAdmin):
         "revoked_at",
         "last_used_at",
     ]
-    readonly_fields = ["key_hash", "prefix", "last_used_at"]
+    fields = ["name", "user", "kind", "prefix", "created_at", "expires_at", "revoked_at", "last_used_at"]
+    readonly_fields = ["user", "kind", "prefix", "created_at", "expires_at", "revoked_at", "last_used_at"]
+    actions = [revoke_tokens]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(m.SyncRun)

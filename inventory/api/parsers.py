@@ -1,19 +1,15 @@
-"""Request body parsers: DRF's JSON parser with a nesting bound.
+"""The API's JSON parser: duplicate keys and over-deep nesting are a 400, like any malformed body."""
 
-Python's ``json`` raises ``RecursionError`` (not ``ValueError``) on a document nested past the
-interpreter's recursion limit, so DRF's parser let ``[[[[...]]]]`` 100,000 deep escape as a 500.
-No body this API takes nests more than a few levels: past the limit it is a 400.
-"""
-
-from __future__ import annotations
-
-from rest_framework import parsers
 from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
+
+from inventory.core import strictjson
 
 
-class JSONParser(parsers.JSONParser):
+class StrictJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
+        encoding = (parser_context or {}).get("encoding", "utf-8")
         try:
-            return super().parse(stream, media_type, parser_context)
-        except RecursionError:
-            raise ParseError("JSON parse error - the body is nested too deeply.") from None
+            return strictjson.loads(stream.read().decode(encoding))
+        except (strictjson.StrictJSONError, UnicodeDecodeError) as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None

@@ -1,7 +1,9 @@
 """Who may do what through the API.
 
 * Reads need the model's view permission (every role but collector has it) and a token that is
-  not ingest-only.
+  not ingest-only. A view with no queryset (a report, a worklist, a forecast) needs the plant's
+  read permission (``authz`` action ``view``), as every page does; a write to one needs its
+  declared ``required_permission``.
 * Writes need the model permission (``inventory.add_cable`` ...) that the user's role grants,
   and a token that is neither read-only nor ingest-only. A POST to an object's own action
   (``/api/cables/<label>/status/``) is a change of that object. Object-level rules
@@ -48,7 +50,9 @@ class PlantPermission(permissions.DjangoModelPermissions):
         if getattr(view, "required_permission", None) and request.method not in permissions.SAFE_METHODS:
             return request.user.has_perm(view.required_permission)
         if not hasattr(view, "get_queryset") and not hasattr(view, "queryset"):
-            return True
+            if request.method in permissions.SAFE_METHODS:
+                return authz.can(request.user, "view")
+            return bool(getattr(view, "required_permission", None))  # checked above
         return super().has_permission(request, view)
 
     def get_required_permissions(self, method, model_cls):

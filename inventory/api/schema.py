@@ -17,6 +17,16 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
         }
 
 
+class SessionScheme(OpenApiAuthenticationExtension):
+    """The web login's session cookie (``auth.SessionAuthentication``: DRF's, CSRF read alike)."""
+
+    target_class = "inventory.api.auth.SessionAuthentication"
+    name = "cookieAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "apiKey", "in": "cookie", "name": "sessionid"}
+
+
 # --- Error responses every operation can give ------------------------------------------------
 
 ERROR_COMPONENT = {

@@ -78,18 +78,32 @@ def read_body(request, *, limit: int) -> bytes:
     body = b"".join(chunks)
     encoding = (django_request.META.get("HTTP_CONTENT_ENCODING") or "identity").strip().lower()
     if encoding in ("gzip", "x-gzip"):
-        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            body = d.decompress(body, limit + 1)
-        except zlib.error as exc:
-            raise ParseError(f"Content-Encoding gzip, but the body is not gzip data: {exc}") from exc
-        if len(body) > limit or d.unconsumed_tail:
-            raise PayloadTooLarge(f"The decompressed body is larger than {limit:,} bytes.")
+        body = _gunzip(body, limit)
     elif encoding != "identity":
         raise UnsupportedMediaType(
             encoding, detail=f"Unsupported Content-Encoding {encoding!r} (gzip or none)."
         )
     return body
+
+
+def _gunzip(data: bytes, limit: int) -> bytes:
+    """Every member of a gzip body (``cat a.gz b.gz`` is one valid gzip stream, as RFC 1952 and
+    ``gzip -d`` read it), at most ``limit`` bytes in all; a truncated member is a 400."""
+    out, total = [], 0
+    while data.strip(b"\0"):  # trailing NUL padding after the last member is allowed, as gzip does
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            part = d.decompress(data, limit + 1 - total)
+        except zlib.error as exc:
+            raise ParseError(f"Content-Encoding gzip, but the body is not gzip data: {exc}") from exc
+        total += len(part)
+        if total > limit or d.unconsumed_tail:
+            raise PayloadTooLarge(f"The decompressed body is larger than {limit:,} bytes.")
+        if not d.eof:
+            raise ParseError("Content-Encoding gzip, but the gzip data ends early (truncated).")
+        out.append(part)
+        data = d.unused_data
+    return b"".join(out)
 
 
 @contextmanager

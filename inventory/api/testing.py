@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inventory.api.concurrency import AtomicWritesMixin
-from inventory.api.parsers import JSONParser
+from inventory.api.parsers import StrictJSONParser
 from inventory.api.strict import StrictModelSerializer
 from inventory.conf import app_settings
 from inventory.core.choices import Direction, ReferenceMethod
@@ -280,7 +280,7 @@ class CableTestViewSet(
         "cable__label": ["exact"],
         "is_baseline": ["exact"],
     }
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [StrictJSONParser, MultiPartParser, FormParser]
 
     @extend_schema(
         summary="Record a power-meter (OLTS) session",
@@ -468,7 +468,7 @@ class InspectionViewSet(AtomicWritesMixin, mixins.ListModelMixin, viewsets.Gener
     queryset = Inspection.objects.order_by("-inspected_at", "-pk")
     serializer_class = InspectionSerializer
     filterset_fields = ["passed", "cable_end__cable__label", "port"]
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [StrictJSONParser, MultiPartParser, FormParser]
 
     @extend_schema(
         request={

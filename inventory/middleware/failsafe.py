@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import InterfaceError
 from django.db import OperationalError as DbOperationalError
 from django.http import HttpResponse, JsonResponse
+from django.utils.html import escape
 
 from cabletrack.celery import BROKER_ERRORS
 
@@ -39,7 +40,7 @@ def unavailable_response(request, exc: BaseException) -> HttpResponse:
     else:
         response = HttpResponse(
             f"<!doctype html><title>Unavailable</title><h1>Briefly unavailable</h1><p>{detail}</p>"
-            f"<p>Request id: <code>{rid}</code></p>",
+            f"<p>Request id: <code>{escape(rid)}</code></p>",
             status=503,
         )
     response["Retry-After"] = str(RETRY_AFTER_S)

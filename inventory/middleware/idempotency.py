@@ -5,13 +5,17 @@
 (default 32 MB) for multipart uploads (OTDR ``.sor`` files, photos), and the per-prefix caps in
 ``CABLETRACK_BODY_LIMITS`` (bulk telemetry and imports: ``CABLETRACK_MAX_IMPORT_BYTES``, 64 MB).
 
+A chunked body (``Transfer-Encoding: chunked``, no ``Content-Length``) is read here, under the
+same cap, and then looks like any other body; a server that cannot end it (runserver) gets a 411.
+
 ``IdempotencyMiddleware``: an API ``POST``/``PUT``/``PATCH`` sent with ``Idempotency-Key: <key>``
 (1-255 printable characters) is run once per user and key. A retry gets the stored answer back
 with ``Idempotent-Replayed: true``; the same key with a different method, path or body gets 422;
 a retry while the first is still running waits for it and gets its answer. The key's record and the
 request's writes commit together: a request that fails (5xx) or dies half way (database restart,
 killed process) leaves neither behind, so its retry runs for real. Answers that invite a retry
-(409, 412, 423, 429) are not stored either.
+(409, 412, 423, 429) are not stored either, nor an answer marked ``never_stored`` (it carries a
+secret shown once: a new API token's key).
 Keys are kept ``CABLETRACK_IDEMPOTENCY_TTL_HOURS`` (24) hours, then purged by a periodic task.
 """
 
@@ -21,6 +25,7 @@ import hashlib
 import io
 from datetime import timedelta
 
+from django.core.handlers.wsgi import LimitedStream
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
@@ -60,6 +65,34 @@ def _error(request, status: int, detail: str, **extra) -> HttpResponse:
     return response
 
 
+def _read_chunked(request, cap: int) -> HttpResponse | None:
+    """A chunked body (no Content-Length) read up front, at most ``cap`` bytes, so every reader
+    after this sees it as an ordinary body of known length (Django would read it as empty).
+
+    Only a server that de-chunks the body and ends the stream at its end (gunicorn sets
+    ``wsgi.input_terminated``) can be read so; elsewhere (runserver) the answer is a clear 411.
+    """
+    stream = request.META.get("wsgi.input")
+    if not request.META.get("wsgi.input_terminated") or stream is None:
+        return _error(request, 411, "Send a Content-Length: this server cannot read a chunked body.")
+    chunks, total = [], 0
+    while True:
+        chunk = stream.read(min(1 << 20, cap + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > cap:
+            return _error(
+                request, 413, f"The request body is over {cap} bytes, this endpoint's cap.", max_bytes=cap
+            )
+    body = b"".join(chunks)
+    request.META["CONTENT_LENGTH"] = str(len(body))
+    request.META.pop("HTTP_TRANSFER_ENCODING", None)
+    request._stream = LimitedStream(io.BytesIO(body), len(body))
+    return None
+
+
 class BodyLimitMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
@@ -69,10 +102,14 @@ class BodyLimitMiddleware:
             # A NUL reaches no field: PostgreSQL refuses it in any text, so it would be a 500
             # wherever a parameter is used in a query (the schema fuzzer found four such).
             return _error(request, 400, "The query string contains a NUL character.")
+        cap = body_cap(request)
+        if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+            refused = _read_chunked(request, cap)
+            if refused is not None:
+                return refused
         length = _content_length(request)
         if length is None:
             return _error(request, 400, "Content-Length is not a number.")
-        cap = body_cap(request)
         if length > cap:
             return _error(
                 request,
@@ -139,7 +176,12 @@ class IdempotencyMiddleware:
                 except IntegrityError:
                     raise _Replay from None
                 response = self.get_response(request)
-                if response.status_code >= 500 or response.status_code in NOT_STORED or response.streaming:
+                if (
+                    response.status_code >= 500
+                    or response.status_code in NOT_STORED
+                    or response.streaming
+                    or getattr(response, "never_stored", False)  # a secret shown once (a new token)
+                ):
                     if response.status_code >= 500:
                         transaction.set_rollback(True)  # a failed request leaves nothing behind
                     else:

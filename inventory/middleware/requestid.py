@@ -5,7 +5,12 @@ Kept free of Django imports so the logging config can load it before apps are re
 
 import contextvars
 import logging
+import re
 import uuid
+
+# A client-chosen X-Request-ID is used only if it is 1-64 of these characters (a UUID, a trace id):
+# never markup on the 503 page, never a forged line in the logs.
+VALID_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 
 _request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 
@@ -19,14 +24,17 @@ class RequestIdFilter(logging.Filter):
 class RequestIdMiddleware:
     """Tags every log line with a request id, and returns it as ``X-Request-ID``.
 
-    A 500 in production shows the id (never a traceback) so a user can quote it.
+    A 500 in production shows the id (never a traceback) so a user can quote it. A client's own
+    id is kept when it matches ``VALID_ID``; any other is replaced by a fresh one.
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        rid = request.headers.get("X-Request-ID", "")[:64] or uuid.uuid4().hex
+        rid = request.headers.get("X-Request-ID", "")
+        if not VALID_ID.fullmatch(rid):
+            rid = uuid.uuid4().hex  # a client's id is kept only when it is safe to print and log
         request.request_id = rid
         token = _request_id.set(rid)
         try:

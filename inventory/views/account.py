@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
+from inventory.access import authz
 from inventory.access.authz import allow_any_user_write
 from inventory.core.choices import TokenKind
 from inventory.models import ApiToken
@@ -22,6 +23,12 @@ class TokenForm(forms.Form):
     expires_in_days = forms.IntegerField(
         required=False, min_value=1, max_value=3650, help_text="Leave empty for no expiry."
     )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        allowed = authz.token_kinds_for(user)  # no full token for a role that cannot write
+        self.fields["kind"].choices = [c for c in TokenKind.choices if c[0] in allowed]
+        self.fields["kind"].initial = allowed[0] if allowed else None
 
 
 def _page(request, form, raw_token=None, status=200):
@@ -36,8 +43,8 @@ def _page(request, form, raw_token=None, status=200):
 @require_http_methods(["GET", "POST"])
 def profile(request):
     if request.method != "POST":
-        return _page(request, TokenForm())
-    form = TokenForm(request.POST)
+        return _page(request, TokenForm(user=request.user))
+    form = TokenForm(request.POST, user=request.user)
     if not form.is_valid():
         return _page(request, form, status=400)
     days = form.cleaned_data["expires_in_days"]
@@ -54,7 +61,7 @@ def profile(request):
             form.add_error(field if field in form.fields else None, errs)
         return _page(request, form, status=400)
     # Shown once, in this response only (never stored, never cached).
-    return _page(request, TokenForm(), raw_token=raw, status=201)
+    return _page(request, TokenForm(user=request.user), raw_token=raw, status=201)
 
 
 @allow_any_user_write

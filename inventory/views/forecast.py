@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from datetime import datetime
 
 from django.http import HttpResponse
@@ -11,6 +10,7 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 
 from inventory.conf import app_settings
+from inventory.core import csvsafe
 from inventory.core.forecast import svg
 from inventory.forms.forecast import ForecastForm, forecast_for
 from inventory.models.devices import port_url
@@ -72,7 +72,7 @@ def spares_csv(request):
     data = forecast_for(cleaned)
     resp = HttpResponse(content_type="text/csv")
     resp["Content-Disposition"] = f'attachment; filename="spares-{timezone.localdate():%Y%m%d}.csv"'
-    w = csv.writer(resp)
+    w = csvsafe.writer(resp)
     w.writerow(SPARES_COLUMNS)
     for r in data["spares"]:
         w.writerow([r[c] for c in SPARES_COLUMNS])

@@ -5,8 +5,6 @@ Thin: parse the filters, call the selector or service, render.
 
 from __future__ import annotations
 
-import csv
-
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -17,6 +15,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from inventory.access import authz
+from inventory.core import csvsafe
 from inventory.core.choices import ReminderMode, Weekday
 from inventory.core.pdf import worklist as worklist_pdf
 from inventory.models import Rack, Row, Site, UserProfile
@@ -98,7 +97,7 @@ def retests_csv(request):
     _, today, items = _worklist(request)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="retests-{today:%Y-%m-%d}.csv"'
-    w = csv.writer(response)
+    w = csvsafe.writer(response)
     w.writerow(
         ["bucket", "due", "days_overdue", "site", "room", "row", "rack", "rack_position", "device", "u",
          "cable", "kind", "test", "url"]
@@ -175,6 +174,7 @@ class ProfileForm(forms.Form):
     digest_hour = forms.IntegerField(min_value=0, max_value=23, label="Digest hour (UTC, 0-23)")
 
 
+@authz.allow_any_user_write  # a user's own reminder settings: viewers too
 def profile(request):
     current = UserProfile.objects.filter(user=request.user).first()
     initial = {

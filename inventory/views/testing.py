@@ -4,11 +4,9 @@ original files, and the commissioning report. Thin: forms check shape, services 
 from __future__ import annotations
 
 import re
-import uuid
 
 from django.contrib import messages
 from django.core.exceptions import BadRequest, ValidationError
-from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -23,7 +21,7 @@ from inventory.models import Cable, Inspection, OtdrTrace, Rack, Row, Site
 from inventory.selectors.testing import results as test_selectors
 from inventory.selectors.testing.facts import fibres_in_use, sor_max_bytes
 from inventory.services import testing as svc
-from inventory.services.testing import tester_import
+from inventory.services.testing import import_uploads, tester_import
 
 
 def _add_errors(form, exc: ValidationError) -> None:
@@ -209,9 +207,6 @@ def commissioning_report_pdf(request):
     return resp
 
 
-_TOKEN = re.compile(r"^[0-9a-f]{32}\.(csv|zip|sor)$")
-
-
 @authz.requires_action("record_test")
 def test_import_page(request):
     """Import a tester CSV or project zip: upload, confirm the column mapping, preview, apply."""
@@ -229,14 +224,12 @@ def test_import_page(request):
         ext = (
             "zip" if data[:4] == b"PK\x03\x04" else ("sor" if upload.name.lower().endswith(".sor") else "csv")
         )
-        token = f"{uuid.uuid4().hex}.{ext}"
-        default_storage.save(f"imports/{token}", ContentFile(data))
-    elif not _TOKEN.match(token) or not default_storage.exists(f"imports/{token}"):
-        ctx["error"] = "Choose the export file to import."
-        return render(request, "inventory/test_import.html", ctx)
+        token = import_uploads.import_upload_save(data=data, ext=ext, replaces=token)
     else:
-        with default_storage.open(f"imports/{token}", "rb") as fh:
-            data = fh.read()
+        data = import_uploads.import_upload_read(token=token)
+        if data is None:
+            ctx["error"] = "Choose the export file to import."
+            return render(request, "inventory/test_import.html", ctx)
     mapping = {
         k: request.POST[f"map_{k}"] for k in tester_import.FIELDS if request.POST.get(f"map_{k}")
     } or None
@@ -255,7 +248,7 @@ def test_import_page(request):
         )
         return render(request, "inventory/test_import.html", ctx)
     if result.applied:
-        default_storage.delete(f"imports/{token}")
+        import_uploads.import_upload_delete(token=token)
         messages.success(
             request, f"Imported {len(result.tests)} test session(s) for {len(result.matched)} cable(s)."
         )

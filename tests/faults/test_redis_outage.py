@@ -48,6 +48,9 @@ def site(transactional_db):
     rack = f.RackFactory(name="R-RO")
     rack.team = ops
     rack.save()
+    hall = rack.row.room.site  # tina reports faults here: her team's site (a fault is site-scoped)
+    hall.team = ops
+    hall.save()
     _, a = f.twin_port_device("gpu-ro", rack=rack, u=2, role="gpu_node", cages=1)
     _, b = f.twin_port_device("leaf-rx", rack=rack, u=40, cages=1)
     due = f.jumper("J-RO-0", a[0], b[0], install_date=(now - timedelta(days=100)).date())
@@ -129,7 +132,13 @@ def test_pages_and_telemetry_survive_a_redis_outage_and_queued_work_runs_after_i
     assert kept["inventory.retests_sweep"] == 1
     assert kept["inventory.telemetry_rollup"] >= 1
     assert not PortRollup.objects.exists() and not RetestSweepRun.objects.exists()
-    assert smtp_sink.messages() == []
+    # Only the fault notice went out (SMTP needs no Redis): to the team of the site tina reported in.
+    [fault_notice] = smtp_sink.messages()
+    assert "J-RX-0" in fault_notice.subject and set(fault_notice.rcpt_tos) == {
+        "ops@example.net",
+        "tina@example.net",
+    }
+    smtp_sink.clear()
 
     # Redis is back (empty: it keeps nothing on disk). Beat's next outbox tick drains the outbox.
     on_private_redis.start()

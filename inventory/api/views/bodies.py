@@ -1,10 +1,10 @@
 """Import bodies read by hand: size-capped UTF-8 text, and a cable plan's rows by content type."""
 
-import orjson
 from rest_framework.exceptions import ParseError, UnsupportedMediaType
 
 from inventory.api.errors import PayloadTooLarge
 from inventory.conf import app_settings
+from inventory.core import strictjson
 from inventory.services.plans import files as plan_files
 
 PLAN_TYPES = {
@@ -45,9 +45,9 @@ def read_plan_rows(request) -> tuple[list[dict], int | None]:
     text = read_body_text(request)
     if ctype == "application/json":
         try:
-            body = orjson.loads(text)
-        except orjson.JSONDecodeError as exc:
-            raise ParseError(f"Malformed JSON: {exc}") from exc
+            body = strictjson.loads(text)
+        except strictjson.StrictJSONError as exc:
+            raise ParseError(str(exc)) from None
         if not isinstance(body, dict) or not isinstance(body.get("rows"), list):
             raise ParseError('Expected {"rows": [ {...}, ... ]}.')
         rows = body["rows"]

@@ -2,6 +2,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 
+from inventory.access.roles import ROLES
+
 
 class Command(BaseCommand):
     help = "Create (or reset) a user with a role; used by `make run` for the demo login."
@@ -9,9 +11,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("username")
         parser.add_argument("--password", required=True)
-        parser.add_argument(
-            "--role", default="engineer", choices=["viewer", "technician", "engineer", "admin"]
-        )
+        parser.add_argument("--role", default="engineer", choices=list(ROLES))
         parser.add_argument("--superuser", action="store_true")
 
     def handle(self, *args, username, password, role, superuser, **options):

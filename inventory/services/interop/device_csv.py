@@ -15,7 +15,6 @@ and an apply writes all rows or none, with history.
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import dataclass, field
 
@@ -24,6 +23,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from simple_history.utils import bulk_update_with_history
 
+from inventory.core import csvsafe
 from inventory.core.choices import DeviceRole
 from inventory.db import bulk
 from inventory.models import Device, Rack, Vendor
@@ -79,7 +79,7 @@ def devices_csv_export(*, devices=None) -> str:
         "asset_tag",
     )
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
+    w = csvsafe.writer(buf, lineterminator="\r\n")
     w.writerow(COLUMNS)
     for name, role, vendor, model, site, rack, pos, serial, tag in rows.iterator(chunk_size=2000):
         w.writerow(

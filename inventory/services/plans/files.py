@@ -11,6 +11,7 @@ import io
 
 import yaml
 
+from inventory.core import csvsafe
 from inventory.core.choices import CableStatus
 from inventory.core.interop.netbox_vocab import (
     CABLE_TYPE_FROM_NETBOX,
@@ -159,10 +160,14 @@ def csv_dict_rows(text: str) -> list[dict]:
     Universal newlines (a lone CR ends a row, as old spreadsheet exports write them), and the
     csv module's own refusals (a NUL byte, an over-long field) become a clear error instead of
     escaping as a server error. Cells beyond the header row are dropped (``DictReader`` would
-    keep them as a list under the key ``None``)."""
+    keep them as a list under the key ``None``). A cell our exports neutralised against formula
+    injection (``'=...``, ``csvsafe``) reads back as it was recorded."""
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff"), newline=None))
     try:
-        return [{k: v for k, v in row.items() if k is not None} for row in reader]
+        return [
+            {k: csvsafe.unescape(v) if isinstance(v, str) else v for k, v in row.items() if k is not None}
+            for row in reader
+        ]
     except csv.Error as exc:
         raise PlanFileError(f"Not a readable CSV file (line {reader.line_num}): {exc}.") from None
 
@@ -328,7 +333,7 @@ def plan_export(*, cables=None, fmt: str = "yaml") -> str:
     rows = _plan_dicts(cables)
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=PLAN_COLUMNS, lineterminator="\n")
+        w = csvsafe.DictWriter(buf, fieldnames=PLAN_COLUMNS, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
         return buf.getvalue()
@@ -381,7 +386,7 @@ def netbox_csv_export(*, cables=None) -> tuple[str, list[dict]]:
     ):
         kept[object_id] = attributes  # the most recently seen source wins
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=NETBOX_CSV_COLUMNS, lineterminator="\r\n")
+    w = csvsafe.DictWriter(buf, fieldnames=NETBOX_CSV_COLUMNS, lineterminator="\r\n")
     w.writeheader()
     nb_type = {"front": "dcim.frontport", "rear": "dcim.rearport"}
     end_kind = {

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-
 from django.http import StreamingHttpResponse
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from inventory.core import csvsafe
 from inventory.selectors import paging
 
 MAX_PAGE_SIZE = 500
@@ -51,7 +50,7 @@ class _Echo:
 
 
 def _csv_response(filename: str, header: list[str], rows) -> StreamingHttpResponse:
-    writer = csv.writer(_Echo())
+    writer = csvsafe.writer(_Echo())
 
     def stream():
         yield writer.writerow(header)

@@ -90,7 +90,11 @@ def record_power_meter_test(page, base: str) -> None:
 
 
 def test_fault_report_from_the_phone_shows_errors_next_to_the_field(live_server, plant, phone):
-    f.UserFactory(username="walker", role="technician")
+    walker = f.UserFactory(username="walker", role="technician")
+    # A fault changes the cable's status: a technician reports it in their team's sites.
+    site = plant["racks"][0].row.room.site
+    site.team = f.team("Hall crew", members=[walker])
+    site.save()
     base = live_server.url
     login(phone, base, "/c/J-100", "walker")
     phone.get_by_role("link", name="Report a fault").click()

@@ -71,7 +71,7 @@ def test_api_session_matrix(plant, client_for, role, action):
         assert response.status_code == 403
 
 
-@pytest.mark.parametrize("role", ["viewer", "technician", "engineer", "admin"])
+@pytest.mark.parametrize("role", ["technician", "engineer", "admin"])  # a viewer gets no full token
 @pytest.mark.parametrize("action", list(MATRIX))
 def test_api_full_token_matches_the_role(plant, client_for, role, action):
     response = _do(client_for(role, "token"), action, plant)
@@ -159,7 +159,7 @@ PAGE_ACTIONS = {
     ("viewer", "N-1"): "",
     ("viewer", "S-1"): "",
     ("technician", "N-1"): "[test][edit][fault][swap]",
-    ("technician", "S-1"): "[test][fault][swap]",
+    ("technician", "S-1"): "[test][swap]",  # a fault sets the status: only in the team's sites
     ("engineer", "S-1"): "[test][edit][fault][swap][labels]",
     ("admin", "S-1"): "[test][edit][fault][swap][labels]",
     ("collector", "N-1"): "",
@@ -269,7 +269,7 @@ def test_a_technician_in_no_team_is_refused_every_page_write_and_nothing_changes
     assert Cable.objects.get(label="N-1").status != "retired"
 
 
-@pytest.mark.parametrize("write", PAGE_WRITES)
+@pytest.mark.parametrize("write", ["edit", "status"])  # a replacement adds a cable: engineers
 def test_a_technician_of_the_sites_team_makes_every_page_write(plant, write):
     response = _page_write(_page_client(plant.users["technician"]), write, "N-1")
     assert response.status_code == 302, response.content[:500]

@@ -23,17 +23,19 @@ def test_cable_page_shows_both_ends_modules_path_tests_and_overdue_retest(plant,
     # latest test with verdict and margin; the retest is overdue and says so
     assert "Power meter (OLTS)" in html and "margin 1.80 dB" in html and "Pass" in html
     assert 'class="retest-overdue"' in html and "overdue" in html
-    # one-tap actions
-    for name in ("fault", "swap", "replace", "serviced", "edit"):
+    # one-tap actions (a replacement adds a cable: an engineer's, not offered to a technician)
+    for name in ("fault", "swap", "serviced", "edit"):
         assert f"/c/J-102/{name}" in html
+    assert "/c/J-102/replace" not in html
 
 
-def test_cable_page_offers_replace_and_edit_only_where_the_technician_may(plant, tech_client):
-    """A technician in no team reports faults and swaps modules anywhere, but the replace and
-    edit buttons (which would answer 403) are not shown to them."""
+def test_cable_page_offers_fault_replace_and_edit_only_where_the_technician_may(plant, tech_client):
+    """A technician in no team swaps modules anywhere, but the fault, replace and edit buttons
+    (which would answer 403, as the API would) are not shown to them."""
     html = tech_client.get("/c/J-102").content.decode()
-    assert "/c/J-102/fault" in html and "/c/J-102/swap" in html
-    assert "/c/J-102/replace" not in html and "/c/J-102/edit" not in html
+    assert "/c/J-102/swap" in html
+    for name in ("fault", "replace", "edit"):
+        assert f"/c/J-102/{name}" not in html
 
 
 def test_cable_page_traces_the_whole_channel_through_panels(plant, tech_client):
@@ -91,10 +93,10 @@ def test_login_never_sends_you_off_site(plant, evil):
 
 
 def test_fault_report_marks_the_cable_and_mails_the_team_after_commit(
-    plant, tech_client, smtp_sink, django_capture_on_commit_callbacks
+    plant, site_tech_client, smtp_sink, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        resp = tech_client.post(
+        resp = site_tech_client.post(
             "/c/J-100/fault", {"seen": "jacket crushed behind the door", "status": CableStatus.FAULTY}
         )
     assert resp.status_code == 302 and resp["Location"] == "/c/J-100"
@@ -107,12 +109,12 @@ def test_fault_report_marks_the_cable_and_mails_the_team_after_commit(
     assert "J-100" in mail["Subject"]
     assert "jacket crushed behind the door" in mail.get_payload()
     assert mail["Message-ID"].startswith("<fault-")
-    page = tech_client.get("/c/J-100").content.decode()
+    page = site_tech_client.get("/c/J-100").content.decode()
     assert "Fault recorded" in page and "jacket crushed behind the door" in page
 
 
-def test_fault_report_without_a_description_writes_nothing(plant, tech_client, smtp_sink):
-    resp = tech_client.post("/c/J-100/fault", {"seen": "  ", "status": CableStatus.FAULTY})
+def test_fault_report_without_a_description_writes_nothing(plant, site_tech_client, smtp_sink):
+    resp = site_tech_client.post("/c/J-100/fault", {"seen": "  ", "status": CableStatus.FAULTY})
     html = resp.content.decode()
     assert resp.status_code == 200
     assert 'class="error field-error"' in html and "This field is required" in html
@@ -189,20 +191,20 @@ def test_swap_refuses_a_module_that_does_not_fit(plant, tech_client):
 # --- replace the cable ----------------------------------------------------------------------
 
 
-def test_replace_retires_the_old_cable_and_opens_the_new_one(plant, site_tech_client, tech_client):
-    # A technician in no team may not (as the API refuses them any change to the cable).
-    assert tech_client.post("/c/J-102/replace", {"new_label": "J-200"}).status_code == 403
+def test_replace_retires_the_old_cable_and_opens_the_new_one(plant, site_tech_client, engineer_client):
+    # A technician may not, even in their team's site: a replacement adds a cable (add_cable).
+    assert site_tech_client.post("/c/J-102/replace", {"new_label": "J-200"}).status_code == 403
     assert not Cable.objects.filter(label="J-200").exists()
-    resp = site_tech_client.post("/c/J-102/replace", {"new_label": "J-200", "reason": "bent"})
+    resp = engineer_client.post("/c/J-102/replace", {"new_label": "J-200", "reason": "bent"})
     assert resp.status_code == 302 and resp["Location"] == "/c/J-200"
     old = Cable.objects.get(label="J-102")
     assert old.status == CableStatus.RETIRED and old.replaced_by.label == "J-200"
-    html = tech_client.get("/c/J-200").content.decode()
+    html = engineer_client.get("/c/J-200").content.decode()
     assert "gpu-0001" in html and "leaf-01" in html
 
 
-def test_replace_with_a_label_in_use_writes_nothing(plant, site_tech_client):
-    resp = site_tech_client.post("/c/J-102/replace", {"new_label": "J-100"})
+def test_replace_with_a_label_in_use_writes_nothing(plant, engineer_client):
+    resp = engineer_client.post("/c/J-102/replace", {"new_label": "J-100"})
     assert resp.status_code == 200
     assert "already on another cable" in resp.content.decode()
     assert Cable.objects.get(label="J-102").status == CableStatus.IN_PRODUCTION

@@ -263,14 +263,14 @@ def test_edit_cable_saves_and_keeps_history(plant, engineer_client):
     assert "Length (m): – → 4.50" in page and "length_m" not in page  # the change, in words
 
 
-def test_edit_over_someone_elses_newer_change_is_refused(plant, engineer_client, tech_client):
+def test_edit_over_someone_elses_newer_change_is_refused(plant, engineer_client, site_tech_client):
     import re
 
     cable = plant["cables"]["J-100"]
     form = engineer_client.get("/c/J-100/edit").content.decode()
     version = re.search(r'name="version" value="([^"]+)"', form).group(1)
     # meanwhile a technician reports the cable degraded from the phone
-    tech_client.post("/c/J-100/fault", {"seen": "flaky", "status": "degraded"})
+    assert site_tech_client.post("/c/J-100/fault", {"seen": "flaky", "status": "degraded"}).status_code == 302
     resp = engineer_client.post("/c/J-100/edit", {"length_m": "9", "polarity": "A", "version": version})
     html = resp.content.decode()
     assert resp.status_code == 200
