@@ -174,6 +174,11 @@ _PARAMS = [ForecastQuerySerializer]
 
 
 def _figures(request) -> dict:
+    # The page's form reads a blank field as "the default"; the API's schema has no blank value
+    # (an integer, a float, one of the choices), so a parameter given empty is refused.
+    empty = [k for k in ForecastQuerySerializer().fields if request.query_params.get(k, None) == ""]
+    if empty:
+        raise ValidationError({k: ["Give a value, or leave the parameter out."] for k in empty})
     form = ForecastForm(request.query_params)
     if not form.is_valid():
         raise ValidationError({name: list(errors) for name, errors in form.errors.items()})

@@ -187,8 +187,28 @@ def test_search_by_part_of_a_label_reads_the_trigram_index(plant, browser):
 def test_the_daily_sweep_reads_only_what_changed_and_claims_only_what_crossed_a_threshold(plant):
     first = timezone.make_aware(datetime.combine(AS_OF, time(6)))
     reminders.retests_sweep(now=first)  # the first run: everything
+    assert RetestReminder.objects.exists()
+    # A hall that keeps up claims few reminders a day; a year of them is what the claims table
+    # holds in practice, and only then is reading it by cable cheaper than reading it whole.
+    digest = RetestReminder.objects.values_list("digest_id", flat=True).first()
+    cable_ids = list(Cable.objects.values_list("pk", flat=True)[:20_000])
+    bulk.bulk_insert_rows(
+        RetestReminder,
+        ["recipient", "cable_id", "due_date", "kind", "digest_id", "claimed_at"],
+        [
+            [
+                f"past-{i % 12}@example.com",
+                cable_id,
+                AS_OF - timedelta(days=400 + i % 300),
+                "due_soon",
+                digest,
+                first - timedelta(days=400),
+            ]
+            for i, cable_id in enumerate(cable_ids)
+        ],
+        history=False,
+    )
     claimed = RetestReminder.objects.count()
-    assert claimed > 0
     with connection.cursor() as cur:
         cur.execute("ANALYZE")
     next_day = first + timedelta(days=1)

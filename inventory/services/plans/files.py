@@ -154,6 +154,9 @@ def plan_rows_from_yaml(text: str) -> list[dict]:
     return rows
 
 
+PLAN_CSV_REQUIRED = ("label", "a_device", "a_port", "b_device", "b_port")
+
+
 def csv_dict_rows(text: str) -> list[dict]:
     """CSV text -> one dict per row, or ``PlanFileError`` in words.
 
@@ -184,6 +187,13 @@ def plan_rows_from_csv(text: str) -> list[dict]:
         clean = {k.strip().lower(): (v or "").strip() for k, v in row.items()}
         if any(clean.values()):
             rows.append(clean)
+    if rows and (missing := [c for c in PLAN_CSV_REQUIRED if c not in rows[0]]):
+        # A file whose header names none (or not all) of the columns: one error that says
+        # which, not "Required." five times on every row.
+        raise PlanFileError(
+            f"The header lacks the column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; "
+            f"a plan CSV needs {', '.join(PLAN_CSV_REQUIRED)} (as the plan export writes them)."
+        )
     return rows
 
 

@@ -29,6 +29,7 @@ from inventory.core.choices import PASSING, CableKind, TestKind
 from inventory.core.optics import budgets, trace_checks
 from inventory.core.optics.sor.data import SorError, SorFile
 from inventory.core.optics.sor.parse import parse_sor
+from inventory.core.words import human_date
 from inventory.db import bulk
 from inventory.models import Cable, CableEnd, CableTest, Link, OtdrTrace
 from inventory.selectors.testing.facts import (
@@ -197,7 +198,7 @@ def _bends(d: _Decided, latest: dict[tuple[int, int, int], PriorTrace], now: dat
             continue
         earlier = next((t for t in (short, long_) if t.test_id), None)
         source = (
-            f" (the {bend_band(earlier.wavelength_nm)} nm trace of {earlier.tested_at:%Y-%m-%d})"
+            f" (the {bend_band(earlier.wavelength_nm)} nm trace of {human_date(earlier.tested_at)})"
             if earlier
             else ""
         )

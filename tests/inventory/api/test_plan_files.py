@@ -126,3 +126,11 @@ def test_topology_line_through_panels_is_refused_unless_recorded(engineer_api, p
     assert (
         bad.status_code == 400 and "expected 'a_device a_port b_device b_port cables'" in bad.json()["detail"]
     )
+
+
+def test_a_plan_csv_whose_header_lacks_the_plan_columns_is_one_clear_400(engineer_api):
+    r = engineer_api.generic("POST", "/api/cables/import/", b"0\n0", content_type="text/csv")
+    assert r.status_code == 400
+    detail = r.json()["detail"]
+    assert "The header lacks the columns label, a_device, a_port, b_device, b_port" in detail
+    assert not Cable.objects.exists()

@@ -131,6 +131,8 @@ def test_the_planner_can_have_the_spares_follow_the_budget_rate(db, engineer_api
     assert budget[0]["hold"] == int(fm.poisson_quantile(fm.expected_failures(2000, 0.02, 365), 0.95))
     assert learned[0]["hold"] < budget[0]["hold"]
     assert engineer_api.get("/api/forecast/", {"spares_rate": "guess"}).status_code == 400
+    empty = engineer_api.get("/api/forecast/spares/", {"spares_rate": ""})  # the page's blank, not the API's
+    assert empty.status_code == 400 and "leave the parameter out" in str(empty.json())
 
     client.force_login(user_with_role("engineer"))
     html = client.get(reverse("forecast")).content.decode()

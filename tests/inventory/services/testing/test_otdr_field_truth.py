@@ -20,6 +20,7 @@ from django.test.utils import CaptureQueriesContext
 
 from inventory.core.choices import CableKind, DeviceRole, Polarity, Polish, Verdict
 from inventory.core.optics import budgets
+from inventory.core.words import human_date
 from inventory.models import Alert, CableTest, OtdrTrace
 from inventory.selectors.testing.gate import cable_gate_check
 from inventory.services import testing as svc
@@ -104,7 +105,7 @@ def test_a_bend_is_found_when_the_two_wavelengths_arrive_in_separate_sessions(j5
     bend = [w for w in two.warnings if "Suspected bend" in w]
     assert bend == [
         f"fibre 1: Suspected bend at 30.0 m: 1.20 dB at 1550 nm against 0.05 dB at 1310 nm "
-        f"(the {first} nm trace of {NOW:%Y-%m-%d})."
+        f"(the {first} nm trace of {human_date(NOW)})."
     ]
     assert two.details["bends"][0]["distance_m"] == 30.0
 
@@ -130,7 +131,7 @@ def test_unknown_plus_marginal_reflectance_is_unknown_and_does_not_satisfy_the_g
     assert any("Suspected dirty or damaged connector at 30.0 m" in w for w in test.warnings)
     missing = cable_gate_check(cable=j59, now=NOW + timedelta(days=1))
     assert missing == [
-        f"a passing OTDR trace (the last one, {NOW:%Y-%m-%d}, was not judged: see its warnings)"
+        f"a passing OTDR trace (the last one, {human_date(NOW)}, was not judged: see its warnings)"
     ]
 
 
