@@ -138,6 +138,7 @@ def raw_text(page) -> list[str]:
 
 def phone_problems(page) -> dict[str, list]:
     """Every rule's offenders on the page as it is now; an empty dict means the page is fine."""
+    page.wait_for_load_state()  # after a click, the new document may not exist yet
     problems = {
         "horizontal overflow": overflow(page),
         "text under 12 px": small_text(page),

@@ -11,6 +11,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def no_horizontal_scroll(page) -> bool:
+    # After a click the URL changes when the navigation commits, before the new document exists:
+    # wait for it to load before measuring it.
+    page.wait_for_load_state()
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
@@ -47,6 +50,7 @@ def test_technician_scans_a_cable_records_a_test_swaps_a_module_and_sees_the_his
 
     # Swap the module at end A: the old one failed.
     phone.get_by_role("link", name="Swap a module").click()
+    phone.wait_for_url(re.compile(r"/c/J-102/swap"))
     assert no_horizontal_scroll(phone)
     phone.locator("label.choice", has_text="A: gpu-0001 OSFP1").click()
     phone.fill("input[name=new_serial]", "spare-777")
@@ -76,7 +80,7 @@ def test_technician_scans_a_cable_records_a_test_swaps_a_module_and_sees_the_his
 
 def record_power_meter_test(page, base: str) -> None:
     page.get_by_role("link", name="Record the power-meter test").click()  # the next step: the retest is due
-    assert page.url == base + "/c/J-102/test/power-meter"
+    page.wait_for_url(base + "/c/J-102/test/power-meter")
     assert no_horizontal_scroll(page)
     page.locator("select[name=wavelength_nm]").select_option("1310")
     losses = page.locator("input[name^=loss_]")
