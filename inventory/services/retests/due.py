@@ -42,7 +42,6 @@ from inventory.core.choices import (
     PASSING,
     AlertRule,
     CableStatus,
-    FieldNoteKind,
     RetestTriggerReason,
     Verdict,
 )
@@ -63,15 +62,12 @@ from inventory.models import (
     Site,
     sanctioned_bulk_write,
 )
+from inventory.services.retests import due_sets
+from inventory.services.retests.due_sets import FIELD_TRIGGERS
 
 log = logging.getLogger(__name__)
 
-FIELD_TRIGGERS = (
-    FieldNoteKind.FAULT,
-    FieldNoteKind.RESEATED,
-    FieldNoteKind.CLEANED,
-    FieldNoteKind.RESEATED_CLEANED,
-)
+__all__ = ["FIELD_TRIGGERS"]  # re-exported: the reminders and the tests name it from here
 
 
 def retest_defaults() -> rules.Defaults:
@@ -174,11 +170,17 @@ def _gather(
     today: date,
     site_of_rack: dict[int, int],
     set_aside: list[tuple[int, str]] | None = None,
+    *,
+    exact: bool = False,
 ) -> list[tuple[int, date | None, date | None]]:
-    """Facts for one batch of cables in a fixed number of queries; returns (id, old, new)."""
+    """Facts for one batch of cables in a fixed number of queries; returns (id, old, new).
+
+    The facts are read for the id range of the batch, or (``exact``) for its ids only: the few,
+    scattered cables the set-based statement leaves to the rules.
+    """
     ids = [r[0] for r in cable_rows]
     lo, hi = ids[0], ids[-1]
-    in_range = Q(cable_id__gte=lo, cable_id__lte=hi)
+    in_range = Q(cable_id__in=ids) if exact else Q(cable_id__gte=lo, cable_id__lte=hi)
 
     rack_of = dict(
         CableEnd.objects.filter(in_range, side="A", active=True)
@@ -289,48 +291,151 @@ def _gather(
     return out
 
 
-def retest_due_recompute(
-    *,
-    now: datetime,
-    cable_ids: Iterable[int] | None = None,
-    batch_size: int = 5000,
-    reason: str = "retest due recomputed",
-) -> RecomputeResult:
-    """Recompute ``Cable.retest_due`` (and the links over them) for every cable or the given ones.
+def _scope(cable_ids: Iterable[int] | None) -> list[int]:
+    """The cables a recompute looks at: every one that has or should have a date."""
+    qs = Cable.objects.filter(
+        ~Q(status__in=[CableStatus.PLANNED, CableStatus.RETIRED]) | Q(retest_due__isnull=False)
+    )
+    if cable_ids is not None:
+        qs = qs.filter(pk__in=list(cable_ids))
+    return list(qs.order_by("pk").values_list("pk", flat=True))
 
-    Batches of ``batch_size`` cables: a fixed number of reads, one ``UPDATE ... FROM`` and one
-    history ``INSERT ... SELECT`` per batch, only for rows whose date actually changed.
+
+def _rows(ids: list[int], *, exact: bool):
+    """(id, kind, status, since, old due) of the cables, for the rules."""
+    qs = Cable.objects.filter(pk__in=ids) if exact else Cable.objects.filter(pk__gte=ids[0], pk__lte=ids[-1])
+    if not exact:
+        qs = qs.filter(
+            ~Q(status__in=[CableStatus.PLANNED, CableStatus.RETIRED]) | Q(retest_due__isnull=False)
+        )
+    return list(
+        qs.order_by("pk")
+        .annotate(since=Coalesce(F("install_date"), TruncDate("created_at")))
+        .values_list("pk", "kind", "status", "since", "retest_due")
+    )
+
+
+def retest_due_by_rules(
+    *, now: datetime, cable_ids: Iterable[int] | None = None, batch_size: int = 5000
+) -> dict[int, date | None]:
+    """Every cable's due date as the Python rules decide it, written nowhere.
+
+    The reference the set-based statement is held to (the tests compare the two on a varied
+    plant), and the path for the cables that statement leaves to the rules.
     """
     today = timezone.localdate(now)
     resolver = retest_policy_resolver()
     site_of_rack = dict(Rack.objects.values_list("pk", "row__room__site_id"))
-    qs = Cable.objects.filter(
-        ~Q(status__in=[CableStatus.PLANNED, CableStatus.RETIRED]) | Q(retest_due__isnull=False)
-    )
-    base = qs  # the batch reads use id ranges over this, not lists of ids
-    if cable_ids is not None:
-        qs = qs.filter(pk__in=list(cable_ids))
-    ids = list(qs.order_by("pk").values_list("pk", flat=True))
-    changed_ids: list[int] = []
-    set_aside: list[tuple[int, str]] = []
+    ids = _scope(cable_ids)
+    exact = cable_ids is not None
+    out: dict[int, date | None] = {}
     for start in range(0, len(ids), batch_size):
-        chunk = ids[start : start + batch_size]
-        rows = list(
-            (qs if cable_ids is not None else base)
-            .filter(pk__gte=chunk[0], pk__lte=chunk[-1])
-            .order_by("pk")
-            .annotate(since=Coalesce(F("install_date"), TruncDate("created_at")))
-            .values_list("pk", "kind", "status", "since", "retest_due")
+        rows = _rows(ids[start : start + batch_size], exact=exact)
+        if rows:
+            out.update((pk, new) for pk, _, new in _gather(rows, resolver, today, site_of_rack, exact=exact))
+    return out
+
+
+def _write_batch(*, now: datetime, reason: str) -> int:
+    """Write the dates the statement decided (``py = 0``) that differ, with their history rows.
+
+    PostgreSQL: one statement (the UPDATE's RETURNING feeds the history INSERT). SQLite: the
+    UPDATE returns the ids, then one INSERT ... SELECT per 500 of them.
+    """
+    qn = connection.ops.quote_name
+    meta = Cable._meta
+    table = qn(meta.db_table)
+    column = qn(meta.get_field("retest_due").column)
+    updated = qn(meta.get_field("updated_at").column)
+    hist = Cable.history.model
+    base_cols = [qn(f.column) for f in meta.concrete_fields]
+    hist_cols = base_cols + [
+        qn(n) for n in ("history_date", "history_change_reason", "history_type", "history_user_id")
+    ]
+    batch = due_sets.BATCH_TABLE
+    hist_table = qn(hist._meta.db_table)
+    with sanctioned_bulk_write(), connection.cursor() as cur:
+        if connection.vendor == "postgresql":
+            cur.execute(
+                f"WITH u AS (UPDATE {table} SET {column} = b.due, {updated} = %s FROM {batch} b "  # noqa: S608 - names from model _meta, quoted; values are placeholders
+                f"WHERE {table}.id = b.id AND b.py = 0 AND {table}.{column} IS DISTINCT FROM b.due "
+                f"RETURNING {table}.*) "
+                f"INSERT INTO {hist_table} ({', '.join(hist_cols)}) "
+                f"SELECT {', '.join('u.' + c for c in base_cols)}, %s, %s, '~', NULL FROM u",
+                [now, now, reason],
+            )
+            return cur.rowcount
+        stamp = connection.ops.adapt_datetimefield_value(now)
+        cur.execute(
+            f"UPDATE {table} SET {column} = b.due, {updated} = %s FROM {batch} b "  # noqa: S608 - names from model _meta, quoted; values are placeholders
+            f"WHERE {table}.id = b.id AND b.py = 0 AND {table}.{column} IS NOT b.due RETURNING {table}.id",
+            [stamp],
         )
-        if not rows:
-            continue
-        decided = _gather(rows, resolver, today, site_of_rack, set_aside)
-        changes = [(pk, new) for pk, old, new in decided if old != new]
+        ids = [r[0] for r in cur.fetchall()]
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            cur.execute(
+                f"INSERT INTO {hist_table} ({', '.join(hist_cols)}) "  # noqa: S608 - names from model _meta, quoted; values are placeholders
+                f"SELECT {', '.join(base_cols)}, %s, %s, '~', NULL FROM {table} "
+                f"WHERE id IN ({', '.join(['%s'] * len(part))})",
+                [stamp, reason, *part],
+            )
+        return len(ids)
+
+
+def retest_due_recompute(
+    *,
+    now: datetime,
+    cable_ids: Iterable[int] | None = None,
+    batch_size: int | None = None,
+    reason: str = "retest due recomputed",
+) -> RecomputeResult:
+    """Recompute ``Cable.retest_due`` (and the links over them) for every cable or the given ones.
+
+    Per batch of cables (an id range; 50,000 on PostgreSQL, 5,000 on SQLite), in one
+    transaction: one statement decides every date into a temporary table
+    (:mod:`inventory.services.retests.due_sets`), one writes the changed ones with their
+    history rows, and the few the statement leaves to the Python rules (live cables under a
+    telemetry policy, near their date, with past alerts) are decided and written as before.
+    """
+    today = timezone.localdate(now)
+    resolver = retest_policy_resolver()
+    table = due_sets.policy_table(resolver)
+    pg = connection.vendor == "postgresql"
+    size = batch_size or (50_000 if pg else 5_000)
+    ids = _scope(cable_ids)
+    exact = cable_ids is not None
+    changed = 0
+    set_aside: list[tuple[int, str]] = []
+    site_of_rack: dict[int, int] | None = None
+    for start in range(0, len(ids), size):
+        chunk = ids[start : start + size]
         with transaction.atomic():
-            changed_ids += _write_dates(Cable, "retest_due", changes, reason=reason, now=now)
-    links = _links_recompute(now=now, cable_ids=None if cable_ids is None else ids, reason=reason)
+            due_sets.decide_into_batch_table(
+                lo=chunk[0],
+                hi=chunk[-1],
+                ids=chunk if exact else None,
+                table=table,
+                defaults=resolver.defaults,
+                uses_telemetry=resolver.uses_telemetry,
+                today=today,
+            )
+            changed += _write_batch(now=now, reason=reason)
+            with connection.cursor() as cur:
+                cur.execute(f"SELECT id FROM {due_sets.BATCH_TABLE} WHERE py = 1 ORDER BY id")  # noqa: S608 - a constant name
+                left = [r[0] for r in cur.fetchall()]
+                cur.execute(f"DROP TABLE {due_sets.BATCH_TABLE}")
+            for part in _chunks(left):
+                if site_of_rack is None:
+                    site_of_rack = dict(Rack.objects.values_list("pk", "row__room__site_id"))
+                decided = _gather(
+                    _rows(part, exact=True), resolver, today, site_of_rack, set_aside, exact=True
+                )
+                changes = [(pk, new) for pk, old, new in decided if old != new]
+                changed += len(_write_dates(Cable, "retest_due", changes, reason=reason, now=now))
+    links = _links_recompute(now=now, cable_ids=ids if exact else None, reason=reason)
     return RecomputeResult(
-        cables_seen=len(ids), cables_changed=len(changed_ids), links_changed=links, set_aside=tuple(set_aside)
+        cables_seen=len(ids), cables_changed=changed, links_changed=links, set_aside=tuple(set_aside)
     )
 
 
