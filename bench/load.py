@@ -41,6 +41,7 @@ def _plan(technicians: int, collectors: int, batch: int) -> dict:
 
     from bench.common import make_token
     from inventory.core.choices import CableKind, CableStatus, PortKind
+    from inventory.core.optics.trace_checks import wavelengths_for
     from inventory.models import Cable, Port, Rack
 
     sessions, tokens = [], []
@@ -60,7 +61,12 @@ def _plan(technicians: int, collectors: int, batch: int) -> dict:
         tokens.append(make_token(f"load-tech-{i}", role="technician"))
     live = Cable.objects.exclude(status=CableStatus.RETIRED).order_by("pk")
     labels = list(live.values_list("label", flat=True)[:5000])
-    fibre = list(live.filter(kind__in=CableKind.fibre()).values_list("label", flat=True)[:2000])
+    # Each fibre with a wavelength its medium is tested at (850 nm multi-mode, 1310 nm single-mode):
+    # a 1310 nm power-meter reading on a multi-mode cable is refused, rightly, and is not load.
+    fibre = [
+        [label, wavelengths_for(kind)[0]]
+        for label, kind in live.filter(kind__in=CableKind.fibre()).values_list("label", "kind")[:2000]
+    ]
     ports = list(
         Port.objects.filter(kind=PortKind.INTERFACE, retired_at__isnull=True)
         .order_by("pk")
@@ -75,7 +81,7 @@ def _plan(technicians: int, collectors: int, batch: int) -> dict:
         "tech_tokens": tokens,
         "ingest_token": make_token("load-collector", role="collector", kind="ingest"),
         "labels": labels,
-        "fibre_labels": fibre,
+        "fibres": fibre,
         "racks": list(Rack.objects.values_list("name", flat=True)),
         "list_pages": max(1, live.count() // 50),
         "ports": [list(p) for p in ports],

@@ -57,11 +57,12 @@ class Technician(HttpUser):
 
     @task(1)
     def record_test(self):
+        label, wavelength = self.rng.choice(PLAN["fibres"])  # a wavelength that fits the fibre
         body = {
-            "cable": self.rng.choice(PLAN["fibre_labels"]),
+            "cable": label,
             "readings": [
-                {"fibre": 1, "wavelength_nm": 1310, "loss_db": round(self.rng.uniform(0.1, 0.6), 2)},
-                {"fibre": 2, "wavelength_nm": 1310, "loss_db": round(self.rng.uniform(0.1, 0.6), 2)},
+                {"fibre": 1, "wavelength_nm": wavelength, "loss_db": round(self.rng.uniform(0.1, 0.6), 2)},
+                {"fibre": 2, "wavelength_nm": wavelength, "loss_db": round(self.rng.uniform(0.1, 0.6), 2)},
             ],
         }
         with self.client.post(

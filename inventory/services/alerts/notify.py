@@ -4,6 +4,7 @@ claims each notice before it goes out."""
 from __future__ import annotations
 
 import logging
+import smtplib
 import uuid
 from datetime import datetime, timedelta
 
@@ -45,6 +46,18 @@ def notice_message_id(alert: Alert, kind: str) -> str:
 # --- mail -------------------------------------------------------------------------------------------
 
 CLAIM_LEASE = timedelta(minutes=10)
+MAX_ATTEMPTS = 5
+# Failures that say the mail server is unreachable, not that this one message is refused.
+SERVER_DOWN = (ConnectionError, TimeoutError, smtplib.SMTPConnectError, smtplib.SMTPServerDisconnected)
+
+
+def notice_retry_in(attempts: int) -> timedelta:
+    """How long a notice waits after its ``attempts``-th failed send: the reminders' SMTP
+    backoff (``CABLETRACK_REMINDER_RETRY_BASE_SECONDS`` doubling, capped at
+    ``CABLETRACK_REMINDER_RETRY_MAX_SECONDS``)."""
+    base = app_settings.reminder_retry_base_seconds
+    cap = app_settings.reminder_retry_max_seconds
+    return timedelta(seconds=min(cap, base * 2 ** max(0, attempts - 1)))
 
 
 def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
@@ -54,10 +67,17 @@ def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
     Remaining window, documented: if the process dies after the SMTP server accepted the
     message and before ``sent_at`` is written, the notice goes again after the lease, with the
     same Message-ID.
+
+    Backoff per notice: a failed send keeps its claim, with the lease set to run out when the
+    notice's retry time comes (:func:`notice_retry_in`: 60 s, 120 s, 240 s ... by default), so
+    no sender picks it up before then; every alert opened enqueues this sender, and without
+    the backoff each run retried every unsent notice against a server that is down. A failure
+    that says the server is unreachable also ends the run: the rest wait for the next one.
+    After ``MAX_ATTEMPTS`` failed sends a notice is given up (its error stays on the row).
     """
     sent = 0
     pending = (
-        AlertNotification.objects.filter(sent_at__isnull=True, attempts__lt=5)
+        AlertNotification.objects.filter(sent_at__isnull=True, attempts__lt=MAX_ATTEMPTS)
         .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - CLAIM_LEASE))
         .select_related("alert")
         .order_by("created_at", "id")[:limit]
@@ -95,11 +115,14 @@ def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
         )
         try:
             msg.send(fail_silently=False)
-        except Exception as exc:  # SMTP down: release the claim, try again on the next sweep
+        except Exception as exc:  # keep the claim until the retry time (see the docstring)
+            retry_at = now + notice_retry_in(n.attempts + 1)
             AlertNotification.objects.filter(pk=n.pk, claim_token=token).update(
-                claimed_at=None, error=str(exc)[:300]
+                claimed_at=retry_at - CLAIM_LEASE, error=str(exc)[:300]
             )
-            log.warning("alert notice %s not sent: %s", n.pk, exc)
+            log.warning("alert notice %s not sent (retry after %s): %s", n.pk, retry_at, exc)
+            if isinstance(exc, SERVER_DOWN):
+                break
             continue
         AlertNotification.objects.filter(pk=n.pk, claim_token=token).update(sent_at=timezone.now(), error="")
         sent += 1

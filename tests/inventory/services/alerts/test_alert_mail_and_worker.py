@@ -82,7 +82,9 @@ def test_an_opened_alert_is_mailed_once_to_the_rows_team(smtp):
 
 
 @pytest.mark.django_db
-def test_a_failed_send_is_retried_by_the_sweep(settings, smtp):
+def test_a_failed_send_is_retried_by_the_sweep_after_its_backoff(settings, smtp):
+    """SMTP down: the notice is tried once, then not again before its backoff (60 s, then
+    120 s) has passed, however often the sender runs; it goes out once the server is back."""
     now = timezone.now().replace(second=0, microsecond=0)
     _degrading_link(now)
     svc.alerts_evaluate(now=now)
@@ -90,11 +92,24 @@ def test_a_failed_send_is_retried_by_the_sweep(settings, smtp):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         settings.EMAIL_PORT = s.getsockname()[1]  # nothing listens there
+
+    def attempts():
+        return AlertNotification.objects.get().attempts
+
     assert svc.alert_notifications_send(now=now) == 0
     notice = AlertNotification.objects.get()
-    assert notice.sent_at is None and notice.error and notice.claimed_at is None
+    assert notice.sent_at is None and notice.error and notice.attempts == 1
+    for later in (10, 30, 59):  # every alert opened runs the sender: no retry inside the backoff
+        assert svc.alert_notifications_send(now=now + timedelta(seconds=later)) == 0
+        assert attempts() == 1
+    assert svc.alert_notifications_send(now=now + timedelta(seconds=61)) == 0  # the retry, failed again
+    assert attempts() == 2
+    assert svc.alert_notifications_send(now=now + timedelta(seconds=61 + 119)) == 0
+    assert attempts() == 2  # the second wait is twice as long
     settings.EMAIL_PORT = good_port
-    assert svc.alert_notifications_send(now=now + timedelta(minutes=5)) == 1
+    assert svc.alert_notifications_send(now=now + timedelta(seconds=61 + 121)) == 1
+    assert attempts() == 3
+    assert svc.alert_notifications_send(now=now + timedelta(hours=1)) == 0
     assert len(smtp.messages) == 1
 
 
