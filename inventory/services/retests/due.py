@@ -31,7 +31,7 @@ from datetime import date, datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import F, Max, Min, Q
 from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
@@ -411,26 +411,40 @@ def retest_due_recompute(
     for start in range(0, len(ids), size):
         chunk = ids[start : start + size]
         with transaction.atomic():
-            due_sets.decide_into_batch_table(
-                lo=chunk[0],
-                hi=chunk[-1],
-                ids=chunk if exact else None,
-                table=table,
-                defaults=resolver.defaults,
-                uses_telemetry=resolver.uses_telemetry,
-                today=today,
-            )
-            changed += _write_batch(now=now, reason=reason)
-            with connection.cursor() as cur:
-                cur.execute(f"SELECT id FROM {due_sets.BATCH_TABLE} WHERE py = 1 ORDER BY id")  # noqa: S608 - a constant name
-                left = [r[0] for r in cur.fetchall()]
-                cur.execute(f"DROP TABLE {due_sets.BATCH_TABLE}")
-            for part in _chunks(left):
+            try:
+                with transaction.atomic():  # a savepoint: a failed statement leaves the batch as it was
+                    due_sets.decide_into_batch_table(
+                        lo=chunk[0],
+                        hi=chunk[-1],
+                        ids=chunk if exact else None,
+                        table=table,
+                        defaults=resolver.defaults,
+                        uses_telemetry=resolver.uses_telemetry,
+                        today=today,
+                    )
+                    changed += _write_batch(now=now, reason=reason)
+                    with connection.cursor() as cur:
+                        cur.execute(f"SELECT id FROM {due_sets.BATCH_TABLE} WHERE py = 1 ORDER BY id")  # noqa: S608 - a constant name
+                        left = [r[0] for r in cur.fetchall()]
+                        cur.execute(f"DROP TABLE {due_sets.BATCH_TABLE}")
+                by_rules = [(part, True) for part in _chunks(left)]
+            except DatabaseError as exc:
+                # Whatever the statement tripped on (a value out of a type's range, say), the
+                # rules decide this batch cable by cable and set aside only the cables they cannot.
+                log.warning(
+                    "retest due statement failed for cables %s-%s, the rules decide them: %r",
+                    chunk[0],
+                    chunk[-1],
+                    exc,
+                )
+                by_rules = [(part, exact) for part in _chunks(chunk)]
+            for part, part_exact in by_rules:
                 if site_of_rack is None:
                     site_of_rack = dict(Rack.objects.values_list("pk", "row__room__site_id"))
-                decided = _gather(
-                    _rows(part, exact=True), resolver, today, site_of_rack, set_aside, exact=True
-                )
+                rows = _rows(part, exact=part_exact)
+                if not rows:
+                    continue
+                decided = _gather(rows, resolver, today, site_of_rack, set_aside, exact=part_exact)
                 changes = [(pk, new) for pk, old, new in decided if old != new]
                 changed += len(_write_dates(Cable, "retest_due", changes, reason=reason, now=now))
     links = _links_recompute(now=now, cable_ids=ids if exact else None, reason=reason)
@@ -442,7 +456,13 @@ def retest_due_recompute(
 def _links_recompute(
     *, now: datetime, cable_ids: list[int] | None, reason: str, batch_size: int = 5000
 ) -> int:
-    """A link is due when its first segment is: the minimum of its cables' due dates."""
+    """A link is due when its first segment is: the minimum of its cables' due dates.
+
+    PostgreSQL: one statement (:func:`_links_recompute_pg`); SQLite: the dates are read in
+    batches and written through ``_write_dates``, the same result by a slower path.
+    """
+    if connection.vendor == "postgresql":
+        return _links_recompute_pg(now=now, cable_ids=cable_ids, reason=reason)
     links = Link.objects.all()
     if cable_ids is not None:
         links = links.filter(segments__cable_id__in=cable_ids).distinct()
@@ -469,6 +489,36 @@ def _links_recompute(
                 _write_dates(Link, "retest_due", changes[start : start + batch_size], reason=reason, now=now)
             )
     return changed
+
+
+def _links_recompute_pg(*, now: datetime, cable_ids: list[int] | None, reason: str) -> int:
+    """Every link in scope gets the minimum due date of its cables (none when inactive), and
+    the ones that change get their history row, in one statement."""
+    qn = connection.ops.quote_name
+    meta = Link._meta
+    table, seg, cab = qn(meta.db_table), qn(LinkSegment._meta.db_table), qn(Cable._meta.db_table)
+    hist = qn(Link.history.model._meta.db_table)
+    base_cols = [qn(f.column) for f in meta.concrete_fields]
+    hist_cols = base_cols + [
+        qn(n) for n in ("history_date", "history_change_reason", "history_type", "history_user_id")
+    ]
+    if cable_ids is None:
+        scope, params = "(l.active OR l.retest_due IS NOT NULL)", []
+    else:
+        scope = f"l.id IN (SELECT s.link_id FROM {seg} s WHERE s.cable_id = ANY(%s::bigint[]))"  # noqa: S608 - quoted names
+        params = [list(cable_ids)]
+    with sanctioned_bulk_write(), transaction.atomic(), connection.cursor() as cur:
+        cur.execute("SET LOCAL jit = off")
+        cur.execute(
+            f"WITH m AS (SELECT l.id, CASE WHEN l.active THEN (SELECT MIN(c.retest_due) FROM {seg} s "  # noqa: S608 - names from model _meta, quoted; values are placeholders
+            f"JOIN {cab} c ON c.id = s.cable_id WHERE s.link_id = l.id) END AS due FROM {table} l WHERE {scope}), "
+            f"u AS (UPDATE {table} SET retest_due = m.due, updated_at = %s FROM m "
+            f"WHERE {table}.id = m.id AND {table}.retest_due IS DISTINCT FROM m.due RETURNING {table}.*) "
+            f"INSERT INTO {hist} ({', '.join(hist_cols)}) "
+            f"SELECT {', '.join('u.' + c for c in base_cols)}, %s, %s, '~', NULL FROM u",
+            [*params, now, now, reason],
+        )
+        return cur.rowcount
 
 
 FULL_RECOMPUTE_ABOVE = 20_000

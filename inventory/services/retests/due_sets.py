@@ -222,10 +222,14 @@ def decide_into_batch_table(
         else str(NO_SITE)
     )
     kind_key = f"CASE WHEN c.kind IN ({s.many(table.kinds)}) THEN c.kind ELSE '' END" if table.kinds else "''"
-    ctes.append(
-        f"pc AS (SELECT c.id, MIN(pol.iv) AS iv, MIN(pol.sh) AS sh, MIN(pol.acc) AS acc FROM c{joins} "
-        f"JOIN pol ON pol.site = {site_key} AND pol.kind = {kind_key} AND pol.cls = {cls_key} GROUP BY c.id)"
-    )
+    on = f"pol.site = {site_key} AND pol.kind = {kind_key} AND pol.cls = {cls_key}"
+    if table.classes:
+        ctes.append(
+            f"pc AS (SELECT c.id, MIN(pol.iv) AS iv, MIN(pol.sh) AS sh, MIN(pol.acc) AS acc FROM c{joins} "
+            f"JOIN pol ON {on} GROUP BY c.id)"
+        )
+    else:  # one key per cable: no aggregate needed
+        ctes.append(f"pc AS (SELECT c.id, pol.iv, pol.sh, pol.acc FROM c{joins} JOIN pol ON {on})")
     # The last qualifying pass: OLTS/OTDR for fibre, a qualification for sealed media, any test else.
     ctes.append(
         f"ps AS (SELECT t.cable_id, MAX(t.{_c(CableTest, 'tested_at')}) AS at FROM {ct} t "
@@ -298,6 +302,12 @@ def decide_into_batch_table(
         f"CASE WHEN {python_when} AND aop = 0 THEN 1 ELSE 0 END AS py FROM h"
     )
     with connection.cursor() as cur:
+        if s.pg:
+            # The planner cannot see how few rows the per-cable aggregates keep, prices the plan
+            # in millions and compiles it with JIT: 6.7 of 8.3 s for 50,000 cables went there.
+            # For this transaction only (the caller's atomic block).
+            cur.execute("SET LOCAL jit = off")
+            cur.execute("SET LOCAL work_mem = '64MB'")  # the batch's sorts and hashes in memory
         cur.execute(f"DROP TABLE IF EXISTS {BATCH_TABLE}")
         cur.execute(
             f"CREATE TEMPORARY TABLE {BATCH_TABLE} AS WITH {', '.join(ctes)} {select}",  # noqa: S608 - names from model _meta, quoted; values are placeholders

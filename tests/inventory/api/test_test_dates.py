@@ -163,6 +163,16 @@ def test_one_cable_whose_due_date_cannot_be_decided_is_set_aside_and_the_rest_sw
         return real(facts, *a, **kw)
 
     monkeypatch.setattr(retest_rules, "retest_due", picky)
+    # The set-based statement cannot decide the batch (a value out of range, say): the rules
+    # decide it cable by cable, and only the cable they cannot decide is set aside.
+    from django.db import DataError
+
+    from inventory.services.retests import due_sets
+
+    def out_of_range(**kw):
+        raise DataError("date out of range")
+
+    monkeypatch.setattr(due_sets, "decide_into_batch_table", out_of_range)
     reminders.retests_sweep(now=datetime(2026, 11, 29, 6, tzinfo=UTC), full=True)
     two.refresh_from_db()
     assert two.retest_due == date(2026, 11, 1) + timedelta(days=90)
