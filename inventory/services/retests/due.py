@@ -6,11 +6,12 @@ Why raw ``UPDATE ... FROM`` plus ``INSERT ... SELECT`` into the history table
 the due date of tens of thousands of cables (a policy change, the first run on an imported
 plant), so one ``save()`` per cable (simple-history's path) is out. Each batch instead:
 
-1. reads the facts for up to ``batch_size`` cables in a fixed number of queries,
-2. decides each due date with the pure rules in :mod:`inventory.core.retest_rules`,
-3. writes only the rows whose date changed with ONE ``UPDATE cable SET retest_due = v.due FROM
-   (VALUES ...) v WHERE cable.id = v.id`` (a CTE on SQLite),
-4. and in the same transaction ONE ``INSERT INTO historicalcable SELECT ..., '~', reason FROM
+1. decides every date of the batch in ONE statement into a temporary table
+   (:mod:`inventory.services.retests.due_sets`); the few it leaves to the pure rules of
+   :mod:`inventory.core.retest_rules` are decided from facts read in a fixed number of queries,
+2. writes only the rows whose date changed with ONE ``UPDATE cable SET retest_due = b.due FROM
+   batch b WHERE cable.id = b.id`` (``VALUES`` for the rules' rows),
+3. and in the same transaction ONE ``INSERT INTO historicalcable SELECT ..., '~', reason FROM
    cable WHERE id IN (changed)``: a full history row per changed cable, exactly what
    simple-history would have written for a ``save()``, with the reason "retest due recomputed".
 
