@@ -45,6 +45,7 @@ from inventory.models import (
     TelemetrySample,
 )
 from inventory.services.telemetry import rollup_queue
+from inventory.services.telemetry.rollup_sql import rollup_ports_sql
 
 
 def _ids(ids) -> list[int] | RawSQL:
@@ -254,6 +255,22 @@ def _last_seen(samples: dict[int, list[RawSample]]) -> None:
     )
 
 
+def _aligned(t: datetime) -> datetime:
+    width = app_settings.telemetry_rollup_seconds
+    return datetime.fromtimestamp(t.timestamp() - t.timestamp() % width, t.tzinfo)
+
+
+def _rollup_chunk(ports: list[int], dirty_from: dict[int, datetime], *, now: datetime) -> int:
+    """One chunk of ports: on PostgreSQL set-based (``rollup_sql``), each port from its own dirty
+    bucket, with the pure core for the odd ports it hands back; elsewhere the pure core."""
+    if connection.vendor != "postgresql":
+        return _rollup_ports(ports, min(dirty_from[p] for p in ports), now=now)
+    done = rollup_ports_sql({p: _aligned(dirty_from[p]) for p in ports}, now=now)
+    if done.odd:
+        return done.buckets + _rollup_ports(done.odd, min(dirty_from[p] for p in done.odd), now=now)
+    return done.buckets
+
+
 def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> RollupOutcome:
     """Roll up the ports of up to ``max_batches`` queued ingest batches. Idempotent.
 
@@ -288,7 +305,7 @@ def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> Rollup
         for i in range(0, len(ordered), chunk):
             ports = ordered[i : i + chunk]
             buckets += rollup_queue.isolating(
-                ports, lambda ps: _rollup_ports(ps, min(dirty_from[p] for p in ps), now=now), failed
+                ports, lambda ps: _rollup_chunk(ps, dirty_from, now=now), failed
             )
         TelemetryIngestBatch.objects.filter(pk__in=[b[0] for b in batches]).delete()
         rollup_queue.set_aside(failed, dirty_from=dirty_from, attempts=attempts, now=now)
