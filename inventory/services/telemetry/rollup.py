@@ -44,7 +44,7 @@ from inventory.models import (
     TelemetryLaneSample,
     TelemetrySample,
 )
-from inventory.services.telemetry import rollup_queue
+from inventory.services.telemetry import partitions, rollup_queue
 from inventory.services.telemetry.rollup_sql import rollup_ports_sql
 
 
@@ -315,17 +315,25 @@ def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> Rollup
 
 @dataclass
 class RetentionOutcome:
-    samples: int
+    samples: int  # raw sample rows deleted (SQLite; the default partition on PostgreSQL)
     rollups: int
+    days_dropped: int = 0  # whole days of raw samples dropped (PostgreSQL's day partitions)
 
 
 def telemetry_retention_enforce(*, now: datetime) -> RetentionOutcome:
-    """Delete raw samples (and their lane/histogram rows) older than the raw retention and
-    rollups older than the rollup retention (identity observations are kept: one row per change). Deletes go port by port range through
+    """Remove raw samples (and their lane/histogram rows) older than the raw retention and
+    rollups older than the rollup retention (identity observations are kept: one row per change).
+
+    Raw samples on PostgreSQL: whole day partitions are dropped (``partitions.drop_before``),
+    whatever their size. Elsewhere, and for rollups, deletes go port by port range through
     the (port, ts) keys, in chunks, each its own transaction."""
     raw_cutoff = now - timedelta(days=app_settings.telemetry_raw_retention_days)
     rollup_cutoff = now - timedelta(days=app_settings.telemetry_rollup_retention_days)
-    samples = rollups = 0
+    samples = rollups = days = 0
+    partitioned = partitions.enabled()
+    if partitioned:
+        with transaction.atomic():
+            days, samples = partitions.drop_before(raw_cutoff)
     port_ids = list(Port.objects.order_by("pk").values_list("pk", flat=True))
     step_ = 1000
     for i in range(0, max(len(port_ids), 1), step_):
@@ -333,8 +341,9 @@ def telemetry_retention_enforce(*, now: datetime) -> RetentionOutcome:
         if not chunk:
             break
         with transaction.atomic():
-            samples += TelemetrySample.objects.filter(port_id__in=chunk, ts__lt=raw_cutoff).delete()[0]
-            TelemetryLaneSample.objects.filter(port_id__in=chunk, ts__lt=raw_cutoff).delete()
-            TelemetryHistogram.objects.filter(port_id__in=chunk, ts__lt=raw_cutoff).delete()
+            if not partitioned:
+                samples += TelemetrySample.objects.filter(port_id__in=chunk, ts__lt=raw_cutoff).delete()[0]
+                TelemetryLaneSample.objects.filter(port_id__in=chunk, ts__lt=raw_cutoff).delete()
+                TelemetryHistogram.objects.filter(port_id__in=chunk, ts__lt=raw_cutoff).delete()
             rollups += PortRollup.objects.filter(port_id__in=chunk, bucket__lt=rollup_cutoff).delete()[0]
-    return RetentionOutcome(samples, rollups)
+    return RetentionOutcome(samples, rollups, days)
