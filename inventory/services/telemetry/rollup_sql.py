@@ -37,6 +37,7 @@ from datetime import datetime
 from django.db import connection
 
 from inventory.conf import app_settings
+from inventory.core.telemetry.decode import MAX_LANES
 from inventory.core.telemetry.rates import LANE_SIGNALLING_GBPS, MAX_INCREASE
 from inventory.core.telemetry.rollup import IDENTITY, ROLLUP_COUNTERS
 from inventory.models import (
@@ -79,6 +80,46 @@ def _saturated(total: str) -> str:
     return f"(CASE WHEN {total} > {_MAX} THEN {_MAX} ELSE {total} END)::bigint"
 
 
+# Lanes and histogram bins are read by fixed subscripts (plain expressions, no per-row subquery);
+# a port with a histogram of more bins goes to the pure core (lanes: the decoder's own bound).
+SQL_LANES = MAX_LANES
+SQL_BINS = 16
+
+
+def _bins() -> tuple[str, str, str, str, str]:
+    """Per-row histogram SQL: the reset test, the increases v1..vN, and warn / crit / highest
+    bin over them (``rates.hist_increase`` and ``rates.bin_severity``)."""
+    n = range(1, SQL_BINS + 1)
+    dropped = " OR ".join(f"coalesce(s.hc[{i}] < s.p_hc[{i}], false)" for i in n)
+    incs = ", ".join(
+        f"CASE WHEN s.same_layout AND NOT s.dropped THEN s.hc[{i}] - s.p_hc[{i}] ELSE s.hc[{i}] END AS v{i}"
+        for i in n
+    )
+    warn = " + ".join(
+        f"coalesce(CASE WHEN s.bin_low[{i}] * 5 >= s.lim * 2 AND s.bin_low[{i}] * 5 < s.lim * 4 THEN s.v{i} END, 0)"
+        for i in n
+    )
+    crit = " + ".join(f"coalesce(CASE WHEN s.bin_low[{i}] * 5 >= s.lim * 4 THEN s.v{i} END, 0)" for i in n)
+    top = ", ".join(f"CASE WHEN s.v{i} > 0 AND s.bin_low[{i}] > 0 THEN s.bin_high[{i}] END" for i in n)
+    return (
+        f"(cardinality(s.hc) <> cardinality(s.p_hc) OR {dropped})",
+        incs,
+        f"CASE WHEN s.lim > 0 THEN {warn} ELSE 0 END",
+        f"CASE WHEN s.lim > 0 THEN {crit} ELSE 0 END",
+        f"greatest({top})",
+    )
+
+
+def _lanes() -> tuple[str, str]:
+    """Per-bucket lane minima: lane by lane, as long as the bucket's longest list."""
+    n = range(1, SQL_LANES + 1)
+    out = []
+    for col in ("rx", "tx"):
+        mins = ", ".join(f"min({col}[{i}])" for i in n)
+        out.append(f"(ARRAY[{mins}])[1:max(cardinality({col}))]")
+    return out[0], out[1]
+
+
 def _statement() -> str:
     qn = connection.ops.quote_name
     sample = qn(TelemetrySample._meta.db_table)
@@ -100,14 +141,17 @@ def _statement() -> str:
             "s.temperature_c",
             "s.speed_gbps",
             "s.link_width",
+            "h.layout_id AS hl",
+            "h.counts AS hc",
         ]
     )
     lags = ", ".join(f"lag(r.{c}) OVER w AS p_{c}" for c in counters)
     # a counter (or the histogram) appearing after a sample without it, past the first sample:
-    # the pure core would reach further back than lag() does (see the module docstring)
+    # the pure core would reach further back than lag() does (see the module docstring); and
+    # histograms wider than the SQL reads
     odd = " OR ".join(
         [f"(s.{c} IS NOT NULL AND s.p_{c} IS NULL)" for c in counters]
-        + ["(s.hc IS NOT NULL AND s.p_hc IS NULL)"]
+        + ["(s.hc IS NOT NULL AND s.p_hc IS NULL)", f"coalesce(cardinality(s.hc) > {SQL_BINS}, false)"]
     )
     steps = [_counter_step(c) for c in counters]
     incs = ", ".join(f"{inc} AS d_{c}" for c, (inc, _) in zip(counters, steps, strict=True))
@@ -116,6 +160,8 @@ def _statement() -> str:
     sig = ", ".join(f"({k}, {float(v)!r}::float8)" for k, v in LANE_SIGNALLING_GBPS.items())
     ident = ", ".join(f"coalesce(ob.{k}, '')" for k in IDENTITY)
     ident_cols = ", ".join(f"o.{k}" for k in IDENTITY)
+    dropped, bin_incs, warn, crit, top = _bins()
+    rx_min, tx_min = _lanes()
     out_cols = [
         "port_id",
         "bucket",
@@ -143,83 +189,67 @@ def _statement() -> str:
         "computed_at",
     ]
     update = ", ".join(f"{qn(c)} = EXCLUDED.{qn(c)}" for c in out_cols[2:])
+    # every table is reached per port through its (port, ts) key (LATERAL): a chunk reads its
+    # ports' new rows, never a whole table, whatever the planner thinks of the chunk's size
     return f"""
 WITH dirty AS (
     SELECT d.port_id, d.since FROM unnest(%(ports)s::bigint[], %(since)s::timestamptz[]) AS d(port_id, since)
 ),
-line AS (
-    SELECT d.port_id, greatest(p.lane_count, 1) AS lanes,
-           coalesce(
-               (SELECT max(l.lane_rate_gbaud) FROM {link} l
-                 WHERE l.active AND l.lane_rate_gbaud > 0 AND (l.a_port_id = d.port_id OR l.b_port_id = d.port_id)),
-               sig.gbps
-           ) AS gbps
-    FROM dirty d JOIN {port} p ON p.id = d.port_id
-    LEFT JOIN (VALUES {sig}) AS sig(nominal, gbps) ON sig.nominal = p.speed_gbps / p.lane_count
-),
 raw AS (
-    SELECT {raw_cols}, d.since FROM dirty d JOIN {sample} s ON s.port_id = d.port_id AND s.ts >= d.since
+    SELECT n.*, d.since FROM dirty d CROSS JOIN LATERAL (
+        SELECT {raw_cols}, l.rx_power_dbm AS rx, l.tx_power_dbm AS tx
+        FROM {sample} s
+        LEFT JOIN {hist} h ON h.port_id = s.port_id AND h.ts = s.ts AND h.ts >= d.since
+        LEFT JOIN {lanes} l ON l.port_id = s.port_id AND l.ts = s.ts AND l.ts >= d.since
+        WHERE s.port_id = d.port_id AND s.ts >= d.since
+    ) n
     UNION ALL
-    SELECT pre.* FROM dirty d CROSS JOIN LATERAL (
-        SELECT {raw_cols}, d.since FROM {sample} s
+    SELECT pre.*, NULL::real[], NULL::real[], d.since FROM dirty d CROSS JOIN LATERAL (
+        SELECT {raw_cols} FROM {sample} s
+        LEFT JOIN {hist} h ON h.port_id = s.port_id AND h.ts = s.ts AND h.ts < d.since
          WHERE s.port_id = d.port_id AND s.ts < d.since AND s.ts >= d.since - %(lookback)s * interval '1 second'
          ORDER BY s.ts DESC LIMIT 1
     ) pre
 ),
 seq AS (
-    SELECT r.*, h.layout_id AS hl, h.counts AS hc,
-           lag(r.ts) OVER w AS p_ts, {lags},
-           lag(h.layout_id) OVER w AS p_hl, lag(h.counts) OVER w AS p_hc
-    FROM raw r LEFT JOIN {hist} h ON h.port_id = r.port_id AND h.ts = r.ts
+    SELECT r.*, lag(r.ts) OVER w AS p_ts, {lags},
+           lag(r.hl) OVER w AS p_hl, lag(r.hc) OVER w AS p_hc
+    FROM raw r
     WINDOW w AS (PARTITION BY r.port_id ORDER BY r.ts)
 ),
 step AS (
-    SELECT s.port_id, s.ts,
+    SELECT s.port_id, s.ts, s.rx, s.tx,
            date_bin(%(width)s * interval '1 second', s.ts, timestamptz '1970-01-01 00:00:00+00') AS bucket,
            extract(epoch FROM s.ts - s.p_ts)::float8 AS dt,
            CASE WHEN s.fec_corrected_bits IS NOT NULL AND s.p_fec_corrected_bits IS NOT NULL
                 THEN extract(epoch FROM s.ts - s.p_ts)::float8 END AS bits_dt,
            {incs},
-           {resets} + CASE WHEN hs.same_layout AND hs.dropped THEN 1 ELSE 0 END AS resets,
-           (s.p_ts IS NOT NULL AND ({odd})) AS odd,
+           {resets} + CASE WHEN s.same_layout AND s.dropped THEN 1 ELSE 0 END AS resets,
+           coalesce(s.p_ts IS NOT NULL AND ({odd}), false) AS odd,
            s.pre_fec_ber, s.post_fec_ber, s.temperature_c, s.speed_gbps, s.link_width,
-           CASE WHEN hv.warn IS NOT NULL THEN s.hl END AS h_layout,
-           CASE WHEN hv.warn IS NOT NULL THEN fl.correction_limit END AS h_limit,
-           hv.warn AS h_warn, hv.crit AS h_crit, hv.max_hi AS h_max_hi
-    FROM seq s
-    LEFT JOIN {layout} fl ON fl.id = s.hl
-    LEFT JOIN LATERAL (
-        SELECT s.hl = s.p_hl AS same_layout,
-               cardinality(s.hc) <> cardinality(s.p_hc)
-               OR coalesce((SELECT bool_or(u.n < u.o) FROM unnest(s.hc, s.p_hc) u(n, o)), false) AS dropped
-    ) hs ON s.hc IS NOT NULL AND s.p_hc IS NOT NULL
-    LEFT JOIN LATERAL (
-        SELECT coalesce(sum(v) FILTER (WHERE lim > 0 AND lo * 5 >= lim * 2 AND lo * 5 < lim * 4), 0) AS warn,
-               coalesce(sum(v) FILTER (WHERE lim > 0 AND lo * 5 >= lim * 4), 0) AS crit,
-               max(hi) FILTER (WHERE v > 0 AND lo > 0) AS max_hi
+           CASE WHEN s.judged THEN s.hl END AS h_layout,
+           CASE WHEN s.judged THEN s.lim END AS h_limit,
+           h_warn, h_crit, h_max_hi
+    FROM (
+        SELECT s.*,
+               CASE WHEN s.judged THEN {warn} END AS h_warn,
+               CASE WHEN s.judged THEN {crit} END AS h_crit,
+               CASE WHEN s.judged THEN {top} END AS h_max_hi
         FROM (
-            SELECT CASE WHEN hs.same_layout AND NOT hs.dropped THEN u.n - u.o ELSE u.n END AS v,
-                   u.lo, u.hi, fl.correction_limit AS lim
-            FROM unnest(s.hc, s.p_hc, fl.bin_low, fl.bin_high) u(n, o, lo, hi)
-        ) z
-    ) hv ON hs.same_layout IS NOT NULL AND fl.id IS NOT NULL
+            SELECT s.*, {bin_incs}
+            FROM (
+                SELECT s.*, fl.bin_low, fl.bin_high, fl.correction_limit AS lim,
+                       (s.hc IS NOT NULL AND s.p_hc IS NOT NULL AND fl.id IS NOT NULL) AS judged,
+                       CASE WHEN s.hc IS NOT NULL AND s.p_hc IS NOT NULL THEN s.hl = s.p_hl END AS same_layout,
+                       CASE WHEN s.hc IS NOT NULL AND s.p_hc IS NOT NULL AND s.hl = s.p_hl THEN {dropped} END AS dropped
+                FROM seq s LEFT JOIN {layout} fl ON fl.id = s.hl
+                OFFSET 0
+            ) s
+            OFFSET 0
+        ) s
+        OFFSET 0
+    ) s
     WHERE s.ts >= s.since
-),
-lane AS (
-    SELECT st.port_id, st.bucket, u.i,
-           min(u.rx) AS rx, min(u.tx) AS tx,
-           bool_or(cardinality(l.rx_power_dbm) >= u.i) AS has_rx,
-           bool_or(cardinality(l.tx_power_dbm) >= u.i) AS has_tx
-    FROM step st JOIN {lanes} l ON l.port_id = st.port_id AND l.ts = st.ts
-    CROSS JOIN LATERAL unnest(l.rx_power_dbm, l.tx_power_dbm) WITH ORDINALITY AS u(rx, tx, i)
-    GROUP BY st.port_id, st.bucket, u.i
-),
-lanes AS (
-    SELECT port_id, bucket,
-           array_agg(rx ORDER BY i) FILTER (WHERE has_rx) AS rx_min,
-           array_agg(tx ORDER BY i) FILTER (WHERE has_tx) AS tx_min,
-           min(rx) FILTER (WHERE has_rx) AS rx_any
-    FROM lane GROUP BY port_id, bucket
 ),
 agg AS (
     SELECT port_id, bucket, count(*) AS samples, coalesce(sum(dt), 0) AS covered_s,
@@ -230,7 +260,8 @@ agg AS (
            (array_agg(h_layout ORDER BY ts DESC) FILTER (WHERE h_layout IS NOT NULL))[1] AS h_layout,
            (array_agg(h_limit ORDER BY ts DESC) FILTER (WHERE h_layout IS NOT NULL))[1] AS h_limit,
            {_saturated("sum(h_warn)")} AS h_warn, {_saturated("sum(h_crit)")} AS h_crit,
-           max(h_max_hi) AS h_max_hi, max(ts) AS newest, bool_or(odd) AS odd
+           max(h_max_hi) AS h_max_hi, max(ts) AS newest, bool_or(odd) AS odd,
+           {rx_min} AS rx_min, {tx_min} AS tx_min
     FROM step GROUP BY port_id, bucket
 ),
 judged AS (
@@ -246,11 +277,18 @@ ins AS (
                 THEN a.bits_f / (a.bits_s * ln.lanes * ln.gbps * 1e9)
                 ELSE a.ber_mean END,
            a.ber_max, a.post_max, a.h_layout, a.h_limit, a.h_warn, a.h_crit, a.h_max_hi,
-           lz.rx_min, lz.tx_min, lz.rx_any, a.temp_max, a.speed_min, a.width_min,
+           a.rx_min, a.tx_min, (SELECT min(x) FROM unnest(a.rx_min) x), a.temp_max, a.speed_min, a.width_min,
            {ident}, %(now)s
     FROM judged a
-    LEFT JOIN line ln ON ln.port_id = a.port_id
-    LEFT JOIN lanes lz ON lz.port_id = a.port_id AND lz.bucket = a.bucket
+    LEFT JOIN LATERAL (
+        SELECT greatest(p.lane_count, 1) AS lanes,
+               coalesce(
+                   (SELECT max(l.lane_rate_gbaud) FROM {link} l
+                     WHERE l.active AND l.lane_rate_gbaud > 0 AND (l.a_port_id = p.id OR l.b_port_id = p.id)),
+                   (SELECT sig.gbps FROM (VALUES {sig}) AS sig(nominal, gbps) WHERE sig.nominal = p.speed_gbps / p.lane_count)
+               ) AS gbps
+        FROM {port} p WHERE p.id = a.port_id
+    ) ln ON true
     LEFT JOIN LATERAL (
         SELECT {ident_cols} FROM {obs} o
          WHERE o.port_id = a.port_id AND o.ts < a.bucket + %(width)s * interval '1 second'
@@ -264,31 +302,46 @@ SELECT port_id, max(newest), count(*), bool_or(odd_port) FROM judged GROUP BY po
 """  # noqa: S608 - table and column names from model _meta and the core's constants, quoted; values are parameters
 
 
-_SQL: dict[str, str] = {}
-
-
 @dataclass
 class SqlRollup:
     buckets: int
     odd: list[int]  # ports the pure core must roll up (see the module docstring)
 
 
+_PREPARED = "cabletrack_rollup_chunk"
+
+
+def _execute(cur) -> None:
+    """Prepare the statement once per database session (its plan costs more than running it on
+    a chunk), with a generic plan and without JIT (compiling its expressions costs seconds)."""
+    cur.execute("SELECT 1 FROM pg_prepared_statements WHERE name = %s", [_PREPARED])
+    if cur.fetchone() is None:
+        sql = _statement() % {
+            "ports": "$1",
+            "since": "$2",
+            "lookback": "$3",
+            "width": "$4",
+            "now": "$5",
+        }
+        cur.execute(f"PREPARE {_PREPARED} (bigint[], timestamptz[], int, int, timestamptz) AS {sql}")
+    cur.execute("SET LOCAL jit = off")
+    cur.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+
+
 def rollup_ports_sql(since: dict[int, datetime], *, now: datetime) -> SqlRollup:
     """Recompute and merge the buckets of ``since``'s ports from their (aligned) times."""
-    sql = _SQL.get("rollup")
-    if sql is None:
-        sql = _SQL["rollup"] = _statement()
     ports = sorted(since)
     with connection.cursor() as cur:
+        _execute(cur)
         cur.execute(
-            sql,
-            {
-                "ports": ports,
-                "since": [since[p] for p in ports],
-                "lookback": app_settings.telemetry_rollup_lookback_seconds,
-                "width": app_settings.telemetry_rollup_seconds,
-                "now": now,
-            },
+            f"EXECUTE {_PREPARED} (%s, %s, %s, %s, %s)",
+            [
+                ports,
+                [since[p] for p in ports],
+                app_settings.telemetry_rollup_lookback_seconds,
+                app_settings.telemetry_rollup_seconds,
+                now,
+            ],
         )
         # the newest sample times are read back here: a stored time no driver can read
         # ('infinity') fails this chunk, which is then narrowed down and set aside
