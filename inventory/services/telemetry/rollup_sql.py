@@ -313,7 +313,9 @@ _PREPARED = "cabletrack_rollup_chunk"
 
 def _execute(cur) -> None:
     """Prepare the statement once per database session (its plan costs more than running it on
-    a chunk), with a generic plan and without JIT (compiling its expressions costs seconds)."""
+    a chunk), with a generic plan and without JIT (compiling its expressions costs seconds).
+    Session-level: a transaction-pooling proxy in front of PostgreSQL would need it per
+    transaction instead (none is deployed)."""
     cur.execute("SELECT 1 FROM pg_prepared_statements WHERE name = %s", [_PREPARED])
     if cur.fetchone() is None:
         sql = _statement() % {
