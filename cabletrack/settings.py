@@ -504,6 +504,8 @@ CELERY_BEAT_SCHEDULE = {
     # Telemetry: rollups (also kicked after each ingest), retention of raw samples and rollups.
     "telemetry-rollup": {"task": "inventory.telemetry_rollup", "schedule": 60.0},
     "telemetry-retention": {"task": "inventory.telemetry_retention", "schedule": 6 * 3600.0},
+    # Raw telemetry's day partitions (PostgreSQL), made days ahead; the ingest makes a missing one too.
+    "telemetry-partitions": {"task": "inventory.telemetry_partitions", "schedule": 3600.0},
     # Labels: batches whose worker died go back to the queue.
     "label-batches-requeue": {"task": "inventory.label_batches_requeue", "schedule": 300.0},
     # Retests: the daily sweep (recompute, claim, enqueue), then the reminder mails.

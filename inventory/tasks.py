@@ -15,6 +15,7 @@ from inventory.services.labels import printing as label_services
 from inventory.services.ops import reliability
 from inventory.services.plant import links as link_services
 from inventory.services.retests import reminders
+from inventory.services.telemetry import partitions as telemetry_partitions
 from inventory.services.telemetry.ingest import ROLLUP_PENDING_KEY
 from inventory.services.telemetry.prometheus_pull import telemetry_pull_prometheus
 from inventory.services.telemetry.rollup import telemetry_retention_enforce, telemetry_rollup
@@ -39,8 +40,17 @@ def telemetry_rollup_task() -> int:
 
 @shared_task(name="inventory.telemetry_retention", acks_late=True)
 def telemetry_retention_task() -> int:
-    """Delete raw samples and rollups past their retention (settings)."""
+    """Drop raw samples (whole days on PostgreSQL) and delete rollups past their retention."""
     return telemetry_retention_enforce(now=timezone.now()).samples
+
+
+@shared_task(name="inventory.telemetry_partitions", acks_late=True)
+def telemetry_partitions_task() -> int:
+    """Create the raw telemetry's day partitions ahead of time (PostgreSQL; idempotent)."""
+    if not telemetry_partitions.enabled():
+        return 0
+    with transaction.atomic():
+        return len(telemetry_partitions.ensure_ahead(now=timezone.now()))
 
 
 @shared_task(name="inventory.alerts_evaluate", acks_late=True)

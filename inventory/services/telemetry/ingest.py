@@ -27,6 +27,7 @@ from inventory.conf import app_settings
 from inventory.core.telemetry.decode import IDENTITY_FIELDS, THRESHOLD_FIELDS, Decoded, Sample
 from inventory.models import TelemetryIngestBatch
 from inventory.services.ops.enqueue import enqueue_now
+from inventory.services.telemetry import partitions
 from inventory.services.telemetry.identity import identities_record
 from inventory.services.telemetry.ingest_layouts import layouts
 from inventory.services.telemetry.ingest_rows import IngestResult, IngestRows, dedupe, resolve
@@ -89,6 +90,8 @@ def telemetry_ingest(*, decoded: Decoded, now: datetime) -> IngestResult:
     if not rows:
         return result
     with transaction.atomic():
+        if partitions.enabled():
+            partitions.ensure_days(partitions.batch_days(rows.ts()))
         layouts(rows)
         stored = store(rows, result)
         result.stored = len(stored)

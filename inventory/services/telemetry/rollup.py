@@ -44,7 +44,8 @@ from inventory.models import (
     TelemetryLaneSample,
     TelemetrySample,
 )
-from inventory.services.telemetry import rollup_queue
+from inventory.services.telemetry import partitions, rollup_queue
+from inventory.services.telemetry.rollup_sql import rollup_ports_sql
 
 
 def _ids(ids) -> list[int] | RawSQL:
@@ -254,6 +255,22 @@ def _last_seen(samples: dict[int, list[RawSample]]) -> None:
     )
 
 
+def _aligned(t: datetime) -> datetime:
+    width = app_settings.telemetry_rollup_seconds
+    return datetime.fromtimestamp(t.timestamp() - t.timestamp() % width, t.tzinfo)
+
+
+def _rollup_chunk(ports: list[int], dirty_from: dict[int, datetime], *, now: datetime) -> int:
+    """One chunk of ports: on PostgreSQL set-based (``rollup_sql``), each port from its own dirty
+    bucket, with the pure core for the odd ports it hands back; elsewhere the pure core."""
+    if connection.vendor != "postgresql":
+        return _rollup_ports(ports, min(dirty_from[p] for p in ports), now=now)
+    done = rollup_ports_sql({p: _aligned(dirty_from[p]) for p in ports}, now=now)
+    if done.odd:
+        return done.buckets + _rollup_ports(done.odd, min(dirty_from[p] for p in done.odd), now=now)
+    return done.buckets
+
+
 def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> RollupOutcome:
     """Roll up the ports of up to ``max_batches`` queued ingest batches. Idempotent.
 
@@ -288,7 +305,7 @@ def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> Rollup
         for i in range(0, len(ordered), chunk):
             ports = ordered[i : i + chunk]
             buckets += rollup_queue.isolating(
-                ports, lambda ps: _rollup_ports(ps, min(dirty_from[p] for p in ps), now=now), failed
+                ports, lambda ps: _rollup_chunk(ps, dirty_from, now=now), failed
             )
         TelemetryIngestBatch.objects.filter(pk__in=[b[0] for b in batches]).delete()
         rollup_queue.set_aside(failed, dirty_from=dirty_from, attempts=attempts, now=now)
@@ -298,17 +315,25 @@ def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> Rollup
 
 @dataclass
 class RetentionOutcome:
-    samples: int
+    samples: int  # raw sample rows deleted (SQLite; the default partition on PostgreSQL)
     rollups: int
+    days_dropped: int = 0  # whole days of raw samples dropped (PostgreSQL's day partitions)
 
 
 def telemetry_retention_enforce(*, now: datetime) -> RetentionOutcome:
-    """Delete raw samples (and their lane/histogram rows) older than the raw retention and
-    rollups older than the rollup retention (identity observations are kept: one row per change). Deletes go port by port range through
+    """Remove raw samples (and their lane/histogram rows) older than the raw retention and
+    rollups older than the rollup retention (identity observations are kept: one row per change).
+
+    Raw samples on PostgreSQL: whole day partitions are dropped (``partitions.drop_before``),
+    whatever their size. Elsewhere, and for rollups, deletes go port by port range through
     the (port, ts) keys, in chunks, each its own transaction."""
     raw_cutoff = now - timedelta(days=app_settings.telemetry_raw_retention_days)
     rollup_cutoff = now - timedelta(days=app_settings.telemetry_rollup_retention_days)
-    samples = rollups = 0
+    samples = rollups = days = 0
+    partitioned = partitions.enabled()
+    if partitioned:
+        with transaction.atomic():
+            days, samples = partitions.drop_before(raw_cutoff)
     port_ids = list(Port.objects.order_by("pk").values_list("pk", flat=True))
     step_ = 1000
     for i in range(0, max(len(port_ids), 1), step_):
@@ -316,8 +341,9 @@ def telemetry_retention_enforce(*, now: datetime) -> RetentionOutcome:
         if not chunk:
             break
         with transaction.atomic():
-            samples += TelemetrySample.objects.filter(port_id__in=chunk, ts__lt=raw_cutoff).delete()[0]
-            TelemetryLaneSample.objects.filter(port_id__in=chunk, ts__lt=raw_cutoff).delete()
-            TelemetryHistogram.objects.filter(port_id__in=chunk, ts__lt=raw_cutoff).delete()
+            if not partitioned:
+                samples += TelemetrySample.objects.filter(port_id__in=chunk, ts__lt=raw_cutoff).delete()[0]
+                TelemetryLaneSample.objects.filter(port_id__in=chunk, ts__lt=raw_cutoff).delete()
+                TelemetryHistogram.objects.filter(port_id__in=chunk, ts__lt=raw_cutoff).delete()
             rollups += PortRollup.objects.filter(port_id__in=chunk, bucket__lt=rollup_cutoff).delete()[0]
-    return RetentionOutcome(samples, rollups)
+    return RetentionOutcome(samples, rollups, days)

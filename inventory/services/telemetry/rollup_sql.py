@@ -1,0 +1,380 @@
+"""The rollup on PostgreSQL: one set-based statement per chunk of ports, no raw row in Python.
+
+``rollup_ports_sql`` computes the buckets of the dirty ports from each port's dirty time
+(bucket-aligned) and merges them into ``PortRollup`` with ``INSERT ... ON CONFLICT DO UPDATE``.
+Only the samples from the dirty time on are read, plus, per port, the one sample before it
+(the predecessor of the first interval, found through the (port, ts) key within the
+lookback), so a run reads what arrived and not the lookback window again.
+
+The semantics are those of ``inventory.core.telemetry.rollup.rollup_port`` (the pure core,
+which SQLite and the odd ports below still use):
+
+* consecutive samples of a port come from ``lag()`` over (port, ts); a counter's increase is
+  ``rates.step`` written in SQL on the stored (offset) values in ``numeric``: a rise within
+  ``MAX_INCREASE`` counts, a larger rise is a reset that adds nothing, a drop from the top
+  quarter of the 64-bit range to the bottom quarter is a wrap, any other drop a reset counted
+  from the new value (or from nothing past ``MAX_INCREASE``); bucket sums saturate at
+  ``MAX_INCREASE``;
+* a FEC histogram's increase is per bin against the port's previous histogram of the same
+  layout (any bin dropping, or a length change, is a reset counted from the new counts), its
+  warn/crit codewords judged by ``rates.bin_severity``'s thresholds of the layout's limit;
+* gauges are min/max/mean of the bucket's samples, lane minima lane by lane; the identity is
+  the port's last observation before the bucket's end; pre-FEC BER from corrected bits over
+  the line bits when the line rate is known, else the mean reported gauge.
+
+The pure core takes "the previous value" of a counter as the last sample that carried it;
+``lag()`` takes the previous sample. They differ only when a port's samples carry a counter
+(or a histogram) in some samples and not in others: such ports are returned as ``odd`` and
+the caller rolls them up with the pure core. Collectors send the same fields every time, so
+that path is rare.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+
+from inventory.conf import app_settings
+from inventory.core.telemetry.decode import MAX_LANES
+from inventory.core.telemetry.rates import LANE_SIGNALLING_GBPS, MAX_INCREASE
+from inventory.core.telemetry.rollup import IDENTITY, ROLLUP_COUNTERS
+from inventory.models import (
+    FecBinLayout,
+    Link,
+    Port,
+    PortObservation,
+    PortRollup,
+    PortTelemetryState,
+    TelemetryHistogram,
+    TelemetryLaneSample,
+    TelemetrySample,
+)
+from inventory.models.telemetry_fields import U64_OFFSET
+
+_MAX = MAX_INCREASE
+_Q = 1 << 62  # a quarter of the unsigned 64-bit range, in the stored (offset) scale
+
+
+def _counter_step(c: str) -> tuple[str, str]:
+    """SQL for one counter's increase over the previous sample, and its reset flag (0/1)."""
+    cur, prev = f"s.{c}", f"s.p_{c}"
+    diff = f"({cur}::numeric - {prev})"
+    inc = (
+        f"CASE WHEN {cur} IS NULL OR {prev} IS NULL THEN NULL "
+        f"WHEN {cur} >= {prev} THEN CASE WHEN {diff} <= {_MAX} THEN {diff} ELSE 0 END "
+        f"WHEN {prev} >= {_Q} AND {cur} < -{_Q} THEN {1 << 64} + {diff} "
+        f"WHEN {cur} < 0 THEN {cur}::numeric + {U64_OFFSET} ELSE 0 END"
+    )
+    reset = (
+        f"CASE WHEN {cur} IS NULL OR {prev} IS NULL THEN 0 "
+        f"WHEN {cur} >= {prev} THEN ({diff} > {_MAX})::int ELSE 1 END"
+    )
+    return inc, reset
+
+
+def _saturated(total: str) -> str:
+    """A bucket's summed increase as its bigint column holds it (null stays null: ``least()``
+    would skip it)."""
+    return f"(CASE WHEN {total} > {_MAX} THEN {_MAX} ELSE {total} END)::bigint"
+
+
+# Lanes and histogram bins are read by fixed subscripts (plain expressions, no per-row subquery);
+# a port with a histogram of more bins goes to the pure core (lanes: the decoder's own bound).
+SQL_LANES = MAX_LANES
+SQL_BINS = 16
+
+
+def _bins() -> tuple[str, str, str, str, str]:
+    """Per-row histogram SQL: the reset test, the increases v1..vN, and warn / crit / highest
+    bin over them (``rates.hist_increase`` and ``rates.bin_severity``)."""
+    n = range(1, SQL_BINS + 1)
+    dropped = " OR ".join(f"coalesce(s.hc[{i}] < s.p_hc[{i}], false)" for i in n)
+    incs = ", ".join(
+        f"CASE WHEN s.same_layout AND NOT s.dropped THEN s.hc[{i}] - s.p_hc[{i}] ELSE s.hc[{i}] END AS v{i}"
+        for i in n
+    )
+    warn = " + ".join(
+        f"coalesce(CASE WHEN s.bin_low[{i}] * 5 >= s.lim * 2 AND s.bin_low[{i}] * 5 < s.lim * 4 THEN s.v{i} END, 0)"
+        for i in n
+    )
+    crit = " + ".join(f"coalesce(CASE WHEN s.bin_low[{i}] * 5 >= s.lim * 4 THEN s.v{i} END, 0)" for i in n)
+    top = ", ".join(f"CASE WHEN s.v{i} > 0 AND s.bin_low[{i}] > 0 THEN s.bin_high[{i}] END" for i in n)
+    return (
+        f"(cardinality(s.hc) <> cardinality(s.p_hc) OR {dropped})",
+        incs,
+        f"CASE WHEN s.lim > 0 THEN {warn} ELSE 0 END",
+        f"CASE WHEN s.lim > 0 THEN {crit} ELSE 0 END",
+        f"greatest({top})",
+    )
+
+
+def _lanes() -> tuple[str, str]:
+    """Per-bucket lane minima: lane by lane, as long as the bucket's longest list."""
+    n = range(1, SQL_LANES + 1)
+    out = []
+    for col in ("rx", "tx"):
+        mins = ", ".join(f"min({col}[{i}])" for i in n)
+        out.append(f"(ARRAY[{mins}])[1:max(cardinality({col}))]")
+    return out[0], out[1]
+
+
+def _statement() -> str:
+    qn = connection.ops.quote_name
+    sample = qn(TelemetrySample._meta.db_table)
+    hist = qn(TelemetryHistogram._meta.db_table)
+    lanes = qn(TelemetryLaneSample._meta.db_table)
+    layout = qn(FecBinLayout._meta.db_table)
+    port = qn(Port._meta.db_table)
+    link = qn(Link._meta.db_table)
+    obs = qn(PortObservation._meta.db_table)
+    rollup = qn(PortRollup._meta.db_table)
+    counters = list(ROLLUP_COUNTERS)
+    raw_cols = ", ".join(
+        [
+            "s.port_id",
+            "s.ts",
+            *(f"s.{c}" for c in counters),
+            "s.pre_fec_ber",
+            "s.post_fec_ber",
+            "s.temperature_c",
+            "s.speed_gbps",
+            "s.link_width",
+            "h.layout_id AS hl",
+            "h.counts AS hc",
+        ]
+    )
+    lags = ", ".join(f"lag(r.{c}) OVER w AS p_{c}" for c in counters)
+    # a counter (or the histogram) appearing after a sample without it, past the first sample:
+    # the pure core would reach further back than lag() does (see the module docstring); and
+    # histograms wider than the SQL reads
+    odd = " OR ".join(
+        [f"(s.{c} IS NOT NULL AND s.p_{c} IS NULL)" for c in counters]
+        + ["(s.hc IS NOT NULL AND s.p_hc IS NULL)", f"coalesce(cardinality(s.hc) > {SQL_BINS}, false)"]
+    )
+    steps = [_counter_step(c) for c in counters]
+    incs = ", ".join(f"{inc} AS d_{c}" for c, (inc, _) in zip(counters, steps, strict=True))
+    resets = " + ".join(reset for _, reset in steps)
+    sums = ", ".join(f"{_saturated(f'sum(d_{c})')} AS {c}" for c in counters)
+    sig = ", ".join(f"({k}, {float(v)!r}::float8)" for k, v in LANE_SIGNALLING_GBPS.items())
+    ident = ", ".join(f"coalesce(ob.{k}, '')" for k in IDENTITY)
+    ident_cols = ", ".join(f"o.{k}" for k in IDENTITY)
+    dropped, bin_incs, warn, crit, top = _bins()
+    rx_min, tx_min = _lanes()
+    out_cols = [
+        "port_id",
+        "bucket",
+        "seconds",
+        "samples",
+        "covered_s",
+        "resets",
+        *counters,
+        "line_bits",
+        "pre_fec_ber",
+        "pre_fec_ber_max",
+        "post_fec_ber_max",
+        "hist_layout_id",
+        "fec_correction_limit",
+        "hist_cw_warn",
+        "hist_cw_crit",
+        "hist_max_bin_high",
+        "rx_power_min_dbm",
+        "tx_power_min_dbm",
+        "rx_power_min_any_dbm",
+        "temperature_max_c",
+        "speed_gbps_min",
+        "link_width_min",
+        *IDENTITY,
+        "computed_at",
+    ]
+    update = ", ".join(f"{qn(c)} = EXCLUDED.{qn(c)}" for c in out_cols[2:])
+    # every table is reached per port through its (port, ts) key (LATERAL): a chunk reads its
+    # ports' new rows, never a whole table, whatever the planner thinks of the chunk's size
+    return f"""
+WITH dirty AS (
+    SELECT d.port_id, d.since FROM unnest(%(ports)s::bigint[], %(since)s::timestamptz[]) AS d(port_id, since)
+),
+raw AS (
+    SELECT n.*, d.since FROM dirty d CROSS JOIN LATERAL (
+        SELECT {raw_cols}, l.rx_power_dbm AS rx, l.tx_power_dbm AS tx
+        FROM {sample} s
+        LEFT JOIN {hist} h ON h.port_id = s.port_id AND h.ts = s.ts AND h.ts >= d.since
+        LEFT JOIN {lanes} l ON l.port_id = s.port_id AND l.ts = s.ts AND l.ts >= d.since
+        WHERE s.port_id = d.port_id AND s.ts >= d.since
+    ) n
+    UNION ALL
+    SELECT pre.*, NULL::real[], NULL::real[], d.since FROM dirty d CROSS JOIN LATERAL (
+        SELECT {raw_cols} FROM {sample} s
+        LEFT JOIN {hist} h ON h.port_id = s.port_id AND h.ts = s.ts AND h.ts < d.since
+         WHERE s.port_id = d.port_id AND s.ts < d.since AND s.ts >= d.since - %(lookback)s * interval '1 second'
+         ORDER BY s.ts DESC LIMIT 1
+    ) pre
+),
+seq AS (
+    SELECT r.*, lag(r.ts) OVER w AS p_ts, {lags},
+           lag(r.hl) OVER w AS p_hl, lag(r.hc) OVER w AS p_hc
+    FROM raw r
+    WINDOW w AS (PARTITION BY r.port_id ORDER BY r.ts)
+),
+step AS (
+    SELECT s.port_id, s.ts, s.rx, s.tx,
+           date_bin(%(width)s * interval '1 second', s.ts, timestamptz '1970-01-01 00:00:00+00') AS bucket,
+           extract(epoch FROM s.ts - s.p_ts)::float8 AS dt,
+           CASE WHEN s.fec_corrected_bits IS NOT NULL AND s.p_fec_corrected_bits IS NOT NULL
+                THEN extract(epoch FROM s.ts - s.p_ts)::float8 END AS bits_dt,
+           {incs},
+           {resets} + CASE WHEN s.same_layout AND s.dropped THEN 1 ELSE 0 END AS resets,
+           coalesce(s.p_ts IS NOT NULL AND ({odd}), false) AS odd,
+           s.pre_fec_ber, s.post_fec_ber, s.temperature_c, s.speed_gbps, s.link_width,
+           CASE WHEN s.judged THEN s.hl END AS h_layout,
+           CASE WHEN s.judged THEN s.lim END AS h_limit,
+           h_warn, h_crit, h_max_hi
+    FROM (
+        SELECT s.*,
+               CASE WHEN s.judged THEN {warn} END AS h_warn,
+               CASE WHEN s.judged THEN {crit} END AS h_crit,
+               CASE WHEN s.judged THEN {top} END AS h_max_hi
+        FROM (
+            SELECT s.*, {bin_incs}
+            FROM (
+                SELECT s.*, fl.bin_low, fl.bin_high, fl.correction_limit AS lim,
+                       (s.hc IS NOT NULL AND s.p_hc IS NOT NULL AND fl.id IS NOT NULL) AS judged,
+                       CASE WHEN s.hc IS NOT NULL AND s.p_hc IS NOT NULL THEN s.hl = s.p_hl END AS same_layout,
+                       CASE WHEN s.hc IS NOT NULL AND s.p_hc IS NOT NULL AND s.hl = s.p_hl THEN {dropped} END AS dropped
+                FROM seq s LEFT JOIN {layout} fl ON fl.id = s.hl
+                OFFSET 0
+            ) s
+            OFFSET 0
+        ) s
+        OFFSET 0
+    ) s
+    WHERE s.ts >= s.since
+),
+agg AS (
+    SELECT port_id, bucket, count(*) AS samples, coalesce(sum(dt), 0) AS covered_s,
+           sum(resets) AS resets, {sums},
+           sum(d_fec_corrected_bits)::float8 AS bits_f, sum(bits_dt) AS bits_s,
+           avg(pre_fec_ber) AS ber_mean, max(pre_fec_ber) AS ber_max, max(post_fec_ber) AS post_max,
+           max(temperature_c) AS temp_max, min(speed_gbps) AS speed_min, min(link_width) AS width_min,
+           (array_agg(h_layout ORDER BY ts DESC) FILTER (WHERE h_layout IS NOT NULL))[1] AS h_layout,
+           (array_agg(h_limit ORDER BY ts DESC) FILTER (WHERE h_layout IS NOT NULL))[1] AS h_limit,
+           {_saturated("sum(h_warn)")} AS h_warn, {_saturated("sum(h_crit)")} AS h_crit,
+           max(h_max_hi) AS h_max_hi, max(ts) AS newest, bool_or(odd) AS odd,
+           {rx_min} AS rx_min, {tx_min} AS tx_min
+    FROM step GROUP BY port_id, bucket
+),
+judged AS (
+    SELECT a.*, bool_or(a.odd) OVER (PARTITION BY a.port_id) AS odd_port FROM agg a
+),
+ins AS (
+    INSERT INTO {rollup} ({", ".join(qn(c) for c in out_cols)})
+    SELECT a.port_id, a.bucket, %(width)s, a.samples, a.covered_s, a.resets,
+           {", ".join(f"a.{c}" for c in counters)},
+           CASE WHEN a.fec_corrected_bits IS NOT NULL AND ln.gbps IS NOT NULL AND a.bits_s > 0
+                THEN a.bits_s * ln.lanes * ln.gbps * 1e9 END,
+           CASE WHEN a.fec_corrected_bits IS NOT NULL AND ln.gbps IS NOT NULL AND a.bits_s > 0
+                THEN a.bits_f / (a.bits_s * ln.lanes * ln.gbps * 1e9)
+                ELSE a.ber_mean END,
+           a.ber_max, a.post_max, a.h_layout, a.h_limit, a.h_warn, a.h_crit, a.h_max_hi,
+           a.rx_min, a.tx_min, (SELECT min(x) FROM unnest(a.rx_min) x), a.temp_max, a.speed_min, a.width_min,
+           {ident}, %(now)s
+    FROM judged a
+    LEFT JOIN LATERAL (
+        SELECT greatest(p.lane_count, 1) AS lanes,
+               coalesce(
+                   (SELECT max(l.lane_rate_gbaud) FROM {link} l
+                     WHERE l.active AND l.lane_rate_gbaud > 0 AND (l.a_port_id = p.id OR l.b_port_id = p.id)),
+                   (SELECT sig.gbps FROM (VALUES {sig}) AS sig(nominal, gbps) WHERE sig.nominal = p.speed_gbps / p.lane_count)
+               ) AS gbps
+        FROM {port} p WHERE p.id = a.port_id
+    ) ln ON true
+    LEFT JOIN LATERAL (
+        SELECT {ident_cols} FROM {obs} o
+         WHERE o.port_id = a.port_id AND o.ts < a.bucket + %(width)s * interval '1 second'
+         ORDER BY o.ts DESC LIMIT 1
+    ) ob ON true
+    WHERE NOT a.odd_port
+    ON CONFLICT (port_id, bucket) DO UPDATE SET {update}
+    RETURNING 1
+)
+SELECT port_id, max(newest), count(*), bool_or(odd_port) FROM judged GROUP BY port_id
+"""  # noqa: S608 - table and column names from model _meta and the core's constants, quoted; values are parameters
+
+
+@dataclass
+class SqlRollup:
+    buckets: int
+    odd: list[int]  # ports the pure core must roll up (see the module docstring)
+
+
+_PREPARED = "cabletrack_rollup_chunk"
+
+
+def _execute(cur) -> None:
+    """Prepare the statement once per database session (its plan costs more than running it on
+    a chunk), with a generic plan and without JIT (compiling its expressions costs seconds).
+    Session-level: a transaction-pooling proxy in front of PostgreSQL would need it per
+    transaction instead (none is deployed)."""
+    cur.execute("SELECT 1 FROM pg_prepared_statements WHERE name = %s", [_PREPARED])
+    if cur.fetchone() is None:
+        sql = _statement() % {
+            "ports": "$1",
+            "since": "$2",
+            "lookback": "$3",
+            "width": "$4",
+            "now": "$5",
+        }
+        cur.execute(f"PREPARE {_PREPARED} (bigint[], timestamptz[], int, int, timestamptz) AS {sql}")
+    cur.execute("SET LOCAL jit = off")
+    cur.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+
+
+def rollup_ports_sql(since: dict[int, datetime], *, now: datetime) -> SqlRollup:
+    """Recompute and merge the buckets of ``since``'s ports from their (aligned) times."""
+    ports = sorted(since)
+    with connection.cursor() as cur:
+        _execute(cur)
+        cur.execute(
+            f"EXECUTE {_PREPARED} (%s, %s, %s, %s, %s)",
+            [
+                ports,
+                [since[p] for p in ports],
+                app_settings.telemetry_rollup_lookback_seconds,
+                app_settings.telemetry_rollup_seconds,
+                now,
+            ],
+        )
+        # the newest sample times are read back here: a stored time no driver can read
+        # ('infinity') fails this chunk, which is then narrowed down and set aside
+        rows = cur.fetchall()
+    buckets = 0
+    odd: list[int] = []
+    newest_ports: list[int] = []
+    newest_ts: list[datetime] = []
+    for pid, newest, n, is_odd in rows:
+        if is_odd:
+            odd.append(pid)
+            continue
+        buckets += n
+        newest_ports.append(pid)
+        newest_ts.append(newest)
+    _last_seen(newest_ports, newest_ts)
+    return SqlRollup(buckets, odd)
+
+
+def _last_seen(ports: list[int], newest: list[datetime]) -> None:
+    """Move each port's ``PortTelemetryState.last_ts`` forward to its newest sample."""
+    if not ports:
+        return
+    qn = connection.ops.quote_name
+    state = qn(PortTelemetryState._meta.db_table)
+    blank = ", ".join("''" for _ in IDENTITY)
+    with connection.cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {state} (port_id, last_ts, {', '.join(IDENTITY)}) "  # noqa: S608 - table and column names from model _meta and the core's constants; values are parameters
+            f"SELECT n.port_id, n.ts, {blank} FROM unnest(%s::bigint[], %s::timestamptz[]) AS n(port_id, ts) "
+            f"ON CONFLICT (port_id) DO UPDATE SET last_ts = EXCLUDED.last_ts "
+            f"WHERE {state}.last_ts IS NULL OR {state}.last_ts < EXCLUDED.last_ts",
+            [ports, newest],
+        )
