@@ -1,16 +1,25 @@
 """Technician and desk pages: server time of ``/c/<label>``, the cable list and ``/r/<rack>``.
 
-Measured through a real gunicorn worker with a logged-in session, on the seeded cluster; the
-load average is reported with them (on a shared machine the same code measures 3-5x slower at
-a load of 6 than on a quiet one).
+Measured through a real gunicorn worker with a logged-in session, on the seeded cluster, served
+as in production (``DJANGO_DEBUG=false``, collected static files: ``bench.load``'s environment);
+``BENCH_PAGES_DEBUG=1`` serves the development configuration instead (DEBUG on: every query is
+also logged). The load average is reported with the figures: on a shared machine the same code
+measures 3-5x slower at a load of 6 than on a quiet one.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
+import tempfile
 
-from bench.common import Http, WebServer, percentile
+from django.conf import settings
+from django.test import override_settings
+
+from bench.common import ROOT, Http, WebServer, percentile
+from bench.load import LOAD_SECRET_KEY, _prod_env
 
 
 def _session_cookie(username: str = "bench-pages", role: str = "engineer") -> str:
@@ -57,8 +66,18 @@ def run(report) -> None:
     sample = rng.sample(labels, min(300, len(labels)))
     racks = list(Rack.objects.values_list("name", flat=True))
     site = Site.objects.order_by("pk").values_list("slug", flat=True).first()
-    headers = {"Cookie": _session_cookie()}
-    with WebServer() as web:
+    debug = os.environ.get("BENCH_PAGES_DEBUG", "") == "1"
+    static = tempfile.TemporaryDirectory()
+    env = None
+    if not debug:
+        env = _prod_env(static.name)
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+        )
+    with override_settings(SECRET_KEY=LOAD_SECRET_KEY if not debug else settings.SECRET_KEY):
+        headers = {"Cookie": _session_cookie()}  # signed with the key the server checks it with
+    print(f"  server: {'development (DEBUG on)' if debug else 'production settings (DEBUG off)'}", flush=True)
+    with static, WebServer(env=env) as web:
         http = Http(web.port)
         _timed(http, [f"/c/{label}" for label in sample[:20]] + ["/cables/"] * 5, headers)  # warm up
         _report(
