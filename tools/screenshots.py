@@ -150,12 +150,18 @@ def main() -> None:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
+        # The server's system checks take a while on a busy machine: wait for it, up to 2 minutes.
+        deadline = time.monotonic() + 120
+        while True:
             try:
-                urllib.request.urlopen(base + "/healthz", timeout=1)  # noqa: S310 - loopback, our own server
+                urllib.request.urlopen(base + "/healthz", timeout=2)  # noqa: S310 - loopback, our own server
                 break
             except OSError:
-                time.sleep(0.2)
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit(
+                        f"the development server did not answer on {base} within 2 minutes"
+                    ) from None
+                time.sleep(0.3)
         report = shoot(base, targets)
     finally:
         server.terminate()

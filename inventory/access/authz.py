@@ -109,7 +109,10 @@ def site_ids_of(obj) -> frozenset[int]:
             ).values_list("pk", flat=True)
         )
     elif isinstance(obj, Rack):
-        ids = frozenset(Site.objects.filter(rooms__rows__racks=obj).values_list("pk", flat=True))
+        if Rack.row.is_cached(obj) and type(obj.row).room.is_cached(obj.row):
+            ids = frozenset([obj.row.room.site_id])  # the rack page read its row and room already
+        else:
+            ids = frozenset(Site.objects.filter(rooms__rows__racks=obj).values_list("pk", flat=True))
     elif isinstance(obj, Device):
         ids = frozenset(Site.objects.filter(rooms__rows__racks__devices=obj).values_list("pk", flat=True))
     elif isinstance(obj, Transceiver):

@@ -186,3 +186,29 @@ def human_when(value: datetime | date | None, *, today: date | None = None) -> s
     if not isinstance(value, datetime):
         return human_date(value, today=today)
     return f"{human_date(value, today=today)} {value:%H:%M}"
+
+
+# History reasons are written by the code that changed the record ("seed_demo --gpus 256 --seed
+# 1", "olts test recorded: fail", "alert fec_degradation #12: ..."): the page says them in words.
+_SEED_REASON = re.compile(r"seed_demo --gpus (\d+) --seed (\d+)")
+_TEST_REASON = re.compile(r"\b([a-z]+) test recorded: ([a-z]+)\b")
+_ALERT_REASON = re.compile(r"\balert ([a-z0-9_]+) #(\d+)")
+_CODE_IN_TEXT = re.compile(r"\b[a-z]{2,}(?:_[a-z0-9]+)+\b")
+
+
+def human_reason(text: str | None) -> str:
+    """A history reason in words: codes inside it become the words the pages use.
+
+    ``seed_demo --gpus 256 --seed 1`` -> ``demo data loaded (256 GPUs, seed 1)``;
+    ``olts test recorded: fail`` -> ``Power meter (OLTS) test recorded: fail``;
+    ``alert fec_degradation #12: ...`` -> ``alert #12 (FEC degradation): ...``; any other
+    snake_case code in the text goes through ``word``. Free text is left as written.
+    """
+    if not text:
+        return ""
+    out = _SEED_REASON.sub(lambda m: f"demo data loaded ({m.group(1)} GPUs, seed {m.group(2)})", text)
+    out = _TEST_REASON.sub(
+        lambda m: f"{word(m.group(1), 'test')} test recorded: {word(m.group(2), 'verdict').lower()}", out
+    )
+    out = _ALERT_REASON.sub(lambda m: f"alert #{m.group(2)} ({word(m.group(1), 'rule')})", out)
+    return _CODE_IN_TEXT.sub(lambda m: word(m.group(0)).lower(), out)

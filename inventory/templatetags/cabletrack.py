@@ -21,6 +21,12 @@ def words(value, domain: str = "") -> str:
 
 
 @register.filter
+def reason(value) -> str:
+    """A history reason in words (``inventory.core.words.human_reason``): no raw codes."""
+    return vocabulary.human_reason(value)
+
+
+@register.filter
 def tone(verdict: str) -> str:
     """The colour class of a verdict: ``ok``, ``warn``, ``bad`` or ``none`` (unknown is never green)."""
     return vocabulary.verdict_tone(verdict)
@@ -42,6 +48,11 @@ def when(value) -> str:
 @register.filter
 def day(value) -> str:
     """A calendar day as people read it (``today``, ``3 Nov``, ``3 Nov 2025``)."""
+    if isinstance(value, str) and value:
+        try:  # an ISO date kept in JSON (alert evidence): read it, never show it raw
+            value = date.fromisoformat(value[:10])
+        except ValueError:
+            return value
     if isinstance(value, datetime) and timezone.is_aware(value):
         value = timezone.localtime(value)
     if not isinstance(value, (date, datetime)):

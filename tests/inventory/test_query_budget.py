@@ -30,8 +30,9 @@ pytestmark = pytest.mark.django_db
 API_LIST_QUERIES = 5  # token, permissions, COUNT(*), the page, its ends
 API_DETAIL_QUERIES = 4  # token, permissions, the cable, its ends
 TRACE_QUERIES = 4  # the recursive path read, ports, cages, panel mappings
-CABLE_PAGE_QUERIES = 20  # session, user, permissions, the page's panels (one link: its rows read once)
-TRUNK_PAGE_QUERIES = 28  # many links: traced from A, each link's rows, the drawn path, link positions
+# One link: its rows read once, the cable's own latest tests taken from its test list.
+CABLE_PAGE_QUERIES = 17  # session, user, permissions, the page's panels
+TRUNK_PAGE_QUERIES = 27  # many links: traced from A, each link's rows, the drawn path, link positions
 CABLE_LIST_PAGE_QUERIES = 9  # session, user, permissions, COUNT(*), page, ends, alerts, sites, vendors
 
 

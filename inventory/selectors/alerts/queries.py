@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
-from django.db.models import Case, Count, Q, Value, When
+from django.db.models import Case, Count, IntegerField, Q, Value, When
 from django.utils import timezone
 
 from inventory.core.choices import FEC_LIMITS, SEVERITY_ORDER, AlertState
@@ -107,12 +107,18 @@ def _worst_hourly(per_port: list[list], hours: int = 24) -> tuple[list, list]:
     return rate, ber
 
 
-def rack_alerts_context(rack, *, now: datetime | None = None, limit: int = 20) -> dict:
+def rack_alerts_context(
+    rack, *, now: datetime | None = None, limit: int = 20, alert_ids: list[int] | None = None
+) -> dict:
     """Open alerts whose path touches the rack (``AlertFilter``), each with a sparkline of its
     link's FEC rate over the last day (worst receiver, hourly). One query when the rack has none,
-    two else."""
+    two else. ``alert_ids``: the rack page has found them already (``open_alerts_touching``), so
+    the alerts are read by key instead of through the filter's rack semi-joins."""
     now = now or timezone.now()
-    alerts = list(AlertFilter({"rack": rack.name}, queryset=alerts_for_list()).qs[: limit + 1])
+    if alert_ids is not None:
+        alerts = list(alerts_for_list().filter(pk__in=alert_ids)[: limit + 1]) if alert_ids else []
+    else:
+        alerts = list(AlertFilter({"rack": rack.name}, queryset=alerts_for_list()).qs[: limit + 1])
     more = len(alerts) > limit
     alerts = alerts[:limit]
     if not alerts:
@@ -134,6 +140,34 @@ def rack_alerts_context(rack, *, now: datetime | None = None, limit: int = 20) -
             }
         )
     return {"rack": rack, "rack_alerts": rows, "rack_alerts_more": more}
+
+
+def open_alerts_touching(*, cable_ids: list[int], device_ids: list[int]) -> list[tuple[int, int | None]]:
+    """``(alert id, cable id)`` of every open alert on these cables (as the suspect or a segment
+    of its path) or on a port or link end of these devices (cable id None), in one query.
+
+    What ``AlertFilter``'s ``rack`` finds for a rack (the rack page passes the cables plugged in
+    it and its devices), read by the keys the page already has.
+    """
+    if not cable_ids and not device_ids:
+        return []
+    open_ = Alert.objects.filter(state=AlertState.OPEN).order_by()
+    suspect = open_.filter(cable_id__in=cable_ids).values_list("pk", "cable_id")
+    on_path = (
+        Alert.cables.through.objects.filter(alert__state=AlertState.OPEN, cable_id__in=cable_ids)
+        .order_by()
+        .values_list("alert_id", "cable_id")
+    )
+    on_devices = (
+        open_.filter(
+            Q(port__device_id__in=device_ids)
+            | Q(link__a_port__device_id__in=device_ids)
+            | Q(link__b_port__device_id__in=device_ids)
+        )
+        .annotate(no_cable=Value(None, output_field=IntegerField()))
+        .values_list("pk", "no_cable")
+    )
+    return list(suspect.union(on_path, on_devices, all=True))
 
 
 def alerts_for_list():

@@ -446,7 +446,8 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
         "notes": notes,
         "journal": journal,
         "history": _history(cable, notes, end_views),
-        "replaces": list(cable.replaces.all().only("label")),
+        # ``replaces_any``: the cable page's read says whether there is anything to list.
+        "replaces": list(cable.replaces.all().only("label")) if getattr(cable, "replaces_any", True) else [],
         "actions": actions,
         "is_trunk": link_count > 1,
         "links": links,

@@ -11,9 +11,10 @@ from django.utils.html import format_html_join
 from inventory.core.choices import CableStatus, PortKind
 from inventory.core.elevation import RackDevice, Socket, rack_elevation, socket_status
 from inventory.core.natsort import natural_key
-from inventory.models import Alert, CableEnd, Cage, Device, Port, Rack, Transceiver
+from inventory.models import CableEnd, Cage, Device, Port, Rack, Transceiver
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url
 from inventory.models.devices import device_url, port_url
+from inventory.selectors.alerts.queries import open_alerts_touching, rack_alerts_context
 from inventory.selectors.pages.retest import retest_state
 
 ATTENTION_STATUSES = (CableStatus.DEGRADED, CableStatus.FAULTY)
@@ -68,12 +69,15 @@ def _far_ends(rows: list[tuple], side: str) -> list[dict]:
 
 
 def device_rows(
-    devices: list[Device], today, *, modules: bool = True
-) -> tuple[dict[int, RackRow], list[tuple]]:
-    """What is plugged into these devices, one row per device; and the plain end rows read.
+    devices: list[Device], today, *, modules: bool = True, rack_alerts: bool = False
+) -> tuple[dict[int, RackRow], list[int]]:
+    """What is plugged into these devices, one row per device; and the open alerts found.
 
     Plain rows, not model instances: a network rack has about 800 cables and 1,600 far ends.
-    ``modules=False`` (the rack page) reads only which cages hold a module, not the modules.
+    ``modules=False`` (the rack page) reads no modules (its drawing reads which cages hold one)
+    and the far ends of the cables that need attention only (the rows it lists; the others are
+    counted, and coloured in the drawing). ``rack_alerts``: also find the open alerts on these
+    devices' ports and links (the ids, for the rack's alert block), in the same query.
     """
     rows = {d.pk: RackRow(device=d) for d in devices}
     dev_ids = list(rows)
@@ -110,27 +114,34 @@ def device_rows(
         .values_list(*columns)
     )
     here = list(on_ports.union(on_cages, all=True))
-    here_ids = {h[0] for h in here}
-    far_by_cable: dict[int, list[tuple]] = {}
-    for row in (
-        CableEnd.objects.filter(cable_id__in=here_ids)
-        .order_by("side", "leg")
-        .values_list("cable_id", "side", *END_PLACE_COLUMNS)
-    ):
-        far_by_cable.setdefault(row[0], []).append(row[1:])
-    alerting = set(
-        Alert.objects.filter(state="open", cable_id__in=here_ids).values_list("cable_id", flat=True)
-    ) | set(
-        Alert.cables.through.objects.filter(cable_id__in=here_ids, alert__state="open").values_list(
-            "cable_id", flat=True
+    here_ids = sorted({h[0] for h in here})
+    touching = open_alerts_touching(cable_ids=here_ids, device_ids=dev_ids if rack_alerts else [])
+    alerting = {cable_id for _, cable_id in touching if cable_id is not None}
+    if modules:
+        far_ids = here_ids
+    else:  # the rack page lists only the cables that need attention, with where they go
+        far_ids = sorted(
+            {
+                h[0]
+                for h in here
+                if h[0] in alerting or h[10] in ATTENTION_STATUSES or retest_state(h[11], today) == "overdue"
+            }
         )
-    )
+    far_by_cable: dict[int, list[tuple]] = {}
+    if far_ids:
+        for row in (
+            CableEnd.objects.filter(cable_id__in=far_ids)
+            .order_by("side", "leg")
+            .values_list("cable_id", "side", *END_PLACE_COLUMNS)
+        ):
+            far_by_cable.setdefault(row[0], []).append(row[1:])
     status_display = dict(CableStatus.choices)
     names = {d.pk: d.name for d in devices}
     for cable_id, side, conn, port_id, pname, pdev, cname, cindex, cdev, label, status, due in here:
         dev_id = pdev if port_id else cdev
         where = pname if port_id else cname + (f"/{conn}" if (conn or 1) > 1 else "")
-        far = _far_ends(far_by_cable.get(cable_id, []), side)
+        read = cable_id in far_by_cable
+        far = _far_ends(far_by_cable[cable_id], side) if read else []
         rows[dev_id].cables.append(
             {
                 "cable": {
@@ -147,8 +158,12 @@ def device_rows(
                 "port_id": port_id,
                 "sort": (cindex if not port_id else 0, natural_key(where), conn or 0),
                 "far": far,
-                "far_text": "; ".join(f"{f['rack']} U{f['u'] or '?'} {f['device']} {f['where']}" for f in far)
-                or "unterminated",
+                "far_text": (
+                    "; ".join(f"{f['rack']} U{f['u'] or '?'} {f['device']} {f['where']}" for f in far)
+                    or "unterminated"
+                )
+                if read
+                else "",
                 "retest": retest_state(due, today),
                 "alert": cable_id in alerting,
             }
@@ -161,19 +176,15 @@ def device_rows(
         ):
             rows[t.cage.device_id].transceivers.append(t)
             rows[t.cage.device_id].module_cages.add(t.cage.name)
-    else:
-        for dev_id, cage in Transceiver.objects.filter(cage__device_id__in=dev_ids).values_list(
-            "cage__device_id", "cage__name"
-        ):
-            rows[dev_id].module_cages.add(cage)
     for r in rows.values():
         r.cables.sort(key=lambda c: c["sort"])
-    return rows, here
+    return rows, sorted({a for a, _ in touching})
 
 
 def _elevation(rack: Rack, devices: list[Device], rows: dict[int, RackRow]):
     """The rack drawing: each device's cages (and cage-less front/copper ports) coloured by the
-    worst status of the cables in them. Two small reads: the cages and the cage-less ports."""
+    worst status of the cables in them. Two small reads: the cages (with whether each holds a
+    module, which also gives the rows their module counts) and the cage-less ports."""
     dev_ids = [d.pk for d in devices]
     status_display = dict(CableStatus.choices)
     by_cage: dict[str, list[str]] = {}
@@ -184,13 +195,16 @@ def _elevation(rack: Rack, devices: list[Device], rows: dict[int, RackRow]):
                 by_port.setdefault(c["port_id"], []).append(c["cable"]["status"])
             else:
                 by_cage.setdefault(f"{r.device.pk}:{c['cage']}", []).append(c["cable"]["status"])
-    with_module = {(r.device.pk, name) for r in rows.values() for name in r.module_cages}
     sockets: dict[int, list[tuple]] = {pk: [] for pk in dev_ids}
-    for dev_id, name, index in Cage.objects.filter(device_id__in=dev_ids).values_list(
-        "device_id", "name", "index"
+    for dev_id, name, index, module_id in (
+        Cage.objects.filter(device_id__in=dev_ids)
+        .order_by()
+        .values_list("device_id", "name", "index", "transceiver")
     ):
+        if module_id is not None:
+            rows[dev_id].module_cages.add(name)
         st = socket_status(by_cage.get(f"{dev_id}:{name}", []))
-        sockets[dev_id].append(((0, index), Socket(name, st, (dev_id, name) in with_module)))
+        sockets[dev_id].append(((0, index), Socket(name, st, module_id is not None)))
     for pk, dev_id, name in (
         Port.objects.filter(device_id__in=dev_ids, cage__isnull=True, retired_at__isnull=True)
         .exclude(kind=PortKind.REAR)
@@ -228,13 +242,15 @@ def rack_page(rack: Rack) -> dict:
     """Every cable and module in the rack, device by device from the top U down, and its drawing."""
     today = timezone.localdate()
     devices = list(Device.objects.filter(rack=rack, retired_at__isnull=True).order_by("-position_u", "name"))
-    rows, _ = device_rows(devices, today, modules=False)
+    rows, alert_ids = device_rows(devices, today, modules=False, rack_alerts=True)
     here_ids = {c["cable"]["pk"] for r in rows.values() for c in r.cables}
+    elevation = _elevation(rack, devices, rows)  # also fills each row's module cages
     return {
+        **rack_alerts_context(rack, alert_ids=alert_ids),
         "rack": rack,
         "rows": [r for r in rows.values() if r.cables or r.module_cages],
         "empty_devices": [r.device for r in rows.values() if not r.cables and not r.module_cages],
-        "elevation": _elevation(rack, devices, rows),
+        "elevation": elevation,
         "cable_count": len(here_ids),
         "transceiver_count": sum(r.module_count for r in rows.values()),
         "overdue_count": len(

@@ -74,6 +74,25 @@ def _test_row(t: CableTest) -> dict:
     }
 
 
+TESTS_SHOWN = 50  # the cable page reads the latest 50 tests of the cable
+
+
+def _latest_of(tests: list[CableTest]) -> dict[str, LatestTest]:
+    """The latest test of each kind among ``tests`` (newest first, fibres prefetched), as
+    ``latest_tests`` gives them: the cable page has read every test of the cable already."""
+    out: dict[str, LatestTest] = {}
+    for t in tests:
+        if t.kind in out:
+            continue
+        lt = LatestTest(
+            t.pk, t.cable_id, t.kind, t.tested_at, t.verdict, t.loss_db, t.margin_db, t.budget_db, t.link_id
+        )
+        if t.kind == TestKind.OLTS:
+            lt.fibres_passed = len({r.fibre for r in t.fibres.all() if r.verdict in PASSING})
+        out[t.kind] = lt
+    return out
+
+
 def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_rows=None) -> dict:
     """Context for ``inventory/_cable_tests.html``: everything under one key, ``cable_tests``.
 
@@ -87,7 +106,7 @@ def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_r
         CableTest.objects.filter(cable=cable)
         .select_related("technician")
         .prefetch_related("fibres")
-        .order_by("-tested_at", "-pk")[:50]
+        .order_by("-tested_at", "-pk")[:TESTS_SHOWN]
     )
     latest: dict[str, CableTest] = {}
     for t in tests:
@@ -97,7 +116,8 @@ def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_r
     otdr = latest.get(TestKind.OTDR)
     if links is None:
         links = list(Link.objects.filter(active=True, segments__cable=cable).distinct())
-    channel = link_verdicts(links=links, rows=link_rows) if links else {}
+    known = {cable.pk: _latest_of(tests)} if len(tests) < TESTS_SHOWN else None
+    channel = link_verdicts(links=links, rows=link_rows, known_latest=known) if links else {}
     # link_verdicts ran the gate over every segment, this cable's included: reuse it.
     mine = next((sv for lv in channel.values() for sv in lv.segments if sv.cable_id == cable.pk), None)
     missing = mine.missing if mine is not None else cable_gate_check(cable=cable)
@@ -201,7 +221,12 @@ class LinkVerdict:
 
 
 def link_verdicts(
-    *, links: list[Link], now: datetime | None = None, link_qs: QuerySet | None = None, rows=None
+    *,
+    links: list[Link],
+    now: datetime | None = None,
+    link_qs: QuerySet | None = None,
+    rows=None,
+    known_latest: dict[int, dict[str, LatestTest]] | None = None,
 ) -> dict[int, LinkVerdict]:
     """Every link's verdicts in a fixed number of queries.
 
@@ -212,18 +237,26 @@ def link_verdicts(
     * Blockers: what each segment still needs for production (the gate).
 
     ``rows`` (``selectors.pages.LinkRows``, covering every link): the segments, cables and ends
-    already read, so only the tests are read here.
+    already read, so only the tests are read here. ``known_latest``: the latest tests of some
+    cables, already read (the cable page's own cable): not read again.
     """
     with gc_paused():  # a few hundred thousand acyclic objects: see gc_paused
-        return _link_verdicts(links=links, now=now or timezone.now(), link_qs=link_qs, rows=rows)
+        return _link_verdicts(
+            links=links, now=now or timezone.now(), link_qs=link_qs, rows=rows, known=known_latest or {}
+        )
 
 
 def _link_verdicts(
-    *, links: list[Link], now: datetime, link_qs: QuerySet | None, rows
+    *, links: list[Link], now: datetime, link_qs: QuerySet | None, rows, known: dict
 ) -> dict[int, LinkVerdict]:
     link_ids = [link.pk for link in links]
     facts = _link_facts(link_ids, link_qs=link_qs, rows=rows)
-    latest = latest_tests(cable_ids=facts.cable_scope if facts.cable_scope is not None else facts.cable_ids)
+    if facts.cable_scope is not None:
+        latest = latest_tests(cable_ids=facts.cable_scope)
+    else:
+        others = [c for c in facts.cable_ids if c not in known]
+        latest = latest_tests(cable_ids=others) if others else {}
+        latest.update({c: known[c] for c in facts.cable_ids if c in known})
     gate = _gate_from(facts.cables, latest, facts.ends, now=now)
     port_names = _port_names(links, link_qs)
     whole_link = _whole_link_tests(link_qs if link_qs is not None else link_ids)

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from inventory.conf import app_settings
 from inventory.core.choices import CableStatus, FieldNoteKind
-from inventory.core.words import word
+from inventory.core.words import human_when, word
 from inventory.models import Cable, Device, FieldNote, Rack, Transceiver
 from inventory.selectors.plant.responsible import cable_teams, team_addresses
 from inventory.services.plant.cables import cable_set_status
@@ -73,7 +73,7 @@ def fault_notice(note: FieldNote) -> EmailMessage:
     url = f"{app_settings.base_url}{cable.get_absolute_url()}"
     who = note.actor.get_username() if note.actor else "a technician"
     body = (
-        f"{who} reported a fault on cable {cable.label} at {note.at:%Y-%m-%d %H:%M} UTC.\n\n"
+        f"{who} reported a fault on cable {cable.label} on {human_when(note.at)} UTC.\n\n"
         f"What was seen: {note.text}\n"
         f"Status: {word(note.status_before, 'status') or '?'} -> {word(note.status_after, 'status')}\n\n"
         f"Open the cable: {url}\n"

@@ -3,6 +3,11 @@
   "use strict";
   function $all(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
 
+  // The header's Menu: open on a desk-wide window (the links read as a row), folded on the phone.
+  if (window.matchMedia && window.matchMedia("(min-width: 700px)").matches) {
+    $all("details[data-open-wide]").forEach(function (d) { d.open = true; });
+  }
+
   // Bulk selection on the desk lists: "select all", a count, buttons enabled only with a selection.
   $all("form.bulk").forEach(function (form) {
     var boxes = function () { return $all("input[data-row-check]", form); };

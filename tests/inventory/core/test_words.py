@@ -5,7 +5,8 @@ from datetime import UTC, date, datetime
 import pytest
 
 from inventory.core import choices
-from inventory.core.words import DOMAINS, human_date, human_when, verdict_tone, word
+from inventory.core.words import DOMAINS, human_date, human_reason, human_when, verdict_tone, word
+from tests.inventory.phone_checks import RAW_CODE
 
 
 @pytest.mark.parametrize(
@@ -55,3 +56,18 @@ def test_dates_read_as_people_say_them():
     assert human_date(date(2025, 3, 4), today=today) == "4 Mar 2025"
     assert human_when(datetime(2026, 12, 1, 14, 5, tzinfo=UTC), today=today) == "today 14:05"
     assert human_when(datetime(2025, 9, 11, 9, 0, tzinfo=UTC)) == "11 Sep 2025 09:00"
+
+
+@pytest.mark.parametrize(
+    ("reason", "shown"),
+    [
+        ("seed_demo --gpus 256 --seed 1", "demo data loaded (256 GPUs, seed 1)"),
+        ("olts test recorded: fail", "Power meter (OLTS) test recorded: fail"),
+        ("alert fec_degradation #12: link flaps", "alert #12 (FEC degradation): link flaps"),
+        ("via token ab12 (ci); otdr test recorded: pass", "via token ab12 (ci); OTDR test recorded: pass"),
+        ("replaced by C0002", "replaced by C0002"),  # free text stays as written
+    ],
+)
+def test_history_reasons_are_said_in_words(reason, shown):
+    assert human_reason(reason) == shown
+    assert not RAW_CODE.search(human_reason(reason))

@@ -92,6 +92,15 @@ def test_the_rack_drawing_opens_the_device_and_the_port_shows_the_path_through_b
     page = phone_as_admin
     page.goto(live_server.url + "/r/A01")
     drawing = page.locator("svg.elevation")
+    # The first screen shows the picture of the rack (the rack's buttons come after it) under a
+    # one-row header whose links fold into a Menu that still opens them.
+    header = page.locator("header.top").bounding_box()
+    assert header["height"] <= 96, header
+    assert drawing.bounding_box()["y"] < 740 - 120, drawing.bounding_box()
+    assert not page.get_by_role("link", name="Cables", exact=True).is_visible()
+    page.locator("header.top summary", has_text="Menu").click()
+    assert page.get_by_role("link", name="Cables", exact=True).is_visible()
+    page.locator("header.top summary", has_text="Menu").click()
     assert drawing.locator("text", has_text="gpu-0001").count() == 1
     # gpu-0001's two cages hold cables; the panel's Front 1 holds J-100 (in the drawing's colours).
     assert drawing.locator("a[aria-label*='gpu-0001'] rect.el-sk:not(.sk-empty)").count() >= 2
