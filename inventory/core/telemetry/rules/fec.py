@@ -74,21 +74,30 @@ def fec_candidates(
     cw_rate: np.ndarray,
     row_limit: np.ndarray,
 ) -> np.ndarray:
-    """Rows of ``sl`` whose buckets could hide a sliding window that opens or holds a FEC
-    degradation or tail alert (a bucket past the hold bar scaled by ``spill``): only these need
-    their sample steps; every other row has nothing either rule could judge."""
+    """Rows of ``sl`` whose buckets could hide a sliding window that opens a FEC degradation
+    or tail alert: only these need their sample steps. A window over its bar leaves at least
+    ``spill`` of its total in one bucket it overlaps (and a rate window needs ``coverage`` of
+    its span), so a row with every bucket under the scaled bar cannot open either rule. Holding
+    an open alert is also judged on the buckets (``_bucket_hold``), so it needs no steps."""
     use_ber = use_ber_rows(p, sl, w, ber)
     thr = fec_threshold(p, sl, facts, row_limit, use_ber)
     metric = np.where(use_ber[:, None], ber[sl], cw_rate[sl])
-    # A rate window needs ``coverage`` of its span covered: its rate is at most 1/coverage of
-    # its total over the span, and one overlapped bucket holds ``spill`` of that total.
-    rate_bar = thr * p.hold_ratio * spill(p.fec_span_s, w.bucket_s) * p.coverage * p.fec_span_s / w.bucket_s
+    share = spill(p.fec_span_s, w.bucket_s)
+    rate_bar = thr * share * p.coverage * p.fec_span_s / w.bucket_s
     with np.errstate(invalid="ignore"):
-        degr = (metric > np.minimum(rate_bar, thr * p.hold_ratio)[:, None]).any(axis=1)
+        degr = (metric > rate_bar[:, None]).any(axis=1)
         tail = np.nan_to_num(w.hist_warn_cw[sl]) + np.nan_to_num(w.hist_crit_cw[sl])
-        tail_bar = p.tail_min_cw * p.hold_ratio * spill(p.fec_span_s, w.bucket_s)
-        tails = (tail >= tail_bar).any(axis=1)
+        tails = (tail >= p.tail_min_cw * share).any(axis=1)
     return degr | tails
+
+
+def _bucket_hold(p: Thresholds, w: PortWindow, values: np.ndarray, bar) -> np.ndarray:
+    """Rows with a bucket of the last ``clear_s`` past ``bar`` (per row or scalar): the hold of
+    rows whose samples were not read, as the sliding hold of those that were."""
+    kc = bucket_count(p.clear_s, w.bucket_s, w.buckets)
+    bar = np.asarray(bar, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return (values[:, -kc:] > (bar[:, None] if bar.ndim else bar)).any(axis=1)
 
 
 def _step_metric(p: Thresholds, w: PortWindow, steps, *, since: float, end: float) -> tuple:
@@ -122,8 +131,8 @@ def fec_degradation_rows(
 ) -> None:
     """The metric above the threshold in every sliding ``fec_span_s`` window of samples ending
     in the last ``fec_hold_s`` (each window past ``coverage`` of its span, the hold period too):
-    the same degradation opens whatever the sample phase. Held open while any window of the
-    last ``clear_s`` is above ``hold_ratio`` of the threshold."""
+    the same degradation opens whatever the sample phase. Held open while any window (or
+    bucket) of the last ``clear_s`` is above ``hold_ratio`` of the threshold."""
     n, end, span = w.n, w.end, p.fec_span_s
     use_ber = use_ber_rows(p, sl, w, ber)
     thr_sl = fec_threshold(p, sl, facts, row_limit, use_ber)
@@ -146,10 +155,11 @@ def fec_degradation_rows(
         in_clear = steps.t > end - p.clear_s
         highest = per_row(steps, np.where(in_clear, metric, np.nan), n, "max")
         hold = highest > thr * p.hold_ratio
+    series = np.where(use_ber[:, None], ber[sl], cw_rate[sl])
     hits.fec_fire[sl] = fire[sl]
-    hits.fec_hold[sl] = hold[sl] | fire[sl]
+    hits.fec_hold[sl] = hold[sl] | fire[sl] | _bucket_hold(p, w, series, thr_sl * p.hold_ratio)
     hits.fec_value[sl] = per_row(steps, metric, n, "latest")[sl]
-    hits.fec_metric[sl] = np.where(use_ber[:, None], ber[sl], cw_rate[sl])  # evidence series
+    hits.fec_metric[sl] = series  # evidence
     hits.fec_is_ber[sl] = use_ber
     hits.fec_threshold[sl] = thr_sl
 
@@ -159,8 +169,8 @@ def fec_tail_rows(hits: RowHits, p: Thresholds, sl: np.ndarray, w: PortWindow) -
     over sliding ``fec_span_s`` windows of samples: the rule opens when windows holding at least
     ``tail_min_cw`` of them make ``tail_min_spans`` episodes (``util.episodes``: separate bursts,
     or a tail lasting that many spans) in the last ``tail_window_s``, wherever the samples fall
-    on the bucket grid. Held open while a window of the last ``clear_s`` holds ``hold_ratio``
-    of ``tail_min_cw``."""
+    on the bucket grid. Held open while a window (or bucket) of the last ``clear_s`` holds
+    ``hold_ratio`` of ``tail_min_cw``."""
     n, end, span = w.n, w.end, p.fec_span_s
     steps = w.sample_steps()
     since = end - max(p.tail_window_s, p.clear_s)
@@ -180,7 +190,9 @@ def fec_tail_rows(hits: RowHits, p: Thresholds, sl: np.ndarray, w: PortWindow) -
     warn_total, _ = step_window(steps, warn, n, since=end - p.tail_window_s, end=end)
     crit_total, _ = step_window(steps, crit, n, since=end - p.tail_window_s, end=end)
     hits.tail_sev[sl] = sev[sl]
-    hits.tail_hold[sl] = still[sl] | (sev[sl] > 0)
+    bucket_tail = np.nan_to_num(w.hist_warn_cw[sl]) + np.nan_to_num(w.hist_crit_cw[sl])
+    held = _bucket_hold(p, w, bucket_tail, p.tail_min_cw * p.hold_ratio - 1e-9)
+    hits.tail_hold[sl] = still[sl] | (sev[sl] > 0) | held
     hits.tail_counts[sl, 0] = warn_total[sl]
     hits.tail_counts[sl, 1] = crit_total[sl]
 
