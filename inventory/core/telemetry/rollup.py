@@ -114,6 +114,19 @@ def _min(a, b):
     return b if a is None else min(a, b)
 
 
+def split_bins(layout: Layout, inc: list[float]) -> tuple[float, float]:
+    """Codewords of a histogram increase in the warning (40-80% of the correction limit) and
+    critical (over 80%) bins."""
+    warn = crit = 0.0
+    for lo, n in zip(layout.bin_low, inc, strict=False):
+        sev = bin_severity(bin_low=lo, limit=layout.limit)
+        if sev == "warn":
+            warn += n
+        elif sev == "crit":
+            crit += n
+    return warn, crit
+
+
 def rollup_port(
     samples: list[RawSample],
     *,
@@ -173,13 +186,8 @@ def rollup_port(
                 if layout is not None:
                     b.hist_layout = s.hist_layout
                     b.hist_limit = layout.limit
-                    warn = crit = 0.0
+                    warn, crit = split_bins(layout, inc)
                     for lo, hi, n in zip(layout.bin_low, layout.bin_high, inc, strict=False):
-                        sev = bin_severity(bin_low=lo, limit=layout.limit)
-                        if sev == "warn":
-                            warn += n
-                        elif sev == "crit":
-                            crit += n
                         if n > 0 and lo > 0:
                             b.hist_max_bin_high = max(b.hist_max_bin_high or 0, hi)
                     b.hist_warn = (b.hist_warn or 0.0) + warn

@@ -14,21 +14,25 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from inventory.core.choices import CableKind, CableStatus, PortKind, TestKind
-from inventory.core.telemetry.rates import step
+from inventory.core.telemetry.rates import hist_increase, line_bits, step
+from inventory.core.telemetry.rollup import Layout, split_bins
 from inventory.core.telemetry.rules.config import RuleConfig, Thresholds
+from inventory.core.telemetry.rules.engine import sample_candidates
 from inventory.core.telemetry.rules.frames import LinkTable, PortFacts, PortWindow, SampleSteps
-from inventory.core.telemetry.rules.util import step_candidates
 from inventory.models import (
     CableEnd,
     CableTest,
+    FecBinLayout,
     Link,
     LinkSegment,
     Port,
     PortBaseline,
+    TelemetryHistogram,
     TelemetrySample,
     Transceiver,
 )
 from inventory.selectors.plant.ports import ports_resolve
+from inventory.selectors.telemetry.lines import port_lines
 from inventory.selectors.telemetry.source import RollupRows, read_rollups
 
 LANES = 8
@@ -36,8 +40,15 @@ LANES = 8
 # A lane's receive power is a baseline to learn only while every segment of its link is tested
 # and in service (not degraded, faulty or merely installed).
 TESTED_STATUSES = frozenset({CableStatus.TESTED, CableStatus.IN_PRODUCTION})
-# Raw counters read per sample for the sliding-window rules (uncorrectables, PFC per direction).
-STEP_FIELDS = ("fec_uncorrectable_cw", "pfc_pause_rx", "pfc_pause_tx")
+# Raw counters read per sample for the sliding-window rules (FEC degradation, uncorrectables,
+# PFC per direction).
+STEP_FIELDS = (
+    "fec_uncorrectable_cw",
+    "pfc_pause_rx",
+    "pfc_pause_tx",
+    "fec_corrected_cw",
+    "fec_corrected_bits",
+)
 
 # The per-bucket fields the engine reads, in PortWindow's names.
 WINDOW_FIELDS = (
@@ -261,36 +272,96 @@ def _port_labels(port_ids: set[int]) -> dict[int, str]:
 def sample_steps(w: PortWindow, rows: np.ndarray, *, start: datetime, end: datetime) -> SampleSteps:
     """Sample-to-sample increases of the step counters for the given rows, read from the raw
     samples (resets count from zero, as in the rollup); duplicates cannot exist (the sample key
-    is (port, ts)) and late samples are in time order here whatever their arrival."""
+    is (port, ts)) and late samples are in time order here whatever their arrival. The FEC
+    histogram (a side table) gives its own steps, its bins split as the rollup splits them."""
     if rows.size == 0:
         return SampleSteps.empty()
     row_of = {int(w.port_id[i]): int(i) for i in rows}
-    out: dict[str, list] = {k: [] for k in ("row", "t", "dt", *STEP_FIELDS)}
     ids = list(row_of)
+    lines = port_lines(ids)
+    out: dict[str, list] = {k: [] for k in ("row", "t", "dt", "line_bits", "pre_fec_ber", *STEP_FIELDS)}
     for k in range(0, len(ids), 5000):
         prev: dict[int, tuple] = {}
-        for pid, ts, *vals in (
+        for pid, ts, gauge, *vals in (
             TelemetrySample.objects.filter(port_id__in=ids[k : k + 5000], ts__gte=start, ts__lte=end)
             .order_by("port_id", "ts")
-            .values_list("port_id", "ts", *STEP_FIELDS)
+            .values_list("port_id", "ts", "pre_fec_ber", *STEP_FIELDS)
         ):
             t = ts.timestamp()
             last = prev.get(pid)
             prev[pid] = (t, vals)
             if last is None:
                 continue
+            line = lines.get(pid)
             out["row"].append(row_of[pid])
             out["t"].append(t)
             out["dt"].append(t - last[0])
+            out["pre_fec_ber"].append(np.nan if gauge is None else gauge)
+            out["line_bits"].append(
+                line_bits(seconds=t - last[0], lanes=line.lanes, lane_gbps=line.lane_gbps)
+                if line is not None and line.lane_gbps
+                else np.nan
+            )
             for name, old, new in zip(STEP_FIELDS, last[1], vals, strict=True):
                 out[name].append(np.nan if old is None or new is None else float(step(old, new)[0]))
-    return SampleSteps(
+    steps = SampleSteps(
         row=np.asarray(out["row"], dtype=np.int64),
         t=np.asarray(out["t"], dtype=float),
         dt=np.asarray(out["dt"], dtype=float),
         uncorrectable_cw=np.asarray(out["fec_uncorrectable_cw"], dtype=float),
         pfc_pause_rx=np.asarray(out["pfc_pause_rx"], dtype=float),
         pfc_pause_tx=np.asarray(out["pfc_pause_tx"], dtype=float),
+        corrected_cw=np.asarray(out["fec_corrected_cw"], dtype=float),
+        corrected_bits=np.asarray(out["fec_corrected_bits"], dtype=float),
+        line_bits=np.asarray(out["line_bits"], dtype=float),
+        pre_fec_ber=np.asarray(out["pre_fec_ber"], dtype=float),
+    )
+    return steps.concat(_histogram_steps(row_of, start=start, end=end))
+
+
+def _histogram_steps(row_of: dict[int, int], *, start: datetime, end: datetime) -> SampleSteps:
+    """Codewords in the warning and critical bins between consecutive histograms of each port
+    (a reset counts from zero, a changed layout counts the new histogram whole, as the rollup)."""
+    ids = list(row_of)
+    out: dict[str, list] = {k: [] for k in ("row", "t", "dt", "warn", "crit")}
+    layouts: dict[int, Layout] = {}
+    for k in range(0, len(ids), 5000):
+        hists = list(
+            TelemetryHistogram.objects.filter(port_id__in=ids[k : k + 5000], ts__gte=start, ts__lte=end)
+            .order_by("port_id", "ts")
+            .values_list("port_id", "ts", "layout_id", "counts")
+        )
+        missing = {h[2] for h in hists} - set(layouts)
+        for pk, lo, hi, limit in FecBinLayout.objects.filter(pk__in=missing).values_list(
+            "pk", "bin_low", "bin_high", "correction_limit"
+        ):
+            layouts[pk] = Layout(lo, hi, limit)
+        prev: dict[int, tuple] = {}
+        for pid, ts, layout_id, counts in hists:
+            t = ts.timestamp()
+            last = prev.get(pid)
+            prev[pid] = (t, layout_id, counts)
+            layout = layouts.get(layout_id)
+            if last is None or layout is None:
+                continue
+            inc = hist_increase(last[2], counts)[0] if last[1] == layout_id else [float(x) for x in counts]
+            warn, crit = split_bins(layout, inc)
+            out["row"].append(row_of[pid])
+            out["t"].append(t)
+            out["dt"].append(t - last[0])
+            out["warn"].append(warn)
+            out["crit"].append(crit)
+    e = len(out["row"])
+    nan = np.full(e, np.nan)
+    return SampleSteps(
+        row=np.asarray(out["row"], dtype=np.int64),
+        t=np.asarray(out["t"], dtype=float),
+        dt=np.asarray(out["dt"], dtype=float),
+        uncorrectable_cw=nan,
+        pfc_pause_rx=nan.copy(),
+        pfc_pause_tx=nan.copy(),
+        hist_warn_cw=np.asarray(out["warn"], dtype=float),
+        hist_crit_cw=np.asarray(out["crit"], dtype=float),
     )
 
 
@@ -304,7 +375,7 @@ def rule_inputs(*, now: datetime, config: RuleConfig, lookback_s: float, bucket_
     w.t_end = _epoch(now)
     _resolve_neighbors(w, rows.latest)
     facts, links, profiles, link_rows = plant_facts(w, config)
-    candidates = step_candidates(w, profiles)
+    candidates = sample_candidates(w, facts, links, profiles)
     steps = sample_steps(w, candidates, start=start, end=now)
     # Rollups whose raw samples are gone (retention) or never stored here: their buckets' steps.
     missing = np.setdiff1d(candidates, steps.row)

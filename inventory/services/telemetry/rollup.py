@@ -19,11 +19,10 @@ from datetime import UTC, datetime, timedelta
 from operator import attrgetter
 
 from django.db import connection, transaction
-from django.db.models import Q
 from django.db.models.expressions import RawSQL
 
 from inventory.conf import app_settings
-from inventory.core.telemetry.rates import MAX_INCREASE, lane_signalling_gbps
+from inventory.core.telemetry.rates import MAX_INCREASE
 from inventory.core.telemetry.rollup import (
     IDENTITY,
     ROLLUP_COUNTERS,
@@ -34,7 +33,6 @@ from inventory.core.telemetry.rollup import (
 )
 from inventory.models import (
     FecBinLayout,
-    Link,
     Port,
     PortObservation,
     PortRollup,
@@ -44,6 +42,7 @@ from inventory.models import (
     TelemetryLaneSample,
     TelemetrySample,
 )
+from inventory.selectors.telemetry.lines import port_lines
 from inventory.services.telemetry import partitions, rollup_queue
 from inventory.services.telemetry.rollup_sql import rollup_ports_sql
 
@@ -87,26 +86,7 @@ class RollupOutcome:
 
 
 def _port_lines(port_ids: list[int]) -> dict[int, PortLine]:
-    ports = {
-        pid: (lanes, speed)
-        for pid, lanes, speed in Port.objects.filter(pk__in=_ids(port_ids)).values_list(
-            "pk", "lane_count", "speed_gbps"
-        )
-    }
-    rates: dict[int, float] = {}
-    links = Link.objects.filter(
-        Q(a_port_id__in=_ids(port_ids)) | Q(b_port_id__in=_ids(port_ids)), active=True
-    )
-    for a, b, rate in links.values_list("a_port_id", "b_port_id", "lane_rate_gbaud"):
-        if rate:
-            rates[a] = rates[b] = rate
-    out = {}
-    for pid, (lanes, speed) in ports.items():
-        out[pid] = PortLine(
-            lanes=lanes or 1,
-            lane_gbps=lane_signalling_gbps(speed_gbps=speed, lanes=lanes, lane_rate_gbaud=rates.get(pid)),
-        )
-    return out
+    return port_lines(_ids(port_ids))
 
 
 def _load(port_ids: list[int], since: datetime) -> dict[int, list[RawSample]]:

@@ -18,9 +18,11 @@ PHYSICAL_RULES = frozenset(
 class Thresholds:
     """One profile of thresholds and durations (seconds). ``None`` switches a check off."""
 
-    # fec_degradation: the receiver's pre-FEC BER (or corrected-codeword rate) above
-    # max(baseline x factor, floor), or above a fraction of the FEC limit whatever the
-    # baseline, in every bucket with data for ``fec_hold_s``.
+    # fec_degradation: the receiver's pre-FEC BER (or corrected-codeword rate), measured over
+    # sliding ``fec_span_s`` windows of samples, above max(baseline x factor, floor), or above a
+    # fraction of the FEC limit whatever the baseline, in every such window ending in the last
+    # ``fec_hold_s`` (which ``coverage`` of must carry data). Windows end at every sample, so
+    # whether a degradation opens never depends on where the samples fall on the bucket grid.
     fec_mode: str = "ber"  # "ber": pre-FEC BER (codeword rate when bits are missing); "cw_rate"
     fec_hold_s: float = 600.0
     fec_ber_factor: float | None = 10.0
@@ -28,7 +30,8 @@ class Thresholds:
     fec_limit_fraction: float | None = 0.1
     fec_cw_rate_factor: float | None = 10.0
     fec_cw_rate_floor: float = 10_000.0
-    coverage: float = 0.8  # share of buckets in a hold period that must carry data
+    fec_span_s: float = 60.0  # the sliding window rates and tail counts are measured over
+    coverage: float = 0.8  # share of a window's (and a hold period's) time that must carry data
     # Hold-open hysteresis, every rule: an open alert stays open while its condition shows in
     # this window at ``hold_ratio`` of the opening threshold (rates, BER, counts) or within
     # ``rx_clear_db`` of it (receive power), so an alert hovering at its threshold does not
@@ -36,10 +39,12 @@ class Thresholds:
     clear_s: float = 900.0
     hold_ratio: float = 0.5
     # fec_tail: codewords with 40-80% (warning) or >80% (critical) of the correctable symbol
-    # errors, at least ``tail_min_cw`` of them in each of ``tail_min_buckets`` buckets.
+    # errors, at least ``tail_min_cw`` of them in sliding ``fec_span_s`` windows of samples, in
+    # ``tail_min_spans`` episodes of the last ``tail_window_s`` (separate bursts, however the
+    # samples split them, or a tail lasting that many spans).
     tail_window_s: float = 900.0
     tail_min_cw: float = 10.0
-    tail_min_buckets: int = 3
+    tail_min_spans: int = 3
     # fec_uncorrectable: at least this many sample intervals with uncorrectable codewords in a
     # sliding window of ``uncorr_window_s`` ending now (counted per sample, never per bucket,
     # so a burst is caught wherever the samples fall on the bucket grid). A single one is a

@@ -9,6 +9,7 @@ import numpy as np
 from inventory.core.telemetry.rules.collect import Collector, row_map
 from inventory.core.telemetry.rules.config import Thresholds
 from inventory.core.telemetry.rules.fec import (
+    fec_candidates,
     fec_degradation_rows,
     fec_findings,
     fec_rates,
@@ -31,12 +32,13 @@ def row_checks(
     profiles: list[Thresholds],
     row_profile: np.ndarray,
     row_limit: np.ndarray,
+    rates: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> RowHits:
     """Every per-port check, each profile over its own rows at once."""
     n, b = w.n, w.buckets
     has = w.seconds > 0
     secs = np.where(has, w.seconds, np.nan)
-    ber, cw_rate = fec_rates(w, has, secs)
+    ber, cw_rate = rates if rates is not None else fec_rates(w, has, secs)
     hits = RowHits.empty(n, b)
     for pi, p in enumerate(profiles):
         rows = np.nonzero(row_profile == pi)[0]
@@ -53,15 +55,44 @@ def row_checks(
     return hits
 
 
+def sample_candidates(
+    w: PortWindow,
+    facts: PortFacts,
+    links: LinkTable,
+    profiles: list[Thresholds],
+    rates: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
+    """Rows whose buckets show something a sliding-window rule could open or hold on (FEC
+    degradation or tail past the hold bar, uncorrectables, pause frames): only these need their
+    raw sample steps; the rules find nothing to judge in every other row."""
+    if w.buckets == 0:
+        return np.zeros(0, dtype=np.int64)
+    rows = row_map(w, links)
+    if rates is None:
+        has = w.seconds > 0
+        rates = fec_rates(w, has, np.where(has, w.seconds, np.nan))
+    ber, cw_rate = rates
+    need = np.zeros(w.n, bool)
+    need[step_candidates(w, profiles)] = True
+    for pi, p in enumerate(profiles):
+        sl = np.nonzero(rows.profile == pi)[0]
+        if sl.size:
+            need[sl] |= fec_candidates(p, sl, w, facts, ber=ber, cw_rate=cw_rate, row_limit=rows.limit)
+    return np.nonzero(need)[0]
+
+
 def evaluate(
     window: PortWindow, facts: PortFacts, links: LinkTable, profiles: list[Thresholds] | None = None
 ) -> Evaluation:
     """Run every rule over the window. Pure: same input, same output."""
     profiles = profiles or [Thresholds()]
+    has = window.seconds > 0
+    rates = fec_rates(window, has, np.where(has, window.seconds, np.nan))
     if window.steps is None:  # no raw samples given: bucket steps of the rows that need them
-        window = replace(window, steps=SampleSteps.from_buckets(window, step_candidates(window, profiles)))
+        needed = sample_candidates(window, facts, links, profiles, rates)
+        window = replace(window, steps=SampleSteps.from_buckets(window, needed))
     rows = row_map(window, links)
-    hits = row_checks(window, facts, profiles, rows.profile, rows.limit)
+    hits = row_checks(window, facts, profiles, rows.profile, rows.limit, rates)
 
     out = Collector(window, links, rows)
     fec_findings(out, hits, window, facts)

@@ -15,8 +15,9 @@ class SampleSteps:
 
     One entry per interval between two consecutive samples of a port: ``row`` (window row),
     ``t`` (epoch seconds of the later sample), ``dt`` (seconds). Counted per sample, so whether
-    a burst is caught never depends on where samples fall on the bucket grid. NaN: the
-    counter was not reported in that interval.
+    a burst, a degradation or a tail is caught never depends on where samples fall on the bucket
+    grid. NaN: the value was not reported in that interval (an entry may carry only some
+    values, e.g. the FEC histogram's, which is stored apart from the counters).
     """
 
     row: np.ndarray  # int64[E]
@@ -25,6 +26,51 @@ class SampleSteps:
     uncorrectable_cw: np.ndarray  # float[E]
     pfc_pause_rx: np.ndarray  # float[E]
     pfc_pause_tx: np.ndarray  # float[E]
+    # FEC degradation and tail (NaN where not given: a window built for the other rules)
+    corrected_cw: np.ndarray | None = None
+    corrected_bits: np.ndarray | None = None
+    line_bits: np.ndarray | None = None  # bits the line carried in the interval
+    pre_fec_ber: np.ndarray | None = None  # the device's gauge at the later sample
+    hist_warn_cw: np.ndarray | None = None  # codewords in bins 40-80% of the correction limit
+    hist_crit_cw: np.ndarray | None = None  # codewords in bins above 80%
+
+    OPTIONAL = ("corrected_cw", "corrected_bits", "line_bits", "pre_fec_ber", "hist_warn_cw", "hist_crit_cw")
+
+    # Sliding windows are found on a key ordered by (row, time); widths up to this many seconds.
+    MAX_WIDTH = 1e6
+
+    def __post_init__(self):
+        for k in self.OPTIONAL:
+            if getattr(self, k) is None:
+                setattr(self, k, np.full(self.t.shape[0], np.nan))
+        self._key: np.ndarray | None = None
+        self._starts: dict[float, np.ndarray] = {}
+
+    def key(self) -> np.ndarray:
+        """(row, time) as one float, rows far enough apart that no window crosses a row."""
+        if self._key is None:
+            t0 = float(self.t.min()) if self.t.size else 0.0
+            span = (float(self.t.max()) - t0 if self.t.size else 0.0) + 2 * self.MAX_WIDTH
+            self._key = self.row.astype(float) * span + (self.t - t0)
+        return self._key
+
+    def ordered(self) -> SampleSteps:
+        """These steps sorted by (row, time) (itself when already so): what ``window_start``
+        and the sliding sums need. Sorted once per evaluation, not once per rule."""
+        k = self.key()
+        if k.size < 2 or bool((np.diff(k) >= 0).all()):
+            return self
+        order = np.lexsort((self.t, self.row))
+        return SampleSteps(*(getattr(self, f)[order] for f in self.__dataclass_fields__))
+
+    def window_start(self, width: float) -> np.ndarray:
+        """Per step (sorted), the index of the first step of its row inside (t - width, t]."""
+        if width not in self._starts:
+            if width >= self.MAX_WIDTH:
+                raise ValueError(f"a sliding window of {width} s is longer than {self.MAX_WIDTH:.0f} s")
+            k = self.key()
+            self._starts[width] = np.searchsorted(k, k - width, side="right")
+        return self._starts[width]
 
     @classmethod
     def empty(cls) -> SampleSteps:
@@ -55,6 +101,12 @@ class SampleSteps:
             uncorrectable_cw=w.uncorrectable_cw[rows, cols],
             pfc_pause_rx=w.pfc_pause_rx[rows, cols],
             pfc_pause_tx=w.pfc_pause_tx[rows, cols],
+            corrected_cw=w.corrected_cw[rows, cols],
+            corrected_bits=w.corrected_bits[rows, cols],
+            line_bits=w.line_bits[rows, cols],
+            pre_fec_ber=w.pre_fec_ber[rows, cols],
+            hist_warn_cw=w.hist_warn_cw[rows, cols],
+            hist_crit_cw=w.hist_crit_cw[rows, cols],
         )
 
 
@@ -93,8 +145,8 @@ class PortWindow:
     # Per bucket, per lane: the lowest receive power in the bucket (float[N,B,L]); None: only
     # the latest (``rx_power_dbm``) is known, taken as the last bucket.
     rx_power_dbm_b: np.ndarray | None = None
-    # Raw sample steps of the ports that may fire a sliding-window rule (uncorrectables, PFC
-    # bursts); None: derived from the buckets (``SampleSteps.from_buckets``).
+    # Raw sample steps of the ports that may fire or hold a sliding-window rule (FEC degradation,
+    # tail, uncorrectables, PFC); None: derived from the buckets (``SampleSteps.from_buckets``).
     steps: SampleSteps | None = None
     t_end: float | None = None  # epoch seconds the evaluation runs at (default: the window's end)
 
@@ -112,7 +164,11 @@ class PortWindow:
         return self.t_end if self.t_end is not None else self.t_start + self.buckets * self.bucket_s
 
     def sample_steps(self) -> SampleSteps:
-        return self.steps if self.steps is not None else SampleSteps.from_buckets(self)
+        """The steps, sorted by (row, time) once (kept, so every rule shares the order)."""
+        if self.steps is None:
+            self.steps = SampleSteps.from_buckets(self)
+        self.steps = self.steps.ordered()
+        return self.steps
 
     def rx_buckets(self) -> np.ndarray:
         """float[N,B',L] receive power per bucket and lane (B' = 1, the latest, when only that

@@ -13,7 +13,8 @@ class RowHits:
 
     fec_fire: np.ndarray
     fec_hold: np.ndarray
-    fec_metric: np.ndarray  # float[N,B]: BER or cw/s per bucket
+    fec_metric: np.ndarray  # float[N,B]: BER or cw/s per bucket (the evidence's series)
+    fec_value: np.ndarray  # float[N]: the latest sliding-window BER or cw/s
     fec_is_ber: np.ndarray  # bool[N]
     fec_threshold: np.ndarray
     tail_sev: np.ndarray  # 0 none, 1 warning, 2 critical
@@ -51,6 +52,7 @@ class RowHits:
             fec_fire=np.zeros(n, bool),
             fec_hold=np.zeros(n, bool),
             fec_metric=np.full((n, b), np.nan),
+            fec_value=np.full(n, np.nan),
             fec_is_ber=np.zeros(n, bool),
             fec_threshold=np.full(n, np.nan),
             tail_sev=np.zeros(n, np.int8),

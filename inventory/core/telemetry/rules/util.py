@@ -75,40 +75,119 @@ def step_window(
     return total, events
 
 
+def sliding_sums(
+    steps, values: np.ndarray, *, width: float, since: float, end: float, den: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every sample step ending in (``since``, ``end``] where ``values`` (and ``den``) are
+    known: the sums of ``values``, of ``den`` (default: the steps' seconds) and of the seconds
+    covered, over the sliding ``width`` seconds of the same row's steps ending at that step.
+    Arrays of the steps' length, NaN where a step ends no judged window. ``steps`` must be
+    sorted by (row, time) (``SampleSteps.ordered``; ``PortWindow.sample_steps`` is).
+
+    Windows end at every sample, so a burst or a degradation is measured whole wherever the
+    samples fall on a bucket grid: the one home of the sliding-window logic (FEC degradation and
+    tail, uncorrectables, PFC). Vectorised: cumulative sums over the sorted steps, each window's
+    start found once per width (``SampleSteps.window_start``)."""
+    e = steps.t.shape[0]
+    nan = np.full(e, np.nan)
+    if e == 0:
+        return nan, nan.copy(), nan.copy()
+    d = steps.dt if den is None else den
+    known = np.isfinite(values) & np.isfinite(d)
+    judged = known & (steps.t > since) & (steps.t <= end)
+    if not judged.any():
+        return nan, nan.copy(), nan.copy()
+    j = steps.window_start(width)
+    i = np.arange(1, e + 1)
+    out = []
+    for col in (values, d, steps.dt):
+        cs = np.concatenate([[0.0], np.cumsum(np.where(known, col, 0.0))])
+        out.append(np.where(judged, cs[i] - cs[j], np.nan))
+    return out[0], out[1], out[2]
+
+
+def sliding_ratio(
+    steps,
+    values: np.ndarray,
+    *,
+    width: float,
+    since: float,
+    end: float,
+    coverage: float,
+    den: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per step (see ``sliding_sums``): sum(values) / sum(den) over its sliding window, a rate
+    per second by default; NaN where the window has less than ``coverage`` of its time covered."""
+    sums, dens, covered = sliding_sums(steps, values, width=width, since=since, end=end, den=den)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(covered >= coverage * width, sums / np.where(dens > 0, dens, np.nan), np.nan)
+
+
+def per_row(steps, values: np.ndarray, n: int, how: str) -> np.ndarray:
+    """Per row, the max / min / latest (``how``) of a per-step array's known values (NaN: none)."""
+    out = np.full(n, np.nan)
+    good = np.isfinite(values)
+    if not good.any():
+        return out
+    r, v = steps.row[good], values[good]
+    if how == "latest":
+        order = np.argsort(steps.t[good], kind="stable")
+        out[r[order]] = v[order]  # later assignments win
+        return out
+    if how == "max":
+        acc = np.full(n, -np.inf)
+        np.maximum.at(acc, r, v)
+    else:
+        acc = np.full(n, np.inf)
+        np.minimum.at(acc, r, v)
+    return np.where(np.isfinite(acc), acc, np.nan)
+
+
 def sliding_max_rate(
     steps, values: np.ndarray, n: int, *, width: float, since: float, end: float, coverage: float
 ) -> np.ndarray:
     """Per row: the highest rate of ``values`` over any sliding ``width`` seconds of samples whose
-    window ends in (``since``, ``end``] (NaN when no window has ``coverage`` of its time covered).
+    window ends in (``since``, ``end``] (NaN when no window has ``coverage`` of its time covered)."""
+    rate = sliding_ratio(steps, values, width=width, since=since, end=end, coverage=coverage)
+    return per_row(steps, rate, n, "max")
 
-    Windows end at every sample, so a burst is measured whole wherever the samples fall on a
-    bucket grid. Vectorised: cumulative sums over the steps sorted by (row, time), each
-    window's start found by one ``searchsorted``."""
-    out = np.full(n, np.nan)
-    sel = (steps.t > since - width) & (steps.t <= end) & np.isfinite(values)
-    if not sel.any():
-        return out
-    r, t, dt, v = steps.row[sel], steps.t[sel], steps.dt[sel], values[sel]
-    order = np.lexsort((t, r))
-    r, t, dt, v = r[order], t[order], dt[order], v[order]
-    base = float(t.min())
-    span = float(t.max()) - base + width + 1.0
-    key = r.astype(float) * span + (t - base)
-    cs_v = np.concatenate([[0.0], np.cumsum(v)])
-    cs_dt = np.concatenate([[0.0], np.cumsum(dt)])
-    j = np.searchsorted(key, key - width, side="right")
-    i = np.arange(key.size) + 1
-    sum_v = cs_v[i] - cs_v[j]
-    sum_dt = cs_dt[i] - cs_dt[j]
-    ok = (t > since) & (sum_dt >= coverage * width)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(ok, sum_v / np.maximum(sum_dt, 1e-9), np.nan)
-    good = np.isfinite(rate)
-    if good.any():
-        best = np.full(n, -np.inf)
-        np.maximum.at(best, r[good], rate[good])
-        out = np.where(np.isfinite(best), best, np.nan)
-    return out
+
+def known_seconds(steps, known: np.ndarray, n: int, *, since: float, end: float) -> np.ndarray:
+    """Per row: the seconds of steps ending in (``since``, ``end``] where ``known`` is true."""
+    sel = known & (steps.t > since) & (steps.t <= end)
+    return np.bincount(steps.row[sel], weights=steps.dt[sel], minlength=n)[:n]
+
+
+def episodes(steps, flag: np.ndarray, n: int, *, span: float, among: np.ndarray | None = None) -> np.ndarray:
+    """Per row: how many ``span``-second episodes the flagged steps make. Consecutive flagged
+    steps of a row are one run (consecutive ``among`` the steps carrying the value, so entries
+    of other tables in between do not cut it); a run lasting L seconds (first to last flagged
+    step) counts 1 + floor(L / span). A burst counts once however the samples split it,
+    separate bursts count apart, and a tail that lasts counts one per span (as consecutive
+    buckets would)."""
+    if not flag.any():
+        return np.zeros(n, dtype=np.int64)
+    keep = np.ones(flag.shape[0], bool) if among is None else among
+    row, t, flag = steps.row[keep], steps.t[keep], flag[keep]
+    prev_flag = np.concatenate([[False], flag[:-1]])
+    same_row = np.concatenate([[False], row[1:] == row[:-1]])
+    starts = flag & ~(prev_flag & same_row)
+    run = np.cumsum(starts) - 1  # run id of every step (meaningful where flagged)
+    f_run, f_t = run[flag], t[flag]
+    k = int(starts.sum())
+    first = np.full(k, np.inf)
+    last = np.full(k, -np.inf)
+    np.minimum.at(first, f_run, f_t)
+    np.maximum.at(last, f_run, f_t)
+    count = 1 + np.floor((last - first) / span + 1e-9).astype(np.int64)
+    return np.bincount(row[starts], weights=count, minlength=n)[:n].astype(np.int64)
+
+
+def spill(span_s: float, bucket_s: float) -> float:
+    """How much of a sliding ``span_s`` window's total at least one of the buckets it overlaps
+    holds: a window overlaps at most ceil(span/bucket) + 1 buckets. Used to pick the rows whose
+    buckets could hide a window past a bar (the rows that need their raw samples)."""
+    return 1.0 / (math.ceil(span_s / bucket_s - 1e-9) + 1)
 
 
 def step_candidates(w, profiles: list[Thresholds]) -> np.ndarray:
