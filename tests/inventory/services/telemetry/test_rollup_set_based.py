@@ -11,7 +11,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.db import connection
 from django.forms.models import model_to_dict
 
 from inventory.core.telemetry.decode import decode_objects
@@ -96,7 +95,7 @@ def ports():
     return f.twin_port_device("leaf-s", cages=4)[1][:4]
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the set-based path is PostgreSQL's")
+@pytest.mark.postgres  # the set-based path is PostgreSQL's
 def test_set_based_rollup_equals_the_pure_core(ports):
     a, b, c, d = ports
     series_a = nasty("leaf-s", a.name)
@@ -148,7 +147,7 @@ def test_set_based_rollup_equals_the_pure_core(ports):
     assert by_bucket[(c.pk, T0 + timedelta(minutes=1))]["fec_corrected_cw"] == 8000  # 3,000 over the gap
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the set-based path is PostgreSQL's")
+@pytest.mark.postgres  # the set-based path is PostgreSQL's
 def test_set_based_rollup_hands_back_ports_whose_fields_come_and_go(ports):
     gappy = nasty("leaf-s", ports[0].name, 6)
     del gappy[2]["fec_corrected_bits"]
