@@ -131,3 +131,36 @@ def test_a_large_applied_plan_refreshes_the_planner_statistics(
     assert Cable.objects.count() == n
     assert _planner_row_estimate("inventory_cable") == n
     assert _planner_row_estimate("inventory_cableend") == 2 * n
+
+
+def test_a_plan_small_beside_a_large_hall_leaves_the_statistics_to_autovacuum(
+    engineer_api, django_capture_on_commit_callbacks
+):
+    """1,000 cables added to a hall the planner counts at 12,000: the statistics still describe
+    the table well (under a tenth changed), so the import does not pay for an ANALYZE of the plan
+    tables; a first hall of the same size does (the test above)."""
+    n_old, n_new = 12_000, 1_000
+    rows = [[f"OLD-{i}", "CAT6A", "installed"] for i in range(n_old)]
+    bulk.bulk_insert_rows(Cable, ["label", "kind", "status"], rows)
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE")
+    counted = _planner_row_estimate("inventory_cable")
+    assert counted == n_old
+    rack = f.RackFactory()
+    a = Device.objects.create(name="mgmt-a", role=DeviceRole.MGMT_SWITCH, rack=rack, position_u=1)
+    b = Device.objects.create(name="mgmt-b", role=DeviceRole.MGMT_SWITCH, rack=rack, position_u=2)
+    prows = [[d.pk, f"Ethernet{i}", ConnectorType.RJ45] for d in (a, b) for i in range(1, n_new + 1)]
+    ids = bulk.bulk_insert_rows(Port, ["device_id", "name", "connector_type"], prows)
+    bulk.bulk_insert_rows(
+        PortAlias,
+        ["port_id", "device_id", "name", "source"],
+        [[pk, r[0], r[1], "canonical"] for pk, r in zip(ids, prows, strict=True)],
+    )
+    csv = "label,kind,a_device,a_port,b_device,b_port\n" + "".join(
+        f"M-{i},CAT6A,mgmt-a,Ethernet{i},mgmt-b,Ethernet{i}\n" for i in range(1, n_new + 1)
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", csv, content_type="text/csv")
+    assert r.status_code == 201, r.json()
+    assert Cable.objects.count() == n_old + n_new
+    assert _planner_row_estimate("inventory_cable") == n_old  # not re-counted: left to autovacuum
