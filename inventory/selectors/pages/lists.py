@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Exists, OuterRef, Prefetch, Q
 
 from inventory.models import Alert, Cable, CableEnd
-from inventory.models.cables import END_PLACE_COLUMNS
+from inventory.selectors.pages.ends import end_lines
 
 # Only sorts an index serves in order (the column, then the id: ``cable_status_id`` and its
 # siblings in migration 0011), so any page is an index range however large the plant. Sorting by
@@ -66,22 +66,10 @@ def attach_end_cells(cables) -> None:
     alerted = set(
         Cable.objects.filter(pk__in=list(by_id)).filter(Exists(_open_alert())).values_list("pk", flat=True)
     )
+    cells = end_lines(list(by_id), active_only=False, keep_unterminated=True)
     for c in cables:
-        c.end_cells = ([], [])
+        c.end_cells = cells[c.pk]
         c.has_alert = c.pk in alerted
-    rows = (
-        CableEnd.objects.filter(cable_id__in=list(by_id))
-        .order_by("cable_id", "side", "leg")
-        .values_list("cable_id", "side", "connector", *END_PLACE_COLUMNS)
-    )
-    for cable_id, side, conn, port_id, pname, pdev, prack, pu, cage_id, cname, cdev, crack, cu in rows:
-        if port_id:
-            line = f"{prack or ''} U{pu or '?'} {pdev} {pname}"
-        elif cage_id:
-            line = f"{crack or ''} U{cu or '?'} {cdev} {cname}" + (f"/{conn}" if conn and conn > 1 else "")
-        else:
-            line = ""
-        by_id[cable_id].end_cells[0 if side == "A" else 1].append(line)
 
 
 def transceiver_list_queryset(qs, *, sort: str = "serial"):
