@@ -7,7 +7,7 @@ One checker for every page test, so each page is held to the same four rules:
 - touch targets at least 44x44 CSS px (links, buttons, inputs, selects, summaries); a link in
   the middle of a sentence is exempt, as WCAG 2.5.8 exempts inline targets;
 - no raw code or ISO timestamp in the visible text (``in_production``, ``SMF_OS2``,
-  ``2026-12-01T10:00:00``);
+  ``2026-12-01T10:00:00``), nor Django's ``---------`` as a select's choice;
 - no word broken mid-word across two lines ("(maintenan" / "ce)"): words wrap between words.
   A word here is a run of letters, lower case after the first, standing alone or between
   hyphens; codes and serials (``MM2521FT000177``, ``Ethernet20/1``) may break where they must.
@@ -30,6 +30,8 @@ MIN_TARGET_PX = 44
 ISO_TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 # snake_case codes (in_production, otdr_loss) and upper-case ones (SMF_OS2, LINK_FLAP).
 RAW_CODE = re.compile(r"\b(?:[a-z]{2,}(?:_[a-z0-9]+)+|[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\b")
+# Django's empty choice ("---------") in a select: a placeholder, not a word ("any").
+RAW_PLACEHOLDER = re.compile(r"-{5,}")
 
 _OVERFLOW_JS = """
 () => {
@@ -169,6 +171,11 @@ def raw_text(page) -> list[str]:
     text = page.evaluate("() => document.body.innerText")
     found = [m.group(0) for m in ISO_TIMESTAMP.finditer(text)]
     found += [m.group(0) for m in RAW_CODE.finditer(text)]
+    options = page.evaluate(
+        "() => Array.from(document.querySelectorAll('select option'))"
+        ".filter(o => o.closest('select').checkVisibility()).map(o => o.textContent)"
+    )
+    found += [o.strip() for o in options if RAW_PLACEHOLDER.search(o)]
     return sorted(set(found))
 
 

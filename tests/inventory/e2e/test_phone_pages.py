@@ -135,3 +135,20 @@ def test_an_alerts_evidence_reads_in_words_on_the_phone(live_server, plant, aler
         assert shown in text, shown
     for naive in ("Recommendation code", "Pmd", "Speed gbps", "Bucket s", "reseat"):
         assert naive not in text, naive
+
+
+def test_the_alert_list_shows_the_first_alert_on_the_first_screen(live_server, plant, alert, phone_as_admin):
+    """The filters fold away (named in words, not "Exclude acknowledged at is null")."""
+    page = phone_as_admin
+    page.goto(live_server.url + "/alerts/")
+    first = page.locator("ul.alerts li.alert").first
+    assert first.bounding_box()["y"] + 44 < 740, first.bounding_box()
+    page.locator("details.filters > summary").click()
+    form = page.locator("form.filterform").inner_text()
+    assert "Acknowledged" in form and "Severity" in form and "Link flap" in form
+    for raw in ("is null", "greater than", "Exclude"):
+        assert raw not in form, raw
+    page.get_by_label("Page", exact=True).check()
+    page.get_by_role("button", name="Filter").click()
+    page.wait_for_url("**/alerts/?*severity=page*")
+    assert page.locator("ul.alerts li.alert").count() == 1
