@@ -8,6 +8,7 @@ One checker for every page test, so each page is held to the same four rules:
   the middle of a sentence is exempt, as WCAG 2.5.8 exempts inline targets;
 - no raw code or ISO timestamp in the visible text (``in_production``, ``SMF_OS2``,
   ``2026-12-01T10:00:00``), nor Django's ``---------`` as a select's choice;
+- no list item numbered twice (an ``<ol>``'s marker "1." before the item's own "1.");
 - no word broken mid-word across two lines ("(maintenan" / "ce)"): words wrap between words.
   A word here is a run of letters, lower case after the first, standing alone or between
   hyphens; codes and serials (``MM2521FT000177``, ``Ethernet20/1``) may break where they must.
@@ -161,6 +162,19 @@ def small_targets(page, min_px: int = MIN_TARGET_PX) -> list[dict[str, Any]]:
     return page.evaluate(_TARGETS_JS, min_px)
 
 
+_NUMBERED_TWICE_JS = """
+() => Array.from(document.querySelectorAll('ol > li'))
+  .filter(li => li.checkVisibility() && getComputedStyle(li).listStyleType !== 'none'
+          && getComputedStyle(li).display === 'list-item' && /^\\s*\\d+[.)]\\s/.test(li.innerText))
+  .slice(0, 8).map(li => li.innerText.trim().slice(0, 40))
+"""
+
+
+def numbered_twice(page) -> list[str]:
+    """Items of a numbered list that also carry their own number ("1. 1. 0.041 in 30 days")."""
+    return page.evaluate(_NUMBERED_TWICE_JS)
+
+
 def broken_words(page) -> list[dict[str, Any]]:
     """Words split across two lines ("maintenan-" / "ce"), each with the text it is in."""
     return page.evaluate(_BROKEN_WORDS_JS)
@@ -188,6 +202,7 @@ def phone_problems(page) -> dict[str, list]:
         "touch targets under 44 px": small_targets(page),
         "raw codes or timestamps": raw_text(page),
         "words broken mid-word": broken_words(page),
+        "list items numbered twice": numbered_twice(page),
     }
     return {rule: found for rule, found in problems.items() if found}
 

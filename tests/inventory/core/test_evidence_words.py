@@ -78,9 +78,13 @@ def emitted_keys() -> dict[str, set[str]]:
                 for target in node.targets:
                     if _name(target) in EVIDENCE_NAMES:
                         keys |= _dict_keys(node.value)
-                    if isinstance(target, ast.Subscript) and _name(target.value) in EVIDENCE_NAMES:
-                        if isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
-                            keys.add(target.slice.value)
+                    if (
+                        isinstance(target, ast.Subscript)
+                        and _name(target.value) in EVIDENCE_NAMES
+                        and isinstance(target.slice, ast.Constant)
+                        and isinstance(target.slice.value, str)
+                    ):
+                        keys.add(target.slice.value)
                     if isinstance(target, ast.Name) and target.id == "_ALERTS":
                         keys |= _dict_keys(node.value)
         for k in keys:
@@ -126,7 +130,13 @@ def test_an_alerts_evidence_reads_as_words_with_units_beside_the_values():
     rows = dict(
         evidence_rows(
             {
-                "link": {"id": 322, "pmd": "400GBASE-DR4", "fec": "RS544", "class": "leaf-spine", "speed_gbps": 400},
+                "link": {
+                    "id": 322,
+                    "pmd": "400GBASE-DR4",
+                    "fec": "RS544",
+                    "class": "leaf-spine",
+                    "speed_gbps": 400,
+                },
                 "recommendation_code": "replace_module",
                 "reporting": {"a": True, "b": False},
                 "history": [{"at": "2026-12-01T10:00:00+00:00", "ends": {}}],

@@ -37,7 +37,13 @@ def alert(plant):
         recommendation="Swap the module at the flapping end.",
         evidence={
             "ends": {"a": {"port_id": 1, "link_down": 7, "error_recovery": 2, "bucket_s": 60}},
-            "link": {"id": 1, "pmd": "400GBASE-DR4", "fec": "RS544", "class": "leaf-spine", "speed_gbps": 400},
+            "link": {
+                "id": 1,
+                "pmd": "400GBASE-DR4",
+                "fec": "RS544",
+                "class": "leaf-spine",
+                "speed_gbps": 400,
+            },
             "recommendation_code": "reseat",
         },
     )
