@@ -62,7 +62,7 @@ KEYS: dict[str, str] = {
     "threshold": "Threshold",
     "baseline": "Baseline",
     "metric": "Measured",
-    "series": "Samples",
+    "series": "Recent samples",
     "bucket_s": "Sample interval (s)",
     "link_down": "Link-down events",
     "error_recovery": "Error recoveries",
@@ -71,7 +71,6 @@ KEYS: dict[str, str] = {
     "width": "Lanes up",
     "expected_width": "Lanes expected",
     "uncorrectable_cw": "Uncorrectable codewords",
-    "buckets_with_uncorrectable": "Intervals with uncorrectable codewords",
     "codewords_over_80pct": "Codewords over 80% of the FEC limit",
     "codewords_40_80pct": "Codewords at 40-80% of the FEC limit",
     "rx_power_dbm": "Rx power (dBm)",
@@ -111,6 +110,31 @@ KEYS: dict[str, str] = {
     "wavelength_nm": "Wavelength (nm)",
     "reflectance_db": "Reflectance (dB)",
     "orl_db": "ORL (dB)",
+    # alert evidence: what each rule measured (inventory/core/telemetry/rules/), the link it is on
+    # (services/alerts/naming.py), the identity check at ingest and the test comparison.
+    "link": "Link",
+    "class": "Link class",
+    "kind": "Kind",
+    "corrected_cw_per_s": "Corrected codewords per second",
+    "samples_with_uncorrectable": "Samples with uncorrectable codewords",
+    "series_over_80pct": "Recent codewords over 80% of the FEC limit",
+    "worst_lane": "Lane with the largest drop",
+    "role": "Role",
+    "pause_frames_sent_per_s": "Pause frames sent per second",
+    "pause_frames_received_per_s": "Pause frames received per second",
+    "burst_sent_per_s": "Peak pause frames sent per second",
+    "burst_received_per_s": "Peak pause frames received per second",
+    "series_pause_sent": "Recent pause frames sent",
+    "series_pause_received": "Recent pause frames received",
+    "reporting": "Telemetry from",
+    "sender_reporting": "Sender reports telemetry",
+    "reported_vendor": "Reported vendor",
+    "reported_part": "Reported part number",
+    "recorded_kind": "Recorded as",
+    "ts": "Reported",
+    "reopened": "Reopened",
+    "threshold_db": "Threshold (dB)",
+    "fibres": "Fibres whose loss rose",
 }
 
 _ALL: dict[str, str] = {}
@@ -212,3 +236,73 @@ def human_reason(text: str | None) -> str:
     )
     out = _ALERT_REASON.sub(lambda m: f"alert #{m.group(2)} ({word(m.group(1), 'rule')})", out)
     return _CODE_IN_TEXT.sub(lambda m: word(m.group(0)).lower(), out)
+
+
+# Alert evidence the page never lists as "label: value" rows: what the alert page lays out
+# itself (ports, modules, the path, the per-end cards), the product's own bookkeeping (the
+# recommendation's code, earlier readings) and record ids (every ``*_id`` key too).
+EVIDENCE_HIDDEN = frozenset(
+    {"ports", "modules", "segments", "ends", "history", "recommendation_code", "id", "baseline_test"}
+)
+_ENDS = {"a", "b", "port"}
+_UNIT = re.compile(r"^(.*) \(([^)]+)\)$")  # "Speed (Gb/s)": the unit is said with the value
+_ROLE = {"sender": "sends the pause frames", "receiver": "receives the pause frames"}
+
+
+def _evidence_value(key: str, value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if key.endswith("_share"):
+            return f"{value * 100:.0f}%"
+        if value != 0 and abs(value) < 1e-3:
+            return f"{value:.1e}"
+        return f"{value:.2f}".rstrip("0").rstrip(".")
+    if key == "fibres" and isinstance(value, list | tuple):  # (fibre, nm, before dB, after dB)
+        return "; ".join(
+            f"fibre {r[0]} at {r[1]} nm: {_evidence_value('', r[2])} -> {_evidence_value('', r[3])} dB"
+            for r in value
+            if isinstance(r, list | tuple) and len(r) == 4
+        )
+    if isinstance(value, list | tuple):
+        return ", ".join(_evidence_value(key, v) for v in value)
+    if isinstance(value, dict):  # per end: {"a": true, "b": false} -> "A end: yes, B end: no"
+        return ", ".join(f"{word(k)}: {_evidence_value(key, v)}" for k, v in value.items())
+    if isinstance(value, str):
+        if key == "role":
+            return _ROLE.get(value, word(value))
+        if re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", value):
+            try:
+                return human_when(datetime.fromisoformat(value))
+            except ValueError:
+                return value
+        return word(value, "fec" if key == "fec" else "")
+    return str(value)
+
+
+def evidence_rows(evidence: object) -> list[tuple[str, str]]:
+    """Alert evidence as ``(label, value)`` rows a person reads, every label from ``KEYS``.
+
+    ``{"speed_gbps": 400, "recommendation_code": "clean", "link": {"id": 3, "pmd": "DR4"}}`` ->
+    ``[("Speed", "400 Gb/s"), ("PMD", "DR4")]``: the unit in a label moves to its value, a
+    nested record (the link) gives its own rows, hidden keys, ids and empty values give none.
+    """
+    if not isinstance(evidence, dict):
+        return []
+    rows: list[tuple[str, str]] = []
+    for key, value in evidence.items():
+        key = str(key)
+        if key in EVIDENCE_HIDDEN or key.endswith("_id") or value in (None, "", [], {}):
+            continue
+        if isinstance(value, dict) and not set(value) <= _ENDS:
+            rows += evidence_rows(value)
+            continue
+        text = _evidence_value(key, value)
+        if not text:
+            continue
+        label = word(key)
+        unit = _UNIT.match(label)
+        if unit and not isinstance(value, bool | list | tuple | dict):
+            label, text = unit.group(1), f"{text} {unit.group(2)}"
+        rows.append((label, text))
+    return rows

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from inventory.access import authz
 from inventory.conf import app_settings
+from inventory.core.choices import AlertRule, AlertState, Severity
 from inventory.models import Alert, Device, Link, Rack
 from inventory.selectors.alerts import queries as alert_selectors
 from inventory.selectors.filters import AlertFilter
@@ -41,7 +42,19 @@ def alert_list(request):
     return render(
         request,
         "inventory/alerts.html",
-        {"form": filterset.form, "alerts": page.object_list, "page": page, "query": query.urlencode()},
+        {
+            "form": filterset.form,
+            "alerts": page.object_list,
+            "page": page,
+            "query": query.urlencode(),
+            # The filters as the form shows them: open alerts unless the query names a state.
+            "state": request.GET.get("state", AlertState.OPEN),
+            "states": AlertState.choices,
+            "rules": AlertRule.choices,
+            "severities": Severity.choices,
+            "selected_rules": request.GET.getlist("rule"),
+            "selected_severities": request.GET.getlist("severity"),
+        },
     )
 
 

@@ -33,9 +33,14 @@ BUCKETS = [
 
 class WorklistFilter(forms.Form):
     bucket = forms.ChoiceField(choices=BUCKETS, required=False)
-    site = forms.ModelChoiceField(queryset=Site.objects.all(), required=False)
-    row = forms.ModelChoiceField(queryset=Row.objects.select_related("room__site"), required=False)
-    rack = forms.ModelChoiceField(queryset=Rack.objects.all(), required=False, to_field_name="name")
+    # "any", not Django's "---------": a person reads the empty choice as a word.
+    site = forms.ModelChoiceField(queryset=Site.objects.all(), required=False, empty_label="any")
+    row = forms.ModelChoiceField(
+        queryset=Row.objects.select_related("room__site"), required=False, empty_label="any"
+    )
+    rack = forms.ModelChoiceField(
+        queryset=Rack.objects.all(), required=False, to_field_name="name", empty_label="any"
+    )
 
 
 def _worklist(request):

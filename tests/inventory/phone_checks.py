@@ -7,7 +7,11 @@ One checker for every page test, so each page is held to the same four rules:
 - touch targets at least 44x44 CSS px (links, buttons, inputs, selects, summaries); a link in
   the middle of a sentence is exempt, as WCAG 2.5.8 exempts inline targets;
 - no raw code or ISO timestamp in the visible text (``in_production``, ``SMF_OS2``,
-  ``2026-12-01T10:00:00``).
+  ``2026-12-01T10:00:00``), nor Django's ``---------`` as a select's choice;
+- no list item numbered twice (an ``<ol>``'s marker "1." before the item's own "1.");
+- no word broken mid-word across two lines ("(maintenan" / "ce)"): words wrap between words.
+  A word here is a run of letters, lower case after the first, standing alone or between
+  hyphens; codes and serials (``MM2521FT000177``, ``Ethernet20/1``) may break where they must.
 
 Use ``phone_problems(page)`` for the list (empty when the page is fine) or
 ``assert_phone_friendly(page)``, whose failure message names every offending element.
@@ -27,6 +31,8 @@ MIN_TARGET_PX = 44
 ISO_TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 # snake_case codes (in_production, otdr_loss) and upper-case ones (SMF_OS2, LINK_FLAP).
 RAW_CODE = re.compile(r"\b(?:[a-z]{2,}(?:_[a-z0-9]+)+|[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\b")
+# Django's empty choice ("---------") in a select: a placeholder, not a word ("any").
+RAW_PLACEHOLDER = re.compile(r"-{5,}")
 
 _OVERFLOW_JS = """
 () => {
@@ -113,6 +119,34 @@ _TARGETS_JS = """
 """
 
 
+_BROKEN_WORDS_JS = """
+() => {
+  const out = [];
+  const word = /(?<![A-Za-z0-9_])[A-Za-z][a-z]+(?![A-Za-z0-9_])/g;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  const lines = (rects) => new Set(Array.from(rects).filter(r => r.width > 0).map(r => Math.round(r.top)));
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    const el = node.parentElement;
+    if (!el || !node.textContent.trim() || el.closest('script,style,noscript,template,title')) continue;
+    range.selectNodeContents(node);
+    if (lines(range.getClientRects()).size < 2) continue;  // all on one line: nothing to break
+    if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
+    for (const m of node.textContent.matchAll(word)) {
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      if (lines(range.getClientRects()).size > 1) {
+        out.push({word: m[0], tag: el.tagName.toLowerCase(), text: node.textContent.trim().slice(0, 60)});
+        if (out.length > 12) return out;
+      }
+    }
+  }
+  return out;
+}
+"""
+
+
 def overflow(page) -> list[dict[str, Any]]:
     """The page's sideways overflow, and the outermost elements sticking out past the viewport."""
     return page.evaluate(_OVERFLOW_JS)
@@ -128,11 +162,34 @@ def small_targets(page, min_px: int = MIN_TARGET_PX) -> list[dict[str, Any]]:
     return page.evaluate(_TARGETS_JS, min_px)
 
 
+_NUMBERED_TWICE_JS = """
+() => Array.from(document.querySelectorAll('ol > li'))
+  .filter(li => li.checkVisibility() && getComputedStyle(li).listStyleType !== 'none'
+          && getComputedStyle(li).display === 'list-item' && /^\\s*\\d+[.)]\\s/.test(li.innerText))
+  .slice(0, 8).map(li => li.innerText.trim().slice(0, 40))
+"""
+
+
+def numbered_twice(page) -> list[str]:
+    """Items of a numbered list that also carry their own number ("1. 1. 0.041 in 30 days")."""
+    return page.evaluate(_NUMBERED_TWICE_JS)
+
+
+def broken_words(page) -> list[dict[str, Any]]:
+    """Words split across two lines ("maintenan-" / "ce"), each with the text it is in."""
+    return page.evaluate(_BROKEN_WORDS_JS)
+
+
 def raw_text(page) -> list[str]:
     """Raw codes and ISO timestamps in the page's visible text."""
     text = page.evaluate("() => document.body.innerText")
     found = [m.group(0) for m in ISO_TIMESTAMP.finditer(text)]
     found += [m.group(0) for m in RAW_CODE.finditer(text)]
+    options = page.evaluate(
+        "() => Array.from(document.querySelectorAll('select option'))"
+        ".filter(o => o.closest('select').checkVisibility()).map(o => o.textContent)"
+    )
+    found += [o.strip() for o in options if RAW_PLACEHOLDER.search(o)]
     return sorted(set(found))
 
 
@@ -144,6 +201,8 @@ def phone_problems(page) -> dict[str, list]:
         "text under 12 px": small_text(page),
         "touch targets under 44 px": small_targets(page),
         "raw codes or timestamps": raw_text(page),
+        "words broken mid-word": broken_words(page),
+        "list items numbered twice": numbered_twice(page),
     }
     return {rule: found for rule, found in problems.items() if found}
 

@@ -18,28 +18,29 @@ from inventory.core.telemetry.rules.frames import Finding
 from inventory.models import Cable, FieldNote, Link, Site, sanctioned_bulk_write
 from inventory.services.alerts.lifecycle import alert_raise
 
-# (rule, severity, headline, recommendation, evidence); about one link in 60 carries one.
+# (rule, severity, headline, recommendation, the A end's evidence in the keys the rule itself
+# writes, so a demo alert's page reads as a real one); about one link in 60 carries one.
 _ALERTS = (
     (
         AlertRule.FEC_DEGRADATION,
         Severity.NOTIFY,
         "Corrected FEC errors rising on both ends",
         "Clean and re-seat both ends, then record a power-meter test.",
-        {"pre_fec_ber": 2.1e-6, "threshold": 1e-6, "window_hours": 6},
+        {"metric": "pre_fec_ber", "value": 2.1e-6, "threshold": 1e-6, "fec_limit": 2.4e-4, "bucket_s": 60},
     ),
     (
         AlertRule.RX_POWER_DRIFT,
         Severity.WARNING,
         "Receive power down 1.8 dB since commissioning",
         "Inspect the end-faces; replace the module if the drop follows it.",
-        {"rx_power_dbm": -6.1, "baseline_dbm": -4.3, "drift_db": -1.8},
+        {"rx_power_dbm": -6.1, "baseline_rx_dbm": -4.3, "worst_drop_db": 1.8, "below_module_warning": False},
     ),
     (
         AlertRule.LINK_FLAP,
         Severity.PAGE,
         "Link went down and up 7 times in the last hour",
         "Take the link out of service and swap the module at the flapping end.",
-        {"flaps": 7, "window_minutes": 60},
+        {"link_down": 7, "error_recovery": 0},
     ),
 )
 FAULTS = (
@@ -69,7 +70,7 @@ def demo_seed_incidents(*, site: Site, seed: int, now: datetime, w: dict) -> dic
                 headline=headline,
                 recommendation=recommendation,
                 recommendation_code="",
-                evidence=dict(evidence),
+                ends={"a": {"port_id": port_id, **evidence}},
             ),
             now=now - timedelta(hours=rng.randint(1, 30)),
         )

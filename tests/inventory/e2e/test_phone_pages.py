@@ -35,7 +35,17 @@ def alert(plant):
         updated_at=now,
         summary="Link went down and up 7 times in the last hour",
         recommendation="Swap the module at the flapping end.",
-        evidence={"ends": {"a": {"port_id": 1, "flaps": 7, "pre_fec_ber": 2.1e-6, "lanes_down": [1, 3]}}},
+        evidence={
+            "ends": {"a": {"port_id": 1, "link_down": 7, "error_recovery": 2, "bucket_s": 60}},
+            "link": {
+                "id": 1,
+                "pmd": "400GBASE-DR4",
+                "fec": "RS544",
+                "class": "leaf-spine",
+                "speed_gbps": 400,
+            },
+            "recommendation_code": "reseat",
+        },
     )
 
 
@@ -121,3 +131,30 @@ def test_searching_a_device_name_opens_its_device_page(live_server, plant, phone
     page.goto(live_server.url + "/search/?q=gpu-0001")
     assert page.url == live_server.url + "/d/gpu-0001"
     assert page.locator("h1").inner_text() == "gpu-0001"
+
+
+def test_an_alerts_evidence_reads_in_words_on_the_phone(live_server, plant, alert, phone_as_admin):
+    page = phone_as_admin
+    page.goto(live_server.url + f"/alerts/{alert.pk}/")
+    text = page.locator("main").inner_text()
+    for shown in ("PMD", "400GBASE-DR4", "400 Gb/s", "Link-down events", "Sample interval", "60 s"):
+        assert shown in text, shown
+    for naive in ("Recommendation code", "Pmd", "Speed gbps", "Bucket s", "reseat"):
+        assert naive not in text, naive
+
+
+def test_the_alert_list_shows_the_first_alert_on_the_first_screen(live_server, plant, alert, phone_as_admin):
+    """The filters fold away (named in words, not "Exclude acknowledged at is null")."""
+    page = phone_as_admin
+    page.goto(live_server.url + "/alerts/")
+    first = page.locator("ul.alerts li.alert").first
+    assert first.bounding_box()["y"] + 44 < 740, first.bounding_box()
+    page.locator("details.filters > summary").click()
+    form = page.locator("form.filterform").inner_text()
+    assert "Acknowledged" in form and "Severity" in form and "Link flap" in form
+    for raw in ("is null", "greater than", "Exclude"):
+        assert raw not in form, raw
+    page.get_by_label("Page", exact=True).check()
+    page.get_by_role("button", name="Filter").click()
+    page.wait_for_url("**/alerts/?*severity=page*")
+    assert page.locator("ul.alerts li.alert").count() == 1

@@ -6,6 +6,7 @@ Topology::
     [gpu-p eth1]--J-P1--[leaf-p Ethernet1/2]     degraded (alert open)
 """
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -18,6 +19,7 @@ from inventory.models import Alert, Cable, MaintenanceWindow
 from inventory.selectors.alerts.queries import cable_alerts_context, sparkline
 from inventory.services import alerts as svc
 from tests import factories as f
+from tests.inventory.phone_checks import RAW_CODE
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +77,24 @@ def test_alert_list_and_detail_pages(scene, tech_client, django_assert_max_num_q
     r = tech_client.get(f"/alerts/{scene['alert'].pk}/")
     body = r.content.decode()
     assert r.status_code == 200 and "Recommendation" in body and "gpu-p:eth1" in body
+
+
+def test_the_alert_page_says_its_evidence_in_words_with_units_and_no_bookkeeping(scene, tech_client):
+    """The evidence rows come from the one vocabulary: "PMD" and "Speed" 400 Gb/s, never "Pmd",
+    "Speed gbps" or an empty "Recommendation code" row."""
+    alert = scene["alert"]
+    assert alert.evidence["recommendation_code"] and alert.evidence["link"]["pmd"]
+    body = tech_client.get(f"/alerts/{alert.pk}/").content.decode()
+    evidence = body[body.index("<h2>Evidence</h2>") :]
+    rows = re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", evidence, re.S)
+    labels = [label for label, _ in rows]
+    assert "PMD" in labels and "FEC" in labels and "Pre-FEC BER" not in labels
+    assert dict(rows)["Speed"].endswith(" Gb/s")
+    assert all(text.strip() for _, text in rows), rows  # no empty rows
+    for label in labels:
+        assert not RAW_CODE.search(label) and "_" not in label, label
+    for naive in ("Recommendation code", "Pmd", "Speed gbps", "Fec", "Bucket s", "Series"):
+        assert naive not in evidence, naive
 
 
 def test_acknowledge_and_silence_from_the_detail_page(scene, tech_client):
