@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.humanize",  # intcomma: 53,664 cables, not 53664
     "rest_framework",
     "django_filters",
     "drf_spectacular",
