@@ -152,17 +152,17 @@ def open_alerts_touching(*, cable_ids: list[int], device_ids: list[int]) -> list
     if not cable_ids and not device_ids:
         return []
     open_ = Alert.objects.filter(state=AlertState.OPEN).order_by()
-    suspect = open_.filter(cable_id__in=cable_ids).values_list("pk", "cable_id")
+    suspect = open_.filter(cable_id__any=cable_ids).values_list("pk", "cable_id")
     on_path = (
-        Alert.cables.through.objects.filter(alert__state=AlertState.OPEN, cable_id__in=cable_ids)
+        Alert.cables.through.objects.filter(alert__state=AlertState.OPEN, cable_id__any=cable_ids)
         .order_by()
         .values_list("alert_id", "cable_id")
     )
     on_devices = (
         open_.filter(
-            Q(port__device_id__in=device_ids)
-            | Q(link__a_port__device_id__in=device_ids)
-            | Q(link__b_port__device_id__in=device_ids)
+            Q(port__device_id__any=device_ids)
+            | Q(link__a_port__device_id__any=device_ids)
+            | Q(link__b_port__device_id__any=device_ids)
         )
         .annotate(no_cable=Value(None, output_field=IntegerField()))
         .values_list("pk", "no_cable")
@@ -206,7 +206,7 @@ def dashboard_alerts() -> dict:
 def link_segments(link_ids: list[int]) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
     for lid, label in (
-        LinkSegment.objects.filter(link_id__in=link_ids)
+        LinkSegment.objects.filter(link_id__any=link_ids)
         .order_by("link_id", "seq")
         .values_list("link_id", "cable__label")
     ):

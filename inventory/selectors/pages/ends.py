@@ -16,7 +16,7 @@ def end_lines(
     end); ``keep_unterminated`` keeps an empty line for an end plugged into nothing.
     """
     out: dict[int, tuple[list[str], list[str]]] = {pk: ([], []) for pk in cable_ids}
-    rows = CableEnd.objects.filter(cable_id__in=cable_ids)
+    rows = CableEnd.objects.filter(cable_id__any=cable_ids)
     if active_only:
         rows = rows.filter(active=True)
     rows = rows.order_by("cable_id", "side", "leg").values_list(

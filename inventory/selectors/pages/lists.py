@@ -64,7 +64,7 @@ def attach_end_cells(cables) -> None:
     # The open-alert flag for this page's rows only: as an annotation on the list it was
     # evaluated for every matching cable before a sort by anything but label (300 ms).
     alerted = set(
-        Cable.objects.filter(pk__in=list(by_id)).filter(Exists(_open_alert())).values_list("pk", flat=True)
+        Cable.objects.filter(pk__any=list(by_id)).filter(Exists(_open_alert())).values_list("pk", flat=True)
     )
     cells = end_lines(list(by_id), active_only=False, keep_unterminated=True)
     for c in cables:

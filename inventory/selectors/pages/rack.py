@@ -130,7 +130,7 @@ def device_rows(
     far_by_cable: dict[int, list[tuple]] = {}
     if far_ids:
         for row in (
-            CableEnd.objects.filter(cable_id__in=far_ids)
+            CableEnd.objects.filter(cable_id__any=far_ids)
             .order_by("side", "leg")
             .values_list("cable_id", "side", *END_PLACE_COLUMNS)
         ):

@@ -155,7 +155,7 @@ def fec_series(*, port_ids: list[int], start: datetime, end: datetime, bucket_s:
     n = int(round((end - start).total_seconds() / bucket_s))
     acc: dict[int, list[list[float]]] = {p: [[0.0, 0.0, 0.0, 0.0] for _ in range(n)] for p in port_ids}
     for pid, bucket, covered, cw, bits, line in PortRollup.objects.filter(
-        port_id__in=port_ids, bucket__gte=start, bucket__lt=end
+        port_id__any=list(port_ids), bucket__gte=start, bucket__lt=end
     ).values_list("port_id", "bucket", "covered_s", "fec_corrected_cw", "fec_corrected_bits", "line_bits"):
         i = int((bucket - start).total_seconds() // bucket_s)
         if not 0 <= i < n:

@@ -96,7 +96,9 @@ def test_alert_evidence_reads_as_labelled_values(plant, tech_client):
     )
     html = tech_client.get(f"/alerts/{a.pk}/").content.decode()
     assert "<dt>Pre-FEC BER</dt><dd>2.1e-06</dd>" in html
-    assert "<dt>Lanes down</dt><dd>1, 3</dd>" in html and "<dt>Rx power dBm</dt><dd>-6.1</dd>" in html
+    assert (
+        "<dt>Lanes down</dt><dd>1, 3</dd>" in html and "<dt>Rx power</dt><dd>-6.1 dBm</dd>" in html
+    )  # the unit with the value
     assert "pre_fec_ber" not in html and "port_id" not in html
 
 
