@@ -292,3 +292,24 @@ def test_one_or_a_few_given_cables_get_the_date_a_whole_sweep_gives_them_and_so_
         swept, swept_links = _dates(), _link_dates()
         assert {pk: few[pk] for pk in touched} == {pk: swept[pk] for pk in touched}
         assert {pk: few_links[pk] for pk in over} == {pk: swept_links[pk] for pk in over}
+
+
+def test_a_few_cables_whose_statement_fails_are_decided_by_the_rules(monkeypatch):
+    """The one-statement path for a few cables (PostgreSQL) falls back as the batch path does: a
+    statement that fails writes nothing, and the rules decide the cables."""
+    from django.db import DataError
+
+    from inventory.services.retests import due_sets
+
+    made = _plant(random.Random(5))
+    some = [getattr(c, "pk", c) for c in made["cables"][3::40]]
+    expected = retests.retest_due_by_rules(now=T0, cable_ids=some)
+
+    def out_of_range(**kw):
+        raise DataError("date out of range")
+
+    monkeypatch.setattr(due_sets, "decide_and_write_few", out_of_range)
+    result = retests.retest_due_recompute(now=T0, cable_ids=some)
+    after = _dates()
+    assert {pk: after[pk] for pk in expected} == expected
+    assert result.cables_seen == len(expected) and result.set_aside == ()
