@@ -20,6 +20,10 @@ costs two statements per batch whatever the batch size. We copy the row with ``I
 rather than ``inventory.db.bulk.bulk_insert_rows`` because the history row must be the row *after*
 the update, which the database already has: nothing travels to Python and back. The block runs
 inside ``sanctioned_bulk_write()`` to say that this writer keeps history itself.
+
+A few given cables on PostgreSQL (the recompute after a test upload or a fault report, up to
+``due_sets.FEW``) skip the temporary table: the same decision, the UPDATE and the history INSERT
+run as ONE statement (data-modifying CTEs), then one for their links, in one transaction.
 """
 
 from __future__ import annotations
@@ -494,7 +498,8 @@ def _recompute_few(
 ) -> RecomputeResult:
     """A few given cables on PostgreSQL (an upload, a fault report): one statement decides and
     writes them with their history (``due_sets.decide_and_write_few``), then one the links over
-    them. What it leaves to the rules, and a statement that fails, go the batch path's way."""
+    them, in one transaction (one commit to wait for). What the statement leaves to the rules,
+    and a statement that fails, go the batch path's way."""
     set_aside: list[tuple[int, str]] = []
     sites: dict[int, int] = {}
     decided = False
@@ -520,8 +525,9 @@ def _recompute_few(
                 now=now,
                 reason=reason,
             )
+            links = _links_recompute(now=now, cable_ids=seen, reason=reason) if seen else 0
     except DatabaseError as exc:
-        if decided:  # the rules' write failed, not the statement: as the batch path, raise
+        if decided:  # the rules' or the links' write failed, not the statement: raise
             raise
         log.warning("retest due statement failed for cables %s, the rules decide them: %r", ids, exc)
         seen = _scope(ids)
@@ -535,7 +541,7 @@ def _recompute_few(
                 now=now,
                 reason=reason,
             )
-    links = _links_recompute(now=now, cable_ids=seen, reason=reason) if seen else 0
+            links = _links_recompute(now=now, cable_ids=seen, reason=reason) if seen else 0
     return RecomputeResult(
         cables_seen=len(seen), cables_changed=changed, links_changed=links, set_aside=tuple(set_aside)
     )
