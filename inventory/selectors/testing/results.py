@@ -326,7 +326,11 @@ def _link_facts(link_ids: list[int], *, link_qs: QuerySet | None, rows) -> _Link
             if rows.ends.get(cid):
                 ends[cid] = [EndFacts(e.connector_type, e.fibre_count, e.polish) for e in rows.ends[cid]]
     for scope in cscopes:
-        for row in Cable.objects.filter(pk__any=scope).values_list("pk", "label", "kind", "role", "length_m"):
+        for row in (
+            Cable.objects.filter(pk__any=scope)
+            .order_by()
+            .values_list("pk", "label", "kind", "role", "length_m")
+        ):
             cables[row[0]] = CableFacts(*row)
         for cable_id, ctype, fcount, polish in CableEnd.objects.filter(cable_id__any=scope).values_list(
             "cable_id", "connector_type", "fibre_count", "polish"
@@ -443,9 +447,9 @@ def _port_names(links: list[Link], link_qs: QuerySet | None = None) -> dict[int,
     out = {}
     ids = sorted(ids)
     for i in range(0, len(ids), chunk_size()):
-        for pk, dev, name in Port.objects.filter(pk__any=ids[i : i + chunk_size()]).values_list(
-            "pk", "device__name", "name"
-        ):
+        # A dict: the ports' default order (by device name) would sort for nothing.
+        rows = Port.objects.filter(pk__any=ids[i : i + chunk_size()]).order_by()
+        for pk, dev, name in rows.values_list("pk", "device__name", "name"):
             out[pk] = f"{dev}:{name}"
     return out
 

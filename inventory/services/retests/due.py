@@ -20,6 +20,10 @@ costs two statements per batch whatever the batch size. We copy the row with ``I
 rather than ``inventory.db.bulk.bulk_insert_rows`` because the history row must be the row *after*
 the update, which the database already has: nothing travels to Python and back. The block runs
 inside ``sanctioned_bulk_write()`` to say that this writer keeps history itself.
+
+A few given cables on PostgreSQL (the recompute after a test upload or a fault report, up to
+``due_sets.FEW``) skip the temporary table: the same decision, the UPDATE and the history INSERT
+run as ONE statement (data-modifying CTEs), then one for their links, in one transaction.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -403,12 +408,15 @@ def retest_due_recompute(
     resolver = retest_policy_resolver()
     table = due_sets.policy_table(resolver)
     pg = connection.vendor == "postgresql"
+    given = sorted(set(cable_ids)) if cable_ids is not None else None
+    if pg and given and len(given) <= due_sets.FEW:
+        return _recompute_few(given, now=now, today=today, resolver=resolver, table=table, reason=reason)
     size = batch_size or (50_000 if pg else 5_000)
     ids = _scope(cable_ids)
     exact = cable_ids is not None
     changed = 0
     set_aside: list[tuple[int, str]] = []
-    site_of_rack: dict[int, int] | None = None
+    sites: dict[int, int] = {}
     for start in range(0, len(ids), size):
         chunk = ids[start : start + size]
         with transaction.atomic():
@@ -439,18 +447,103 @@ def retest_due_recompute(
                     exc,
                 )
                 by_rules = [(part, exact) for part in _chunks(chunk)]
-            for part, part_exact in by_rules:
-                if site_of_rack is None:
-                    site_of_rack = dict(Rack.objects.values_list("pk", "row__room__site_id"))
-                rows = _rows(part, exact=part_exact)
-                if not rows:
-                    continue
-                decided = _gather(rows, resolver, today, site_of_rack, set_aside, exact=part_exact)
-                changes = [(pk, new) for pk, old, new in decided if old != new]
-                changed += len(_write_dates(Cable, "retest_due", changes, reason=reason, now=now))
+            changed += _decide_by_rules(
+                by_rules,
+                resolver=resolver,
+                today=today,
+                sites=sites,
+                set_aside=set_aside,
+                now=now,
+                reason=reason,
+            )
     links = _links_recompute(now=now, cable_ids=ids if exact else None, reason=reason)
     return RecomputeResult(
         cables_seen=len(ids), cables_changed=changed, links_changed=links, set_aside=tuple(set_aside)
+    )
+
+
+def _decide_by_rules(
+    parts: list[tuple[list[int], bool]],
+    *,
+    resolver: rules.PolicyResolver,
+    today: date,
+    sites: dict[int, int],
+    set_aside: list[tuple[int, str]],
+    now: datetime,
+    reason: str,
+) -> int:
+    """The Python rules decide and write the cables of ``parts`` ((ids, exact) each); returns how
+    many dates changed. ``sites``: the site of each rack, read on first need and kept."""
+    changed = 0
+    for part, part_exact in parts:
+        if not sites:
+            sites.update(Rack.objects.values_list("pk", "row__room__site_id"))
+        rows = _rows(part, exact=part_exact)
+        if not rows:
+            continue
+        decided = _gather(rows, resolver, today, sites, set_aside, exact=part_exact)
+        changes = [(pk, new) for pk, old, new in decided if old != new]
+        changed += len(_write_dates(Cable, "retest_due", changes, reason=reason, now=now))
+    return changed
+
+
+def _recompute_few(
+    ids: list[int],
+    *,
+    now: datetime,
+    today: date,
+    resolver: rules.PolicyResolver,
+    table: due_sets.PolicyTable,
+    reason: str,
+) -> RecomputeResult:
+    """A few given cables on PostgreSQL (an upload, a fault report): one statement decides and
+    writes them with their history (``due_sets.decide_and_write_few``), then one the links over
+    them, in one transaction (one commit to wait for). What the statement leaves to the rules,
+    and a statement that fails, go the batch path's way."""
+    set_aside: list[tuple[int, str]] = []
+    sites: dict[int, int] = {}
+    decided = False
+    try:
+        # The transaction itself after a commit (the usual caller), a savepoint inside another.
+        with transaction.atomic():
+            seen, changed, left = due_sets.decide_and_write_few(
+                ids=ids,
+                table=table,
+                defaults=resolver.defaults,
+                uses_telemetry=resolver.uses_telemetry,
+                today=today,
+                now=now,
+                reason=reason,
+            )
+            decided = True
+            changed += _decide_by_rules(
+                [(left, True)] if left else [],
+                resolver=resolver,
+                today=today,
+                sites=sites,
+                set_aside=set_aside,
+                now=now,
+                reason=reason,
+            )
+            links = _links_recompute(now=now, cable_ids=seen, reason=reason) if seen else 0
+    except DatabaseError as exc:
+        if decided:  # the rules' or the links' write failed, not the statement: raise
+            raise
+        log.warning("retest due statement failed for cables %s, the rules decide them: %r", ids, exc)
+        seen = _scope(ids)
+        with transaction.atomic():
+            changed = _decide_by_rules(
+                [(seen, True)] if seen else [],
+                resolver=resolver,
+                today=today,
+                sites=sites,
+                set_aside=set_aside,
+                now=now,
+                reason=reason,
+            )
+            links = _links_recompute(now=now, cable_ids=seen, reason=reason) if seen else 0
+    return RecomputeResult(
+        cables_seen=len(seen), cables_changed=changed, links_changed=links, set_aside=tuple(set_aside)
     )
 
 
@@ -508,8 +601,15 @@ def _links_recompute_pg(*, now: datetime, cable_ids: list[int] | None, reason: s
     else:
         scope = f"l.id IN (SELECT s.link_id FROM {seg} s WHERE s.cable_id = ANY(%s::bigint[]))"  # noqa: S608 - quoted names
         params = [list(cable_ids)]
-    with sanctioned_bulk_write(), transaction.atomic(), connection.cursor() as cur:
-        cur.execute("SET LOCAL jit = off")
+    # A few cables' links: one statement, atomic by itself, priced too low for JIT to start.
+    few = cable_ids is not None and len(cable_ids) <= due_sets.FEW
+    with (
+        sanctioned_bulk_write(),
+        transaction.atomic() if not few else nullcontext(),
+        connection.cursor() as cur,
+    ):
+        if not few:
+            cur.execute("SET LOCAL jit = off")
         cur.execute(
             f"WITH m AS (SELECT l.id, CASE WHEN l.active THEN (SELECT MIN(c.retest_due) FROM {seg} s "  # noqa: S608 - names from model _meta, quoted; values are placeholders
             f"JOIN {cab} c ON c.id = s.cable_id WHERE s.link_id = l.id) END AS due FROM {table} l WHERE {scope}), "

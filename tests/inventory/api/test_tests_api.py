@@ -286,3 +286,39 @@ def test_mutated_uploads_never_500(tech_api, cables, seed):
     assert resp.status_code in (201, 400), resp.content[:300]
     if resp.status_code == 400:
         assert "m.sor" in json.dumps(resp.json())
+
+
+# Measured 21 on PostgreSQL (the recompute after commit: the policies, then one statement for
+# the cable and one for its link) and 37 on SQLite (the batch path, its temporary table); the
+# test's own transaction adds savepoints that a request's BEGIN/COMMIT does not count.
+ONE_UPLOAD_QUERIES = {"postgresql": 23, "sqlite": 39}
+
+
+def test_one_sor_file_upload_stays_within_its_query_budget(tech_api, django_capture_on_commit_callbacks):
+    """[gpu-9 eth0]--J-9--[leaf-9 E1/1], installed, with its link: one .sor file through the API,
+    and the retest recompute of the cable and its link that follows the commit, in a small fixed
+    number of queries (each one is a round trip of every single-file upload)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from inventory.core.choices import CableStatus
+    from inventory.models import Cable
+
+    _, gpu = f.twin_port_device("gpu-9", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
+    _, leaf = f.twin_port_device("leaf-9", u=20)
+    f.jumper("J-9", gpu[0], leaf[0], length_m=Decimal("3"), status=CableStatus.INSTALLED)
+    data = (SOR / "anritsu-mt1000a_1310_0001.sor").read_bytes()
+    with (
+        CaptureQueriesContext(connection) as queries,  # outermost: the callbacks run on leaving
+        django_capture_on_commit_callbacks(execute=True) as callbacks,
+    ):
+        resp = tech_api.post(
+            "/api/tests/otdr/",
+            {"cable": "J-9", "fibre": 1, "files": [SimpleUploadedFile("t.sor", data)]},
+            format="multipart",
+        )
+    assert resp.status_code == 201, resp.json()
+    assert len(callbacks) == 1  # the retest recompute ran, and set a date
+    assert Cable.objects.get(label="J-9").retest_due is not None
+    budget = ONE_UPLOAD_QUERIES[connection.vendor]
+    assert len(queries) <= budget, "\n".join(q["sql"][:120] for q in queries.captured_queries)

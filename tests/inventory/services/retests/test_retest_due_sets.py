@@ -258,3 +258,58 @@ def test_each_branch_is_decided_as_the_rules_say():
         "H-ALERTED": base + timedelta(days=180),
         "H-NEW": untested.created_at.date(),
     }
+
+
+def _link_dates() -> dict[int, date | None]:
+    return dict(Link.objects.values_list("pk", "retest_due"))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_one_or_a_few_given_cables_get_the_date_a_whole_sweep_gives_them_and_so_do_their_links(seed):
+    """The recompute after an upload or a fault report (one cable, or a handful: one statement on
+    PostgreSQL) sets the cable and link dates the whole-plant sweep sets."""
+    made = _plant(random.Random(seed))
+    ids = [getattr(c, "pk", c) for c in made["cables"]]
+    singles, pairs, group = ids[::6], ids[1::6], ids[2::6]
+    touched = set(singles) | set(pairs) | set(group)
+    over = dict(LinkSegment.objects.filter(cable_id__in=touched).values_list("link_id", "cable_id"))
+    for now in (T0, T0 + timedelta(days=75)):  # the later day reaches the rules' telemetry branch
+        before, links_before = _dates(), _link_dates()
+        results = [retests.retest_due_recompute(now=now, cable_ids=[pk]) for pk in singles]
+        results += [
+            retests.retest_due_recompute(now=now, cable_ids=pairs[i : i + 2]) for i in range(0, len(pairs), 2)
+        ]
+        results.append(retests.retest_due_recompute(now=now, cable_ids=group))
+        few, few_links = _dates(), _link_dates()
+        assert {pk: d for pk, d in few.items() if pk not in touched} == {
+            pk: d for pk, d in before.items() if pk not in touched
+        }
+        assert sum(r.cables_changed for r in results) == sum(1 for pk in touched if few[pk] != before[pk])
+        assert sum(r.links_changed for r in results) == sum(
+            1 for pk in over if few_links[pk] != links_before[pk]
+        )
+        retests.retest_due_recompute(now=now)  # the whole plant, in batches
+        swept, swept_links = _dates(), _link_dates()
+        assert {pk: few[pk] for pk in touched} == {pk: swept[pk] for pk in touched}
+        assert {pk: few_links[pk] for pk in over} == {pk: swept_links[pk] for pk in over}
+
+
+def test_a_few_cables_whose_statement_fails_are_decided_by_the_rules(monkeypatch):
+    """The one-statement path for a few cables (PostgreSQL) falls back as the batch path does: a
+    statement that fails writes nothing, and the rules decide the cables."""
+    from django.db import DataError
+
+    from inventory.services.retests import due_sets
+
+    made = _plant(random.Random(5))
+    some = [getattr(c, "pk", c) for c in made["cables"][3::40]]
+    expected = retests.retest_due_by_rules(now=T0, cable_ids=some)
+
+    def out_of_range(**kw):
+        raise DataError("date out of range")
+
+    monkeypatch.setattr(due_sets, "decide_and_write_few", out_of_range)
+    result = retests.retest_due_recompute(now=T0, cable_ids=some)
+    after = _dates()
+    assert {pk: after[pk] for pk in expected} == expected
+    assert result.cables_seen == len(expected) and result.set_aside == ()
