@@ -100,13 +100,18 @@ def site_ids_of(obj) -> frozenset[int]:
     if isinstance(obj, Site):
         ids = frozenset([obj.pk])
     elif isinstance(obj, Cable | CableEnd):
+        # From the cable's own ends up to their sites (the end's cable index, then keys): a
+        # query that started from the sites and OR-ed the port and cage paths down to the ends
+        # joined every device's ports and cages first, 1.1 s a call on the 4,096-GPU demo, and it
+        # ran for every technician's cable page and test upload.
         cable_id = obj.pk if isinstance(obj, Cable) else obj.cable_id
-        ends = Q(active=True, cable_id=cable_id)
         ids = frozenset(
-            Site.objects.filter(
-                Q(rooms__rows__racks__devices__ports__cable_ends__in=CableEnd.objects.filter(ends))
-                | Q(rooms__rows__racks__devices__cages__cable_ends__in=CableEnd.objects.filter(ends))
-            ).values_list("pk", flat=True)
+            site
+            for pair in CableEnd.objects.filter(active=True, cable_id=cable_id)
+            .order_by()
+            .values_list("port__device__rack__row__room__site_id", "cage__device__rack__row__room__site_id")
+            for site in pair
+            if site is not None
         )
     elif isinstance(obj, Rack):
         if Rack.row.is_cached(obj) and type(obj.row).room.is_cached(obj.row):
