@@ -149,12 +149,27 @@ def in_user_sites(user, obj) -> bool:
     return bool(site_ids_of(obj) & user_site_ids(user))
 
 
+def _perms(user) -> frozenset[str] | None:
+    """The user's permissions, read once per user object (None: a superuser, who has them all).
+
+    ``user.has_perm`` walks every authentication backend (each instantiated anew) per call; the
+    cable page asks eleven actions, each one or two permissions, on every request.
+    """
+    if user.is_superuser:
+        return None
+    cached = getattr(user, "_ct_perms", None)
+    if cached is None:
+        cached = user._ct_perms = frozenset(user.get_all_permissions())
+    return cached
+
+
 def can(user, action: str, obj=None) -> bool:
     """May ``user`` do ``action`` (on ``obj``)? Unknown actions are refused."""
     rule = ACTIONS.get(action)
     if rule is None or user is None or not user.is_authenticated or not user.is_active:
         return False
-    if not user.has_perm(rule.perm) or not all(user.has_perm(p) for p in rule.also):
+    perms = _perms(user)
+    if perms is not None and (rule.perm not in perms or not all(p in perms for p in rule.also)):
         return False
     if rule.site_scoped and obj is not None:
         return in_user_sites(user, obj)
