@@ -301,6 +301,7 @@ def evidence_rows(evidence: object) -> list[tuple[str, str]]:
         if not text:
             continue
         label = word(key)
+        label = label[:1].upper() + label[1:]  # a one-word key no rule names ("flaps") reads "Flaps"
         unit = _UNIT.match(label)
         if unit and not isinstance(value, bool | list | tuple | dict):
             label, text = unit.group(1), f"{text} {unit.group(2)}"

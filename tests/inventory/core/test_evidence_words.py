@@ -164,3 +164,8 @@ def test_an_alerts_evidence_reads_as_words_with_units_beside_the_values():
 def test_bookkeeping_keys_and_empty_values_are_no_rows(hidden):
     assert evidence_rows({hidden: "clean"}) == []
     assert evidence_rows({"baseline": None, "recorded_serial": ""}) == []
+
+
+def test_a_key_no_rule_names_still_reads_as_a_label():
+    """Evidence stored by an older version (the demo's ``flaps``) shows as a capitalised label."""
+    assert evidence_rows({"flaps": 7, "window_minutes": 60}) == [("Flaps", "7"), ("Window minutes", "60")]
