@@ -144,7 +144,7 @@ def _prime_cable_site_ids(cables: list) -> None:
 
 
 def in_user_sites(user, obj) -> bool:
-    if user.has_perm("inventory.edit_any_site"):
+    if has_perm(user, "inventory.edit_any_site"):
         return True
     return bool(site_ids_of(obj) & user_site_ids(user))
 
@@ -161,6 +161,14 @@ def _perms(user) -> frozenset[str] | None:
     if cached is None:
         cached = user._ct_perms = frozenset(user.get_all_permissions())
     return cached
+
+
+def has_perm(user, perm: str) -> bool:
+    """``user.has_perm(perm)`` from the once-per-request set of ``_perms`` (an inactive user has none)."""
+    if user is None or not user.is_active:
+        return False
+    perms = _perms(user)
+    return perms is None or perm in perms
 
 
 def can(user, action: str, obj=None) -> bool:
@@ -195,7 +203,7 @@ def check_each(user, action: str, objs) -> None:
         rule is not None
         and rule.site_scoped
         and can(user, action)
-        and not user.has_perm("inventory.edit_any_site")
+        and not has_perm(user, "inventory.edit_any_site")
     ):
         _prime_cable_site_ids([o for o in objs if isinstance(o, Cable)])
     for obj in objs:

@@ -30,6 +30,6 @@ def print_labels_for(context, rack):
     user = getattr(request, "user", None)
     return {
         "rack": rack,
-        "may_print": bool(user and user.has_perm("inventory.print_labels")),
+        "may_print": authz.has_perm(user, "inventory.print_labels"),
         "csrf_token": context.get("csrf_token"),
     }

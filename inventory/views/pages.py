@@ -69,7 +69,7 @@ PAGE_ACTION_RULES = {
 
 
 def _may_print(user) -> bool:
-    return user.has_perm("inventory.print_labels") or user.has_perm("inventory.print_cable_label")
+    return authz.has_perm(user, "inventory.print_labels") or authz.has_perm(user, "inventory.print_cable_label")
 
 
 def cable_page(request, label: str):

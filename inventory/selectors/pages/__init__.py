@@ -1,7 +1,7 @@
 """What the pages show, gathered in a fixed number of queries: one module per page."""
 
 from inventory.selectors.pages.cable import (
-    END_RELATED,
+    END_ONLY,
     EndView,
     LinkRows,
     cable_actions,
@@ -30,7 +30,7 @@ from inventory.selectors.plant.journal import journal_for, journal_target
 __all__ = [
     "CABLE_SORTS",
     "DUE_SOON_DAYS",
-    "END_RELATED",
+    "END_ONLY",
     "TRANSCEIVER_SORTS",
     "EndView",
     "LinkRows",
