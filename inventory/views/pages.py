@@ -4,7 +4,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
 from django.db import connection
-from django.db.models import Exists, OuterRef
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -69,21 +68,16 @@ PAGE_ACTION_RULES = {
 
 
 def _may_print(user) -> bool:
-    return authz.has_perm(user, "inventory.print_labels") or authz.has_perm(user, "inventory.print_cable_label")
+    return authz.has_perm(user, "inventory.print_labels") or authz.has_perm(
+        user, "inventory.print_cable_label"
+    )
 
 
 def cable_page(request, label: str):
     """The page a cable's QR label opens. An unknown label gets a friendly page (a handled 404,
     so not Django's technical page even with DEBUG on) offering search and, for roles that may,
     recording the label."""
-    # Whether it replaced other cables rides along (an EXISTS), so most pages skip that read.
-    replaced = Cable.objects.filter(replaced_by=OuterRef("pk"))
-    cable = (
-        Cable.objects.select_related("vendor", "replaced_by")
-        .annotate(replaces_any=Exists(replaced))
-        .filter(label=label)
-        .first()
-    )
+    cable = page_selectors.cable_by_label(label)
     if cable is None:
         return render(
             request,

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from inventory.core.choices import FEC_LIMITS, SEVERITY_ORDER, AlertState
 from inventory.core.telemetry.rules import PHYSICAL_RULES
+from inventory.db.compiled import CompiledRead
 from inventory.models import Alert, Cable, Link, LinkSegment, MaintenanceWindow, Port
 from inventory.selectors.filters import AlertFilter
 from inventory.selectors.telemetry.source import fec_series, port_stats
@@ -55,6 +56,16 @@ def fec_health(ber: float | None, limit: float) -> dict:
     return {"state": state, "label": label, "ber": ber, "limit": limit, "decades": round(decades, 1)}
 
 
+_CABLE_ALERTS = CompiledRead(
+    lambda cable_id: (
+        Alert.objects.filter(state=AlertState.OPEN)
+        .filter(Q(cables__id=cable_id) | Q(cable_id=cable_id))
+        .distinct()
+        .order_by("-opened_at")[:20]
+    )
+)
+
+
 def cable_alerts_context(cable: Cable, *, now: datetime | None = None, links=None) -> dict:
     """Open alerts on a cable, the FEC rate over the last day and a FEC health light.
 
@@ -62,12 +73,7 @@ def cable_alerts_context(cable: Cable, *, now: datetime | None = None, links=Non
     number of queries, whatever the cable's history.
     """
     now = now or timezone.now()
-    alerts = list(
-        Alert.objects.filter(state=AlertState.OPEN)
-        .filter(Q(cables=cable) | Q(cable=cable))
-        .distinct()
-        .order_by("-opened_at")[:20]
-    )
+    alerts = _CABLE_ALERTS(cable.pk)
     links = (
         [(link.pk, link.a_port_id, link.b_port_id, link.fec) for link in links]
         if links is not None  # the cable page has read them already

@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from django.utils import timezone
 
 from inventory.core.choices import PASSING, SEVERITY_ORDER, CableKind, CableStatus, Verdict
 from inventory.core.pathcheck import PathVerdict
 from inventory.core.words import word
+from inventory.db.compiled import CompiledRead
 from inventory.models import (
     Cable,
     CableEnd,
@@ -68,19 +70,31 @@ class EndView:
         return f"{self.end.side}{self.end.leg or ''}"
 
 
-def _end_views(ends: list[CableEnd]) -> list[EndView]:
+# The logical ports and the module history of the cages this cable's ends plug into.
+_CAGE_PORTS = CompiledRead(
+    lambda cable_id: Port.objects.filter(
+        cage_id__in=CableEnd.objects.filter(cable_id=cable_id).values("cage_id"), retired_at__isnull=True
+    ).order_by("lane_start")
+)
+_CAGE_PLACEMENTS = CompiledRead(
+    lambda cable_id: (
+        TransceiverPlacement.objects.filter(
+            cage_id__in=CableEnd.objects.filter(cable_id=cable_id).values("cage_id")
+        )
+        .select_related("transceiver__model", "installed_by", "removed_by")
+        .order_by("-installed_at", "-id")
+    )
+)
+
+
+def _end_views(cable_id: int, ends: list[CableEnd]) -> list[EndView]:
     views = []
-    cage_ids = {e.cage_id for e in ends if e.cage_id}
     logical: dict[tuple[int, int], list[Port]] = {}
     placements: dict[int, list[TransceiverPlacement]] = {}
-    if cage_ids:
-        for p in Port.objects.filter(cage_id__in=cage_ids, retired_at__isnull=True).order_by("lane_start"):
+    if any(e.cage_id for e in ends):
+        for p in _CAGE_PORTS(cable_id):
             logical.setdefault((p.cage_id, p.connector), []).append(p)
-        for pl in (
-            TransceiverPlacement.objects.filter(cage_id__in=cage_ids)
-            .select_related("transceiver__model", "installed_by", "removed_by")
-            .order_by("-installed_at", "-id")
-        ):
+        for pl in _CAGE_PLACEMENTS(cable_id):
             placements.setdefault(pl.cage_id, []).append(pl)
     for e in ends:
         v = EndView(end=e)
@@ -133,6 +147,21 @@ def _end_point(e: CableEnd) -> Point:
     )
 
 
+_LINK_SEGMENTS = CompiledRead(
+    lambda link_id: LinkSegment.objects.filter(link_id=link_id).select_related("cable").order_by("seq")
+)
+# The ends of a link's other cables. Their ids as one array: a subquery here joined every end of
+# the plant first (ten tables are past the planner's join_collapse_limit).
+_OTHER_ENDS = CompiledRead(
+    lambda cable_ids: (
+        CableEnd.objects.filter(cable_id__any=cable_ids)
+        .select_related(*END_RELATED)
+        .only(*END_ONLY)
+        .order_by("side", "leg")
+    )
+)
+
+
 @dataclass
 class LinkRows:
     """One link's segments, their cables and every end of them (retired ends included), as
@@ -152,18 +181,15 @@ def _link_trace(
     cabling, so the page reads them in two queries instead of tracing hop by hop. The page's
     own cable and its ends (already read, ``cable``/``cable_ends``) are not read again.
     """
-    segs = list(link.segments.select_related("cable").order_by("seq"))
+    segs = _LINK_SEGMENTS(link.pk)
+    for seg in segs:
+        seg.link = link
     all_ends: dict[int, list[CableEnd]] = {}
     if cable is not None and cable_ends is not None:
         all_ends[cable.pk] = cable_ends
-    others = [s.cable_id for s in segs if s.cable_id not in all_ends]
+    others = sorted({s.cable_id for s in segs if s.cable_id not in all_ends})
     if others:
-        for e in (
-            CableEnd.objects.filter(cable_id__in=others)
-            .select_related(*END_RELATED)
-            .only(*END_ONLY)
-            .order_by("side", "leg")
-        ):
+        for e in _OTHER_ENDS(others):
             all_ends.setdefault(e.cable_id, []).append(e)
     ends_by_cable = {cid: [e for e in ends if e.active] for cid, ends in all_ends.items()}
     rows = LinkRows(
@@ -214,19 +240,30 @@ def _link_trace(
 _LINK_PORT = ("name", "device_id", "cage_id", "connector", "kind", "fabric", "lane_start")
 LINK_ONLY = (
     *(f.name for f in Link._meta.concrete_fields),
-    *(f"{side}__{f}" for side in ("a_port", "b_port") for f in (*_LINK_PORT, *(f"device__{x}" for x in _PLACE))),
+    *(
+        f"{side}__{f}"
+        for side in ("a_port", "b_port")
+        for f in (*_LINK_PORT, *(f"device__{x}" for x in _PLACE))
+    ),
+)
+
+
+_CABLE_LINKS = CompiledRead(
+    lambda cable_id: (
+        Link.objects.filter(
+            active=True,
+            pk__in=LinkSegment.objects.filter(cable_id=cable_id).values("link_id"),  # a subquery: no DISTINCT
+        )
+        .select_related("a_port__device__rack", "b_port__device__rack")
+        .only(*LINK_ONLY)
+        .order_by("pk")
+    )
 )
 
 
 def cable_links(cable: Cable) -> list[Link]:
     """The active links this cable carries (its trace, alerts and test panels all need them)."""
-    on_cable = LinkSegment.objects.filter(cable=cable).values("link_id")  # a subquery: no DISTINCT
-    return list(
-        Link.objects.filter(active=True, pk__in=on_cable)
-        .select_related("a_port__device__rack", "b_port__device__rack")
-        .only(*LINK_ONLY)
-        .order_by("pk")
-    )
+    return _CABLE_LINKS(cable.pk)
 
 
 def cable_trace(
@@ -342,9 +379,38 @@ def cable_actions(cable: Cable) -> dict:
     }
 
 
+_CABLE_ENDS = CompiledRead(
+    lambda cable_id: (
+        CableEnd.objects.filter(cable_id=cable_id)
+        .select_related(*END_RELATED)
+        .only(*END_ONLY)
+        .order_by("side", "leg")
+    )
+)
+
+
+# Whether it replaced other cables rides along (an EXISTS), so most pages skip that read.
+_CABLE_BY_LABEL = CompiledRead(
+    lambda label: (
+        Cable.objects.select_related("vendor", "replaced_by")
+        .annotate(replaces_any=Exists(Cable.objects.filter(replaced_by=OuterRef("pk"))))
+        .filter(label=label)
+        .order_by()[:1]
+    )
+)
+
+
+def cable_by_label(label: str) -> Cable | None:
+    """The cable a label (a QR scan) names, with its vendor and replacement, or None."""
+    found = _CABLE_BY_LABEL(label)
+    return found[0] if found else None
+
+
 def cable_page_ends(cable: Cable) -> list[EndView]:
-    ends = cable.ends.select_related(*END_RELATED).only(*END_ONLY).order_by("side", "leg")
-    return _end_views(list(ends))
+    ends = _CABLE_ENDS(cable.pk)
+    for e in ends:
+        e.cable = cable  # as ``cable.ends`` would: no read of the cable per end
+    return _end_views(cable.pk, ends)
 
 
 def top_alert(alerts: list) -> object | None:

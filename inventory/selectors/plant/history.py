@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from inventory.db.audit import token_of
+from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, CableEnd, Transceiver, TransceiverPlacement
 
 TYPE = {"+": "created", "~": "changed", "-": "deleted"}
@@ -43,13 +44,16 @@ def _plain(value):
     return str(value)
 
 
+_CABLE_HISTORY = CompiledRead(lambda pk: Cable.history.filter(id=pk).select_related("history_user"))
+_END_HISTORY = CompiledRead(lambda pk: CableEnd.history.filter(cable_id=pk).select_related("history_user"))
+
+
 def history_for(obj) -> list[dict]:
     """History of a cable (with its ends) or a transceiver (with its placements), newest first."""
     entries: list[dict] = []
     if isinstance(obj, Cable):
-        entries += _entries(obj.history.select_related("history_user"), f"cable {obj.label}")
-        end_hist = CableEnd.history.filter(cable_id=obj.pk).select_related("history_user")
-        entries += _entries(end_hist, f"cable {obj.label} end")
+        entries += _entries(_CABLE_HISTORY(obj.pk), f"cable {obj.label}")
+        entries += _entries(_END_HISTORY(obj.pk), f"cable {obj.label} end")
     elif isinstance(obj, Transceiver):
         entries += _entries(obj.history.select_related("history_user"), f"module {obj.serial}")
         placements = TransceiverPlacement.history.filter(transceiver_id=obj.pk).select_related("history_user")

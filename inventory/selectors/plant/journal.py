@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import Case, Q, Value, When
 
 from inventory.core.choices import FieldNoteKind
+from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, Device, FieldNote, Rack, Transceiver
 
 TARGET_FIELD = {Cable: "cable", Transceiver: "transceiver", Device: "device", Rack: "rack"}
@@ -17,17 +18,29 @@ def _open_q() -> Q:
     return Q(closed_at__isnull=True, kind__in=OPEN_KINDS)
 
 
+def _journal_read(field: str, limit: int) -> CompiledRead:
+    return CompiledRead(
+        lambda pk: (
+            FieldNote.objects.filter(**{f"{field}_id": pk})
+            .select_related("actor", "closed_by")
+            .annotate(open_first=Case(When(_open_q(), then=Value(1)), default=Value(0)))
+            .order_by("-open_first", "-at", "-id")[:limit]
+        )
+    )
+
+
+_READS: dict[tuple[str, int], CompiledRead] = {}
+
+
 def journal_for(target, *, limit: int = 50) -> dict:
     """``open``: faults and notes not yet settled, newest first; ``entries``: the open ones and
     the latest others, ``limit`` in all, newest first. One query: open entries sort first, so
     an old open fault is never pushed out by newer closed entries."""
     field = TARGET_FIELD[type(target)]
-    rows = list(
-        FieldNote.objects.filter(**{field: target})
-        .select_related("actor", "closed_by")
-        .annotate(open_first=Case(When(_open_q(), then=Value(1)), default=Value(0)))
-        .order_by("-open_first", "-at", "-id")[:limit]
-    )
+    read = _READS.get((field, limit))
+    if read is None:
+        read = _READS[(field, limit)] = _journal_read(field, limit)
+    rows = read(target.pk)
     entries = sorted(rows, key=lambda n: (n.at, n.pk), reverse=True)
     return {
         "open": [n for n in entries if n.open_first],

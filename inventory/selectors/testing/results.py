@@ -16,6 +16,7 @@ from django.utils import timezone
 from inventory.core.choices import PASSING, CableKind, TestKind, Verdict
 from inventory.core.optics import budgets
 from inventory.core.perf import gc_paused
+from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, Port
 from inventory.selectors.testing.facts import link_channel_limit
 from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, cable_gate_check, gate_missing
@@ -75,6 +76,14 @@ def _test_row(t: CableTest) -> dict:
 
 
 TESTS_SHOWN = 50  # the cable page reads the latest 50 tests of the cable
+_CABLE_TESTS = CompiledRead(
+    lambda cable_id: (
+        CableTest.objects.filter(cable_id=cable_id)
+        .select_related("technician")
+        .prefetch_related("fibres")
+        .order_by("-tested_at", "-pk")[:TESTS_SHOWN]
+    )
+)
 
 
 def _latest_of(tests: list[CableTest]) -> dict[str, LatestTest]:
@@ -102,12 +111,7 @@ def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_r
     overlaid: ``selectors.testing.traces.cable_traces_context``). ``link_rows``
     (``selectors.pages.LinkRows``): the segments, cables and ends the page's trace has read already.
     """
-    tests = list(
-        CableTest.objects.filter(cable=cable)
-        .select_related("technician")
-        .prefetch_related("fibres")
-        .order_by("-tested_at", "-pk")[:TESTS_SHOWN]
-    )
+    tests = _CABLE_TESTS(cable.pk)
     latest: dict[str, CableTest] = {}
     for t in tests:
         latest.setdefault(t.kind, t)

@@ -1,0 +1,105 @@
+"""Reads of a fixed shape, compiled to SQL once per process: ``CompiledRead``.
+
+Django builds and compiles every queryset anew: the filter tree, the joins of ``select_related``,
+the select list, ``ORDER BY``. For the small, fixed reads of a page that is most of their cost:
+the cable page's ends read spent 1.6 ms compiling against 0.2 ms in PostgreSQL, and compiling
+was about 40 % of the page's Python time. A ``CompiledRead`` builds and compiles its queryset
+once per database alias and afterwards only puts the call's arguments into the kept statement;
+Django still turns the rows into model instances (``select_related`` objects, deferred fields,
+``prefetch_related`` included), through the compiler state the first compile left.
+
+django-prepared-queries did this once but is unmaintained (Django < 3); this is the small part
+of it the pages need. Use it only for reads whose SQL does not change with the arguments: scalar
+arguments (ids, labels) in a fixed filter, or an id list bound as one array (``field__any`` on
+PostgreSQL); no ``__in`` lists or conditional filters. The first
+call compiles the queryset twice, with the real arguments and with probe values, and falls back
+to a plain queryset, every call, for a shape that changes or whose arguments it cannot place.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.core.exceptions import EmptyResultSet
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import QuerySet
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    queryset: QuerySet  # the first build: model, iterable class, prefetches
+    compiler: object  # its compiler after ``as_sql``: select list, klass_info, converters
+    sql: str
+    params: tuple
+    slots: tuple[tuple[int, int], ...]  # (position in params, index of the argument)
+
+
+def _probe(i: int, value):
+    """A stand-in for argument ``i`` that no constant of a query equals (None: not probeable)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return -1_000_000_000 - i  # inside every integer column's range
+    if isinstance(value, str):
+        return f"\x1fprobe-{i}\x1f"
+    if isinstance(value, list) and value and all(type(v) is int for v in value):
+        return [-1_000_000_000 - i]  # an id list bound as one array (``__any`` on PostgreSQL)
+    return None
+
+
+class CompiledRead:
+    """``CompiledRead(lambda cable_id: Model.objects.filter(...))``; ``read(cable_id)`` -> list."""
+
+    def __init__(self, build: Callable[..., QuerySet]):
+        self.build = build
+        self._shapes: dict[str, _Shape | None] = {}
+
+    def __call__(self, *args, using: str = DEFAULT_DB_ALIAS) -> list:
+        try:
+            shape = self._shapes[using]
+        except KeyError:
+            shape = self._shapes[using] = self._compile(args, using)
+        if shape is None:
+            return list(self.build(*args).using(using))
+        params = list(shape.params)
+        for pos, i in shape.slots:
+            params[pos] = args[i]
+        compiler = copy.copy(shape.compiler)
+        compiler.connection = connections[using]  # this thread's connection
+        statement = (shape.sql, tuple(params))
+        compiler.as_sql = lambda *a, **k: statement
+        query = copy.copy(shape.queryset.query)
+        query.get_compiler = lambda *a, **k: compiler
+        tpl = shape.queryset
+        qs = tpl.__class__(model=tpl.model, query=query, using=using, hints=tpl._hints)
+        qs._prefetch_related_lookups = tpl._prefetch_related_lookups
+        qs._iterable_class = tpl._iterable_class
+        qs._fields = tpl._fields
+        return list(qs)
+
+    def _compile(self, args: tuple, using: str) -> _Shape | None:
+        probes = [_probe(i, a) for i, a in enumerate(args)]
+        if any(p is None for p in probes):
+            return None
+        try:
+            qs = self.build(*args).using(using)
+            compiler = qs.query.get_compiler(using=using)
+            sql, params = compiler.as_sql()
+            probe_sql, probe_params = (
+                self.build(*probes).using(using).query.get_compiler(using=using).as_sql()
+            )
+        except EmptyResultSet:
+            return None
+        if sql != probe_sql or len(params) != len(probe_params):
+            return None
+        slots = []
+        for pos, (real, probe) in enumerate(zip(params, probe_params, strict=True)):
+            if real == probe:
+                continue
+            i = next((i for i, p in enumerate(probes) if p == probe and args[i] == real), None)
+            if i is None:
+                return None  # the argument reached the SQL converted: cannot be put in again
+            slots.append((pos, i))
+        return _Shape(qs, compiler, sql, tuple(params), tuple(slots))

@@ -1,0 +1,73 @@
+"""``CompiledRead``: the page reads compiled once give what their querysets give, for any argument."""
+
+import pytest
+from django.db.models.sql.compiler import SQLCompiler
+
+from inventory.db.compiled import CompiledRead
+from inventory.models import Rack, Room, Row
+from tests.factories import RackFactory, SiteFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def two_halls():
+    halls = []
+    for n in (1, 2):
+        site = SiteFactory(name=f"Hall {n}")
+        row = Row.objects.create(room=Room.objects.create(site=site, name=f"Room {n}"), name="A")
+        halls.append((site, [RackFactory(name=f"H{n}-R{i:02d}", row=row) for i in range(1, 4 + n)]))
+    return halls
+
+
+def _racks_of_site(site_id):
+    return Rack.objects.filter(row__room__site_id=site_id).select_related("row__room__site").order_by("-name")
+
+
+def test_each_call_reads_what_the_queryset_reads_with_its_related_rows(two_halls, django_assert_num_queries):
+    read = CompiledRead(_racks_of_site)
+    for site, racks in two_halls * 2:  # the first call compiles, the later ones reuse
+        with django_assert_num_queries(1):
+            got = read(site.pk)
+            seen = [(r.name, r.row.room.site.name) for r in got]  # select_related: no further reads
+        assert seen == [(r.name, site.name) for r in sorted(racks, key=lambda r: r.name, reverse=True)]
+        assert seen == [(r.name, r.row.room.site.name) for r in _racks_of_site(site.pk)]
+    assert read(-5) == []
+
+
+def test_after_the_first_call_the_queryset_is_not_compiled_again(two_halls, monkeypatch):
+    read = CompiledRead(_racks_of_site)
+    read(two_halls[0][0].pk)
+    compiled = []
+    real = SQLCompiler.as_sql
+    monkeypatch.setattr(SQLCompiler, "as_sql", lambda self, *a, **k: compiled.append(1) or real(self, *a, **k))
+    assert [r.name for r in read(two_halls[1][0].pk)] == ["H2-R05", "H2-R04", "H2-R03", "H2-R02", "H2-R01"]
+    assert compiled == []
+
+
+def test_prefetches_and_labels_work_and_a_label_with_sql_in_it_is_only_a_value(two_halls):
+    by_name = CompiledRead(lambda name: Room.objects.filter(site__name=name).prefetch_related("rows__racks"))
+    rooms = by_name("Hall 2")
+    assert [[r.name for r in row.racks.order_by("name")] for room in rooms for row in room.rows.all()] == [
+        ["H2-R01", "H2-R02", "H2-R03", "H2-R04", "H2-R05"]
+    ]
+    assert [room.name for room in by_name("Hall 1")] == ["Room 1"]
+    assert by_name("Hall 1' OR '1'='1") == []
+
+
+def test_a_read_whose_sql_changes_with_its_arguments_is_read_plainly_and_stays_right(two_halls):
+    racks = {r.name: r.pk for _, rs in two_halls for r in rs}
+    by_ids = CompiledRead(lambda ids: Rack.objects.filter(pk__in=ids).order_by("name"))  # IN (%s, %s, ...)
+    by_names = CompiledRead(lambda names: Rack.objects.filter(name__in=names).order_by("name"))
+    for names in (["H1-R01"], ["H1-R02", "H2-R05", "H1-R03"], ["H2-R01"]):
+        expected = sorted(names)
+        assert [r.name for r in by_ids([racks[n] for n in names])] == expected
+        assert [r.name for r in by_names(names)] == expected
+    assert by_ids([]) == []
+
+
+def test_an_id_list_bound_as_one_array_reads_right_at_any_length(two_halls):
+    racks = {r.name: r.pk for _, rs in two_halls for r in rs}
+    by_ids = CompiledRead(lambda ids: Rack.objects.filter(pk__any=ids).order_by("name"))
+    for names in (["H1-R01", "H2-R02"], ["H2-R03"], ["H1-R02", "H2-R05", "H1-R03", "H2-R04"]):
+        assert [r.name for r in by_ids([racks[n] for n in names])] == sorted(names)
