@@ -17,6 +17,7 @@ from inventory.core.choices import (
     Polish,
 )
 from inventory.core.validators import LABEL_RE, LABEL_RULE
+from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, CableEnd, Link
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url
 
@@ -65,6 +66,16 @@ _END_COLUMNS = (
 )
 
 
+# The ids as one array on PostgreSQL, so the statement is compiled once (``db.compiled``).
+_END_ROWS = CompiledRead(
+    lambda cable_ids: (
+        CableEnd.objects.filter(cable_id__any=cable_ids)
+        .order_by("cable_id", "side", "leg")
+        .values_list(*_END_COLUMNS)
+    )
+)
+
+
 def end_points_by_cable(cable_ids) -> dict[int, list[tuple[bool, dict]]]:
     """Every end of these cables as ``(active, end_point dict)``, in one flat query.
 
@@ -72,11 +83,7 @@ def end_points_by_cable(cable_ids) -> dict[int, list[tuple[bool, dict]]]:
     of 1,000 cables has 2,000 ends: that was most of the list's time).
     """
     out: dict[int, list[tuple[bool, dict]]] = {cid: [] for cid in cable_ids}
-    rows = (
-        CableEnd.objects.filter(cable_id__in=list(out))
-        .order_by("cable_id", "side", "leg")
-        .values_list(*_END_COLUMNS)
-    )
+    rows = _END_ROWS(list(out)) if out else []
     for (
         cable_id,
         side,

@@ -2,7 +2,7 @@
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -19,6 +19,7 @@ from inventory.api.server_owned import ServerOwnedFieldsMixin
 from inventory.api.views.base import NoDeleteModelViewSet
 from inventory.api.views.bodies import read_plan_rows
 from inventory.core.validators import LABEL_RE
+from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, Link, LinkSegment, Port, Vendor
 from inventory.selectors.filters import CableFilter
 from inventory.selectors.plant.history import history_for
@@ -70,6 +71,13 @@ CABLE_READ_FIELDS = (
 )
 
 
+_CABLE_DETAIL = CompiledRead(
+    lambda label: (
+        Cable.objects.select_related("vendor").only(*CABLE_READ_FIELDS).filter(label=label).order_by()[:1]
+    )
+)
+
+
 class CableViewSet(NoDeleteModelViewSet):
     """Cables, by label. Create takes both ends; status changes and retirement have their own actions."""
 
@@ -86,6 +94,18 @@ class CableViewSet(NoDeleteModelViewSet):
         if self.action in ("list", "retrieve"):  # writes load whole rows (history, save)
             qs = qs.only(*CABLE_READ_FIELDS)
         return qs
+
+    def get_object(self):
+        """A plain ``GET /api/cables/<label>/``: the cable by its label through a read compiled
+        once (``db.compiled``), past the list's filter backends, which a detail without query
+        parameters leaves unchanged. Anything else goes DRF's way."""
+        if self.action != "retrieve" or self.request.query_params:
+            return super().get_object()
+        found = _CABLE_DETAIL(self.kwargs[self.lookup_field])
+        if not found:
+            raise Http404("No cable has this label.")
+        self.check_object_permissions(self.request, found[0])
+        return found[0]
 
     def get_serializer_class(self):
         if self.action == "create":
