@@ -147,19 +147,19 @@ def _end_point(e: CableEnd) -> Point:
     )
 
 
+def _page_ends(**where):
+    """Ends as the page reads them: with their port or cage, device, rack and module."""
+    return (
+        CableEnd.objects.filter(**where).select_related(*END_RELATED).only(*END_ONLY).order_by("side", "leg")
+    )
+
+
 _LINK_SEGMENTS = CompiledRead(
     lambda link_id: LinkSegment.objects.filter(link_id=link_id).select_related("cable").order_by("seq")
 )
 # The ends of a link's other cables. Their ids as one array: a subquery here joined every end of
 # the plant first (ten tables are past the planner's join_collapse_limit).
-_OTHER_ENDS = CompiledRead(
-    lambda cable_ids: (
-        CableEnd.objects.filter(cable_id__any=cable_ids)
-        .select_related(*END_RELATED)
-        .only(*END_ONLY)
-        .order_by("side", "leg")
-    )
-)
+_OTHER_ENDS = CompiledRead(lambda cable_ids: _page_ends(cable_id__any=cable_ids))
 
 
 @dataclass
@@ -379,14 +379,7 @@ def cable_actions(cable: Cable) -> dict:
     }
 
 
-_CABLE_ENDS = CompiledRead(
-    lambda cable_id: (
-        CableEnd.objects.filter(cable_id=cable_id)
-        .select_related(*END_RELATED)
-        .only(*END_ONLY)
-        .order_by("side", "leg")
-    )
-)
+_CABLE_ENDS = CompiledRead(lambda cable_id: _page_ends(cable_id=cable_id))
 
 
 # Whether it replaced other cables rides along (an EXISTS), so most pages skip that read.
