@@ -44,7 +44,7 @@ def _probe(i: int, value):
         return -1_000_000_000 - i  # inside every integer column's range
     if isinstance(value, str):
         return f"\x1fprobe-{i}\x1f"
-    if isinstance(value, list) and value and all(type(v) is int for v in value):
+    if isinstance(value, list) and all(type(v) is int for v in value):
         return [-1_000_000_000 - i]  # an id list bound as one array (``__any`` on PostgreSQL)
     return None
 
@@ -60,7 +60,7 @@ class CompiledRead:
         try:
             shape = self._shapes[using]
         except KeyError:
-            shape = self._shapes[using] = self._compile(args, using)
+            shape = self._compile(args, using)
         if shape is None:
             return list(self.build(*args).using(using))
         params = list(shape.params)
@@ -80,9 +80,15 @@ class CompiledRead:
         return list(qs)
 
     def _compile(self, args: tuple, using: str) -> _Shape | None:
+        """The shape, kept for later calls; None (kept too) when the SQL changes with the
+        arguments; None, not kept, when these arguments cannot be probed (a later call may)."""
         probes = [_probe(i, a) for i, a in enumerate(args)]
         if any(p is None for p in probes):
             return None
+        shape = self._shapes[using] = self._shape(args, probes, using)
+        return shape
+
+    def _shape(self, args: tuple, probes: list, using: str) -> _Shape | None:
         try:
             qs = self.build(*args).using(using)
             compiler = qs.query.get_compiler(using=using)

@@ -22,6 +22,7 @@ from django.db.models import Q
 
 from inventory.core.choices import CableKind, CableRole, PortKind
 from inventory.core.pathcheck import FibreSegment, Mating, PathVerdict, check_path
+from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, CableEnd, Cage, Device, Port, PortMapping
 
 MAX_HOPS = 16
@@ -148,6 +149,22 @@ def _path_sql() -> str:
     """  # noqa: S608 - table names from model _meta; values are parameters
 
 
+# The walk's reads, compiled once (``db.compiled``): the ids as one array each on PostgreSQL.
+_PORTS = CompiledRead(
+    lambda port_ids, cage_ids: Port.objects.filter(Q(pk__any=port_ids) | Q(cage_id__any=cage_ids)).values(
+        *_PORT_COLS, "retired_at", *_DEVICE_VIA_PORT
+    )
+)
+_CAGES = CompiledRead(
+    lambda cage_ids: Cage.objects.filter(pk__any=cage_ids).values("id", *_CAGE_COLS, *_DEVICE_VIA_PORT)
+)
+_MAPPINGS = CompiledRead(
+    lambda port_ids: PortMapping.objects.filter(
+        Q(front_port_id__any=port_ids) | Q(rear_port_id__any=port_ids)
+    ).values("front_port_id", "rear_port_id", "rear_position")
+)
+
+
 class _Walk:
     """Per-trace caches: the path's rows preloaded in a few queries, small queries on a miss."""
 
@@ -184,9 +201,7 @@ class _Walk:
                 cage_ids.add(e["cage_id"])
         if not rows:
             return
-        for p in Port.objects.filter(Q(pk__in=port_ids) | Q(cage_id__in=cage_ids)).values(
-            *_PORT_COLS, "retired_at", *_DEVICE_VIA_PORT
-        ):
+        for p in _PORTS(sorted(port_ids), sorted(cage_ids)):
             self.remember_device(p, "device__")
             self.ports[p["id"]] = p
             if p["cage_id"] and p["retired_at"] is None:
@@ -194,14 +209,12 @@ class _Walk:
         for lanes in self.lanes.values():
             lanes.sort(key=lambda p: (p["lane_start"] is None, p["lane_start"]))
         self.lane_cages = cage_ids
-        for c in Cage.objects.filter(pk__in=cage_ids).values("id", *_CAGE_COLS, *_DEVICE_VIA_PORT):
+        for c in _CAGES(sorted(cage_ids)):
             self.remember_device(c, "device__")
             self.cages[c.pop("id")] = c
         panel_ports = {pid for pid in port_ids if self.ports.get(pid, {}).get("kind") != PortKind.INTERFACE}
         self.mapped_ports = panel_ports
-        for m in PortMapping.objects.filter(
-            Q(front_port_id__in=panel_ports) | Q(rear_port_id__in=panel_ports)
-        ).values("front_port_id", "rear_port_id", "rear_position"):
+        for m in _MAPPINGS(sorted(panel_ports)):
             self.rear_of[m["front_port_id"]] = m
             self.front_at[(m["rear_port_id"], m["rear_position"])] = m["front_port_id"]
 

@@ -1,6 +1,7 @@
 """``CompiledRead``: the page reads compiled once give what their querysets give, for any argument."""
 
 import pytest
+from django.db import connection
 from django.db.models.sql.compiler import SQLCompiler
 
 from inventory.db.compiled import CompiledRead
@@ -71,3 +72,15 @@ def test_an_id_list_bound_as_one_array_reads_right_at_any_length(two_halls):
     by_ids = CompiledRead(lambda ids: Rack.objects.filter(pk__any=ids).order_by("name"))
     for names in (["H1-R01", "H2-R02"], ["H2-R03"], ["H1-R02", "H2-R05", "H1-R03", "H2-R04"]):
         assert [r.name for r in by_ids([racks[n] for n in names])] == sorted(names)
+
+
+def test_a_first_call_it_cannot_probe_does_not_keep_later_calls_from_compiling(two_halls, monkeypatch):
+    racks = {r.name: r.pk for _, rs in two_halls for r in rs}
+    by_ids = CompiledRead(lambda ids: Rack.objects.filter(pk__any=ids).order_by("name"))
+    assert [r.name for r in by_ids([racks["H1-R01"], None])] == ["H1-R01"]  # a None cannot be probed
+    assert [r.name for r in by_ids([racks["H2-R02"]])] == ["H2-R02"]
+    compiled = []
+    real = SQLCompiler.as_sql
+    monkeypatch.setattr(SQLCompiler, "as_sql", lambda self, *a, **k: compiled.append(1) or real(self, *a, **k))
+    assert [r.name for r in by_ids([racks["H2-R03"], racks["H1-R02"]])] == ["H1-R02", "H2-R03"]
+    assert compiled == ([] if connection.vendor == "postgresql" else [1])  # SQLite: IN (%s, %s) varies
