@@ -137,6 +137,7 @@ def _statement() -> str:
     link = qn(Link._meta.db_table)
     obs = qn(PortObservation._meta.db_table)
     rollup = qn(PortRollup._meta.db_table)
+    state = qn(PortTelemetryState._meta.db_table)
     counters = list(ROLLUP_COUNTERS)
     raw_cols = ", ".join(
         [
@@ -200,7 +201,9 @@ def _statement() -> str:
     # ports' new rows, never a whole table, whatever the planner thinks of the chunk's size
     return f"""
 WITH dirty AS (
-    SELECT d.port_id, d.since FROM unnest(%(ports)s::bigint[], %(since)s::timestamptz[]) AS d(port_id, since)
+    -- each port's dirty time (epoch seconds) aligned down to its bucket
+    SELECT d.port_id, date_bin(%(width)s * interval '1 second', to_timestamp(d.since), timestamptz '1970-01-01 00:00:00+00') AS since
+      FROM unnest(%(ports)s::bigint[], %(since)s::float8[]) AS d(port_id, since)
 ),
 line AS MATERIALIZED (  -- each port's lanes and lane rate, once per port (not per bucket)
     SELECT p.id AS port_id, greatest(p.lane_count, 1) AS lanes,
@@ -305,6 +308,13 @@ ins AS (
     WHERE NOT a.odd_port
     ON CONFLICT (port_id, bucket) DO UPDATE SET {update}
     RETURNING 1
+),
+seen AS (  -- each port's PortTelemetryState.last_ts moves forward to its newest sample
+    INSERT INTO {state} (port_id, last_ts, {", ".join(IDENTITY)})
+    SELECT port_id, max(newest), {", ".join("''" for _ in IDENTITY)} FROM judged WHERE NOT odd_port GROUP BY port_id
+    ON CONFLICT (port_id) DO UPDATE SET last_ts = EXCLUDED.last_ts
+    WHERE {state}.last_ts IS NULL OR {state}.last_ts < EXCLUDED.last_ts
+    RETURNING 1
 )
 SELECT port_id, max(newest), count(*), bool_or(odd_port) FROM judged GROUP BY port_id
 """  # noqa: S608 - table and column names from model _meta and the core's constants, quoted; values are parameters
@@ -333,23 +343,30 @@ def _execute(cur) -> None:
             "width": "$4",
             "now": "$5",
         }
-        cur.execute(f"PREPARE {_PREPARED} (bigint[], timestamptz[], int, int, timestamptz) AS {sql}")
+        cur.execute(f"PREPARE {_PREPARED} (bigint[], float8[], int, int, timestamptz) AS {sql}")
     cur.execute("SET LOCAL jit = off")
     # the two sorts of a 2,000-port chunk (tens of thousands of rows) stay in memory
     cur.execute("SET LOCAL work_mem = '64MB'")
     cur.execute("SET LOCAL plan_cache_mode = force_generic_plan")
 
 
+def _array(values) -> str:
+    """An array literal: psycopg's per-element adaptation of a 2,000-element list (and of its
+    datetimes) cost more than a chunk's other Python work."""
+    return "{" + ",".join(map(repr, values)) + "}"
+
+
 def rollup_ports_sql(since: dict[int, datetime], *, now: datetime) -> SqlRollup:
-    """Recompute and merge the buckets of ``since``'s ports from their (aligned) times."""
+    """Recompute and merge the buckets of ``since``'s ports from their times (each aligned
+    down to its bucket in SQL), and move their ``PortTelemetryState.last_ts`` forward."""
     ports = sorted(since)
     with connection.cursor() as cur:
         _execute(cur)
         cur.execute(
             f"EXECUTE {_PREPARED} (%s, %s, %s, %s, %s)",
             [
-                ports,
-                [since[p] for p in ports],
+                _array(ports),
+                _array(since[p].timestamp() for p in ports),
                 app_settings.telemetry_rollup_lookback_seconds,
                 app_settings.telemetry_rollup_seconds,
                 now,
@@ -360,31 +377,9 @@ def rollup_ports_sql(since: dict[int, datetime], *, now: datetime) -> SqlRollup:
         rows = cur.fetchall()
     buckets = 0
     odd: list[int] = []
-    newest_ports: list[int] = []
-    newest_ts: list[datetime] = []
-    for pid, newest, n, is_odd in rows:
+    for pid, _newest, n, is_odd in rows:
         if is_odd:
             odd.append(pid)
-            continue
-        buckets += n
-        newest_ports.append(pid)
-        newest_ts.append(newest)
-    _last_seen(newest_ports, newest_ts)
+        else:
+            buckets += n
     return SqlRollup(buckets, odd)
-
-
-def _last_seen(ports: list[int], newest: list[datetime]) -> None:
-    """Move each port's ``PortTelemetryState.last_ts`` forward to its newest sample."""
-    if not ports:
-        return
-    qn = connection.ops.quote_name
-    state = qn(PortTelemetryState._meta.db_table)
-    blank = ", ".join("''" for _ in IDENTITY)
-    with connection.cursor() as cur:
-        cur.execute(
-            f"INSERT INTO {state} (port_id, last_ts, {', '.join(IDENTITY)}) "  # noqa: S608 - table and column names from model _meta and the core's constants; values are parameters
-            f"SELECT n.port_id, n.ts, {blank} FROM unnest(%s::bigint[], %s::timestamptz[]) AS n(port_id, ts) "
-            f"ON CONFLICT (port_id) DO UPDATE SET last_ts = EXCLUDED.last_ts "
-            f"WHERE {state}.last_ts IS NULL OR {state}.last_ts < EXCLUDED.last_ts",
-            [ports, newest],
-        )
