@@ -1,7 +1,8 @@
 """The rollup on PostgreSQL: one set-based statement per chunk of ports, no raw row in Python.
 
 ``rollup_ports_sql`` computes the buckets of the dirty ports from each port's dirty time
-(bucket-aligned) and merges them into ``PortRollup`` with ``INSERT ... ON CONFLICT DO UPDATE``.
+(aligned down to its bucket) and merges them into ``PortRollup`` with ``INSERT ... ON CONFLICT
+DO UPDATE``; the same statement moves each port's ``PortTelemetryState.last_ts`` forward.
 Only the samples from the dirty time on are read, plus, per port, the one sample before it
 (the predecessor of the first interval, found through the (port, ts) key within the
 lookback), so a run reads what arrived and not the lookback window again.
@@ -10,7 +11,7 @@ The semantics are those of ``inventory.core.telemetry.rollup.rollup_port`` (the 
 which SQLite and the odd ports below still use):
 
 * consecutive samples of a port come from ``lag()`` over (port, ts); a counter's increase is
-  ``rates.step`` written in SQL on the stored (offset) values in ``numeric``: a rise within
+  ``rates.step`` written in SQL on the stored (offset) values in ``bigint``: a rise within
   ``MAX_INCREASE`` counts, a larger rise is a reset that adds nothing, a drop from the top
   quarter of the 64-bit range to the bottom quarter is a wrap, any other drop a reset counted
   from the new value (or from nothing past ``MAX_INCREASE``); bucket sums saturate at
