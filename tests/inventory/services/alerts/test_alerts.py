@@ -115,6 +115,27 @@ def test_a_learnt_baseline_moves_once_an_hour_and_never_while_its_link_is_alerte
     assert (kept.pre_fec_ber, kept.updated_at) == (pytest.approx(5e-9, rel=0.01), T0)
 
 
+def test_an_alert_clears_with_no_new_sample_once_its_burst_leaves_the_window(plant):
+    """A verdict depends on the time as well as on the data: a receiver that reported four
+    minutes of uncorrectables, then six healthy minutes, then nothing, has its alert cleared by a
+    later run that sees no new rollup at all (the burst has left the window, the healthy minutes
+    are still in it). So every run judges every port with data in the window, not only the ports
+    whose rollups changed since the previous run."""
+    start = T0 - timedelta(minutes=20)
+    for p in (*plant["gpu"][:2], plant["leaf"][0], *plant["leaf"][2:3], plant["spine"][0]):
+        f.rollups(p, start, 10)
+    f.rollups(plant["leaf"][1], start, 4, fec_uncorrectable_cw=5)
+    f.rollups(plant["leaf"][1], start + timedelta(minutes=4), 6)
+
+    svc.alerts_evaluate(now=start + timedelta(minutes=10))
+    alert = Alert.objects.get(state=AlertState.OPEN, rule="fec_uncorrectable")
+    assert alert.link_id == plant["links"]["l1"].pk
+
+    report = svc.alerts_evaluate(now=start + timedelta(minutes=19))  # nothing written since
+    alert.refresh_from_db()
+    assert alert.state == AlertState.RESOLVED and report.resolved == 1
+
+
 def test_a_link_whose_corrected_rate_climbs_for_ten_minutes_alerts_exactly_that_cable(plant):
     healthy(plant, T0 - timedelta(minutes=30), 30)
     svc.alerts_evaluate(now=T0)  # learns each receiver's baseline
