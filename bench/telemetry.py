@@ -13,9 +13,11 @@ After each shape's ingest, the rollup task's function works the queue empty in t
 On PostgreSQL, the day partitions holding those samples are then dropped (timed: retention).
 Last, sustained load: FEC-only batches paced at 80% of the measured FEC-only rate (at most
 100,000/s) for ``BENCH_TELEMETRY_SUSTAIN_S`` (90 s) while this process works the rollup queue
-back to back like one worker; each queue row's ingest-to-rollup delay is measured, one alert
-evaluation over the window is timed, and sample-to-alert p95 is reported in rollup buckets as
-rollup p95 + evaluation + the evaluation period (beat runs the rules every
+back to back like one worker; each queue row's ingest-to-rollup delay is measured, the alert
+evaluation over the window is timed twice (the first run over ports never seen before also
+learns their baselines, a one-off that recurs once an hour per port; the second is what the
+every-minute run costs), and sample-to-alert p95 is reported in rollup buckets as rollup p95 +
+the second evaluation + the evaluation period (beat runs the rules every
 ``CABLETRACK_ALERT_EVERY_S``; a sample waits at most that long for the next run).
 
 Targets (2-core machine): >= 0.5 of the raw COPY rate for both shapes, >= 100,000 samples/s
@@ -266,13 +268,18 @@ def _retention(report, base: datetime) -> None:
 
 
 def _alert_delay(report, out: dict, seconds: float) -> None:
-    """Sample-to-alert: the measured ingest-to-rollup delay (p95), plus one alert evaluation
-    over the rolled-up window (timed), plus the wait for the next evaluation (at most
+    """Sample-to-alert: the measured ingest-to-rollup delay (p95), plus one steady-state alert
+    evaluation over the rolled-up window (timed), plus the wait for the next evaluation (at most
     ``CABLETRACK_ALERT_EVERY_S``: beat runs the rules on that period), in rollup buckets."""
     from inventory.conf import app_settings
     from inventory.services.alerts.evaluate import alerts_evaluate
 
     bucket = float(app_settings.telemetry_rollup_seconds)
+    # The first run over ports never seen before also learns every port's baseline (a one-off,
+    # then once an hour per port); the second is what beat's every-minute run costs otherwise.
+    t = time.perf_counter()
+    alerts_evaluate(now=out["end"])
+    first_s = time.perf_counter() - t
     t = time.perf_counter()
     alerts_evaluate(now=out["end"])
     evaluate_s = time.perf_counter() - t
@@ -284,7 +291,8 @@ def _alert_delay(report, out: dict, seconds: float) -> None:
     )
     report(f"ingest to rollup delay, p50 ({out['batches']} batches)", out["p50"], "s")
     report("ingest to rollup delay, p95", out["p95"], "s")
-    report("alert evaluation over the window (one run)", evaluate_s, "s")
+    report("alert evaluation over the window, first run (learns every baseline)", first_s, "s")
+    report("alert evaluation over the window, next run (steady state)", evaluate_s, "s")
     worst = out["p95"] + evaluate_s + float(app_settings.alert_every_s)
     report("sample to alert, p95 (rollup p95 + evaluation + period)", worst / bucket, "buckets", "< 2")
 

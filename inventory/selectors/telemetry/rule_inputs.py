@@ -262,7 +262,7 @@ def _port_labels(port_ids: set[int]) -> dict[int, str]:
     out = {}
     ids = list(port_ids)
     for k in range(0, len(ids), 5000):
-        for pid, dev, name in Port.objects.filter(pk__in=ids[k : k + 5000]).values_list(
+        for pid, dev, name in Port.objects.filter(pk__any=ids[k : k + 5000]).values_list(
             "pk", "device__name", "name"
         ):
             out[pid] = f"{dev}:{name}"
@@ -283,7 +283,7 @@ def sample_steps(w: PortWindow, rows: np.ndarray, *, start: datetime, end: datet
     for k in range(0, len(ids), 5000):
         prev: dict[int, tuple] = {}
         for pid, ts, gauge, *vals in (
-            TelemetrySample.objects.filter(port_id__in=ids[k : k + 5000], ts__gte=start, ts__lte=end)
+            TelemetrySample.objects.filter(port_id__any=ids[k : k + 5000], ts__gte=start, ts__lte=end)
             .order_by("port_id", "ts")
             .values_list("port_id", "ts", "pre_fec_ber", *STEP_FIELDS)
         ):
@@ -327,7 +327,7 @@ def _histogram_steps(row_of: dict[int, int], *, start: datetime, end: datetime) 
     layouts: dict[int, Layout] = {}
     for k in range(0, len(ids), 5000):
         hists = list(
-            TelemetryHistogram.objects.filter(port_id__in=ids[k : k + 5000], ts__gte=start, ts__lte=end)
+            TelemetryHistogram.objects.filter(port_id__any=ids[k : k + 5000], ts__gte=start, ts__lte=end)
             .order_by("port_id", "ts")
             .values_list("port_id", "ts", "layout_id", "counts")
         )

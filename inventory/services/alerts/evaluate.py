@@ -7,7 +7,6 @@ import time
 from datetime import datetime, timedelta
 
 import numpy as np
-from django.db.models import Q
 
 from inventory.conf import app_settings
 from inventory.core.choices import AlertState
@@ -71,13 +70,17 @@ def baselines_learn(*, port_ids: np.ndarray, ev: engine.Evaluation, now: datetim
     if rows.size == 0:
         return 0
     ids = [int(port_ids[i]) for i in rows]
-    alerted = set(
-        Alert.objects.filter(state=AlertState.OPEN)
-        .filter(Q(port_id__in=ids) | Q(link__a_port_id__in=ids) | Q(link__b_port_id__in=ids))
-        .values_list("port_id", "link__a_port_id", "link__b_port_id")
+    # Open alerts are few (a fleet's worth of ports is not): read them all, not by port.
+    alerted = Alert.objects.filter(state=AlertState.OPEN).values_list(
+        "port_id", "link__a_port_id", "link__b_port_id"
     )
     skip = {p for t in alerted for p in t if p is not None}
-    existing = {b.port_id: b for b in PortBaseline.objects.filter(port_id__in=ids)}
+    # Only the baselines a run may change: those due for their hourly refresh. The others
+    # (most of them, every run but one an hour) are neither read nor written.
+    known = set(PortBaseline.objects.filter(port_id__any=ids).values_list("port_id", flat=True))
+    existing = {
+        b.port_id: b for b in PortBaseline.objects.filter(port_id__any=ids, updated_at__lte=now - refresh)
+    }
     out = []
 
     def blend_log(old, new):
@@ -88,12 +91,12 @@ def baselines_learn(*, port_ids: np.ndarray, ev: engine.Evaluation, now: datetim
         return float(10 ** ((1 - weight) * np.log10(old) + weight * np.log10(new)))
 
     for i, pid in zip(rows, ids, strict=True):
-        if pid in skip:
+        b = existing.get(pid)
+        if pid in skip or (b is None and pid in known):  # alerted, or learnt less than ``refresh`` ago
             continue
         ber = ev.baseline_ber[i]
         cw = ev.baseline_cw_rate[i]
         rx = [None if not np.isfinite(v) else round(float(v), 2) for v in ev.rx_now[i]]
-        b = existing.get(pid)
         if b is None:
             out.append(
                 PortBaseline(

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from inventory.core.choices import AlertState, CableStatus, DeviceRole
+from inventory.core.telemetry.rules.frames import Finding
 from inventory.models import Alert, AlertNotification, Cable, Link, MaintenanceWindow, PortBaseline, Team
 from inventory.services import alerts as svc
 from tests import factories as f
@@ -69,6 +70,70 @@ def test_a_healthy_cluster_with_busy_fec_stays_quiet_and_learns_baselines(plant)
     assert not Alert.objects.exists()
     assert PortBaseline.objects.count() == 6
     assert PortBaseline.objects.get(port=plant["leaf"][1]).pre_fec_ber == pytest.approx(5e-9, rel=0.01)
+
+
+def test_a_learnt_baseline_moves_once_an_hour_and_never_while_its_link_is_alerted(plant):
+    """Every run reads the window, but a port's baseline is refreshed only once it is
+    ``CABLETRACK_BASELINE_REFRESH_S`` (an hour) old, as a slow average toward the
+    newer healthy value; a receiver whose link has an open alert keeps its baseline."""
+    healthy(plant, T0 - timedelta(minutes=15), 15)
+    svc.alerts_evaluate(now=T0)
+    port = plant["leaf"][1]
+    assert PortBaseline.objects.get(port=port).pre_fec_ber == pytest.approx(5e-9, rel=0.01)
+
+    # 30 min later the same receivers run at twice the BER (healthy still): too soon to move
+    later = T0 + timedelta(minutes=30)
+    for p in (*plant["gpu"][:2], *plant["leaf"][:3], plant["spine"][0]):
+        f.rollups(p, later - timedelta(minutes=15), 15, ber=1e-8)
+    svc.alerts_evaluate(now=later)
+    b = PortBaseline.objects.get(port=port)
+    assert (b.pre_fec_ber, b.updated_at) == (pytest.approx(5e-9, rel=0.01), T0)
+
+    # an hour on it moves toward the newer value (in log space), but not on an alerted link
+    alerted = plant["gpu"][0]  # its link (l0) has an open alert (a retest's, which the run keeps)
+    svc.alert_raise(
+        finding=Finding(
+            key=f"loss_increase:link:{plant['links']['l0'].pk}",
+            rule="loss_increase",
+            severity="notify",
+            link_id=plant["links"]["l0"].pk,
+            port_id=alerted.pk,
+            headline="loss up 0.6 dB",
+            recommendation="",
+            recommendation_code="",
+        ),
+        now=later,
+    )
+    hour = T0 + timedelta(minutes=61)
+    for p in (*plant["gpu"][:2], *plant["leaf"][:3], plant["spine"][0]):
+        f.rollups(p, hour - timedelta(minutes=15), 15, ber=1e-8)
+    svc.alerts_evaluate(now=hour)
+    b = PortBaseline.objects.get(port=port)
+    assert 5e-9 * 1.01 < b.pre_fec_ber < 1e-8 * 0.99
+    assert b.updated_at == hour
+    kept = PortBaseline.objects.get(port=alerted)
+    assert (kept.pre_fec_ber, kept.updated_at) == (pytest.approx(5e-9, rel=0.01), T0)
+
+
+def test_an_alert_clears_with_no_new_sample_once_its_burst_leaves_the_window(plant):
+    """A verdict depends on the time as well as on the data: a receiver that reported four
+    minutes of uncorrectables, then six healthy minutes, then nothing, has its alert cleared by a
+    later run that sees no new rollup at all (the burst has left the window, the healthy minutes
+    are still in it). So every run judges every port with data in the window, not only the ports
+    whose rollups changed since the previous run."""
+    start = T0 - timedelta(minutes=20)
+    for p in (*plant["gpu"][:2], plant["leaf"][0], *plant["leaf"][2:3], plant["spine"][0]):
+        f.rollups(p, start, 10)
+    f.rollups(plant["leaf"][1], start, 4, fec_uncorrectable_cw=5)
+    f.rollups(plant["leaf"][1], start + timedelta(minutes=4), 6)
+
+    svc.alerts_evaluate(now=start + timedelta(minutes=10))
+    alert = Alert.objects.get(state=AlertState.OPEN, rule="fec_uncorrectable")
+    assert alert.link_id == plant["links"]["l1"].pk
+
+    report = svc.alerts_evaluate(now=start + timedelta(minutes=19))  # nothing written since
+    alert.refresh_from_db()
+    assert alert.state == AlertState.RESOLVED and report.resolved == 1
 
 
 def test_a_link_whose_corrected_rate_climbs_for_ten_minutes_alerts_exactly_that_cable(plant):
@@ -207,8 +272,6 @@ def test_an_unrecorded_module_swap_is_detected(plant):
 
 
 def test_concurrent_opening_of_the_same_condition_keeps_one_alert(plant):
-    from inventory.core.telemetry.rules.frames import Finding
-
     finding = Finding(
         key="fec_uncorrectable:link:1",
         rule="fec_uncorrectable",
