@@ -21,6 +21,16 @@ def two_halls():
     return halls
 
 
+def _count_compiles(monkeypatch) -> list:
+    """A list that grows by one each time Django compiles a query."""
+    compiled = []
+    real = SQLCompiler.as_sql
+    monkeypatch.setattr(
+        SQLCompiler, "as_sql", lambda self, *a, **k: compiled.append(1) or real(self, *a, **k)
+    )
+    return compiled
+
+
 def _racks_of_site(site_id):
     return Rack.objects.filter(row__room__site_id=site_id).select_related("row__room__site").order_by("-name")
 
@@ -39,9 +49,7 @@ def test_each_call_reads_what_the_queryset_reads_with_its_related_rows(two_halls
 def test_after_the_first_call_the_queryset_is_not_compiled_again(two_halls, monkeypatch):
     read = CompiledRead(_racks_of_site)
     read(two_halls[0][0].pk)
-    compiled = []
-    real = SQLCompiler.as_sql
-    monkeypatch.setattr(SQLCompiler, "as_sql", lambda self, *a, **k: compiled.append(1) or real(self, *a, **k))
+    compiled = _count_compiles(monkeypatch)
     assert [r.name for r in read(two_halls[1][0].pk)] == ["H2-R05", "H2-R04", "H2-R03", "H2-R02", "H2-R01"]
     assert compiled == []
 
@@ -79,8 +87,6 @@ def test_a_first_call_it_cannot_probe_does_not_keep_later_calls_from_compiling(t
     by_ids = CompiledRead(lambda ids: Rack.objects.filter(pk__any=ids).order_by("name"))
     assert [r.name for r in by_ids([racks["H1-R01"], None])] == ["H1-R01"]  # a None cannot be probed
     assert [r.name for r in by_ids([racks["H2-R02"]])] == ["H2-R02"]
-    compiled = []
-    real = SQLCompiler.as_sql
-    monkeypatch.setattr(SQLCompiler, "as_sql", lambda self, *a, **k: compiled.append(1) or real(self, *a, **k))
+    compiled = _count_compiles(monkeypatch)
     assert [r.name for r in by_ids([racks["H2-R03"], racks["H1-R02"]])] == ["H1-R02", "H2-R03"]
     assert compiled == ([] if connection.vendor == "postgresql" else [1])  # SQLite: IN (%s, %s) varies
