@@ -116,6 +116,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # psycopg prepares only the statements that ask for it (``inventory.db.compiled``: the QR
+    # page's and the API detail's reads, planned once per connection); a threshold this high
+    # keeps it from preparing anything else by itself. Django's default, None, would refuse even
+    # those. Prepared statements live in the session: pool by session (README, production).
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 2**31 - 1)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache, broker -------------------------------------------------------------------------

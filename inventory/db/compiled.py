@@ -22,9 +22,11 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import psycopg
 from django.core.exceptions import EmptyResultSet
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
+from django.db.models.sql.constants import MULTI
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,55 @@ class _Shape:
     sql: str
     params: tuple
     slots: tuple[tuple[int, int], ...]  # (position in params, index of the argument)
+
+
+def _prepared_execute(compiler, statement: tuple[str, tuple]):
+    """``compiler.execute_sql`` that runs the statement prepared, bound server-side, on the
+    request's own connection (its transaction, its query log): PostgreSQL plans it once per
+    connection instead of once per call. Planning was the larger part of what the cable page
+    still waited for in PostgreSQL (its ends read: 1 ms to plan, 0.2 ms to run). Prepared
+    statements live in the database session, so a pooler must pool by session (README)."""
+    plain = compiler.execute_sql
+
+    def execute_sql(result_type=MULTI, *args, **kwargs):
+        connection = compiler.connection
+        raw = _preparing_cursor(connection) if result_type == MULTI else None
+        if raw is None:
+            return plain(result_type, *args, **kwargs)
+        with connection._prepare_cursor(raw) as cursor:  # Django's wrapper: errors, query log
+            cursor.execute(*statement)
+            rows = cursor.fetchall()
+        if connection.queries_logged and connection.queries_log and connection.queries_log[-1]["sql"] is None:
+            # psycopg keeps no text for a prepared run: the log (DEBUG, tests) gets it composed.
+            connection.queries_log[-1]["sql"] = connection.ops.compose_sql(*statement)
+        if compiler.has_extra_select:
+            rows = [row[: compiler.col_count] for row in rows]
+        return [rows]
+
+    return execute_sql
+
+
+class _PreparingCursor(psycopg.Cursor):
+    """Binds server-side and prepares every statement it runs."""
+
+    def execute(self, query, params=None, *, prepare=None, binary=None):
+        return super().execute(query, params, prepare=True, binary=binary)
+
+
+_TIMESTAMPTZ = psycopg.postgres.types["timestamptz"].oid
+
+
+def _preparing_cursor(connection) -> _PreparingCursor | None:
+    """A preparing cursor on Django's connection; None where Django must make its own cursor
+    (it registers a time zone per cursor when the connection's differs)."""
+    connection.ensure_connection()
+    raw = connection.connection
+    if not isinstance(raw, psycopg.Connection):
+        return None
+    loader = raw.adapters.get_loader(_TIMESTAMPTZ, psycopg.pq.Format.TEXT)
+    if getattr(loader, "timezone", connection.timezone) != connection.timezone:
+        return None
+    return _PreparingCursor(raw)
 
 
 def _probe(i: int, value):
@@ -67,9 +118,11 @@ class CompiledRead:
         for pos, i in shape.slots:
             params[pos] = args[i]
         compiler = copy.copy(shape.compiler)
-        compiler.connection = connections[using]  # this thread's connection
+        connection = compiler.connection = connections[using]  # this thread's connection
         statement = (shape.sql, tuple(params))
         compiler.as_sql = lambda *a, **k: statement
+        if connection.vendor == "postgresql":
+            compiler.execute_sql = _prepared_execute(compiler, statement)
         query = copy.copy(shape.queryset.query)
         query.get_compiler = lambda *a, **k: compiler
         tpl = shape.queryset

@@ -209,12 +209,12 @@ class _Walk:
         for lanes in self.lanes.values():
             lanes.sort(key=lambda p: (p["lane_start"] is None, p["lane_start"]))
         self.lane_cages = cage_ids
-        for c in _CAGES(sorted(cage_ids)):
+        for c in _CAGES(sorted(cage_ids)) if cage_ids else ():
             self.remember_device(c, "device__")
             self.cages[c.pop("id")] = c
         panel_ports = {pid for pid in port_ids if self.ports.get(pid, {}).get("kind") != PortKind.INTERFACE}
         self.mapped_ports = panel_ports
-        for m in _MAPPINGS(sorted(panel_ports)):
+        for m in _MAPPINGS(sorted(panel_ports)) if panel_ports else ():
             self.rear_of[m["front_port_id"]] = m
             self.front_at[(m["rear_port_id"], m["rear_position"])] = m["front_port_id"]
 

@@ -3,6 +3,7 @@
 import pytest
 from django.db import connection
 from django.db.models.sql.compiler import SQLCompiler
+from django.test.utils import CaptureQueriesContext
 
 from inventory.db.compiled import CompiledRead
 from inventory.models import Rack, Room, Row
@@ -90,3 +91,25 @@ def test_a_first_call_it_cannot_probe_does_not_keep_later_calls_from_compiling(t
     compiled = _count_compiles(monkeypatch)
     assert [r.name for r in by_ids([racks["H2-R03"], racks["H1-R02"]])] == ["H1-R02", "H2-R03"]
     assert compiled == ([] if connection.vendor == "postgresql" else [1])  # SQLite: IN (%s, %s) varies
+
+
+def test_a_compiled_read_shows_in_the_query_log_with_its_values(two_halls):
+    by_name = CompiledRead(lambda name: Rack.objects.filter(name=name))
+    by_name("H1-R01")
+    with CaptureQueriesContext(connection) as q:
+        assert [r.name for r in by_name("H2-R03")] == ["H2-R03"]
+    assert len(q.captured_queries) == 1 and "H2-R03" in q.captured_queries[0]["sql"]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+def test_on_postgresql_the_statement_is_prepared_once_per_connection(two_halls):
+    def prepared() -> int:
+        with connection.cursor() as cur:
+            cur.execute("SELECT count(*) FROM pg_prepared_statements")
+            return cur.fetchone()[0]
+
+    by_site = CompiledRead(_racks_of_site)
+    before = prepared()
+    for site, racks in two_halls * 3:
+        assert len(by_site(site.pk)) == len(racks)
+    assert prepared() == before + 1
