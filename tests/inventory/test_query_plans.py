@@ -100,7 +100,9 @@ def _captured(fn):
     with CaptureQueriesContext(connection) as ctx:
         out = fn()
     selects = [
-        q["sql"] for q in ctx.captured_queries if q["sql"].lstrip().upper().startswith(("SELECT", "WITH"))
+        q["sql"]
+        for q in ctx.captured_queries
+        if q["sql"].lstrip(" (").upper().startswith(("SELECT", "WITH"))  # "(SELECT ...) UNION" too
     ]
     return out, selects, len(ctx.captured_queries)
 
@@ -194,6 +196,20 @@ def test_a_sites_page_in_every_sort_reads_its_own_rows_when_the_site_is_a_minori
             assert _full_scans(page) == [], path
             assert _rows_read(page) <= 2 * 200, (path, _rows_read(page))
             assert n <= LIST_PAGE_QUERIES, (path, n)
+
+
+def test_a_racks_page_reads_no_large_table_whole(plant, browser):
+    """The rack filter finds the rack's cables from its devices down (ports, cages, their ends),
+    each by an index; an EXISTS through COALESCE(port's rack, cage's rack) hashed every end and
+    port of the plant for every page."""
+    for path in ("/cables/?rack=S01-N01&sort=-label&page=2", "/cables/?rack=S01-G01&sort=retest"):
+        response, selects, n = _captured(lambda path=path: browser.get(path))
+        assert response.status_code == 200 and response.context["page"].object_list, path
+        found = [q for q in selects if " UNION " in q and '"inventory_cableend"."cable_id"' in q]
+        assert len(found) == 1, path  # the rack's cables: by port ends, by cage ends
+        page = [q for q in selects if "ORDER BY" in q and '"inventory_cable"."label"' in q and "LIMIT" in q]
+        assert _scans_of(found + page) == {}, path
+        assert n <= LIST_PAGE_QUERIES, (path, n)
 
 
 def test_the_module_list_sorts_page_from_an_index(plant, browser):

@@ -172,3 +172,20 @@ def test_an_end_moved_by_taking_netboxs_ends_moves_the_cable_to_that_sites_list(
     assert r.status_code == 200, r.json()
     assert listed(engineer_api, "hall-2") == {"SWAP"}
     assert listed(engineer_api, "hall-1") == set()
+
+
+def listed_in_rack(api, rack: str) -> set[str]:
+    r = api.get(f"/api/cables/?rack={rack}&page_size=500")
+    assert r.status_code == 200, r.content
+    return {c["label"] for c in r.json()["results"]}
+
+
+def test_the_rack_filter_lists_every_cable_with_an_end_in_the_rack(halls, engineer_api):
+    """Ends on a module's cage and on a panel's port alike; a cable between racks in both."""
+    f.patch_panel("pp-2", rack=halls[1])
+    api_cable(engineer_api, "RK-CAGE", ("gpu-1", "eth0"), ("leaf-1", "Ethernet1/1"))
+    api_cable(engineer_api, "RK-X", ("gpu-1", "eth1"), ("leaf-2", "Ethernet1/1"))
+    api_cable(engineer_api, "RK-PANEL", ("leaf-2", "Ethernet2/1"), ("pp-2", "Front 1"))
+    assert listed_in_rack(engineer_api, "H1-R1") == {"RK-CAGE", "RK-X"}
+    assert listed_in_rack(engineer_api, "H2-R1") == {"RK-X", "RK-PANEL"}
+    assert listed_in_rack(engineer_api, "H9-R9") == set()
