@@ -118,8 +118,9 @@ class CableFilter(StrictFilterSet):
 
     @property
     def within_site(self) -> bool:
-        """Whether the rows are one site's (``?site=``): the desk list then sorts by the site
-        first, which only the ``cable_site_*`` indexes serve (see ``cable_list_queryset``)."""
+        """Whether the rows are one site's (``?site=``): the lists then sort by the site first,
+        which only the ``cable_site_*`` indexes serve (``cable_list_queryset``, the API's
+        ``CableViewSet.filter_queryset``)."""
         return bool(self.is_bound and self.is_valid() and self.form.cleaned_data.get("site"))
 
     def by_site(self, qs, name, value):
@@ -136,9 +137,10 @@ class CableFilter(StrictFilterSet):
     def by_rack(self, qs, name, value):
         # The rack's cables first, in one query (a rack holds at most a few thousand ends), each
         # path on its own indexes (rack -> devices -> ports -> ends by port; -> cages -> ends by
-        # cage, a UNION), then the page sorts only those. A correlated EXISTS through COALESCE(port's rack, cage's rack)
-        # can use no index: it hashed every end and port of the plant (22 ms at 4,096 GPUs,
-        # growing with the plant), or, walked in sort order, probed cables until the page filled.
+        # cage, a UNION), then the page sorts only those. A correlated EXISTS through
+        # COALESCE(port's rack, cage's rack) can use no index: it hashed every end and port of
+        # the plant (22 ms at 4,096 GPUs, growing with the plant), or, walked in sort order,
+        # probed cables until the page filled.
         devices = Device.objects.filter(rack__name=value).values("pk")
         ends = CableEnd.objects.order_by()
         ids = ends.filter(port__device__in=devices).values_list("cable_id", flat=True)
