@@ -13,20 +13,17 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import operator
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from itertools import repeat
 
 import orjson
-from django.db import DatabaseError, IntegrityError, connection, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from inventory.db.audit import current_user, reason_with_actor
-
-log = logging.getLogger(__name__)
 
 
 def _history_model(model):
@@ -213,24 +210,6 @@ def _planner_rows(cur, table: str) -> int | None:
     return int(row[0].split()[0]) if row else None
 
 
-def _gin_pending_lists_merged(cur, tables: list[str]) -> None:
-    """Merge the pending lists of the tables' GIN indexes (the search's trigram indexes) into the
-    indexes proper. A bulk write leaves its new entries in a pending list that every search
-    reads whole until a VACUUM merges it: after a 40,000-cable write, ``?q=C0012`` took 50 ms
-    instead of 0.4 ms until autovacuum came round. A failure (no ownership of the index) is
-    logged, never raised: the write has committed and autovacuum merges them later anyway."""
-    try:
-        with transaction.atomic():
-            cur.execute(
-                "SELECT gin_clean_pending_list(i.indexrelid) FROM pg_index i "
-                "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
-                "WHERE a.amname = 'gin' AND i.indrelid = ANY(%s::regclass[])",
-                [tables],
-            )
-    except DatabaseError:
-        log.warning("GIN pending lists of %s not merged (autovacuum will)", tables, exc_info=True)
-
-
 def analyze_on_commit(*models_, rows: int | None = None) -> None:
     """ANALYZE the tables of ``models_`` once the current transaction commits.
 
@@ -263,7 +242,6 @@ def analyze_on_commit(*models_, rows: int | None = None) -> None:
             quoted = [connection.ops.quote_name(t) for t in todo]
             if connection.vendor == "postgresql":
                 cur.execute("ANALYZE " + ", ".join(quoted))
-                _gin_pending_lists_merged(cur, todo)
             else:  # SQLite analyzes one table (or everything) per statement
                 for q in quoted:
                     cur.execute("ANALYZE " + q)
