@@ -72,9 +72,10 @@ def _seed(now) -> None:
         cable_kinds = [kinds[i % 4] for i in range(N_CABLES)]
         cable_ids = bulk.bulk_insert_rows(
             Cable,
-            ["label", "kind", "status", "install_date"],
+            # site_id: the site of the A end (every end is in this site), as cable_sites sets it.
+            ["label", "kind", "status", "install_date", "site_id"],
             [
-                [f"RT-{i:06d}", cable_kinds[i], "in_production", (now - timedelta(days=200)).date()]
+                [f"RT-{i:06d}", cable_kinds[i], "in_production", (now - timedelta(days=200)).date(), site.pk]
                 for i in range(N_CABLES)
             ],
             history=False,
@@ -99,6 +100,9 @@ def _seed(now) -> None:
             ],
             history=False,
         )
+        # As the product's bulk writers (a plan import) do: fresh statistics and merged search
+        # indexes once committed, so the page figures that follow see what a real import leaves.
+        bulk.analyze_on_commit(Cable, CableEnd, CableTest, Port, Device, rows=N_CABLES)
 
 
 def run(report) -> None:

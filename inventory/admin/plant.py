@@ -6,6 +6,7 @@ from simple_history.admin import SimpleHistoryAdmin
 from inventory import models as m
 from inventory.access import authz
 from inventory.services.access import tokens as token_services
+from inventory.services.plant import cable_sites
 
 
 class NoDeleteAdmin(SimpleHistoryAdmin):
@@ -20,6 +21,17 @@ class NoDeleteAdmin(SimpleHistoryAdmin):
         return obj is None or authz.object_change_allowed(request.user, obj)
 
 
+class MovesCablesAdmin(NoDeleteAdmin):
+    """A rack, row or room moved under another parent, a device to another rack, a port or cage
+    to another device: the cables' site column follows (as the API's ``MovesCablesMixin``)."""
+
+    def save_model(self, request, obj, form, change):
+        parent = cable_sites.PARENT_KEYS[type(obj)].removesuffix("_id")
+        super().save_model(request, obj, form, change)
+        if change and parent in form.changed_data:
+            cable_sites.cable_sites_refresh_for_moved(obj)
+
+
 @admin.register(m.Site)
 class SiteAdmin(NoDeleteAdmin):
     list_display = ["name", "slug", "team", "retest_interval_days"]
@@ -27,19 +39,19 @@ class SiteAdmin(NoDeleteAdmin):
 
 
 @admin.register(m.Room)
-class RoomAdmin(NoDeleteAdmin):
+class RoomAdmin(MovesCablesAdmin):
     list_display = ["name", "site"]
     list_select_related = ["site"]
 
 
 @admin.register(m.Row)
-class RowAdmin(NoDeleteAdmin):
+class RowAdmin(MovesCablesAdmin):
     list_display = ["name", "room", "team"]
     list_select_related = ["room__site", "team"]
 
 
 @admin.register(m.Rack)
-class RackAdmin(NoDeleteAdmin):
+class RackAdmin(MovesCablesAdmin):
     list_display = ["name", "row", "u_height", "team"]
     list_select_related = ["row__room__site", "team"]
     search_fields = ["name"]
@@ -64,7 +76,7 @@ class CageInline(admin.TabularInline):
 
 
 @admin.register(m.Device)
-class DeviceAdmin(NoDeleteAdmin):
+class DeviceAdmin(MovesCablesAdmin):
     list_display = ["name", "role", "rack", "position_u", "vendor", "model", "serial"]
     list_filter = ["role"]
     list_select_related = ["rack", "vendor"]
@@ -81,7 +93,7 @@ class AliasInline(admin.TabularInline):
 
 
 @admin.register(m.Port)
-class PortAdmin(NoDeleteAdmin):
+class PortAdmin(MovesCablesAdmin):
     list_display = [
         "__str__",
         "kind",
@@ -160,6 +172,10 @@ class CableAdmin(NoDeleteAdmin):
     raw_id_fields = ["replaced_by"]
     readonly_fields = ["retired_at"]
     inlines = [CableEndInline]
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        cable_sites.cable_sites_refresh(cable_ids=[form.instance.pk])  # its ends may have moved
 
 
 @admin.register(m.Link)

@@ -53,7 +53,11 @@ class Pagination(PageNumberPagination):
             raise ValidationError({self.after_query_param: ["Give either page or after, not both."]})
         size = self.get_page_size(request)
         field = self.keyset_field
-        rows = list(queryset.filter(**{f"{field}__gt": after}).order_by(field)[: size + 1])
+        # The list's own order up to the keyset column stays in front (the cables of one site
+        # sort by the site first: ``CableViewSet.filter_queryset``).
+        order = list(queryset.query.order_by)
+        lead = order[: order.index(field)] if field in order else []
+        rows = list(queryset.filter(**{f"{field}__gt": after}).order_by(*lead, field)[: size + 1])
         self.keyset_more = len(rows) > size
         self.keyset_rows = rows[:size]
         return self.keyset_rows

@@ -17,8 +17,9 @@ from django.utils.functional import cached_property
 
 #: Matching rows counted at most; lists say "10,000+" beyond it and number no further pages.
 COUNT_CAP = 10_000
-#: The desk lists' cap: their filters join (a site's cables are found through their ends), and
-#: counting 10,000 such rows took 130 ms at 131,072 GPUs, more than the page; 1,000 take ~15 ms.
+#: The desk lists' cap: some of their filters join or recheck per row (open alert, search), and
+#: counting 10,000 rows through the site filter's old join took 130 ms at 131,072 GPUs, more than
+#: the page (the site filter now reads an index); 1,000 take a few ms.
 DESK_COUNT_CAP = 1_000
 
 

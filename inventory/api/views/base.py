@@ -1,9 +1,11 @@
 """The viewset every plant API resource builds on: create, read, update, never delete."""
 
+from django.db import transaction
 from rest_framework import mixins, viewsets
 
 from inventory.api.concurrency import OptimisticConcurrencyMixin
 from inventory.api.server_owned import ServerOwnedFieldsMixin
+from inventory.services.plant import cable_sites
 
 
 class NoDeleteModelViewSet(
@@ -20,3 +22,17 @@ class NoDeleteModelViewSet(
     Reads carry an ``ETag``; writes honour ``If-Match`` (``concurrency.py``); server-owned
     fields are read-only on every serializer (``server_owned.py``).
     """
+
+
+class MovesCablesMixin:
+    """For a resource whose update can move cables to another site (a device to another rack; a
+    rack, row or room under another parent; a port or cage to another device): the cables' site
+    column follows, in the update's transaction."""
+
+    def perform_update(self, serializer):
+        key = cable_sites.PARENT_KEYS[type(serializer.instance)]
+        before = getattr(serializer.instance, key)
+        with transaction.atomic():
+            super().perform_update(serializer)
+            if getattr(serializer.instance, key) != before:
+                cable_sites.cable_sites_refresh_for_moved(serializer.instance)

@@ -107,6 +107,16 @@ class CableViewSet(NoDeleteModelViewSet):
         self.check_object_permissions(self.request, found[0])
         return found[0]
 
+    def filter_queryset(self, queryset):
+        qs = super().filter_queryset(queryset)
+        # One site's cables in the default order sort by the site first (the same rows, the same
+        # order): then the ``cable_site_label`` index gives it and a page is one range of it, as
+        # on the desk (``cable_list_queryset``); keyset pages keep the lead (api.pagination).
+        params = self.request.query_params
+        if self.action == "list" and not params.get("ordering") and CableFilter(params).within_site:
+            qs = qs.order_by("site_id", "label")
+        return qs
+
     def get_serializer_class(self):
         if self.action == "create":
             return s.CableWriteSerializer

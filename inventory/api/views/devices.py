@@ -9,7 +9,7 @@ from rest_framework.exceptions import ParseError, UnsupportedMediaType
 from rest_framework.response import Response
 
 from inventory.api import serializers as s
-from inventory.api.views.base import NoDeleteModelViewSet
+from inventory.api.views.base import MovesCablesMixin, NoDeleteModelViewSet
 from inventory.api.views.bodies import read_body_text
 from inventory.models import Cage, Device, Port, Vendor
 from inventory.selectors.filters import DeviceFilter, PortFilter
@@ -23,7 +23,7 @@ class VendorViewSet(NoDeleteModelViewSet):
     serializer_class = s.VendorSerializer
 
 
-class DeviceViewSet(NoDeleteModelViewSet):
+class DeviceViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     queryset = Device.objects.select_related("rack")
     serializer_class = s.DeviceSerializer
     filterset_class = DeviceFilter
@@ -75,13 +75,13 @@ class DeviceViewSet(NoDeleteModelViewSet):
         return resp
 
 
-class CageViewSet(NoDeleteModelViewSet):
+class CageViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     queryset = Cage.objects.all()
     serializer_class = s.CageSerializer
     filterset_fields = ["device"]
 
 
-class PortViewSet(NoDeleteModelViewSet):
+class PortViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     queryset = Port.objects.select_related("device").prefetch_related("aliases")
     serializer_class = s.PortSerializer
     filterset_class = PortFilter

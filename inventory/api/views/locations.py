@@ -1,7 +1,7 @@
 """REST API: sites, rooms, rows and racks."""
 
 from inventory.api import serializers as s
-from inventory.api.views.base import NoDeleteModelViewSet
+from inventory.api.views.base import MovesCablesMixin, NoDeleteModelViewSet
 from inventory.models import Rack, Room, Row, Site
 
 
@@ -11,19 +11,19 @@ class SiteViewSet(NoDeleteModelViewSet):
     filterset_fields = ["slug", "name"]
 
 
-class RoomViewSet(NoDeleteModelViewSet):
+class RoomViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     queryset = Room.objects.all()
     serializer_class = s.RoomSerializer
     filterset_fields = ["site"]
 
 
-class RowViewSet(NoDeleteModelViewSet):
+class RowViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     queryset = Row.objects.all()
     serializer_class = s.RowSerializer
     filterset_fields = ["room"]
 
 
-class RackViewSet(NoDeleteModelViewSet):
+class RackViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     queryset = Rack.objects.select_related("row__room__site")
     serializer_class = s.RackSerializer
     filterset_fields = ["row", "name"]

@@ -25,21 +25,24 @@ TRANSCEIVER_SORTS = {
 }
 
 
-def _ordering(sort: str, allowed: dict[str, str], default: str) -> tuple[str, list[str]]:
+def _ordering(sort: str, allowed: dict[str, str], default: str, lead: str = "") -> tuple[str, list[str]]:
     key = sort.lstrip("-")
     if key not in allowed:
-        return default, [allowed[default], "pk"]
-    desc = sort.startswith("-")
-    return sort, [("-" if desc else "") + allowed[key], "-pk" if desc else "pk"]
+        sort, key = default, default
+    sign = "-" if sort.startswith("-") else ""
+    return sort, [sign + col for col in (lead, allowed[key], "pk") if col]
 
 
-def cable_list_queryset(qs, *, sort: str = "label", prefetch_ends: bool = True):
+def cable_list_queryset(qs, *, sort: str = "label", prefetch_ends: bool = True, within_site: bool = False):
     """The desk cable list: the FilterSet's queryset, sorted, with what each row shows.
 
     ``prefetch_ends=False`` leaves the ends and the open-alert flag to :func:`attach_end_cells`
     (the HTML page reads them for its page of rows only, in two flat queries).
+    ``within_site`` (the rows are one site's: ``CableFilter.within_site``) sorts by the site
+    first, the same rows in the same order: then only a ``cable_site_*`` index gives the order,
+    and a page is a range of it, never a walk of another index past every other site's cables.
     """
-    sort, order = _ordering(sort, CABLE_SORTS, "label")
+    sort, order = _ordering(sort, CABLE_SORTS, "label", lead="site_id" if within_site else "")
     qs = qs.select_related("vendor").order_by(*order)
     if prefetch_ends:
         ends = CableEnd.objects.select_related("port__device__rack", "cage__device__rack").order_by(

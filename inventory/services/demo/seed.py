@@ -16,6 +16,7 @@ they share one random source, so their order here is part of what the seed produ
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -32,6 +33,7 @@ from inventory.services.demo.commissioning import plan_tests, seed_links, seed_t
 from inventory.services.demo.failures import demo_seed_failures
 from inventory.services.demo.incidents import demo_seed_incidents
 from inventory.services.demo.topology import seed_nodes, seed_panels, seed_switches, write_equipment
+from inventory.services.plant import cable_sites
 
 
 @dataclass
@@ -66,6 +68,18 @@ def demo_seed(*, gpus: int, seed: int = 1, as_of: date | None = None, actor=None
     return report
 
 
+def _set_cable_sites(b: Builder) -> None:
+    """``Cable.site`` on the cable records before they are written (the devices are already):
+    the rule of ``cable_sites``, from the ends in hand, instead of an UPDATE of every cable."""
+    devices: dict[int, list[int | None]] = defaultdict(list)
+    for e in b.ends:  # in (side, leg) order per cable, as the builder adds them
+        term = e.__dict__.get("port") or e.__dict__.get("cage")
+        devices[id(e.cable)].append(term.device.pk if term is not None else None)
+    sites = cable_sites.first_placed_sites([devices[id(c)] for c in b.cables])
+    for c, site in zip(b.cables, sites, strict=True):
+        c.site_id = site
+
+
 def _written_models() -> list:
     return [
         m
@@ -89,6 +103,7 @@ def _build(*, gpus: int, seed: int, as_of: date, actor, site_name: str) -> SeedR
     seed_node_cables(b, nodes=nodes, switches=switches, su_install=su_install, vendors=cat.vendors)
     seed_uplink_cables(b, switches=switches, panels=panels, su_install=su_install, vendors=cat.vendors)
     plans = plan_tests(b)
+    _set_cable_sites(b)
     b.cable_t.write(**w)
     b.end_t.write(**w)
     links = seed_links(b, w=w)

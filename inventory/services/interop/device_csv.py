@@ -31,6 +31,7 @@ from inventory.models.base import sanctioned_bulk_write
 from inventory.services.interop.netbox_map import ROLE_MAP
 from inventory.services.plans.cable_plan_rows import PlanResult, RowResult
 from inventory.services.plans.files import PlanFileError, csv_dict_rows
+from inventory.services.plant import cable_sites
 
 MAX_ROWS = 20_000
 COLUMNS = [
@@ -224,10 +225,12 @@ def _write(ok: list[_Row], *, vendors: dict[str, int], existing: dict[str, Devic
                 r.values["vendor_id"] = vendors[r.vendor.lower()]
         creates = [Device(name=r.result.label, **r.values) for r in ok if r.result.action == "create"]
         bulk.bulk_insert(Device, creates, actor=actor, reason="device CSV import")
-        changed = []
+        changed, moved = [], []
         for r in ok:
             if r.result.action == "change":
                 dev = existing[r.result.label]
+                if dev.rack_id != r.values["rack_id"]:
+                    moved.append(dev.pk)
                 for k in FIELDS:
                     setattr(dev, k, r.values[k])
                 dev.updated_at = now
@@ -242,6 +245,8 @@ def _write(ok: list[_Row], *, vendors: dict[str, int], existing: dict[str, Devic
                 default_change_reason="device CSV import",
                 default_date=now,
             )
+        # Devices moved to another rack (perhaps another site): their cables' site column.
+        cable_sites.cable_sites_refresh_for_devices(device_ids=moved)
 
 
 def _parse(n: int, raw: dict) -> _Row:

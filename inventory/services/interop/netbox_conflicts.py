@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from inventory.models import Cable, CableEnd, ExternalRef, Port, SyncRun
+from inventory.services.plant import cable_sites
 from inventory.services.plant import links as link_services
 
 RESOLUTIONS = ("take_source", "keep_ours")
@@ -116,6 +117,7 @@ def _move_ends(cable: Cable, source_ports: dict[str, list[int]], *, reason: str)
         e._change_reason = reason
         e.save()
     after = [p for e in ends for p in _ports_at(e)]
+    cable_sites.cable_sites_refresh(cable_ids=[cable.pk])
     link_services.links_refresh_for_ports(port_ids=sorted(set(before + after)))
 
 

@@ -39,6 +39,7 @@ from inventory.services.interop.netbox_map import (
     module_type_values,
 )
 from inventory.services.interop.netbox_report import Change, NetboxPlan
+from inventory.services.plant import cable_sites
 
 
 class NetboxImporter(NetboxCableStep):
@@ -169,6 +170,8 @@ class NetboxImporter(NetboxCableStep):
         self._modules()
         self._ports()
         self._cables()
+        # New cables, devices moved to other racks, racks to other rows: the list's site column.
+        cable_sites.cable_sites_refresh_for_devices(device_ids=[d.pk for d in self.devices.values()])
 
     def _modules(self) -> None:
         types = {t["id"]: t for t in self.snap["module_types"]}

@@ -9,6 +9,7 @@ from inventory.core.choices import CableKind, ConnectorType, PortKind
 from inventory.db import bulk
 from inventory.models import Cable, CableEnd, Link, LinkSegment, Port
 from inventory.services.plans.cable_plan_rows import PlanRow
+from inventory.services.plant import cable_sites
 from inventory.services.plant import links as link_services
 
 
@@ -37,7 +38,13 @@ def cable_plan_write(*, rows: list[PlanRow], actor) -> None:
         "status",
         "notes",
     ]
-    cable_rows = [[p.label, p.kind] + [p.attrs[c] for c in cable_cols[2:]] for p in creates]
+    # The list's site filter column, set as the rows go in (A end first, as cable_sites rules).
+    sites = cable_sites.first_placed_sites([[t[2].device_id for t in p.terms] for p in creates])
+    cable_rows = [
+        [p.label, p.kind, *[p.attrs[c] for c in cable_cols[2:]], site]
+        for p, site in zip(creates, sites, strict=True)
+    ]
+    cable_cols.append("site_id")
     ids = bulk.bulk_insert_rows(Cable, cable_cols, cable_rows, actor=actor, reason="cable plan import")
     end_rows = []
     sealed = CableKind.sealed()

@@ -13,6 +13,7 @@ from django.utils import timezone
 from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, PortKind
 from inventory.models import Cable, CableEnd, Port, Vendor
 from inventory.selectors.testing.gate import cable_gate_check, gate_message
+from inventory.services.plant import cable_sites
 from inventory.services.plant import links as link_services
 
 # DAC reach by lane rate (IEEE 802.3 CR/CR4/CR8 practice): past these a passive copper link
@@ -200,6 +201,8 @@ def cable_install(
                 )
     except IntegrityError as exc:  # a concurrent install took the port between check and write
         raise ValidationError({"a": "A port of this cable was cabled by someone else just now."}) from exc
+    cable_sites.cable_sites_refresh(cable_ids=[cable.pk])
+    cable.refresh_from_db(fields=["site"])
     warnings = cable_warnings(kind=kind, length_m=length_m, ports=ports)
     link_services.links_refresh_for_ports(port_ids=[p.pk for p in ports])
     return cable, warnings

@@ -35,7 +35,10 @@ def cable_list(request):
     filterset = CableFilter(request.GET or None, queryset=Cable.objects.all())
     csv = request.GET.get("format") == "csv"
     sort, qs = page_selectors.cable_list_queryset(
-        _filtered(filterset), sort=request.GET.get("sort", "label"), prefetch_ends=csv
+        _filtered(filterset),
+        sort=request.GET.get("sort", "label"),
+        prefetch_ends=csv,
+        within_site=filterset.within_site,
     )
     if csv:
         return _cable_csv(qs)

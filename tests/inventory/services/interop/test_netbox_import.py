@@ -132,6 +132,13 @@ def test_import_traces_the_same_paths_as_netbox(netbox):
     assert Link.objects.filter(active=True, segments__cable__label="TRK-A01-B01-1").count() == 1
 
 
+def test_every_imported_cable_is_listed_under_the_imported_site(netbox, engineer_api):
+    netbox_import(snapshot=netbox.fetch(), dry_run=False)
+    r = engineer_api.get("/api/cables/?site=gpu-hall-1&page_size=100")
+    assert {c["label"] for c in r.json()["results"]} == set(Cable.objects.values_list("label", flat=True))
+    assert len(r.json()["results"]) == 8
+
+
 def test_reimport_is_idempotent(netbox):
     netbox_import(snapshot=netbox.fetch(), dry_run=False)
     again = netbox_import(snapshot=netbox.fetch(), dry_run=False)
