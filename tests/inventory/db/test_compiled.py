@@ -101,7 +101,7 @@ def test_a_compiled_read_shows_in_the_query_log_with_its_values(two_halls):
     assert len(q.captured_queries) == 1 and "H2-R03" in q.captured_queries[0]["sql"]
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+@pytest.mark.postgres  # prepared statements are PostgreSQL's (deselected on SQLite, tests/conftest.py)
 def test_on_postgresql_the_statement_is_prepared_once_per_connection(two_halls):
     def prepared() -> int:
         with connection.cursor() as cur:
