@@ -7,13 +7,14 @@ counters) and full samples (plus a 16-bin histogram, per-lane Rx/Tx power and bi
 gauges, BER gauges). The same rows are then loaded by a raw PostgreSQL COPY (pre-built text,
 one process, batches of 5,000, a commit per batch, into tables shaped and keyed like the real
 ones) as the reference, and the ratio is reported, with the peak RSS of the web workers.
-After each shape's ingest, the rollup task's function works the queue empty in this process
-(what one worker does), timed: its samples/s over the ingest's is the "rollup / ingest" ratio.
+After each shape's ingest, the rollup task's function works the queue empty in this process,
+one thread per rollup shard side by side (what the workers do, a shard each), timed: its
+samples/s over the ingest's is the "rollup / ingest" ratio.
 
 On PostgreSQL, the day partitions holding those samples are then dropped (timed: retention).
 Last, sustained load: FEC-only batches paced at 80% of the measured FEC-only rate (at most
 100,000/s) for ``BENCH_TELEMETRY_SUSTAIN_S`` (90 s) while this process works the rollup queue
-back to back like one worker; each queue row's ingest-to-rollup delay is measured, the alert
+back to back, a thread per shard like the workers; each queue row's ingest-to-rollup delay is measured, the alert
 evaluation over the window is timed twice (the first run over ports never seen before also
 learns their baselines, a one-off that recurs once an hour per port; the second is what the
 every-minute run costs), and sample-to-alert p95 is reported in rollup buckets as rollup p95 +
@@ -232,15 +233,53 @@ def _cleanup(since: datetime) -> None:
     TelemetryIngestBatch.objects.all().delete()
 
 
-def _rollup_all(samples: int) -> float:
-    """Samples/s of rolling up everything queued (the task's own batch size), one process."""
+def _drain(shard: int, until, delays: list[float] | None = None) -> None:
+    """Work one rollup shard's queue back to back, like its worker, until ``until()`` is false and
+    the shard's queue is empty; with ``delays``, each queue row's delay from its ingest
+    (``received_at``) to the end of the run that consumed it is appended."""
+    from django.db import connection
     from django.utils import timezone
 
+    from inventory.models import TelemetryIngestBatch
     from inventory.services.telemetry.rollup import telemetry_rollup
 
+    mine = TelemetryIngestBatch.objects.filter(shard=shard, attempts=0)
+    try:
+        while True:
+            pending = dict(mine.values_list("id", "received_at")) if delays is not None else None
+            if pending is not None and not pending:
+                if not until():
+                    return
+                time.sleep(0.2)
+                continue
+            out = telemetry_rollup(now=timezone.now(), shard=shard)
+            if delays is None:
+                if not out.remaining:
+                    return
+                continue
+            end = timezone.now()
+            left = set(mine.filter(pk__in=list(pending)).values_list("id", flat=True))
+            delays += [(end - at).total_seconds() for pk, at in pending.items() if pk not in left]
+    finally:
+        connection.close()
+
+
+def _side_by_side(target, shards: int) -> None:
+    threads = [threading.Thread(target=target, args=(k,)) for k in range(shards)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+
+
+def _rollup_all(samples: int) -> float:
+    """Samples/s of rolling up everything queued, each rollup shard in its own thread side by
+    side (what the workers do: each shard's task on a core of its own; the work is PostgreSQL's,
+    each thread has its own session)."""
+    from inventory.services.telemetry import rollup_queue
+
     t = time.perf_counter()
-    while telemetry_rollup(now=timezone.now()).remaining:
-        pass
+    _side_by_side(lambda k: _drain(k, until=lambda: False), rollup_queue.shards())
     return samples / (time.perf_counter() - t)
 
 
@@ -299,13 +338,12 @@ def _alert_delay(report, out: dict, seconds: float) -> None:
 
 def _sustained(web, token: str, ports, *, rate: float, seconds: float, start: datetime) -> dict:
     """FEC-only batches posted at ``rate`` samples/s for ``seconds`` (two paced client threads)
-    while this process works the rollup queue like a worker, back to back. Each queue row's
+    while this process works the rollup queue like the workers, each shard back to back in a
+    thread of its own. Each queue row's
     delay is from its ingest (``received_at``) to the end of the rollup run that consumed it."""
     from django.db import close_old_connections
-    from django.utils import timezone
 
-    from inventory.models import TelemetryIngestBatch
-    from inventory.services.telemetry.rollup import telemetry_rollup
+    from inventory.services.telemetry import rollup_queue
 
     blocks = [ports[i : i + BATCH] for i in range(0, len(ports), BATCH)]
     templates = [
@@ -353,15 +391,10 @@ def _sustained(web, token: str, ports, *, rate: float, seconds: float, start: da
     for th in threads:
         th.start()
     delays: list[float] = []
-    while any(th.is_alive() for th in threads) or TelemetryIngestBatch.objects.filter(attempts=0).exists():
-        pending = dict(TelemetryIngestBatch.objects.filter(attempts=0).values_list("id", "received_at"))
-        if not pending:
-            time.sleep(0.2)
-            continue
-        telemetry_rollup(now=timezone.now())
-        end = timezone.now()
-        left = set(TelemetryIngestBatch.objects.filter(pk__in=list(pending)).values_list("id", flat=True))
-        delays += [(end - at).total_seconds() for pk, at in pending.items() if pk not in left]
+    _side_by_side(
+        lambda k: _drain(k, until=lambda: any(th.is_alive() for th in threads), delays=delays),
+        rollup_queue.shards(),
+    )
     close_old_connections()
     if errors:
         raise RuntimeError(f"sustained ingest failed: {errors[0]}")
@@ -382,6 +415,9 @@ def run(report) -> None:
     pg = connection.vendor == "postgresql"
     fec_total = int(os.environ.get("BENCH_TELEMETRY_FEC_SAMPLES", "200000" if pg else "20000"))
     full_total = int(os.environ.get("BENCH_TELEMETRY_FULL_SAMPLES", "100000" if pg else "10000"))
+    from inventory.services.telemetry import rollup_queue
+
+    shards = rollup_queue.shards()
     ports = _ports(40_000)
     report("telemetry bench: interface ports used", len(ports), "ports")
     # other work on a shared 2-core box moves these figures by 2-3x: say how busy it was
@@ -413,7 +449,9 @@ def run(report) -> None:
                     ">= 100,000" if shape == "fec" else "",
                 )
                 rollup_rate = _rollup_all(stored)
-                report(f"rollup of the ingested {label}", rollup_rate, "samples/s")
+                report(
+                    f"rollup of the ingested {label} ({shards} shards side by side)", rollup_rate, "samples/s"
+                )
                 report(f"rollup / ingest, {label}", rollup_rate / rate, "ratio", ">= 1.0")
                 if pg:
                     copy_s = _copy_reference(shape, rows)

@@ -412,6 +412,13 @@ CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS = env.int(
     "CABLETRACK_TELEMETRY_ROLLUP_LOOKBACK_SECONDS", default=900
 )
 CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES = env.int("CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES", default=50)
+# Ports are rolled up in this many shards (port id modulo it), each by one task at a time, side
+# by side on the workers' cores; one shard per core the workers have is the rule.
+CABLETRACK_TELEMETRY_ROLLUP_SHARDS = env.int("CABLETRACK_TELEMETRY_ROLLUP_SHARDS", default=2)
+if not 1 <= CABLETRACK_TELEMETRY_ROLLUP_SHARDS <= 64:
+    raise ImproperlyConfigured(
+        f"CABLETRACK_TELEMETRY_ROLLUP_SHARDS must be from 1 to 64, not {CABLETRACK_TELEMETRY_ROLLUP_SHARDS}"
+    )
 # Ports whose rollup fails are set aside and retried after this many seconds, doubled per
 # failure up to the maximum.
 CABLETRACK_TELEMETRY_ROLLUP_RETRY_SECONDS = env.int("CABLETRACK_TELEMETRY_ROLLUP_RETRY_SECONDS", default=60)

@@ -100,6 +100,10 @@ class AppSettings:
         "CABLETRACK_TELEMETRY_ROLLUP_MAX_BATCHES",
         "Queue batches one rollup task takes before it re-enqueues itself.",
     )
+    telemetry_rollup_shards = Setting[int](
+        "CABLETRACK_TELEMETRY_ROLLUP_SHARDS",
+        "Rollup shards (port id modulo this), each rolled up by one task at a time, side by side.",
+    )
     telemetry_rollup_retry_seconds = Setting[int](
         "CABLETRACK_TELEMETRY_ROLLUP_RETRY_SECONDS",
         "First wait before a set-aside (failed) rollup port is tried again (s); doubles per failure.",

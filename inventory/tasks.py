@@ -16,6 +16,7 @@ from inventory.services.ops import reliability
 from inventory.services.plant import links as link_services
 from inventory.services.retests import reminders
 from inventory.services.telemetry import partitions as telemetry_partitions
+from inventory.services.telemetry import rollup_queue
 from inventory.services.telemetry.ingest import ROLLUP_PENDING_KEY
 from inventory.services.telemetry.prometheus_pull import telemetry_pull_prometheus
 from inventory.services.telemetry.rollup import telemetry_retention_enforce, telemetry_rollup
@@ -30,11 +31,22 @@ def links_refresh_task(port_ids: list[int]) -> int:
 
 @shared_task(name="inventory.telemetry_rollup", acks_late=True)
 def telemetry_rollup_task() -> int:
-    """Roll up queued telemetry batches; re-enqueues itself until the queue is empty."""
+    """Start one rollup task per shard (the ingest's debounced kick, and beat every minute)."""
     cache.delete(ROLLUP_PENDING_KEY)
-    outcome = telemetry_rollup(now=timezone.now())
+    shards = rollup_queue.shards()
+    for shard in range(shards):
+        telemetry_rollup_shard_task.delay(shard)
+    return shards
+
+
+@shared_task(name="inventory.telemetry_rollup_shard", acks_late=True)
+def telemetry_rollup_shard_task(shard: int) -> int:
+    """Roll up one shard's queued telemetry batches; re-enqueues itself until that queue is
+    empty. A second task for a shard already being rolled up returns at once (the first one
+    goes on until the queue is empty)."""
+    outcome = telemetry_rollup(now=timezone.now(), shard=shard)
     if outcome.remaining:
-        telemetry_rollup_task.delay()
+        telemetry_rollup_shard_task.delay(shard)
     return outcome.buckets
 
 

@@ -45,6 +45,8 @@ class Worker:
             {
                 "DATABASE_URL": database_url(),
                 "DJANGO_SETTINGS_MODULE": "cabletrack.settings",
+                # what the worker's tasks enqueue (a rollup's shard tasks) stays on this queue
+                "CELERY_TASK_DEFAULT_QUEUE": self.queue,
                 **self.extra_env,
             }
         )

@@ -133,16 +133,20 @@ class PortTelemetryState(models.Model):
 class TelemetryIngestBatch(models.Model):
     """The rollup queue: one row per stored batch, naming the ports it touched and its time span.
 
-    Append-only and cheap for the ingest path (one row per request, not one per port). The
-    rollup task claims rows (``SKIP LOCKED`` on PostgreSQL), recomputes the touched ports'
-    buckets from ``min_ts`` and deletes the rows in the same transaction: a crash or a retry
-    leaves them for the next run, and recomputing is idempotent.
+    Append-only and cheap for the ingest path: one row per request and rollup shard its ports
+    fall in (port id modulo ``CABLETRACK_TELEMETRY_ROLLUP_SHARDS``), not one per port. A rollup
+    run holds its shard's lock, claims the shard's rows, recomputes the touched ports' buckets
+    from ``min_ts`` and deletes the rows in the same transaction: a crash or a retry leaves them
+    for the next run, and recomputing is idempotent.
     """
 
     received_at = models.DateTimeField()
     min_ts = models.DateTimeField()
     max_ts = models.DateTimeField()
     port_ids = BigIntArrayField()
+    # The rollup shard the row's ports belong to (``rollup_queue.shard_of``): each shard is
+    # rolled up by one run at a time, so shards run side by side without sharing a port.
+    shard = models.PositiveSmallIntegerField(default=0, db_default=0, help_text="Rollup shard of its ports")
     # Set aside (``services/telemetry/rollup_queue.py``): ports whose recompute failed, with the
     # error, how often it failed and when to try again. Database defaults: the ingest inserts
     # fresh rows with raw SQL naming only the columns above.

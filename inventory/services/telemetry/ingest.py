@@ -27,7 +27,7 @@ from inventory.conf import app_settings
 from inventory.core.telemetry.decode import IDENTITY_FIELDS, THRESHOLD_FIELDS, Decoded, Sample
 from inventory.models import TelemetryIngestBatch
 from inventory.services.ops.enqueue import enqueue_now
-from inventory.services.telemetry import partitions
+from inventory.services.telemetry import partitions, rollup_queue
 from inventory.services.telemetry.identity import identities_record
 from inventory.services.telemetry.ingest_layouts import layouts
 from inventory.services.telemetry.ingest_rows import IngestResult, IngestRows, dedupe, resolve
@@ -37,20 +37,29 @@ ROLLUP_PENDING_KEY = "telemetry:rollup-pending"
 
 
 def _queue_rollup(rows: IngestRows, *, now: datetime) -> None:
-    ports = sorted(set(rows.port_ids))
+    """One queue row per rollup shard the batch's ports fall in, each with the batch's time span
+    (a collector's batch is one scrape: its samples share a time or nearly)."""
     ts = rows.ts()
+    lo, hi = min(ts), max(ts)
+    by_shard = rollup_queue.split_by_shard(rows.port_ids)
     if connection.vendor == "postgresql":
-        # the port list as one array literal: psycopg's per-element list adaptation costs
+        # each port list as one array literal: psycopg's per-element list adaptation costs
         # more than the rest of this row
         qn = connection.ops.quote_name
+        values = []
+        for k, ports in by_shard.items():
+            values += [now, lo, hi, "{" + ",".join(map(str, ports)) + "}", k]
         with connection.cursor() as cur:
             cur.execute(
-                f"INSERT INTO {qn(TelemetryIngestBatch._meta.db_table)} (received_at, min_ts, max_ts, port_ids) "  # noqa: S608 - table name from model _meta, quoted; values are parameters
-                "VALUES (%s, %s, %s, %s::bigint[])",
-                [now, min(ts), max(ts), "{" + ",".join(map(str, ports)) + "}"],
+                f"INSERT INTO {qn(TelemetryIngestBatch._meta.db_table)} (received_at, min_ts, max_ts, port_ids, shard) "  # noqa: S608 - table name from model _meta, quoted; values are parameters
+                "VALUES " + ", ".join(["(%s, %s, %s, %s::bigint[], %s)"] * len(by_shard)),
+                values,
             )
         return
-    TelemetryIngestBatch.objects.create(received_at=now, min_ts=min(ts), max_ts=max(ts), port_ids=ports)
+    TelemetryIngestBatch.objects.bulk_create(
+        TelemetryIngestBatch(received_at=now, min_ts=lo, max_ts=hi, port_ids=ports, shard=k)
+        for k, ports in by_shard.items()
+    )
 
 
 _IDENTITY_ATTRS = (*IDENTITY_FIELDS, *THRESHOLD_FIELDS)

@@ -246,8 +246,16 @@ def _rollup_chunk(ports: list[int], dirty_from: dict[int, datetime], *, now: dat
     return done.buckets
 
 
-def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> RollupOutcome:
-    """Roll up the ports of up to ``max_batches`` queued ingest batches. Idempotent.
+def telemetry_rollup(
+    *, now: datetime, max_batches: int | None = None, shard: int | None = None
+) -> RollupOutcome:
+    """Roll up the ports of up to ``max_batches`` queued ingest batches of one shard (or of
+    every shard, ``None``). Idempotent.
+
+    A run holds its shard's lock (``rollup_queue.lock_shards``) for its transaction, so the
+    shards run side by side on separate workers and no two runs ever recompute one port at
+    once (two would each write the bucket from their own snapshot, the older one last). A run
+    for a shard already being rolled up does nothing.
 
     Batches set aside earlier are taken again once their retry time has come (new data for a
     set-aside port waits with it, so a poisoned port is not retried every run). Dirty times are
@@ -257,7 +265,9 @@ def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> Rollup
     chunk = app_settings.telemetry_rollup_batch_ports
     horizon = rollup_queue.rollup_horizon(now)
     with transaction.atomic():
-        qs = rollup_queue.due_batches(now).order_by("id")
+        if not rollup_queue.lock_shards(shard):
+            return RollupOutcome(0, 0, 0, False)
+        qs = rollup_queue.due_batches(now, shard).order_by("id")
         if connection.features.has_select_for_update_skip_locked:
             qs = qs.select_for_update(skip_locked=True)
         batches = list(qs.values_list("id", "min_ts", "port_ids", "attempts")[:max_batches])
@@ -272,7 +282,9 @@ def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> Rollup
             dirty_from.update(dict.fromkeys(port_ids, max(min_ts, horizon)))
         for _, _min_ts, port_ids, tried in sorted(batches, key=lambda b: b[3]):
             attempts.update(dict.fromkeys(port_ids, tried))
-        rollup_queue.hold_back(dirty_from, now=now)
+        if shard is not None:
+            rollup_queue.requeue_foreign(dirty_from, shard=shard, now=now)
+        rollup_queue.hold_back(dirty_from, now=now, shard=shard)
         # ports dirtied from about the same time roll up together (one load per chunk)
         ordered = sorted(dirty_from, key=lambda p: (dirty_from[p], p))
         buckets = 0
@@ -284,7 +296,7 @@ def telemetry_rollup(*, now: datetime, max_batches: int | None = None) -> Rollup
             )
         TelemetryIngestBatch.objects.filter(pk__in=[b[0] for b in batches]).delete()
         rollup_queue.set_aside(failed, dirty_from=dirty_from, attempts=attempts, now=now)
-    remaining = rollup_queue.due_batches(now).exists()
+    remaining = rollup_queue.due_batches(now, shard).exists()
     return RollupOutcome(len(batches), len(dirty_from), buckets, remaining, set_aside=len(failed))
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
-from django.db import transaction
+import numpy as np
+from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
 from inventory.conf import app_settings
@@ -30,15 +31,88 @@ MAX_SINGLE_TRIES = 64
 MAX_ERROR_CHARS = 500
 
 
+# The advisory-lock namespace of the rollup shards (the second key is the shard): any constant
+# no other lock of the application uses (``partitions._LOCK`` is another).
+_SHARD_LOCK = 0x6374_726C  # "ctrl"
+
+
+def shards() -> int:
+    return app_settings.telemetry_rollup_shards
+
+
+def split_by_shard(port_ids: Iterable[int]) -> dict[int, list[int]]:
+    """The distinct port ids, sorted, by the shard each belongs to (port id modulo the count)."""
+    ports = np.unique(np.fromiter(port_ids, dtype=np.int64))
+    if not len(ports):
+        return {}
+    shard = ports % shards()
+    return {int(k): ports[shard == k].tolist() for k in np.unique(shard)}
+
+
+def lock_shards(which: int | None) -> bool:
+    """Hold the lock of one shard (``which``) or of all of them (``None``) for the transaction.
+
+    One shard is taken only if free (``False``: another run is rolling it up and will go on
+    until its queue is empty, so this one has nothing to do); all shards are waited for, in
+    order. On SQLite, which serialises writers itself, there is nothing to hold."""
+    if connection.vendor != "postgresql":
+        return True
+    with connection.cursor() as cur:
+        if which is not None:
+            cur.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [_SHARD_LOCK, which])
+            return bool(cur.fetchone()[0])
+        for k in range(shards()):
+            cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_SHARD_LOCK, k])
+    return True
+
+
+def requeue_foreign(dirty_from: dict[int, datetime], *, shard: int, now: datetime) -> int:
+    """Ports of another shard in rows a shard's run took leave ``dirty_from`` and are queued
+    again, fresh, in rows of their own shards. Such rows were queued before the queue had
+    shards, or under another shard count: rolling their ports up here could run beside their
+    own shard's run. (A set-aside port among them starts its tries afresh.) Returns how many
+    ports moved."""
+    n = shards()
+    foreign = [p for p in dirty_from if p % n != shard]
+    if not foreign:
+        return 0
+    groups: dict[int, list[int]] = defaultdict(list)
+    for p in foreign:
+        groups[p % n].append(p)
+    TelemetryIngestBatch.objects.bulk_create(
+        [
+            TelemetryIngestBatch(
+                received_at=now,
+                min_ts=min(dirty_from[p] for p in pids),
+                max_ts=now,
+                port_ids=sorted(pids),
+                shard=k,
+            )
+            for k, pids in groups.items()
+        ]
+    )
+    for p in foreign:
+        del dirty_from[p]
+    return len(foreign)
+
+
 def rollup_horizon(now: datetime) -> datetime:
     """No rollup is recomputed from before this: raw samples older than the raw retention are
     gone (or going), so the buckets built from them are the only record left."""
     return now - timedelta(days=app_settings.telemetry_raw_retention_days)
 
 
-def due_batches(now: datetime) -> QuerySet[TelemetryIngestBatch]:
-    """Queue rows the rollup takes now: fresh ones, and set-aside ones whose retry time came."""
-    return TelemetryIngestBatch.objects.filter(Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now))
+def due_batches(now: datetime, shard: int | None = None) -> QuerySet[TelemetryIngestBatch]:
+    """Queue rows the rollup takes now: fresh ones, and set-aside ones whose retry time came;
+    of one shard, or of all. Rows queued under a larger shard count than today's are taken by
+    shard ``row.shard % count`` (``shard_filter``)."""
+    qs = TelemetryIngestBatch.objects.filter(Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now))
+    return qs if shard is None else qs.filter(shard_filter(shard))
+
+
+def shard_filter(shard: int) -> Q:
+    n = shards()
+    return Q(shard__in=range(shard, 64, n))
 
 
 def isolating(ports: list[int], run: Callable[[list[int]], int], failed: dict[int, str]) -> int:
@@ -65,15 +139,16 @@ def isolating(ports: list[int], run: Callable[[list[int]], int], failed: dict[in
     return attempt(ports)
 
 
-def hold_back(dirty_from: dict[int, datetime], *, now: datetime) -> int:
+def hold_back(dirty_from: dict[int, datetime], *, now: datetime, shard: int | None = None) -> int:
     """Ports set aside and not due again yet wait for their retry even when new batches name
     them (else a poisoned port that keeps reporting would be retried, and fail, every run):
     they leave ``dirty_from`` and their set-aside row is widened to the new data's start.
     Returns how many ports were held back."""
     held = 0
-    rows = TelemetryIngestBatch.objects.filter(attempts__gt=0, next_attempt_at__gt=now).values_list(
-        "id", "port_ids", "min_ts"
-    )
+    rows = TelemetryIngestBatch.objects.filter(attempts__gt=0, next_attempt_at__gt=now)
+    if shard is not None:
+        rows = rows.filter(shard_filter(shard))
+    rows = rows.values_list("id", "port_ids", "min_ts")
     for pk, port_ids, min_ts in rows:
         since = [dirty_from.pop(p) for p in port_ids if p in dirty_from]
         if not since:
@@ -94,10 +169,12 @@ def retry_delay(attempts: int) -> timedelta:
 def set_aside(
     failed: dict[int, str], *, dirty_from: dict[int, datetime], attempts: dict[int, int], now: datetime
 ) -> None:
-    """Queue the failed ports again, one row per reason, with their try count and retry time."""
-    by_reason: dict[tuple[str, int], list[int]] = defaultdict(list)
+    """Queue the failed ports again, one row per reason and shard, with their try count and
+    retry time."""
+    n = shards()
+    by_reason: dict[tuple[str, int, int], list[int]] = defaultdict(list)
     for pid, reason in failed.items():
-        by_reason[(reason, attempts.get(pid, 0) + 1)].append(pid)
+        by_reason[(reason, attempts.get(pid, 0) + 1, pid % n)].append(pid)
     TelemetryIngestBatch.objects.bulk_create(
         [
             TelemetryIngestBatch(
@@ -105,10 +182,11 @@ def set_aside(
                 min_ts=min(dirty_from[p] for p in pids),
                 max_ts=now,
                 port_ids=sorted(pids),
+                shard=shard,
                 attempts=tries,
                 last_error=reason,
                 next_attempt_at=now + retry_delay(tries),
             )
-            for (reason, tries), pids in by_reason.items()
+            for (reason, tries, shard), pids in by_reason.items()
         ]
     )
