@@ -18,6 +18,7 @@ from typing import NamedTuple
 from django.db import IntegrityError, transaction
 
 from inventory.core.choices import CableKind, CableStatus
+from inventory.core.perf import gc_paused
 from inventory.models import Cable, CableEnd, Port, Transceiver, Vendor
 from inventory.selectors.plant.ports import cages_resolve, ports_resolve
 from inventory.services.plans.cable_plan_rows import PlanResult, PlanRow, RowResult, plan_row_parse
@@ -56,7 +57,17 @@ EDITABLE = (
 
 
 def cable_plan_import(*, rows: list[dict], dry_run: bool = True, actor=None) -> PlanResult:
-    """Validate every row against the plant as a set; apply all-or-nothing unless ``dry_run``."""
+    """Validate every row against the plant as a set; apply all-or-nothing unless ``dry_run``.
+
+    Without the cyclic garbage collector (see ``gc_paused``): a 5,000-row batch keeps some
+    hundred thousand small acyclic objects alive (rows, results, lookups), and with the
+    collector on, their growing heap was walked again and again, a third of the batch's time.
+    """
+    with gc_paused():
+        return _import(rows=rows, dry_run=dry_run, actor=actor)
+
+
+def _import(*, rows: list[dict], dry_run: bool, actor) -> PlanResult:
     result = PlanResult(dry_run=dry_run)
     if len(rows) > MAX_ROWS:
         r = RowResult(
