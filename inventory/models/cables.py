@@ -81,7 +81,10 @@ class Cable(TimestampedModel):
     )
 
     objects = TrackedManager()
-    history = HistoricalRecords()
+    # History is read per object (``id``, and a cable's ends by ``cable_id``) and by date; no query
+    # looks history up by these columns, and each index on them cost every bulk write (a 5,000-cable
+    # import: ~80 ms of index upkeep on the three history tables). See ``inventory.db.bulk``.
+    history = HistoricalRecords(no_db_index=["label", "vendor", "replaced_by", "site"])
 
     class Meta:
         ordering = ["label"]
@@ -151,7 +154,7 @@ class CableEnd(models.Model):
     active = models.BooleanField(default=True)
 
     objects = TrackedManager()
-    history = HistoricalRecords()
+    history = HistoricalRecords(no_db_index=["cage", "port"])  # read by cable_id (see Cable.history)
 
     class Meta:
         ordering = ["cable_id", "side", "leg"]
@@ -199,7 +202,7 @@ class Link(TimestampedModel):
     active = models.BooleanField(default=True)
 
     objects = TrackedManager()
-    history = HistoricalRecords()
+    history = HistoricalRecords(no_db_index=["a_port", "b_port", "retest_due"])  # see Cable.history
 
     class Meta:
         ordering = ["a_port_id"]

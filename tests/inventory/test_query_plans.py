@@ -9,6 +9,7 @@ joins that only a full scan answers fails here, long before a 131,072-GPU benchm
 
 from __future__ import annotations
 
+import json
 from datetime import date, datetime, time, timedelta
 
 import pytest
@@ -20,7 +21,19 @@ from rest_framework.test import APIClient
 
 from inventory.core.choices import TokenKind
 from inventory.db import bulk
-from inventory.models import ApiToken, Cable, CableEnd, Device, Port, Rack, RetestReminder, Room, Row, Site
+from inventory.models import (
+    ApiToken,
+    Cable,
+    CableEnd,
+    Device,
+    Link,
+    Port,
+    Rack,
+    RetestReminder,
+    Room,
+    Row,
+    Site,
+)
 from inventory.models.accounts import hash_token
 from inventory.selectors.pages.lists import CABLE_SORTS, TRANSCEIVER_SORTS
 from inventory.services.demo.seed import demo_seed
@@ -354,3 +367,19 @@ def test_a_technicians_cable_page_reads_no_large_table_whole_to_check_the_site(p
     assert "Report a fault" in response.content.decode()  # a site-scoped action, offered: same site
     site_checks = [q for q in selects if "site_id" in q or '"inventory_site"' in q]
     assert site_checks and _scans_of(site_checks) == {}
+
+
+def test_a_cable_page_reads_its_history_by_index(plant):
+    """History tables keep indexes only for how history is read (by object, a cable's ends by
+    cable, by date; migration 0018 dropped the rest): a cable's history and its ends' history
+    are index lookups, never a read of every cable's history."""
+    cable = Cable.objects.filter(status="in_production").order_by("pk").first()
+    link = Link.objects.order_by("pk").first()
+    for qs in (
+        Cable.history.filter(id=cable.pk).select_related("history_user"),
+        CableEnd.history.filter(cable_id=cable.pk).select_related("history_user"),
+        Link.history.filter(id=link.pk).select_related("history_user"),
+    ):
+        plan = json.loads(qs.explain(format="json"))[0]["Plan"]
+        seq = [n["Relation Name"] for n in _nodes(plan) if n["Node Type"] == "Seq Scan"]
+        assert not [t for t in seq if t.startswith("inventory_historical")], str(qs.query)[:160]
