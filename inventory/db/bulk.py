@@ -24,6 +24,7 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from inventory.db.audit import current_user, reason_with_actor
+from inventory.db.copy import pg_array
 
 
 def _history_model(model):
@@ -171,7 +172,8 @@ def _copy_history(model, hist, fields, ids: list[int], *, now, reason: str, acto
 
     The database already holds every value, so nothing is formatted in Python or sent twice:
     the history half of a bulk write (half its rows) costs the server a read of pages it has
-    just written instead of a second COPY from Python (a third of the 131,072-GPU seed).
+    just written instead of a second COPY from Python (a third of the 131,072-GPU seed). The ids
+    go as one array literal: psycopg adapts a list element by element (12 ms per 10,000 ids).
     """
     qn = connection.ops.quote_name
     hist_fields = {f.attname: f for f in hist._meta.concrete_fields}
@@ -185,8 +187,9 @@ def _copy_history(model, hist, fields, ids: list[int], *, now, reason: str, acto
         cur.execute(
             f"INSERT INTO {qn(hist._meta.db_table)} ({', '.join(h_cols)}) "  # noqa: S608 - table and column names from model _meta, quoted; values are parameters
             f"SELECT {', '.join(qn(f.column) for f in kept)}, %s, %s, '+', %s "
-            f"FROM {qn(model._meta.db_table)} WHERE {pk} = ANY(%s) ORDER BY {pk}",
-            [now, reason, actor_id, ids],
+            f"FROM {qn(model._meta.db_table)} WHERE {pk} = ANY(%s::{model._meta.pk.db_type(connection)}[]) "
+            f"ORDER BY {pk}",
+            [now, reason, actor_id, pg_array(ids).decode()],
         )
 
 

@@ -7,6 +7,7 @@ from django.db.models import Q
 
 from inventory.core.choices import CableKind, ConnectorType, PortKind
 from inventory.db import bulk
+from inventory.db.copy import pg_array
 from inventory.models import Cable, CableEnd, Link, LinkSegment, Port
 from inventory.services.plans.cable_plan_rows import PlanRow
 from inventory.services.plant import cable_sites
@@ -185,7 +186,7 @@ def _active_link_pairs(pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
             f"SELECT l.a_port_id, l.b_port_id FROM {table} l "  # noqa: S608 - quoted identifier
             "JOIN unnest(%s::bigint[], %s::bigint[]) AS p(a, b) ON l.a_port_id = p.a AND l.b_port_id = p.b "
             "WHERE l.active",
-            [[a for a, _ in pairs], [b for _, b in pairs]],
+            [pg_array([a for a, _ in pairs]).decode(), pg_array([b for _, b in pairs]).decode()],
         )
         return set(cur.fetchall())
 
