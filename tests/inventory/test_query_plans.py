@@ -371,7 +371,7 @@ def test_a_technicians_cable_page_reads_no_large_table_whole_to_check_the_site(p
 
 def test_a_cable_page_reads_its_history_by_index(plant):
     """History tables keep indexes only for how history is read (by object, a cable's ends by
-    cable, by date; migration 0018 dropped the rest): a cable's history and its ends' history
+    cable, by date; migration 0019 dropped the rest): a cable's history and its ends' history
     are index lookups, never a read of every cable's history."""
     cable = Cable.objects.filter(status="in_production").order_by("pk").first()
     link = Link.objects.order_by("pk").first()

@@ -12,7 +12,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('inventory', '0017_search_pending_list_limit'),
+        ('inventory', '0018_telemetry_rollup_shards'),
     ]
 
     operations = [
