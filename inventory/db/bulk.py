@@ -291,6 +291,59 @@ def foreign_keys_checked_at_end(models_):
     _check_foreign_keys(models_)
 
 
+@contextlib.contextmanager
+def indexes_built_at_end(models_, *, maintenance_work_mem: str = "256MB"):
+    """PostgreSQL: the secondary indexes of the tables of ``models_`` (and of their history
+    tables) that are empty on entry are dropped inside, and built again on leaving, in the
+    same transaction.
+
+    A bulk load into indexed tables updates every index row by row (random b-tree inserts, and
+    GIN trigram entries through a small pending list); building an index once over the loaded
+    rows sorts them instead. Dropped: every index but the primary key's, and unique constraints
+    that no foreign key refers to (added back with ``ALTER TABLE ... ADD CONSTRAINT``, so they
+    are checked then: a duplicate raises ``IntegrityError`` and the transaction rolls back).
+    They come back with the same names and definitions (``pg_get_indexdef``,
+    ``pg_get_constraintdef``). Tables that already hold rows keep theirs (rebuilding would cost
+    more than it saves). The tables stay locked (ACCESS EXCLUSIVE) until the transaction ends.
+    Use only inside a transaction, around a load into a fresh database (the demo seed); SQLite
+    runs the block as is.
+    """
+    if connection.vendor != "postgresql" or not connection.in_atomic_block:
+        yield
+        return
+    tables = sorted(
+        {m._meta.db_table for m in models_}
+        | {h._meta.db_table for h in map(_history_model, models_) if h is not None}
+    )
+    qn = connection.ops.quote_name
+    with connection.cursor() as cur:
+        empty = []
+        for t in tables:
+            cur.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {qn(t)})")  # noqa: S608 - identifier from model _meta, quoted
+            if cur.fetchone()[0]:
+                empty.append(t)
+        cur.execute(
+            "SELECT 'DROP INDEX ' || i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid) "
+            "FROM pg_index i WHERE i.indrelid = ANY(%s::text[]::regclass[]) "
+            "AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid) "
+            "UNION ALL "
+            "SELECT format('ALTER TABLE %%s DROP CONSTRAINT %%I', c.conrelid::regclass, c.conname), "
+            "format('ALTER TABLE %%s ADD CONSTRAINT %%I %%s', c.conrelid::regclass, c.conname, "
+            "pg_get_constraintdef(c.oid)) "
+            "FROM pg_constraint c WHERE c.conrelid = ANY(%s::text[]::regclass[]) AND c.contype = 'u' "
+            "AND NOT EXISTS (SELECT 1 FROM pg_constraint f WHERE f.contype = 'f' AND f.conindid = c.conindid)",
+            [empty, empty],
+        )
+        dropped = cur.fetchall()
+        for drop, _ in dropped:
+            cur.execute(drop)
+    yield  # on an error the transaction is rolled back, and the indexes with it
+    with connection.cursor() as cur:
+        cur.execute("SELECT set_config('maintenance_work_mem', %s, true)", [maintenance_work_mem])
+        for _, create in dropped:
+            cur.execute(create)
+
+
 def _may_skip_triggers() -> bool:
     granted = "has_parameter_privilege('session_replication_role', 'SET')"  # PostgreSQL 15+
     with connection.cursor() as cur:

@@ -62,7 +62,7 @@ def demo_seed(*, gpus: int, seed: int = 1, as_of: date | None = None, actor=None
         return SeedReport(skipped=True, site=site_name)
     if gpus < 8 or gpus > 131_072:
         raise ValueError("--gpus must be between 8 and 131,072")
-    with bulk.foreign_keys_checked_at_end(_written_models()):
+    with bulk.foreign_keys_checked_at_end(_written_models()), bulk.indexes_built_at_end(_written_models()):
         report = _build(gpus=gpus, seed=seed, as_of=as_of, actor=actor, site_name=site_name)
     _analyze_on_commit()
     return report
