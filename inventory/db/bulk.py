@@ -298,16 +298,17 @@ def foreign_keys_checked_at_end(models_):
 
 
 @contextlib.contextmanager
-def indexes_built_at_end(models_, *, maintenance_work_mem: str = "256MB"):
+def indexes_built_at_end(models_, *, maintenance_work_mem: str = "1GB"):
     """PostgreSQL: the secondary indexes of the tables of ``models_`` (and of their history
     tables) that are empty on entry are dropped inside, and built again on leaving, in the
     same transaction.
 
     A bulk load into indexed tables updates every index row by row (random b-tree inserts, and
     GIN trigram entries through a small pending list); building an index once over the loaded
-    rows sorts them instead. Dropped: every index but the primary key's, and unique constraints
+    rows sorts them instead. Dropped: every index, and the primary keys and unique constraints
     that no foreign key refers to (added back with ``ALTER TABLE ... ADD CONSTRAINT``, so they
     are checked then: a duplicate raises ``IntegrityError`` and the transaction rolls back).
+    Primary keys that foreign keys name stay, so rows are still found by id inside.
     They come back with the same names and definitions (``pg_get_indexdef``,
     ``pg_get_constraintdef``). Tables that already hold rows keep theirs (rebuilding would cost
     more than it saves). The tables stay locked (ACCESS EXCLUSIVE) until the transaction ends.
@@ -324,8 +325,12 @@ def indexes_built_at_end(models_, *, maintenance_work_mem: str = "256MB"):
     qn = connection.ops.quote_name
     with connection.cursor() as cur:
         empty = []
-        for t in tables:
-            cur.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {qn(t)})")  # noqa: S608 - identifier from model _meta, quoted
+        for t in tables:  # ordinary tables only: partitioned ones (telemetry) are not the seed's
+            cur.execute(
+                f"SELECT NOT EXISTS (SELECT 1 FROM {qn(t)}) AND "  # noqa: S608 - identifier from model _meta, quoted
+                "(SELECT relkind = 'r' FROM pg_class WHERE oid = %s::regclass)",
+                [t],
+            )
             if cur.fetchone()[0]:
                 empty.append(t)
         cur.execute(
@@ -336,7 +341,7 @@ def indexes_built_at_end(models_, *, maintenance_work_mem: str = "256MB"):
             "SELECT format('ALTER TABLE %%s DROP CONSTRAINT %%I', c.conrelid::regclass, c.conname), "
             "format('ALTER TABLE %%s ADD CONSTRAINT %%I %%s', c.conrelid::regclass, c.conname, "
             "pg_get_constraintdef(c.oid)) "
-            "FROM pg_constraint c WHERE c.conrelid = ANY(%s::text[]::regclass[]) AND c.contype = 'u' "
+            "FROM pg_constraint c WHERE c.conrelid = ANY(%s::text[]::regclass[]) AND c.contype IN ('p', 'u') "
             "AND NOT EXISTS (SELECT 1 FROM pg_constraint f WHERE f.contype = 'f' AND f.conindid = c.conindid)",
             [empty, empty],
         )

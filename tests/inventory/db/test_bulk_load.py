@@ -28,7 +28,8 @@ def test_a_load_into_empty_tables_runs_without_their_secondary_indexes_and_gets_
         bulk.bulk_insert_rows(Cable, ["label", "kind", "status"], [["C1", "CAT6A", "planned"]])
     assert "inventory_cable_label_trgm" in before and "inventory_cable_label_trgm" not in during
     assert "inventory_vendor_name_key" not in during  # a unique constraint no foreign key uses
-    assert "inventory_cable_pkey" in during and "inventory_vendor_pkey" in during
+    assert "inventory_historicalvendor_pkey" not in during  # a primary key no foreign key names
+    assert "inventory_cable_pkey" in during and "inventory_vendor_pkey" in during  # named by keys
     assert _indexes(*TABLES) == before
     assert Vendor.objects.count() == 2 and Vendor.history.count() == 2
 
