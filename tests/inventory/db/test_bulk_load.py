@@ -69,17 +69,24 @@ def test_where_foreign_keys_are_checked_row_by_row_the_indexes_stay():
 
 
 def test_history_rows_are_written_whether_the_new_ids_run_unbroken_or_not(monkeypatch):
-    """Ids drawn while another session draws from the same sequence have gaps: the history rows
-    are then selected by id list instead of by range, and none is missed or taken twice."""
-    bulk.bulk_insert_rows(Vendor, ["name", "slug"], [[f"V{i}", f"v{i}"] for i in range(3)])
-    allocate = bulk.allocate_ids
+    """Ids drawn while another session draws from the same sequence interleave with its rows:
+    the history rows are then selected by id list instead of by range, and none is missed or
+    taken twice."""
+    bulk.bulk_insert_rows(Vendor, ["name", "slug"], [[f"V{i}", f"v{i}"] for i in range(3)])  # unbroken
+    allocate, held = bulk.allocate_ids, []
 
-    def with_gaps(model, n):
-        return allocate(model, 2 * n)[::2] if model is Vendor else allocate(model, n)
+    def interleaved(model, n):  # the first batch takes every other id, the second the ones between
+        if model is not Vendor:
+            return allocate(model, n)
+        if held:
+            return [held.pop(0) for _ in range(n)]
+        ids = allocate(model, 2 * n)
+        held.extend(ids[1::2])
+        return ids[::2]
 
-    monkeypatch.setattr(bulk, "allocate_ids", with_gaps)
-    ids = bulk.bulk_insert_rows(Vendor, ["name", "slug"], [[f"G{i}", f"g{i}"] for i in range(4)])
-    assert ids[1] - ids[0] == 2
-    assert sorted(Vendor.history.values_list("id", flat=True)) == sorted(
-        Vendor.objects.values_list("pk", flat=True)
-    )
+    monkeypatch.setattr(bulk, "allocate_ids", interleaved)
+    first = bulk.bulk_insert_rows(Vendor, ["name", "slug"], [[f"A{i}", f"a{i}"] for i in range(4)])
+    second = bulk.bulk_insert_rows(Vendor, ["name", "slug"], [[f"B{i}", f"b{i}"] for i in range(3)])
+    assert first[0] < second[0] < first[1]
+    history = sorted(Vendor.history.values_list("id", flat=True))
+    assert len(history) == 10 and history == sorted(Vendor.objects.values_list("pk", flat=True))
