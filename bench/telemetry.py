@@ -259,16 +259,25 @@ def _drain(shard: int, until, delays: list[float] | None = None) -> None:
     from inventory.models import TelemetryIngestBatch
     from inventory.services.telemetry.rollup import telemetry_rollup
 
+    from inventory.conf import app_settings
+
     mine = TelemetryIngestBatch.objects.filter(shard=shard, attempts=0)
+    # As in production: a run that empties the queue is followed by the next one no sooner than
+    # the ingest's debounced kick (CABLETRACK_TELEMETRY_ROLLUP_DEBOUNCE_SECONDS) asks for it; a
+    # run that leaves work re-enqueues itself at once.
+    debounce = float(app_settings.telemetry_rollup_debounce_seconds)
+    next_at = 0.0
     try:
         while True:
             pending = dict(mine.values_list("id", "received_at")) if delays is not None else None
-            if pending is not None and not pending:
-                if not until():
+            if pending is not None and (not pending or time.perf_counter() < next_at):
+                if not pending and not until():
                     return
                 time.sleep(0.2)
                 continue
+            started = time.perf_counter()
             out = telemetry_rollup(now=timezone.now(), shard=shard)
+            next_at = 0.0 if out.remaining else started + debounce
             if delays is None:
                 if not out.remaining:
                     return
