@@ -256,10 +256,9 @@ def _drain(shard: int, until, delays: list[float] | None = None) -> None:
     from django.db import connection
     from django.utils import timezone
 
+    from inventory.conf import app_settings
     from inventory.models import TelemetryIngestBatch
     from inventory.services.telemetry.rollup import telemetry_rollup
-
-    from inventory.conf import app_settings
 
     mine = TelemetryIngestBatch.objects.filter(shard=shard, attempts=0)
     # As in production: a run that empties the queue is followed by the next one no sooner than
