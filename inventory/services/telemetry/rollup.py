@@ -235,12 +235,14 @@ def _last_seen(samples: dict[int, list[RawSample]]) -> None:
     )
 
 
-def _rollup_chunk(ports: list[int], dirty_from: dict[int, datetime], *, now: datetime) -> int:
+def _rollup_chunk(
+    ports: list[int], dirty_from: dict[int, datetime], dirty_until: dict[int, datetime], *, now: datetime
+) -> int:
     """One chunk of ports: on PostgreSQL set-based (``rollup_sql``), each port from its own dirty
     bucket, with the pure core for the odd ports it hands back; elsewhere the pure core."""
     if connection.vendor != "postgresql":
         return _rollup_ports(ports, min(dirty_from[p] for p in ports), now=now)
-    done = rollup_ports_sql({p: dirty_from[p] for p in ports}, now=now)
+    done = rollup_ports_sql({p: dirty_from[p] for p in ports}, until=dirty_until or None, now=now)
     if done.odd:
         return done.buckets + _rollup_ports(done.odd, min(dirty_from[p] for p in done.odd), now=now)
     return done.buckets
@@ -270,7 +272,9 @@ def telemetry_rollup(
         qs = rollup_queue.due_batches(now, shard).order_by("id")
         if connection.features.has_select_for_update_skip_locked:
             qs = qs.select_for_update(skip_locked=True)
-        batches = list(qs.values_list("id", "min_ts", "port_ids", "attempts")[:max_batches])
+        batches = list(qs.values_list("id", "min_ts", "port_ids", "attempts", "max_ts")[: max_batches + 1])
+        behind = len(batches) > max_batches  # more is queued than this run takes
+        batches = batches[:max_batches]
         if not batches:
             return RollupOutcome(0, 0, 0, False)
         # each port's earliest dirty time and most tries, built with dict.update (C speed: a run
@@ -278,10 +282,18 @@ def telemetry_rollup(
         # so batches go from the latest time to the earliest, and from the fewest tries up
         dirty_from: dict[int, datetime] = {}
         attempts: dict[int, int] = {}
-        for _, min_ts, port_ids, _tried in sorted(batches, key=lambda b: b[1], reverse=True):
+        # and newest announced time (the latest update wins: from the earliest time up)
+        dirty_until: dict[int, datetime] = {}
+        for _, min_ts, port_ids, _tried, _max_ts in sorted(batches, key=lambda b: b[1], reverse=True):
             dirty_from.update(dict.fromkeys(port_ids, max(min_ts, horizon)))
-        for _, _min_ts, port_ids, tried in sorted(batches, key=lambda b: b[3]):
+        for _, _min_ts, port_ids, tried, _max_ts in sorted(batches, key=lambda b: b[3]):
             attempts.update(dict.fromkeys(port_ids, tried))
+        # Behind its queue, a run reads only up to what its own rows announced
+        # (``rollup_ports_sql``): the rows after them bring their own. A run that takes the
+        # whole queue reads on to the newest sample stored.
+        if behind:
+            for _, _min_ts, port_ids, _tried, max_ts in sorted(batches, key=lambda b: b[4]):
+                dirty_until.update(dict.fromkeys(port_ids, max_ts))
         if shard is not None:
             rollup_queue.requeue_foreign(dirty_from, shard=shard, now=now)
         rollup_queue.hold_back(dirty_from, now=now, shard=shard)
@@ -292,7 +304,7 @@ def telemetry_rollup(
         for i in range(0, len(ordered), chunk):
             ports = ordered[i : i + chunk]
             buckets += rollup_queue.isolating(
-                ports, lambda ps: _rollup_chunk(ps, dirty_from, now=now), failed
+                ports, lambda ps: _rollup_chunk(ps, dirty_from, dirty_until, now=now), failed
             )
         TelemetryIngestBatch.objects.filter(pk__in=[b[0] for b in batches]).delete()
         rollup_queue.set_aside(failed, dirty_from=dirty_from, attempts=attempts, now=now)

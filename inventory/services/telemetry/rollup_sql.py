@@ -203,8 +203,18 @@ def _statement() -> str:
     return f"""
 WITH dirty AS (
     -- each port's dirty time (epoch seconds) aligned down to its bucket
-    SELECT d.port_id, date_bin(%(width)s * interval '1 second', to_timestamp(d.since), timestamptz '1970-01-01 00:00:00+00') AS since
-      FROM unnest(%(ports)s::bigint[], %(since)s::float8[]) AS d(port_id, since)
+    SELECT d.port_id, date_bin(%(width)s * interval '1 second', to_timestamp(d.since), timestamptz '1970-01-01 00:00:00+00') AS since,
+           -- read up to the end of the bucket of the newest sample the run's queue rows
+           -- announced, or of the newest sample already rolled up (a late sample changes the
+           -- first interval of the buckets after it), whichever is later; unbounded, up to
+           -- 'infinity' itself (a stored 'infinity' is read, fails and is set aside)
+           CASE WHEN d.until = 'Infinity' THEN timestamptz 'infinity'
+                ELSE greatest(
+                    date_bin(%(width)s * interval '1 second', to_timestamp(d.until), timestamptz '1970-01-01 00:00:00+00'),
+                    date_bin(%(width)s * interval '1 second', st.last_ts, timestamptz '1970-01-01 00:00:00+00')
+                ) + %(width)s * interval '1 second' - interval '1 microsecond' END AS until
+      FROM unnest(%(ports)s::bigint[], %(since)s::float8[], %(until)s::float8[]) AS d(port_id, since, until)
+      LEFT JOIN {state} st ON st.port_id = d.port_id
 ),
 line AS MATERIALIZED (  -- each port's lanes and lane rate, once per port (not per bucket)
     SELECT p.id AS port_id, greatest(p.lane_count, 1) AS lanes,
@@ -219,9 +229,9 @@ raw AS (
     SELECT n.*, d.since FROM dirty d CROSS JOIN LATERAL (
         SELECT {raw_cols}, l.rx_power_dbm AS rx, l.tx_power_dbm AS tx
         FROM {sample} s
-        LEFT JOIN {hist} h ON h.port_id = s.port_id AND h.ts = s.ts AND h.ts >= d.since
-        LEFT JOIN {lanes} l ON l.port_id = s.port_id AND l.ts = s.ts AND l.ts >= d.since
-        WHERE s.port_id = d.port_id AND s.ts >= d.since
+        LEFT JOIN {hist} h ON h.port_id = s.port_id AND h.ts = s.ts AND h.ts >= d.since AND h.ts <= d.until
+        LEFT JOIN {lanes} l ON l.port_id = s.port_id AND l.ts = s.ts AND l.ts >= d.since AND l.ts <= d.until
+        WHERE s.port_id = d.port_id AND s.ts >= d.since AND s.ts <= d.until
     ) n
     UNION ALL
     SELECT pre.*, NULL::real[], NULL::real[], d.since FROM dirty d CROSS JOIN LATERAL (
@@ -327,7 +337,7 @@ class SqlRollup:
     odd: list[int]  # ports the pure core must roll up (see the module docstring)
 
 
-_PREPARED = "cabletrack_rollup_chunk"
+_PREPARED = "cabletrack_rollup_chunk_v2"  # a new name whenever its parameters change
 
 
 def _execute(cur) -> None:
@@ -343,8 +353,9 @@ def _execute(cur) -> None:
             "lookback": "$3",
             "width": "$4",
             "now": "$5",
+            "until": "$6",
         }
-        cur.execute(f"PREPARE {_PREPARED} (bigint[], float8[], int, int, timestamptz) AS {sql}")
+        cur.execute(f"PREPARE {_PREPARED} (bigint[], float8[], int, int, timestamptz, float8[]) AS {sql}")
     cur.execute("SET LOCAL jit = off")
     # the two sorts of a 2,000-port chunk (tens of thousands of rows) stay in memory
     cur.execute("SET LOCAL work_mem = '64MB'")
@@ -357,20 +368,30 @@ def _array(values) -> str:
     return "{" + ",".join(map(repr, values)) + "}"
 
 
-def rollup_ports_sql(since: dict[int, datetime], *, now: datetime) -> SqlRollup:
+def rollup_ports_sql(
+    since: dict[int, datetime], *, now: datetime, until: dict[int, datetime] | None = None
+) -> SqlRollup:
     """Recompute and merge the buckets of ``since``'s ports from their times (each aligned
-    down to its bucket in SQL), and move their ``PortTelemetryState.last_ts`` forward."""
+    down to its bucket in SQL), and move their ``PortTelemetryState.last_ts`` forward.
+
+    ``until``: each port's newest sample time its queue rows announced; the recompute stops at
+    the end of that bucket (or of the port's newest rolled-up sample's, if later). A run behind
+    its queue then reads what its own rows brought, not everything queued after them (which
+    made a drain quadratic: each run re-read the whole backlog of its ports). Without it, every
+    sample from ``since`` on is read."""
     ports = sorted(since)
+    inf = float("inf")
     with connection.cursor() as cur:
         _execute(cur)
         cur.execute(
-            f"EXECUTE {_PREPARED} (%s, %s, %s, %s, %s)",
+            f"EXECUTE {_PREPARED} (%s, %s, %s, %s, %s, %s)",
             [
                 _array(ports),
                 _array(since[p].timestamp() for p in ports),
                 app_settings.telemetry_rollup_lookback_seconds,
                 app_settings.telemetry_rollup_seconds,
                 now,
+                _array(until[p].timestamp() if until and p in until else inf for p in ports),
             ],
         )
         # the newest sample times are read back here: a stored time no driver can read
