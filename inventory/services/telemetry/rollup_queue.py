@@ -79,18 +79,7 @@ def requeue_foreign(dirty_from: dict[int, datetime], *, shard: int, now: datetim
     groups: dict[int, list[int]] = defaultdict(list)
     for p in foreign:
         groups[p % n].append(p)
-    TelemetryIngestBatch.objects.bulk_create(
-        [
-            TelemetryIngestBatch(
-                received_at=now,
-                min_ts=min(dirty_from[p] for p in pids),
-                max_ts=now,
-                port_ids=sorted(pids),
-                shard=k,
-            )
-            for k, pids in groups.items()
-        ]
-    )
+    _queue_again(groups, dirty_from=dirty_from, now=now, fields=lambda k: {"shard": k})
     for p in foreign:
         del dirty_from[p]
     return len(foreign)
@@ -175,6 +164,22 @@ def set_aside(
     by_reason: dict[tuple[str, int, int], list[int]] = defaultdict(list)
     for pid, reason in failed.items():
         by_reason[(reason, attempts.get(pid, 0) + 1, pid % n)].append(pid)
+    _queue_again(
+        by_reason,
+        dirty_from=dirty_from,
+        now=now,
+        fields=lambda key: {
+            "last_error": key[0],
+            "attempts": key[1],
+            "shard": key[2],
+            "next_attempt_at": now + retry_delay(key[1]),
+        },
+    )
+
+
+def _queue_again(groups: dict, *, dirty_from: dict[int, datetime], now: datetime, fields: Callable) -> None:
+    """One queue row per group of ports, from their earliest dirty time; ``fields(key)`` gives
+    the rest of a group's row."""
     TelemetryIngestBatch.objects.bulk_create(
         [
             TelemetryIngestBatch(
@@ -182,11 +187,8 @@ def set_aside(
                 min_ts=min(dirty_from[p] for p in pids),
                 max_ts=now,
                 port_ids=sorted(pids),
-                shard=shard,
-                attempts=tries,
-                last_error=reason,
-                next_attempt_at=now + retry_delay(tries),
+                **fields(key),
             )
-            for (reason, tries, shard), pids in by_reason.items()
+            for key, pids in groups.items()
         ]
     )
