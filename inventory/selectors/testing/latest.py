@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Max, QuerySet
 
-from inventory.core.choices import PASSING, TestKind
-from inventory.models import CableTest, FibreResult
+from inventory.core.choices import PASSING
+from inventory.models import CableTest
 
 CHUNK = 2000  # ids per IN list (SQLite); PostgreSQL takes far more per round trip
 CHUNK_PG = 50_000
@@ -49,10 +49,22 @@ def latest_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, 
     """The latest test of each kind for every cable: ``{cable_id: {kind: LatestTest}}``.
 
     ``cable_ids`` is a list or a ``values_list`` queryset (then it runs as one subquery).
-    OLTS entries carry ``fibres_passed``, the distinct fibres with a passing result.
+    OLTS entries carry ``fibres_passed``, the distinct fibres with a passing result (written
+    with the test: ``CableTest.fibres_passed``).
     """
     out: dict[int, dict[str, LatestTest]] = {}
-    cols = ("pk", "cable_id", "kind", "tested_at", "verdict", "loss_db", "margin_db", "budget_db", "link_id")
+    cols = (
+        "pk",
+        "cable_id",
+        "kind",
+        "tested_at",
+        "verdict",
+        "loss_db",
+        "margin_db",
+        "budget_db",
+        "link_id",
+        "fibres_passed",
+    )
     for chunk in id_chunks(cable_ids):
         qs = CableTest.objects.filter(cable_id__any=chunk)
         if kinds:
@@ -63,37 +75,7 @@ def latest_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, 
         for row in qs.values_list(*cols):
             per = out.setdefault(row[1], {})
             if row[2] not in per:
-                per[row[2]] = LatestTest(*row)
-    olts = [t for per in out.values() for k, t in per.items() if k == TestKind.OLTS]
-    by_id = {t.id: t for t in olts}
-    if isinstance(cable_ids, QuerySet) and chunk_size() == CHUNK_PG:
-        latest_olts = (
-            CableTest.objects.filter(cable_id__in=cable_ids, kind=TestKind.OLTS)
-            .order_by("cable_id", "-tested_at", "-pk")
-            .distinct("cable_id")
-            .values("pk")
-        )
-        rows = (
-            FibreResult.objects.filter(test_id__in=latest_olts, verdict__in=PASSING)
-            .values("test_id")
-            .annotate(n=Count("fibre", distinct=True))
-            .values_list("test_id", "n")
-        )
-        for test_id, n in rows:
-            if test_id in by_id:
-                by_id[test_id].fibres_passed = n
-        return out
-    ids = list(by_id)
-    size = chunk_size()
-    for i in range(0, len(ids), size):
-        rows = (
-            FibreResult.objects.filter(test_id__any=ids[i : i + size], verdict__in=PASSING)
-            .values("test_id")
-            .annotate(n=Count("fibre", distinct=True))
-            .values_list("test_id", "n")
-        )
-        for test_id, n in rows:
-            by_id[test_id].fibres_passed = n
+                per[row[2]] = LatestTest(*row[:9], row[9] or 0)
     return out
 
 

@@ -270,8 +270,11 @@ def seed_tests(b: Builder, *, plans: list[TestPlan], seed: int, w: dict) -> int:
                 is_baseline=True,
                 details={"source": "demo", "link_up": True, "soak_minutes": 15, "pre_fec_ber": 1e-9},
             )
+    cols = _fibre_columns(results, edited)
+    for (t, _, _), n in zip(results, fibres_passed(cols, len(results)).tolist(), strict=True):
+        t.fibres_passed = n
     test_t.write(**w)
-    _write_fibre_results(results, edited, w=w)
+    _write_fibre_results(results, cols, w=w)
     return len(test_t.recs)
 
 
@@ -311,7 +314,8 @@ def _fibre_columns(
         loss[starts[i] : starts[i] + len(rows)] = [x for _, _, x in rows]
     budget = np.repeat(per_session(lambda r: r[0].budget_db, np.float64), rows_per_session)
     return {
-        "test_id": np.repeat(per_session(lambda r: r[0].pk, np.int64), rows_per_session),
+        # the session's position in ``results``: its test's id once the tests are written
+        "session": np.repeat(np.arange(len(results), dtype=np.int64), rows_per_session),
         "fibre": np.repeat(fibre, wls_of_fibre),
         "wavelength_nm": np.where(k == 0, first_wl, last_wl),
         "loss_db": loss,
@@ -320,9 +324,14 @@ def _fibre_columns(
     }
 
 
-def _write_fibre_results(
-    results: list[Session], edited: dict[int, list[tuple[int, int, float]]], *, w: dict
-) -> None:
+def fibres_passed(cols: dict[str, np.ndarray], sessions: int) -> np.ndarray:
+    """Per session: its distinct fibres with a passing row (``CableTest.fibres_passed``)."""
+    passing = cols["verdict"] == Verdict.PASS.encode()
+    pairs = np.unique(cols["session"][passing] * 1024 + cols["fibre"][passing])  # fibres <= 144
+    return np.bincount(pairs // 1024, minlength=sessions)
+
+
+def _write_fibre_results(results: list[Session], cols: dict[str, np.ndarray], *, w: dict) -> None:
     """One row per fibre and wavelength of every OLTS session (8.5 million at 131,072 GPUs).
 
     The rows are built as numpy columns (``_fibre_columns``). PostgreSQL: one COPY BINARY of
@@ -332,7 +341,7 @@ def _write_fibre_results(
     """
     if not results:
         return
-    cols = _fibre_columns(results, edited)
+    cols = {**cols, "test_id": np.fromiter((r[0].pk for r in results), np.int64, len(results))[cols["session"]]}
     direction = Direction.A_TO_B.encode()
     if connection.vendor != "postgresql":
         bulk.bulk_insert_rows(

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from inventory.core.choices import CableKind, Direction, ReferenceMethod, TestKind
+from inventory.core.choices import PASSING, CableKind, Direction, ReferenceMethod, TestKind
 from inventory.core.optics import budgets
 from inventory.core.optics.trace_checks import WAVELENGTHS_MM, WAVELENGTHS_SM
 from inventory.models import Cable, CableEnd, CableTest, FibreResult, Link
@@ -166,6 +166,7 @@ def cable_test_record_olts(*, cable: Cable, data: OltsInput, now: datetime | Non
         budget_db=per[worst_i].budget_db,
         margin_db=per[worst_i].margin_db,
         verdict=session,
+        fibres_passed=len({r.fibre for r, v in zip(data.readings, per, strict=True) if v.verdict in PASSING}),
         warnings=warnings,
         details={**details, "polish": polish},
         notes=data.notes,

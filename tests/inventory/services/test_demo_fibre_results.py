@@ -4,7 +4,7 @@ would write: same fibres, wavelengths, losses and verdicts, in the same order (p
 import random
 
 from inventory.services.demo.builder import Rec
-from inventory.services.demo.commissioning import _fibre_columns, _fibre_losses, _worst_loss
+from inventory.services.demo.commissioning import _fibre_columns, _fibre_losses, _worst_loss, fibres_passed
 
 WAVELENGTHS = [(1310,), (1310, 1550), (850, 1300)]
 
@@ -26,17 +26,23 @@ def test_the_columns_are_every_sessions_rows_in_order_with_edited_sessions_takin
     cols = _fibre_columns(results, edited)
     got = list(
         zip(
-            *(cols[c].tolist() for c in ("test_id", "fibre", "wavelength_nm", "loss_db", "verdict")),
+            *(cols[c].tolist() for c in ("session", "fibre", "wavelength_nm", "loss_db", "verdict")),
             strict=True,
         )
     )
     expected = [
-        (t.pk, f, wl, x, b"pass" if x <= t.budget_db else b"fail")
+        (i, f, wl, x, b"pass" if x <= t.budget_db else b"fail")
         for i, (t, losses, wls) in enumerate(results)
         for f, wl, x in edited.get(i, _fibre_losses(losses, wls))
     ]
     assert got == expected
     assert {v for *_, v in got} == {b"pass", b"fail"} and min(x for *_, x, _ in got) == 0.05
+    passed = {}
+    for i, f, _wl, _x, v in got:
+        if v == b"pass":
+            passed.setdefault(i, set()).add(f)
+    assert fibres_passed(cols, len(results)).tolist() == [len(passed.get(i, ())) for i in range(len(results))]
+    assert 0 < min(len(v) for v in passed.values()) < max(len(v) for v in passed.values())
 
 
 def test_the_worst_loss_is_the_worst_row():
