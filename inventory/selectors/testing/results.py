@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -21,6 +21,7 @@ from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, Port
 from inventory.selectors.testing.facts import link_channel_limit
 from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, cable_gate_check, gate_missing
 from inventory.selectors.testing.latest import LatestTest, chunk_size, id_chunks, latest_tests
+from inventory.selectors.testing.verdict_table import link_verdict_counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,12 +94,18 @@ def _latest_of(tests: list[CableTest]) -> dict[str, LatestTest]:
     for t in tests:
         if t.kind in out:
             continue
-        lt = LatestTest(
-            t.pk, t.cable_id, t.kind, t.tested_at, t.verdict, t.loss_db, t.margin_db, t.budget_db, t.link_id
+        out[t.kind] = LatestTest(
+            t.pk,
+            t.cable_id,
+            t.kind,
+            t.tested_at,
+            t.verdict,
+            t.loss_db,
+            t.margin_db,
+            t.budget_db,
+            t.link_id,
+            t.fibres_passed or 0,
         )
-        if t.kind == TestKind.OLTS:
-            lt.fibres_passed = len({r.fibre for r in t.fibres.all() if r.verdict in PASSING})
-        out[t.kind] = lt
     return out
 
 
@@ -228,11 +235,12 @@ def link_verdicts(
     *,
     links: list[Link],
     now: datetime | None = None,
-    link_qs: QuerySet | None = None,
     rows=None,
     known_latest: dict[int, dict[str, LatestTest]] | None = None,
 ) -> dict[int, LinkVerdict]:
-    """Every link's verdicts in a fixed number of queries.
+    """The links' verdicts in a fixed number of queries, with their segments and the sentences a
+    technician reads: for a page of links. The verdicts alone of a whole site come from
+    ``verdict_table`` in one SQL statement.
 
     * TIA: each fibre segment's latest power-meter verdict (against its component budget).
     * PMD: the channel loss (a whole-link test when there is one, else the sum of the segments'
@@ -245,25 +253,18 @@ def link_verdicts(
     cables, already read (the cable page's own cable): not read again.
     """
     with gc_paused():  # a few hundred thousand acyclic objects: see gc_paused
-        return _link_verdicts(
-            links=links, now=now or timezone.now(), link_qs=link_qs, rows=rows, known=known_latest or {}
-        )
+        return _link_verdicts(links=links, now=now or timezone.now(), rows=rows, known=known_latest or {})
 
 
-def _link_verdicts(
-    *, links: list[Link], now: datetime, link_qs: QuerySet | None, rows, known: dict
-) -> dict[int, LinkVerdict]:
+def _link_verdicts(*, links: list[Link], now: datetime, rows, known: dict) -> dict[int, LinkVerdict]:
     link_ids = [link.pk for link in links]
-    facts = _link_facts(link_ids, link_qs=link_qs, rows=rows)
-    if facts.cable_scope is not None:
-        latest = latest_tests(cable_ids=facts.cable_scope)
-    else:
-        others = [c for c in facts.cable_ids if c not in known]
-        latest = latest_tests(cable_ids=others) if others else {}
-        latest.update({c: known[c] for c in facts.cable_ids if c in known})
+    facts = _link_facts(link_ids, rows=rows)
+    others = [c for c in facts.cable_ids if c not in known]
+    latest = latest_tests(cable_ids=others) if others else {}
+    latest.update({c: known[c] for c in facts.cable_ids if c in known})
     gate = _gate_from(facts.cables, latest, facts.ends, now=now)
-    port_names = _port_names(links, link_qs)
-    whole_link = _whole_link_tests(link_qs if link_qs is not None else link_ids)
+    port_names = _port_names(links)
+    whole_link = _whole_link_tests(link_ids)
     out: dict[int, LinkVerdict] = {}
     per_cable: dict[int, SegmentVerdict] = {}  # a cable on several links is judged once
     for link in links:
@@ -282,25 +283,21 @@ def _link_verdicts(
 @dataclass
 class _LinkFacts:
     """What ``link_verdicts`` reads besides the tests: each link's cables in order, the cables'
-    facts and ends, and the cables in scope (a subquery with ``link_qs``, else ``cable_ids``)."""
+    facts and ends."""
 
     segs: dict[int, list[int]]
     cables: dict[int, CableFacts]
     ends: dict[int, list[EndFacts]]
     cable_ids: list[int]
-    cable_scope: QuerySet | None
 
 
-def _link_facts(link_ids: list[int], *, link_qs: QuerySet | None, rows) -> _LinkFacts:
+def _link_facts(link_ids: list[int], *, rows) -> _LinkFacts:
     """The links' segments, cables and ends: from ``rows`` when they cover every link, else read
-    in chunks of ids (or as subqueries of ``link_qs``)."""
+    in chunks of ids."""
     size = chunk_size()
     segs: dict[int, list[int]] = {}
-    preloaded = rows is not None and link_qs is None and all(pk in rows.segs for pk in link_ids)
-    # With ``link_qs`` (a queryset of the same links) every read is a subquery: no id lists.
-    scopes = (
-        [link_qs] if link_qs is not None else [link_ids[i : i + size] for i in range(0, len(link_ids), size)]
-    )
+    preloaded = rows is not None and all(pk in rows.segs for pk in link_ids)
+    scopes = [link_ids[i : i + size] for i in range(0, len(link_ids), size)]
     if preloaded:
         scopes = []
         segs = {pk: rows.segs[pk] for pk in link_ids}
@@ -312,14 +309,7 @@ def _link_facts(link_ids: list[int], *, link_qs: QuerySet | None, rows) -> _Link
         ):
             segs.setdefault(link_id, []).append(cable_id)
     cable_ids = sorted({c for ids in segs.values() for c in ids})
-    cable_scope = (
-        LinkSegment.objects.filter(link_id__in=link_qs).values("cable_id") if link_qs is not None else None
-    )
-    cscopes = (
-        [cable_scope]
-        if cable_scope is not None
-        else [cable_ids[i : i + size] for i in range(0, len(cable_ids), size)]
-    )
+    cscopes = [cable_ids[i : i + size] for i in range(0, len(cable_ids), size)]
     cables: dict[int, CableFacts] = {}
     ends: dict[int, list[EndFacts]] = {}
     if preloaded:
@@ -340,7 +330,7 @@ def _link_facts(link_ids: list[int], *, link_qs: QuerySet | None, rows) -> _Link
             "cable_id", "connector_type", "fibre_count", "polish"
         ):
             ends.setdefault(cable_id, []).append(EndFacts(ctype, fcount, polish))
-    return _LinkFacts(segs, cables, ends, cable_ids, cable_scope)
+    return _LinkFacts(segs, cables, ends, cable_ids)
 
 
 def _segment_verdict(c: CableFacts, mine: dict[str, LatestTest], missing: list[str]) -> SegmentVerdict:
@@ -427,21 +417,7 @@ def _gate_from(cables, latest, ends, *, now) -> dict[int, list[str]]:
     return gate_missing(cables=list(cables.values()), latest=latest, ends=ends, now=now)
 
 
-def _port_names(links: list[Link], link_qs: QuerySet | None = None) -> dict[int, str]:
-    if link_qs is not None:
-        out = {}
-        for a, a_dev, a_name, b, b_dev, b_name in link_qs.order_by().values_list(
-            "a_port_id",
-            "a_port__device__name",
-            "a_port__name",
-            "b_port_id",
-            "b_port__device__name",
-            "b_port__name",
-        ):
-            out[a] = f"{a_dev}:{a_name}"
-            out[b] = f"{b_dev}:{b_name}"
-        return out
-
+def _port_names(links: list[Link]) -> dict[int, str]:
     if links and all(Link.a_port.is_cached(x) and Link.b_port.is_cached(x) for x in links):
         # The cable page loads its links with their ports and devices: no query needed.
         loaded = [port for link in links for port in (link.a_port, link.b_port)]
@@ -471,48 +447,82 @@ def _whole_link_tests(link_ids) -> dict[int, float]:
     return out
 
 
+REPORT_PAGE = 500  # links a report page (HTML, JSON, PDF) details; its counts cover the whole scope
+
+
 @dataclass
 class CommissioningReport:
+    """The verdict counts of every link in scope (in SQL: ``verdict_table``) and one page of links
+    in full (``link_verdicts``): a whole 131,072-GPU site is 278,528 links."""
+
     scope: str
     generated_at: datetime
     links: list[LinkVerdict]
+    counts: dict[str, int]
+    page: int = 1
+    per_page: int = REPORT_PAGE
 
     @property
-    def counts(self) -> dict[str, int]:
-        c = {"links": len(self.links), "ready": 0, "blocked": 0, "fail": 0, "pmd_fail_tia_pass": 0}
-        for lv in self.links:
-            c["ready" if lv.ready else "blocked"] += 1
-            c["fail"] += lv.verdict == Verdict.FAIL
-            c["pmd_fail_tia_pass"] += lv.tia_verdict in PASSING and lv.pmd_verdict == Verdict.FAIL
-        return c
+    def pages(self) -> int:
+        return max(1, -(-self.counts["links"] // self.per_page))
+
+    @property
+    def first(self) -> int:
+        """1-based position of the page's first link (0 when the scope has none)."""
+        return (self.page - 1) * self.per_page + 1 if self.links else 0
+
+    @property
+    def last(self) -> int:
+        return (self.page - 1) * self.per_page + len(self.links)
 
     def as_dict(self) -> dict:
         return {
             "scope": self.scope,
             "generated_at": self.generated_at,
             "counts": self.counts,
+            "page": self.page,
+            "pages": self.pages,
+            "per_page": self.per_page,
             "links": [lv.as_dict() for lv in self.links],
         }
 
 
 def links_in_scope(*, site=None, row=None, rack=None) -> QuerySet:
+    """The active links with an end in the rack, row or site, by A-end port.
+
+    The links by A end and those by B end, united: joining both ends up to the rack (an ``OR``
+    over two join paths) read every port of the plant twice, 1.2 s for a rack at 131,072 GPUs,
+    and ``a_port IN (ports) OR b_port IN (ports)`` is a subplan per link once the ports do not
+    fit in ``work_mem`` (minutes for a site). United: 21 ms for a rack, 1.9 s for a site."""
     qs = Link.objects.filter(active=True)
     if rack is not None:
-        q = Q(a_port__device__rack=rack) | Q(b_port__device__rack=rack)
+        ports = Port.objects.filter(device__rack=rack)
     elif row is not None:
-        q = Q(a_port__device__rack__row=row) | Q(b_port__device__rack__row=row)
+        ports = Port.objects.filter(device__rack__row=row)
     elif site is not None:
-        q = Q(a_port__device__rack__row__room__site=site) | Q(b_port__device__rack__row__room__site=site)
+        ports = Port.objects.filter(device__rack__row__room__site=site)
     else:
-        q = Q()
-    return qs.filter(q).order_by("a_port_id", "pk")
+        return qs.order_by("a_port_id", "pk")
+    ports = ports.order_by().values("pk")
+    by_a = Link.objects.filter(a_port_id__in=ports).order_by().values("pk")
+    by_b = Link.objects.filter(b_port_id__in=ports).order_by().values("pk")
+    return qs.filter(pk__in=by_a.union(by_b)).order_by("a_port_id", "pk")
 
 
 def commissioning_report(
-    *, site=None, row=None, rack=None, now: datetime | None = None
+    *,
+    site=None,
+    row=None,
+    rack=None,
+    now: datetime | None = None,
+    page: int = 1,
+    per_page: int | None = None,
 ) -> CommissioningReport:
-    """Every link in a rack, row or site with its verdicts and what still blocks production."""
+    """Every link in a rack, row or site: the counts of its verdicts, and page ``page`` of its links
+    (by A-end port) with their verdicts and what still blocks production. A page past the last
+    is the last."""
     now = now or timezone.now()
+    per_page = per_page or REPORT_PAGE
     scope = (
         f"rack {rack}"
         if rack is not None
@@ -523,6 +533,10 @@ def commissioning_report(
         else "everything"
     )
     qs = links_in_scope(site=site, row=row, rack=rack)
-    links = list(qs.only("pk", "a_port_id", "b_port_id", "pmd", "loss_budget_db"))
-    verdicts = link_verdicts(links=links, now=now, link_qs=qs.values("pk"))
-    return CommissioningReport(scope, now, [verdicts[link.pk] for link in links])
+    counts = link_verdict_counts(link_qs=qs.values("pk"), now=now).as_dict()
+    pages = max(1, -(-counts["links"] // per_page))
+    page = min(max(1, page), pages)
+    start = (page - 1) * per_page
+    links = list(qs.only("pk", "a_port_id", "b_port_id", "pmd", "loss_budget_db")[start : start + per_page])
+    verdicts = link_verdicts(links=links, now=now)
+    return CommissioningReport(scope, now, [verdicts[link.pk] for link in links], counts, page, per_page)
