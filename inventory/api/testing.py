@@ -518,9 +518,16 @@ class CommissioningReportView(APIView):
             OpenApiParameter("site", OpenApiTypes.STR, description="Site slug"),
             OpenApiParameter("row", OpenApiTypes.INT, description="Row id"),
             OpenApiParameter("rack", OpenApiTypes.STR, description="Rack name"),
+            OpenApiParameter(
+                "page",
+                OpenApiTypes.INT,
+                description=f"Page of links ({sel.REPORT_PAGE} a page, by A-end port); the counts cover the whole scope",
+            ),
         ],
         responses={
-            200: OpenApiResponse(description="Report: counts and one entry per link"),
+            200: OpenApiResponse(
+                description="Report: counts of every link in scope, and one entry per link of the page"
+            ),
             404: OpenApiResponse(description="No such rack, row or site"),
         },
     )
@@ -528,10 +535,13 @@ class CommissioningReportView(APIView):
         q = request.query_params
         if q.get("row") and not q["row"].lstrip("-").isdigit():
             raise serializers.ValidationError({"row": ["A row id (a whole number)."]})
+        page = q.get("page", "1")
+        if not (page.isdigit() and 0 < int(page) < 1 << 63):
+            raise serializers.ValidationError({"page": ["A page number (1 or more)."]})
         rack = get_object_or_404(Rack, name=q["rack"]) if q.get("rack") else None
         row = get_object_or_404(Row, pk=q["row"]) if q.get("row") and not rack else None
         site = get_object_or_404(Site, slug=q["site"]) if q.get("site") and not (rack or row) else None
-        return Response(sel.commissioning_report(site=site, row=row, rack=rack).as_dict())
+        return Response(sel.commissioning_report(site=site, row=row, rack=rack, page=int(page)).as_dict())
 
 
 __all__ = ["CableTestViewSet", "CommissioningReportView", "InspectionViewSet"]

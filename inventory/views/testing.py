@@ -4,6 +4,7 @@ original files, and the commissioning report. Thin: forms check shape, services 
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 from django.contrib import messages
 from django.core.exceptions import BadRequest, ValidationError
@@ -186,21 +187,50 @@ def _scope(request):
     return site, row, rack
 
 
+def _report_page(request) -> int:
+    raw = request.GET.get("page", "1")
+    if not (raw.isdigit() and 0 < int(raw) <= MAX_ROW_ID):
+        raise BadRequest("page: a page number (1 or more).")
+    return int(raw)
+
+
+def _report_pager(report) -> SimpleNamespace:
+    """The report's page in the shape ``_pager.html`` reads (a ``django.core.paginator.Page``'s)."""
+    return SimpleNamespace(
+        number=report.page,
+        has_previous=report.page > 1,
+        has_next=report.page < report.pages,
+        previous_page_number=report.page - 1,
+        next_page_number=report.page + 1,
+        paginator=SimpleNamespace(count=report.counts["links"], count_exact=True, num_pages=report.pages),
+    )
+
+
 @require_GET
 def commissioning_report(request):
     site, row, rack = _scope(request)
-    report = test_selectors.commissioning_report(site=site, row=row, rack=rack)
+    report = test_selectors.commissioning_report(site=site, row=row, rack=rack, page=_report_page(request))
+    query = request.GET.copy()
+    query.pop("page", None)
+    pdf_query = query.copy()
+    pdf_query["page"] = str(report.page)
     return render(
         request,
         "inventory/commissioning.html",
-        {"report": report, "query": request.GET.urlencode(), "sites": Site.objects.order_by("name")},
+        {
+            "report": report,
+            "page": _report_pager(report),
+            "query": query.urlencode(),
+            "pdf_query": pdf_query.urlencode(),
+            "sites": Site.objects.order_by("name"),
+        },
     )
 
 
 @require_GET
 def commissioning_report_pdf(request):
     site, row, rack = _scope(request)
-    report = test_selectors.commissioning_report(site=site, row=row, rack=rack)
+    report = test_selectors.commissioning_report(site=site, row=row, rack=rack, page=_report_page(request))
     pdf = commissioning_pdf(report.as_dict())
     resp = HttpResponse(pdf, content_type="application/pdf")
     resp["Content-Disposition"] = 'attachment; filename="commissioning-report.pdf"'

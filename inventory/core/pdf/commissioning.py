@@ -22,7 +22,8 @@ def _esc(s: object) -> str:
 
 
 def commissioning_pdf(report: dict) -> bytes:
-    """Every link with its TIA and PMD verdicts and what still blocks production."""
+    """Every link of the report's page with its TIA and PMD verdicts and what still blocks
+    production; the counts cover the whole scope."""
     buf = io.BytesIO()
     doc = SimpleDocTemplate(
         buf,
@@ -44,8 +45,17 @@ def commissioning_pdf(report: dict) -> bytes:
             f"{c['blocked']} blocked, {c['fail']} failing, {c['pmd_fail_tia_pass']} pass TIA-568.3 but fail their PMD.",
             styles["BodyText"],
         ),
-        Spacer(1, 4 * mm),
     ]
+    if report.get("pages", 1) > 1:
+        first = (report["page"] - 1) * report["per_page"] + 1
+        story.append(
+            Paragraph(
+                f"Links {first}-{first + len(report['links']) - 1} of {c['links']} "
+                f"(page {report['page']} of {report['pages']}; a rack or row gives its own report).",
+                styles["BodyText"],
+            )
+        )
+    story.append(Spacer(1, 4 * mm))
     rows = [["Link", "PMD", "Segments (latest power meter)", "TIA", "PMD verdict", "Blocks production"]]
     for link in report["links"]:
         segs = ", ".join(
