@@ -520,7 +520,7 @@ class CommissioningReportView(APIView):
             OpenApiParameter("rack", OpenApiTypes.STR, description="Rack name"),
             OpenApiParameter(
                 "page",
-                OpenApiTypes.INT,
+                {"type": "integer", "minimum": 1, "maximum": (1 << 63) - 1},
                 description=f"Page of links ({sel.REPORT_PAGE} a page, by A-end port); the counts cover the whole scope",
             ),
         ],
