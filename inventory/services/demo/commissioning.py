@@ -341,7 +341,10 @@ def _write_fibre_results(results: list[Session], cols: dict[str, np.ndarray], *,
     """
     if not results:
         return
-    cols = {**cols, "test_id": np.fromiter((r[0].pk for r in results), np.int64, len(results))[cols["session"]]}
+    cols = {
+        **cols,
+        "test_id": np.fromiter((r[0].pk for r in results), np.int64, len(results))[cols["session"]],
+    }
     direction = Direction.A_TO_B.encode()
     if connection.vendor != "postgresql":
         bulk.bulk_insert_rows(
