@@ -91,6 +91,7 @@ def pages() -> list[tuple[str, str]]:
         ("reconciliation", "/reconciliation/"),
         ("import", "/cables/import"),
         ("labels", "/labels/print/"),
+        ("commissioning", "/reports/commissioning/?page=2"),
         ("404", "/c/C999999"),
     ]
     if alert:
