@@ -337,9 +337,13 @@ def breakout(label: str, a: Port, legs: list[Port], **kw):
 
 
 def cable_test(cable, *, verdict: str, tested_at, kind: str = "olts", **kw):
+    """A test as the services record one: with the cable's latest tests kept."""
     from inventory.models import CableTest
+    from inventory.services.testing.latest_table import cable_test_latest_refresh
 
-    return CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=tested_at, **kw)
+    test = CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=tested_at, **kw)
+    cable_test_latest_refresh(cable_ids=[cable.pk])
+    return test
 
 
 # --- Retests: teams, owned racks and tested cables --------------------------------------------
@@ -364,10 +368,13 @@ def team(name: str, *, email: str = "", lead=None, members=()):
 def record_test(cable, *, at, verdict="pass", kind=None):
     """A test result on a cable (what counts for its medium unless ``kind`` says otherwise)."""
     from inventory.models import CableTest
+    from inventory.services.testing.latest_table import cable_test_latest_refresh
 
     if kind is None:
         kind = "qualification" if cable.kind in CableKind.sealed() else "olts"
-    return CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=at)
+    test = CableTest.objects.create(cable=cable, kind=kind, verdict=verdict, tested_at=at)
+    cable_test_latest_refresh(cable_ids=[cable.pk])
+    return test
 
 
 def forecast_fleet(
@@ -481,3 +488,20 @@ def production_jumper_pair() -> None:
         c = jumper(label, a, b)
         c.status = CableStatus.IN_PRODUCTION
         c.save()
+
+
+def admin_post_data(response) -> dict:
+    """The admin change form as it was rendered (its fields and inline formsets), to post back."""
+    data = {}
+    forms = [response.context["adminform"].form]
+    for inline in response.context["inline_admin_formsets"]:
+        formset = inline.formset
+        forms += [formset.management_form, *formset.forms]
+    for form in forms:
+        for name in form.fields:
+            value = form[name].value()
+            key = form.add_prefix(name)
+            if value is None or value is False:
+                continue
+            data[key] = [str(v) for v in value] if isinstance(value, list | tuple) else str(value)
+    return data

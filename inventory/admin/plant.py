@@ -7,6 +7,7 @@ from inventory import models as m
 from inventory.access import authz
 from inventory.services.access import tokens as token_services
 from inventory.services.plant import cable_sites
+from inventory.services.testing.latest_table import cable_test_latest_refresh
 
 
 class NoDeleteAdmin(SimpleHistoryAdmin):
@@ -176,6 +177,9 @@ class CableAdmin(NoDeleteAdmin):
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         cable_sites.cable_sites_refresh(cable_ids=[form.instance.pk])  # its ends may have moved
+        # The ends' connectors and fibre counts decide how many fibres an OLTS must cover; here
+        # is the one place they change once a cable is tested (CableTestLatest.fibres_in_use).
+        cable_test_latest_refresh(cable_ids=[form.instance.pk])
 
 
 @admin.register(m.Link)
@@ -190,6 +194,13 @@ class CableTestAdmin(NoDeleteAdmin):
     list_display = ["cable", "kind", "tested_at", "verdict", "loss_db", "margin_db", "is_baseline"]
     list_filter = ["kind", "verdict"]
     raw_id_fields = ["cable", "link"]
+
+    def save_model(self, request, obj, form, change):
+        # A test added or corrected here (its date, verdict, even its cable) moves the latest
+        # tests of the cable it was on and of the one it is on now, as the services keep them.
+        before = m.CableTest.objects.filter(pk=obj.pk).values_list("cable_id", flat=True).first()
+        super().save_model(request, obj, form, change)
+        cable_test_latest_refresh(cable_ids=[obj.cable_id] + ([before] if before else []))
 
 
 @admin.register(m.Alert)

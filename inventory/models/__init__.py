@@ -26,7 +26,14 @@ from inventory.models.telemetry_storage import (
     TelemetryIngestBatch,
     TelemetryLaneSample,
 )
-from inventory.models.testing import CableTest, FibreResult, Inspection, InstrumentMapping, OtdrTrace
+from inventory.models.testing import (
+    CableTest,
+    CableTestLatest,
+    FibreResult,
+    Inspection,
+    InstrumentMapping,
+    OtdrTrace,
+)
 from inventory.models.transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
 
 __all__ = [
@@ -43,6 +50,7 @@ __all__ = [
     "Cable",
     "CableEnd",
     "CableTest",
+    "CableTestLatest",
     "Cage",
     "Device",
     "ExternalRef",

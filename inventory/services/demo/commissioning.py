@@ -23,6 +23,7 @@ from inventory.db import bulk
 from inventory.db.copy import binary_scalars, copy_write
 from inventory.models import CableTest, FibreResult, Link, LinkSegment
 from inventory.services.demo.builder import Builder, Rec, Table, dt
+from inventory.services.testing.latest_table import cable_test_latest_refresh
 
 # (cable, fibres, budget dB, sessions: (day, loss per fibre))
 TestPlan = tuple[Rec, int, float, list[tuple[date, list[float]]]]
@@ -274,6 +275,7 @@ def seed_tests(b: Builder, *, plans: list[TestPlan], seed: int, w: dict) -> int:
     for (t, _, _), n in zip(results, fibres_passed(cols, len(results)).tolist(), strict=True):
         t.fibres_passed = n
     test_t.write(**w)
+    cable_test_latest_refresh(cable_ids=None)  # one set-based pass over the tests just written
     _write_fibre_results(results, cols, w=w)
     return len(test_t.recs)
 

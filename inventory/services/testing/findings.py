@@ -15,12 +15,15 @@ from inventory.selectors.testing.facts import loss_increase_db
 from inventory.selectors.testing.latest import PASSING
 from inventory.services.alerts.lifecycle import alerts_apply
 from inventory.services.retests.due import retest_due_refresh_on_commit
+from inventory.services.testing.latest_table import cable_test_latest_refresh
 
 
 def after_test(test: CableTest, *, now: datetime) -> None:
-    """Baseline on the first pass; compare a retest with the baseline; move the retest due date.
+    """Keep the cable's latest tests; baseline on the first pass; compare a retest with the
+    baseline; move the retest due date.
 
     OTDR sessions do the same set-based, a batch at a time (``otdr_history``)."""
+    cable_test_latest_refresh(cable_ids=[test.cable_id])
     retest_due_refresh_on_commit(
         cable_id=test.cable_id, now=now, reason=f"{test.kind} test recorded: {test.verdict}"
     )

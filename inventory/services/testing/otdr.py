@@ -49,6 +49,7 @@ from inventory.selectors.testing.otdr_history import (
 from inventory.services.retests.due import retest_due_refresh_many_on_commit
 from inventory.services.testing.dates import test_date_problem
 from inventory.services.testing.findings import path_segments, raise_loss_increase
+from inventory.services.testing.latest_table import cable_test_latest_refresh
 
 
 @dataclass
@@ -406,6 +407,7 @@ def otdr_sessions_upload(
     written: list[str] = []
     try:
         bulk.bulk_insert(CableTest, tests, actor=technician, reason=f"OTDR {source}")
+        cable_test_latest_refresh(cable_ids=[t.cable_id for t in tests])
         rows = []
         for d, test in zip(decided, tests, strict=True):
             for f, sor in zip(d.session.files, d.parsed, strict=True):

@@ -191,23 +191,6 @@ def test_the_rack_filter_lists_every_cable_with_an_end_in_the_rack(halls, engine
     assert listed_in_rack(engineer_api, "H9-R9") == set()
 
 
-def _admin_post_data(response) -> dict:
-    """The admin change form as it was rendered (its fields and inline formsets), to post back."""
-    data = {}
-    forms = [response.context["adminform"].form]
-    for inline in response.context["inline_admin_formsets"]:
-        formset = inline.formset
-        forms += [formset.management_form, *formset.forms]
-    for form in forms:
-        for name in form.fields:
-            value = form[name].value()
-            key = form.add_prefix(name)
-            if value is None or value is False:
-                continue
-            data[key] = [str(v) for v in value] if isinstance(value, list | tuple) else str(value)
-    return data
-
-
 def test_a_device_moved_in_the_admin_takes_its_cables_with_it(halls, engineer_api, user_with_role):
     api_cable(engineer_api, "ADM", ("gpu-1", "eth0"), ("leaf-1", "Ethernet1/1"))
     admin = user_with_role("engineer", "admin-engineer")
@@ -216,7 +199,7 @@ def test_a_device_moved_in_the_admin_takes_its_cables_with_it(halls, engineer_ap
     client = Client()
     client.force_login(admin)
     url = f"/admin/inventory/device/{Device.objects.get(name='gpu-1').pk}/change/"
-    data = _admin_post_data(client.get(url))
+    data = f.admin_post_data(client.get(url))
     data.update(rack=str(halls[1].pk), position_u="7")
     response = client.post(url, data)
     assert response.status_code == 302, response.context["adminform"].form.errors
