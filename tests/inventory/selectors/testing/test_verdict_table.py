@@ -16,6 +16,7 @@ from inventory.selectors.testing.results import commissioning_report, link_verdi
 from inventory.selectors.testing.verdict_table import link_verdict_counts, link_verdict_rows
 from inventory.services import testing as svc
 from inventory.services.demo.seed import demo_seed
+from inventory.services.testing.latest_table import cable_test_latest_refresh
 
 pytestmark = pytest.mark.django_db
 
@@ -87,9 +88,15 @@ def _perturb(rng: random.Random, now):
     def cables_of(n):
         return [c for lk in (next(picks) for _ in range(n)) for c in segs[lk.pk]]
 
-    def new_test(cable_id, kind=Kind.OLTS, **kw):
+    def new_test(cable_id, kind=Kind.OLTS, **kw):  # as a service writes one, with the cable's latest
         kw.setdefault("tested_at", now - timedelta(days=1))
-        return CableTest.objects.create(cable_id=cable_id, kind=kind, **kw)
+        test = CableTest.objects.create(cable_id=cable_id, kind=kind, **kw)
+        cable_test_latest_refresh(cable_ids=[cable_id])
+        return test
+
+    def remove_tests(cable_ids, kind):  # no service deletes a test: the seed's never were
+        CableTest.objects.filter(cable_id__in=cable_ids, kind=kind).delete()
+        cable_test_latest_refresh(cable_ids=cable_ids)
 
     for c in cables_of(3):  # the latest power-meter test fails
         new_test(c, verdict=Verdict.FAIL, loss_db=4.2)
@@ -99,24 +106,28 @@ def _perturb(rng: random.Random, now):
         new_test(c, verdict=Verdict.PASS, loss_db=None)
     for c in cables_of(2):  # a verdict nobody ranks: read as unknown
         new_test(c, verdict=Verdict.UNKNOWN, loss_db=0.4)
-    CableTest.objects.filter(cable_id__in=cables_of(3), kind=Kind.OLTS).delete()  # never tested
+    remove_tests(cables_of(3), Kind.OLTS)  # never tested
     for c in cables_of(3):  # tested long ago: the gate holds, the verdict stands
         CableTest.objects.filter(cable_id=c).update(tested_at=now - timedelta(days=400))
+        cable_test_latest_refresh(cable_ids=[c])
     for c in Cable.objects.filter(pk__in=cables_of(3), kind__in=CableKind.fibre()):  # one fibre tested
         wl = 1310 if c.kind == CableKind.SMF_OS2 else 850
         reading = svc.FibreReading(fibre=1, wavelength_nm=wl, loss_db=0.2)
         svc.cable_test_record_olts(cable=c, data=svc.OltsInput(readings=[reading], tested_at=now), now=now)
-    CableTest.objects.filter(cable_id__in=cables_of(3), kind=Kind.OTDR).delete()  # no OTDR ...
+    remove_tests(cables_of(3), Kind.OTDR)  # no OTDR ...
     short = cables_of(3)
-    CableTest.objects.filter(cable_id__in=short, kind=Kind.OTDR).delete()
+    remove_tests(short, Kind.OTDR)
     Cable.objects.filter(pk__in=short).update(length_m=1)  # ... but too short to need one
     edge_length = cables_of(3)  # ... and just at the limit: needs one
-    CableTest.objects.filter(cable_id__in=edge_length, kind=Kind.OTDR).delete()
+    remove_tests(edge_length, Kind.OTDR)
     Cable.objects.filter(pk__in=edge_length).update(length_m=otdr_min_length_m())
     Cable.objects.filter(pk__in=cables_of(2)).update(length_m=None)
-    CableEnd.objects.filter(cable_id__in=cables_of(2)).update(connector_type="MPO", fibre_count=12)
-    CableEnd.objects.filter(cable_id__in=cables_of(2)).update(fibre_count=0)
-    CableEnd.objects.filter(cable_id__in=cables_of(2)).delete()
+    # ends corrected after the tests, as only the admin's cable form does (it refreshes the cable)
+    mpo12, no_count, no_ends = cables_of(2), cables_of(2), cables_of(2)
+    CableEnd.objects.filter(cable_id__in=mpo12).update(connector_type="MPO", fibre_count=12)
+    CableEnd.objects.filter(cable_id__in=no_count).update(fibre_count=0)
+    CableEnd.objects.filter(cable_id__in=no_ends).delete()
+    cable_test_latest_refresh(cable_ids=mpo12 + no_count + no_ends)
     for lk in (next(picks) for _ in range(3)):  # a whole-link test overrides the segments' sum
         new_test(segs[lk.pk][0], link_id=lk.pk, verdict=Verdict.PASS, loss_db=2.9)
     budgets = [next(picks) for _ in range(6)]
@@ -138,7 +149,7 @@ def _perturb(rng: random.Random, now):
     if all(x is not None for x in first.values()):
         Link.objects.filter(pk=edge.pk).update(loss_budget_db=round(sum(first.values()) + 0.3, 3))
     quals = [c for lk in sealed_links[:6] for c in segs[lk.pk]]
-    CableTest.objects.filter(cable_id__in=quals[:2], kind=Kind.QUALIFICATION).delete()
+    remove_tests(quals[:2], Kind.QUALIFICATION)
     for c in quals[2:4]:
         new_test(c, kind=Kind.QUALIFICATION, verdict=Verdict.FAIL)
     for c in quals[4:6]:
