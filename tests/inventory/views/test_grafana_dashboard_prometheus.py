@@ -144,7 +144,9 @@ def prometheus(plant, tmp_path):
         token_file.write_text(TOKEN + "\n")
         config = tmp_path / "prometheus.yml"
         config.write_text(
-            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+            # 3 s to answer: in a run under load (two test workers on two cores) a minute of
+            # 1 s scrapes never counted both replicas; a loaded replica gets time to answer
+            "global:\n  scrape_interval: 3s\n  scrape_timeout: 3s\n"
             "scrape_configs:\n"
             "  - job_name: cabletrack\n"
             "    metrics_path: /metrics\n"
