@@ -50,15 +50,17 @@ def _insert_sql(where: str, *, merge: bool) -> str:
     table, tests, ends = CableTestLatest._meta.db_table, CableTest._meta.db_table, CableEnd._meta.db_table
     cols = _columns()
     kinds = ", ".join(f"'{kind}'" for kind, _, _ in _KINDS)
+    # only the columns kept: a test's JSON (warnings, details) is not sorted with it
+    read = "t.cable_id, t.kind, " + ", ".join(f"t.{src}" for src in _KINDS[0][2])
     if connection.vendor == "postgresql":
         # one sort, then the first of each (cable, kind): no row numbers for a million tests
         ranked = (
-            f"SELECT DISTINCT ON (t.cable_id, t.kind) t.* FROM {tests} t "
+            f"SELECT DISTINCT ON (t.cable_id, t.kind) {read} FROM {tests} t "
             f"WHERE t.kind IN ({kinds}) AND {where} ORDER BY t.cable_id, t.kind, t.tested_at DESC, t.id DESC"
         )
     else:
         ranked = (
-            f"SELECT * FROM (SELECT t.*, ROW_NUMBER() OVER (PARTITION BY t.cable_id, t.kind "
+            f"SELECT * FROM (SELECT {read}, ROW_NUMBER() OVER (PARTITION BY t.cable_id, t.kind "
             f"ORDER BY t.tested_at DESC, t.id DESC) AS rn FROM {tests} t "
             f"WHERE t.kind IN ({kinds}) AND {where}) AS n WHERE rn = 1"
         )

@@ -39,9 +39,9 @@ def expected() -> dict[int, dict]:
         if kind == Kind.OLTS:
             row |= {"olts_loss_db": t.loss_db, "olts_fibres_passed": t.fibres_passed}
     empty = {
-        f.attname: None
-        for f in CableTestLatest._meta.fields
-        if f.attname not in ("cable_id", "fibres_in_use")
+        fld.attname: None
+        for fld in CableTestLatest._meta.fields
+        if fld.attname not in ("cable_id", "fibres_in_use")
     }
     for cable in Cable.objects.filter(pk__in=list(rows)).prefetch_related("ends"):
         rows[cable.pk] = (
