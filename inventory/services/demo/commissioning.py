@@ -329,7 +329,13 @@ def _fibre_columns(
 def fibres_passed(cols: dict[str, np.ndarray], sessions: int) -> np.ndarray:
     """Per session: its distinct fibres with a passing row (``CableTest.fibres_passed``)."""
     passing = cols["verdict"] == Verdict.PASS.encode()
-    pairs = np.unique(cols["session"][passing] * 1024 + cols["fibre"][passing])  # fibres <= 144
+    keys = cols["session"][passing] * 1024 + cols["fibre"][passing]  # fibres <= 144
+    # The rows come session by session, a fibre's wavelengths side by side: the keys are
+    # already sorted, and the distinct ones are where a key changes (``np.unique`` sorted all
+    # 8.5 million again at 131,072 GPUs, 8 s). Any other order still gets the sort.
+    if len(keys) and not np.all(keys[1:] >= keys[:-1]):
+        keys = np.sort(keys)
+    pairs = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if len(keys) else keys
     return np.bincount(pairs // 1024, minlength=sessions)
 
 
