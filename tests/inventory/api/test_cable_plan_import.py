@@ -42,6 +42,17 @@ def test_apply_creates_cables_links_and_history_then_rerun_is_unchanged(engineer
     assert again.json()["summary"]["unchanged"] == 2
 
 
+def test_a_link_already_recorded_between_two_ports_is_kept_not_recorded_twice(engineer_api, plant):
+    """The batch's port pairs are looked up among the active links: a pair that has one keeps it."""
+    gpu, leaf = plant
+    a, b = sorted([gpu[0], leaf[0]], key=lambda p: p.pk)
+    Link.objects.create(a_port=a, b_port=b)
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", CSV, content_type="text/csv")
+    assert r.status_code == 201, r.json()
+    assert Link.objects.filter(active=True, a_port=a, b_port=b).count() == 1
+    assert Link.objects.filter(active=True).count() == 2  # P-2's link is new
+
+
 def test_any_error_applies_nothing_and_every_error_is_reported_by_row(engineer_api, plant):
     bad = (
         CSV
