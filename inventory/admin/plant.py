@@ -1,12 +1,14 @@
 """Admin for every model people edit, with history. Deleting is not offered: retire instead."""
 
 from django.contrib import admin
+from django.utils import timezone
 from simple_history.admin import SimpleHistoryAdmin
 
 from inventory import models as m
 from inventory.access import authz
 from inventory.services.access import tokens as token_services
 from inventory.services.plant import cable_sites
+from inventory.services.retests.due import retest_due_refresh_on_commit
 from inventory.services.testing.latest_table import cable_test_latest_refresh
 
 
@@ -197,10 +199,16 @@ class CableTestAdmin(NoDeleteAdmin):
 
     def save_model(self, request, obj, form, change):
         # A test added or corrected here (its date, verdict, even its cable) moves the latest
-        # tests of the cable it was on and of the one it is on now, as the services keep them.
+        # tests and the retest due date of the cable it was on and of the one it is on now, as
+        # the services that record tests move them.
         before = m.CableTest.objects.filter(pk=obj.pk).values_list("cable_id", flat=True).first()
         super().save_model(request, obj, form, change)
-        cable_test_latest_refresh(cable_ids=[obj.cable_id] + ([before] if before else []))
+        cables = sorted({obj.cable_id, before} - {None})
+        cable_test_latest_refresh(cable_ids=cables)
+        for cable_id in cables:
+            retest_due_refresh_on_commit(
+                cable_id=cable_id, now=timezone.now(), reason=f"{obj.kind} test edited in the admin"
+            )
 
 
 @admin.register(m.Alert)

@@ -186,8 +186,8 @@ def _active_link_pairs(pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
     table = connection.ops.quote_name(Link._meta.db_table)
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT p.a, p.b FROM unnest(%s::bigint[], %s::bigint[]) AS p(a, b) "
-            f"CROSS JOIN LATERAL (SELECT 1 FROM {table} l "  # noqa: S608 - quoted identifier
+            "SELECT p.a, p.b FROM unnest(%s::bigint[], %s::bigint[]) AS p(a, b) "  # noqa: S608 - quoted identifier
+            f"CROSS JOIN LATERAL (SELECT 1 FROM {table} l "
             "WHERE l.a_port_id = p.a AND l.b_port_id = p.b AND l.active LIMIT 1) AS found",
             [pg_array([a for a, _ in pairs]).decode(), pg_array([b for _, b in pairs]).decode()],
         )

@@ -125,6 +125,36 @@ def test_a_test_moved_or_ends_corrected_in_the_admin_move_the_latest_tests(admin
     assert kept() == expected()
 
 
+@pytest.mark.django_db
+def test_a_test_dated_in_the_admin_moves_the_retest_due_date(
+    admin_client, django_capture_on_commit_callbacks
+):
+    """A test's date corrected in the admin moves its cable's retest due date, as recording it
+    through the service does: the reminders follow what the records say."""
+    today = timezone.localdate()
+    _, gpu = f.twin_port_device("gpu-1", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
+    _, leaf = f.twin_port_device("leaf-1", u=20)
+    jumper = f.jumper(
+        "J-1", gpu[0], leaf[0], install_date=today - timedelta(days=300)
+    )  # installed: due dates
+    with django_capture_on_commit_callbacks(execute=True):
+        test = olts(jumper, [0.2] * 8, when=timezone.now() - timedelta(days=200))
+    jumper.refresh_from_db()
+    assert jumper.retest_due is not None and jumper.retest_due < today  # overdue
+
+    url = f"/admin/inventory/cabletest/{test.pk}/change/"
+    data = f.admin_post_data(admin_client.get(url))
+    at = timezone.localtime(timezone.now() - timedelta(days=10))  # it was entered with the wrong year
+    data.pop("tested_at", None)
+    data |= {"tested_at_0": f"{at:%Y-%m-%d}", "tested_at_1": f"{at:%H:%M:%S}"}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    jumper.refresh_from_db()
+    assert jumper.retest_due > today
+    assert "test edited in the admin" in jumper.history.first().history_change_reason
+
+
 def _waits_on_a_lock() -> bool:
     with connection.cursor() as cur:
         cur.execute("SELECT pg_stat_clear_snapshot()")
