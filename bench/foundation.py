@@ -12,25 +12,11 @@ def _import_ports(n: int) -> tuple[list[str], list[str]]:
     """Two fresh patch-field devices with ``n`` free RJ45 ports each, written in bulk."""
     from django.db import transaction
 
-    from inventory.core.choices import ConnectorType, DeviceRole, Fabric
-    from inventory.db import bulk
-    from inventory.models import Device, Port, PortAlias
+    from tests import factories as f
 
     with transaction.atomic():
-        devs = bulk.bulk_insert(Device, [Device(name=f"bench-imp-{s}", role=DeviceRole.OTHER) for s in "ab"])
-        rows, names = [], []
-        for d in devs:
-            for i in range(n):
-                rows.append([d.pk, f"p{i}", "interface", Fabric.OOB, ConnectorType.RJ45, 1])
-        ids = bulk.bulk_insert_rows(
-            Port, ["device_id", "name", "kind", "fabric", "connector_type", "speed_gbps"], rows
-        )
-        bulk.bulk_insert_rows(
-            PortAlias,
-            ["port_id", "device_id", "name", "source"],
-            [[pid, r[0], r[1], "canonical"] for pid, r in zip(ids, rows, strict=True)],
-        )
-        names = [f"p{i}" for i in range(n)]
+        f.free_port_devices(["bench-imp-a", "bench-imp-b"], n)
+    names = [f"p{i}" for i in range(n)]
     return names, names
 
 

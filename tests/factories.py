@@ -10,12 +10,14 @@ from inventory.core.choices import (
     CableKind,
     ConnectorType,
     DeviceRole,
+    Fabric,
     FormFactor,
     Polarity,
     Polish,
     PortKind,
     TransceiverStatus,
 )
+from inventory.db import bulk
 from inventory.models import (
     Cage,
     Device,
@@ -122,6 +124,24 @@ def port(device: Device, name: str, **kw) -> Port:
     p = Port.objects.create(device=device, name=name, **kw)
     alias(p, name)
     return p
+
+
+def free_port_devices(names: list[str], n: int) -> list[Device]:
+    """Devices with ``n`` free RJ45 ports each (``p0`` ...), written in bulk with their canonical
+    aliases: room for a large plan import (the benchmark's batches, the query-plan tests)."""
+    devices = bulk.bulk_insert(Device, [Device(name=name, role=DeviceRole.OTHER) for name in names])
+    rows = [
+        [d.pk, f"p{i}", "interface", Fabric.OOB, ConnectorType.RJ45, 1] for d in devices for i in range(n)
+    ]
+    ids = bulk.bulk_insert_rows(
+        Port, ["device_id", "name", "kind", "fabric", "connector_type", "speed_gbps"], rows
+    )
+    bulk.bulk_insert_rows(
+        PortAlias,
+        ["port_id", "device_id", "name", "source"],
+        [[pid, r[0], r[1], "canonical"] for pid, r in zip(ids, rows, strict=True)],
+    )
+    return devices
 
 
 def twin_port_device(

@@ -389,22 +389,8 @@ def test_a_plan_imports_link_check_probes_the_link_index(plant, api):
     """The check of which of a plan's port pairs already have an active link probes the link
     index pair by pair: joined against the pairs, it was planned as a hash of the whole link
     table (115 ms a batch at 131,072 GPUs)."""
-    from inventory.core.choices import ConnectorType, DeviceRole, Fabric
-    from inventory.models import PortAlias
-
     n = 2_000
-    devices = bulk.bulk_insert(Device, [Device(name=f"plan-{s}", role=DeviceRole.OTHER) for s in "ab"])
-    rows = [
-        [d.pk, f"p{i}", "interface", Fabric.OOB, ConnectorType.RJ45, 1] for d in devices for i in range(n)
-    ]
-    ids = bulk.bulk_insert_rows(
-        Port, ["device_id", "name", "kind", "fabric", "connector_type", "speed_gbps"], rows
-    )
-    bulk.bulk_insert_rows(
-        PortAlias,
-        ["port_id", "device_id", "name", "source"],
-        [[pid, r[0], r[1], "canonical"] for pid, r in zip(ids, rows, strict=True)],
-    )
+    f.free_port_devices(["plan-a", "plan-b"], n)
     with connection.cursor() as cur:
         cur.execute("ANALYZE")
     body = "label,kind,a_device,a_port,b_device,b_port\n" + "".join(
