@@ -14,7 +14,6 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import orjson
-from django.db import connection
 
 NULL = b"\\N"
 _BRACES = bytes.maketrans(b"[]", b"{}")
@@ -139,8 +138,15 @@ def dense(col: list, dtype) -> np.ndarray | None:
 
 
 def copy_write(cur, table: str, columns: list[str], data: bytes | str, *, binary: bool = False) -> None:
-    """``COPY table (columns) FROM STDIN`` on a raw psycopg cursor, text or BINARY."""
-    qn = connection.ops.quote_name
+    """``COPY table (columns) FROM STDIN`` on a raw psycopg cursor, text or BINARY.
+
+    Names are quoted here, not through Django's connection, so the bulk writer's thread
+    (``pipeline``) can call it: that thread has no Django connection of its own.
+    """
+
+    def qn(name: str) -> str:
+        return '"' + name.replace('"', '""') + '"'
+
     fmt = " (FORMAT BINARY)" if binary else ""
     with cur.copy(f"COPY {qn(table)} ({', '.join(qn(c) for c in columns)}) FROM STDIN{fmt}") as copy:
         copy.write(data)

@@ -19,7 +19,7 @@ from inventory.core.choices import (
     TestKind,
     Verdict,
 )
-from inventory.db import bulk
+from inventory.db import bulk, pipeline
 from inventory.db.copy import binary_scalars, copy_write
 from inventory.models import CableTest, FibreResult, Link, LinkSegment
 from inventory.services.demo.builder import Builder, Rec, Table, dt
@@ -168,10 +168,10 @@ def _trunk_findings(vrng: random.Random, k: int, c: Rec, n_sessions: int) -> dic
     return out
 
 
-def seed_tests(b: Builder, *, plans: list[TestPlan], seed: int, w: dict) -> int:
+def seed_tests(b: Builder, *, plans: list[TestPlan], seed: int, w: dict, built_now=lambda *m: None) -> int:
     """The planned OLTS sessions (OTDR summaries on trunks), a qualification per sealed cable,
     and each OLTS session's per-fibre results at every test wavelength; returns the number of
-    tests. A few trunks carry a bend found at a retest and a dirty connector at commissioning
+    tests (``built_now``: ``bulk.indexes_built_at_end``'s, told when the tests are written). A few trunks carry a bend found at a retest and a dirty connector at commissioning
     (drawn from their own random source, so the rest of the seed is unchanged)."""
     rng = b.rng
     vrng = random.Random(f"demo-test-variety-{seed}")
@@ -275,6 +275,7 @@ def seed_tests(b: Builder, *, plans: list[TestPlan], seed: int, w: dict) -> int:
     for (t, _, _), n in zip(results, fibres_passed(cols, len(results)).tolist(), strict=True):
         t.fibres_passed = n
     test_t.write(**w)
+    built_now(CableTest)
     cable_test_latest_refresh(cable_ids=None)  # one set-based pass over the tests just written
     _write_fibre_results(results, cols, w=w)
     return len(test_t.recs)
@@ -380,5 +381,5 @@ def _write_fibre_results(results: list[Session], cols: dict[str, np.ndarray], *,
         ],
     )
     columns = ["test_id", "fibre", "wavelength_nm", "direction", "loss_db", "verdict"]
-    with connection.cursor() as cur:
-        copy_write(cur.cursor, FibreResult._meta.db_table, columns, data, binary=True)
+    table = FibreResult._meta.db_table
+    pipeline.submit(lambda cur: copy_write(cur, table, columns, data, binary=True))

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from django.db import connection
 
 from inventory.core.choices import ConnectorType, TestKind
+from inventory.db import pipeline
 from inventory.models import CableEnd, CableTest, CableTestLatest
 
 # (kind, its columns in CableTestLatest, the test's columns they copy)
@@ -104,13 +105,19 @@ def cable_test_latest_refresh(*, cable_ids: Iterable[int] | None) -> None:
     """Recompute the latest tests of ``cable_ids`` (None: of every cable, as the demo seed and
     the migration do after writing tests in bulk). Call it inside the writer's transaction."""
     table = CableTestLatest._meta.db_table
-    with connection.cursor() as cur:
-        if cable_ids is None:
+    if cable_ids is None:
+        # the seed's and the migration's: no writer runs beside them (and the seed builds the
+        # table's key only after its load, so there is nothing to merge on). Server work only:
+        # inside the seed's ``pipeline`` block it runs on the writer thread, after the tests.
+        insert = _insert_sql("1 = 1", merge=False)
+
+        def refresh(cur) -> None:
             cur.execute(f"DELETE FROM {table}")
-            # the seed's and the migration's: no writer runs beside them (and the seed builds the
-            # table's key only after its load, so there is nothing to merge on)
-            cur.execute(_insert_sql("1 = 1", merge=False))
-            return
+            cur.execute(insert)
+
+        pipeline.submit(refresh)
+        return
+    with connection.cursor() as cur:
         ids = sorted(set(cable_ids))
         for start in range(0, len(ids), CHUNK):
             chunk = ids[start : start + CHUNK]
