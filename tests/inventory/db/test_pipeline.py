@@ -32,20 +32,30 @@ def test_a_read_inside_the_block_sees_every_row_handed_over_before_it():
         assert sorted(Vendor.objects.values_list("pk", flat=True)) == sorted(ids)
 
 
-def test_a_write_that_fails_on_the_writer_thread_fails_the_block_and_nothing_is_kept():
-    with pytest.raises(IntegrityError), transaction.atomic(), pipeline.writes_in_background():
+def _load_with_a_taken_name() -> None:
+    with transaction.atomic(), pipeline.writes_in_background():
         bulk.bulk_insert_rows(Vendor, ["name", "slug"], _vendors("V", 3))
         bulk.bulk_insert_rows(Vendor, ["name", "slug"], [["V1", "again"]])  # the name is taken
         bulk.bulk_insert_rows(Cable, ["label", "kind", "status"], [["C1", "CAT6A", "planned"]])
+
+
+def _load_refused_half_way() -> None:
+    with transaction.atomic(), pipeline.writes_in_background():
+        pipeline.submit(_slow_start)
+        bulk.bulk_insert_rows(Vendor, ["name", "slug"], _vendors("V", 3))
+        raise ValueError("plan refused")
+
+
+def test_a_write_that_fails_on_the_writer_thread_fails_the_block_and_nothing_is_kept():
+    with pytest.raises(IntegrityError):
+        _load_with_a_taken_name()
     assert not Vendor.objects.exists()
     assert not Cable.objects.exists()
 
 
 def test_an_error_in_the_block_itself_drops_the_writes_still_queued():
-    with pytest.raises(ValueError, match="plan refused"), transaction.atomic(), pipeline.writes_in_background():
-        pipeline.submit(_slow_start)
-        bulk.bulk_insert_rows(Vendor, ["name", "slug"], _vendors("V", 3))
-        raise ValueError("plan refused")
+    with pytest.raises(ValueError, match="plan refused"):
+        _load_refused_half_way()
     assert not Vendor.objects.exists()
     with connection.cursor() as cur:  # the connection is usable again, nothing left running on it
         cur.execute("SELECT 1")
