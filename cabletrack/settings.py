@@ -121,6 +121,10 @@ else:
     # keeps it from preparing anything else by itself. Django's default, None, would refuse even
     # those. Prepared statements live in the session: pool by session (README, production).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 2**31 - 1)
+# Parallel workers per query in the web process's sessions (``cabletrack.wsgi``; PostgreSQL's
+# own default, 2, in workers and commands). Pages answer from index probes in milliseconds, and
+# starting a parallel plan's workers costs more than that (see ``inventory.db.web``).
+CABLETRACK_WEB_PARALLEL_WORKERS = env.int("CABLETRACK_WEB_PARALLEL_WORKERS", default=0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache, broker -------------------------------------------------------------------------

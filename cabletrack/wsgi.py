@@ -1,8 +1,14 @@
-"""WSGI entry point (gunicorn cabletrack.wsgi)."""
+"""WSGI entry point (gunicorn cabletrack.wsgi; ``runserver`` loads it too)."""
 
 import os
 
 from django.core.wsgi import get_wsgi_application
+from django.db.backends.signals import connection_created
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cabletrack.settings")
 application = get_wsgi_application()
+
+from inventory.db.web import web_session  # noqa: E402 - needs the apps loaded above
+
+# Every database session this process opens is a web one (inventory.db.web).
+connection_created.connect(web_session, dispatch_uid="cabletrack.web_session")

@@ -134,6 +134,9 @@ class AppSettings:
     baseline_weight = Setting[float](
         "CABLETRACK_BASELINE_WEIGHT", "How far a refresh moves a port's baseline towards the latest window."
     )
+    web_parallel_workers = Setting[int](
+        "CABLETRACK_WEB_PARALLEL_WORKERS", "PostgreSQL parallel workers per query in the web process."
+    )
     metrics_token = Setting[str]("CABLETRACK_METRICS_TOKEN", "Bearer token that may scrape /metrics.")
     metrics_networks = Setting[list[str]](
         "CABLETRACK_METRICS_NETWORKS", "Source networks (CIDRs) that may scrape /metrics."
