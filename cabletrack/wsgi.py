@@ -4,6 +4,7 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 from django.db.backends.signals import connection_created
+from django.urls import get_resolver
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cabletrack.settings")
 application = get_wsgi_application()
@@ -12,3 +13,8 @@ from inventory.db.web import web_session  # noqa: E402 - needs the apps loaded a
 
 # Every database session this process opens is a web one (inventory.db.web).
 connection_created.connect(web_session, dispatch_uid="cabletrack.web_session")
+
+# Django imports the URLconf, and with it every view and what they import (scipy for the
+# forecast), on a process's first request: about a second of CPU that request waited for, in
+# every gunicorn worker after each start and each --max-requests recycle. Import it now.
+get_resolver().url_patterns  # noqa: B018 - the attribute's import is the point
