@@ -205,16 +205,31 @@ WITH dirty AS (
     -- each port's dirty time (epoch seconds) aligned down to its bucket
     SELECT d.port_id, date_bin(%(width)s * interval '1 second', to_timestamp(d.since), timestamptz '1970-01-01 00:00:00+00') AS since,
            -- read up to the end of the bucket of the newest sample the run's queue rows
-           -- announced, or of the newest sample already rolled up (a late sample changes the
-           -- first interval of the buckets after it), whichever is later; unbounded, up to
+           -- announced; if the stored sample right after it lies in a later bucket that is
+           -- already rolled up (these are late samples), up to the end of that bucket too: a
+           -- late sample changes the interval of the sample after it, and of no other (the ones
+           -- after that keep their predecessors), and a predecessor counts within the lookback
+           -- only. A bucket not rolled up yet is computed by its own queue row. Not up to the
+           -- port's newest sample: a collector replaying a backlog older than what is rolled up
+           -- had every run re-read the rest of it (a quadratic drain: 26 s a run of 50 batches
+           -- at 4,096 GPUs). Without an announced newest ('Infinity'), unbounded, up to
            -- 'infinity' itself (a stored 'infinity' is read, fails and is set aside)
            CASE WHEN d.until = 'Infinity' THEN timestamptz 'infinity'
                 ELSE greatest(
                     date_bin(%(width)s * interval '1 second', to_timestamp(d.until), timestamptz '1970-01-01 00:00:00+00'),
-                    date_bin(%(width)s * interval '1 second', st.last_ts, timestamptz '1970-01-01 00:00:00+00')
+                    nb.bucket
                 ) + %(width)s * interval '1 second' - interval '1 microsecond' END AS until
       FROM unnest(%(ports)s::bigint[], %(since)s::float8[], %(until)s::float8[]) AS d(port_id, since, until)
-      LEFT JOIN {state} st ON st.port_id = d.port_id
+      LEFT JOIN LATERAL (
+          SELECT b.bucket FROM (
+              SELECT date_bin(%(width)s * interval '1 second', nx.ts, timestamptz '1970-01-01 00:00:00+00') AS bucket
+                FROM {sample} nx
+               WHERE nx.port_id = d.port_id AND nx.ts > to_timestamp(d.until)
+                 AND nx.ts <= to_timestamp(d.until) + %(lookback)s * interval '1 second'
+               ORDER BY nx.ts LIMIT 1
+          ) b
+          WHERE EXISTS (SELECT 1 FROM {rollup} r WHERE r.port_id = d.port_id AND r.bucket = b.bucket)
+      ) nb ON d.until <> 'Infinity'
 ),
 line AS MATERIALIZED (  -- each port's lanes and lane rate, once per port (not per bucket)
     SELECT p.id AS port_id, greatest(p.lane_count, 1) AS lanes,
@@ -337,7 +352,7 @@ class SqlRollup:
     odd: list[int]  # ports the pure core must roll up (see the module docstring)
 
 
-_PREPARED = "cabletrack_rollup_chunk_v2"  # a new name whenever its parameters change
+_PREPARED = "cabletrack_rollup_chunk_v3"  # a new name whenever its parameters change
 
 
 def _execute(cur) -> None:
