@@ -17,7 +17,8 @@ What keeps the result the same as without the writer: every statement the callin
 through Django waits first for the writer's queue to empty (an execute wrapper), so a read sees
 every row written before it, and the index builds and checks at the end of a load run after the
 last row. A failed write is raised in the calling thread at its next statement, or on leaving
-the block, and the writes queued after it are dropped; the transaction then rolls back whole.
+the block, and the writes queued after it are dropped (a later ``submit`` raises it again);
+the transaction then rolls back whole.
 On SQLite, or outside the block, ``submit`` runs the write at once.
 """
 
@@ -61,12 +62,12 @@ class _Writer:
                 self.jobs.task_done()
 
     def drain(self) -> None:
-        """Wait until every write handed over so far has run; raise the first that failed."""
+        """Wait until every write handed over so far has run; raise the first that failed, here
+        and at every later call: the transaction is lost, and a caller that caught the error and
+        went on must not have its later writes dropped in silence."""
         self.jobs.join()
         if self.error is not None:
-            error, self.error = self.error, None
-            self.cancelled = True  # the transaction is lost: nothing after the failure is written
-            raise error
+            raise self.error
 
     def stop(self, *, cancel: bool) -> None:
         self.cancelled = self.cancelled or cancel
@@ -90,16 +91,9 @@ def submit(job: Job) -> None:
         with connection.cursor() as cur:
             job(cur.cursor)
         return
-    if w.error is not None or w.cancelled:
-        w.drain()
+    if w.error is not None:
+        raise w.error  # an earlier write failed: this one would never be written
     w.jobs.put(job)
-
-
-def drain() -> None:
-    """Wait for the writes handed over so far (a no-op outside the block)."""
-    w = _writer()
-    if w is not None:
-        w.drain()
 
 
 @contextlib.contextmanager
@@ -137,5 +131,3 @@ def writes_in_background():
         _local.writer = _local.side = None
         writer.stop(cancel=failed)
         side.close()
-        if not failed and writer.error is not None:
-            raise writer.error

@@ -62,6 +62,27 @@ def test_an_error_in_the_block_itself_drops_the_writes_still_queued():
         assert cur.fetchone() == (1,)
 
 
+def _load_that_goes_on_after_a_failure(steps: list[str]) -> None:
+    with transaction.atomic(), pipeline.writes_in_background():
+        bulk.bulk_insert_rows(Vendor, ["name", "slug"], _vendors("V", 3))
+        bulk.bulk_insert_rows(Vendor, ["name", "slug"], [["V1", "again"]])  # the name is taken
+        try:
+            Vendor.objects.count()
+        except IntegrityError:
+            steps.append("read refused")
+        steps.append("next write")
+        bulk.bulk_insert_rows(Cable, ["label", "kind", "status"], [["C1", "CAT6A", "planned"]])
+        steps.append("next write taken")
+
+
+def test_a_write_after_a_caught_failure_is_refused_not_dropped():
+    steps: list[str] = []
+    with pytest.raises(IntegrityError):
+        _load_that_goes_on_after_a_failure(steps)
+    assert steps == ["read refused", "next write"]
+    assert not Cable.objects.exists()
+
+
 def test_indexes_of_a_finished_table_are_built_before_the_block_ends_and_all_come_back():
     def indexes(table):
         with connection.cursor() as cur:
