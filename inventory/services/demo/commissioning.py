@@ -171,8 +171,9 @@ def _trunk_findings(vrng: random.Random, k: int, c: Rec, n_sessions: int) -> dic
 def seed_tests(b: Builder, *, plans: list[TestPlan], seed: int, w: dict, built_now=lambda *m: None) -> int:
     """The planned OLTS sessions (OTDR summaries on trunks), a qualification per sealed cable,
     and each OLTS session's per-fibre results at every test wavelength; returns the number of
-    tests (``built_now``: ``bulk.indexes_built_at_end``'s, told when the tests are written). A few trunks carry a bend found at a retest and a dirty connector at commissioning
-    (drawn from their own random source, so the rest of the seed is unchanged)."""
+    tests. A few trunks carry a bend found at a retest and a dirty connector at commissioning
+    (drawn from their own random source, so the rest of the seed is unchanged). ``built_now``
+    (``bulk.indexes_built_at_end``'s) is told once the tests are written."""
     rng = b.rng
     vrng = random.Random(f"demo-test-variety-{seed}")
     test_t, results = Table(CableTest), []
