@@ -41,6 +41,32 @@ def _bench_database() -> str:
     return f"sqlite:///{db}"
 
 
+def _run_record(gpus: int, argv: list[str], results: list[dict], load_before: float) -> dict:
+    """var/bench.json: the figures with the machine and size they were measured on (the
+    documentation's performance page is drawn from snapshots of it: python -m tools.docs --take-bench)."""
+    import datetime
+    import platform
+
+    import psutil
+    from django.db import connection
+
+    return {
+        "gpus": gpus,
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": "make bench"
+        + (f" BENCH_ARGS={' '.join(argv)!r}" if argv else "")
+        + f" (BENCH_GPUS={gpus})",
+        "machine": {
+            "cpus": os.cpu_count(),
+            "memory_gib": round(psutil.virtual_memory().total / 2**30),
+            "python": platform.python_version(),
+            "database": connection.vendor,
+            "load": f"{load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end",
+        },
+        "results": results,
+    }
+
+
 def main(argv: list[str]) -> int:
     gpus = int(os.environ.get("BENCH_GPUS", "4096"))
     os.environ["DATABASE_URL"] = _bench_database()
@@ -52,6 +78,7 @@ def main(argv: list[str]) -> int:
     from django.core.management import call_command
 
     results: list[dict] = []
+    load_before = os.getloadavg()[0]
 
     def report(name: str, value: float, unit: str, target: str = "") -> None:
         results.append({"name": name, "value": value, "unit": unit, "target": target})
@@ -80,7 +107,7 @@ def main(argv: list[str]) -> int:
             failed.append(topic)
     out = ROOT / "var" / "bench.json"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
+    out.write_text(json.dumps(_run_record(gpus, argv, results, load_before), indent=2))
     print(f"\n{len(results)} figures written to {out}" + (f"; FAILED: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0
 

@@ -93,6 +93,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "inventory.views.context_processors.authz",
+                "inventory.views.context_processors.help_link",
             ],
         },
     },
@@ -371,6 +372,10 @@ CABLETRACK_PERMISSIONS_POLICY = env.str(
 )
 # The OpenAPI schema and its docs (/api/schema/, /api/docs/, /api/redoc/) need a login unless this
 # is set (for a public API reference).
+# The documentation site: built by `make docs` into CABLETRACK_DOCS_SITE_DIR and served at /docs/,
+# unless CABLETRACK_DOCS_URL points at a copy hosted elsewhere (every page's "?" and API error links).
+CABLETRACK_DOCS_URL = env.str("CABLETRACK_DOCS_URL", default="/docs/")
+CABLETRACK_DOCS_SITE_DIR = env.str("CABLETRACK_DOCS_SITE_DIR", default=str(BASE_DIR / "site"))
 CABLETRACK_API_DOCS_PUBLIC = env.bool("CABLETRACK_API_DOCS_PUBLIC", default=False)
 SPECTACULAR_SETTINGS["SERVE_PERMISSIONS"] = [
     "rest_framework.permissions.AllowAny"

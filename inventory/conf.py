@@ -41,11 +41,15 @@ class AppSettings:
     # --- Site, request bodies, imports ---------------------------------------------------------
     base_url = Setting[str](
         "CABLETRACK_BASE_URL",
-        "The absolute URL printed in QR labels and mails; never guessed from a request.",
+        "Absolute URL printed in QR codes and mails; never guessed from a request. `make run ADDR=host:port` (`runstack --addr`) sets it to `http://<ADDR>` unless it is set.",
     )
-    max_import_bytes = Setting[int]("CABLETRACK_MAX_IMPORT_BYTES", "Cap on import request bodies and files.")
+    max_import_bytes = Setting[int](
+        "CABLETRACK_MAX_IMPORT_BYTES",
+        "Cap on import request bodies and files (cable plans, tester exports, telemetry).",
+    )
     max_body_bytes = Setting[int](
-        "CABLETRACK_MAX_BODY_BYTES", "Cap on JSON and form request bodies (413 past it)."
+        "CABLETRACK_MAX_BODY_BYTES",
+        "Cap on other JSON and form request bodies: 413 past it, before any read.",
     )
     max_upload_bytes = Setting[int](
         "CABLETRACK_MAX_UPLOAD_BYTES", "Cap on multipart (file upload) request bodies."
@@ -57,24 +61,26 @@ class AppSettings:
         "CABLETRACK_IDEMPOTENCY_TTL_HOURS", "Idempotency keys are kept this many hours, then purged."
     )
     require_if_match = Setting[bool](
-        "CABLETRACK_REQUIRE_IF_MATCH", "API writes without an If-Match header get a 428 instead of writing."
+        "CABLETRACK_REQUIRE_IF_MATCH",
+        "API writes without `If-Match` get a 428 instead of writing unconditionally.",
     )
 
     # --- Domain defaults --------------------------------------------------------------------------
     retest_interval_days = Setting[int]("CABLETRACK_RETEST_INTERVAL_DAYS", "Default retest interval (days).")
     annual_failure_rate = Setting[float](
-        "CABLETRACK_ANNUAL_FAILURE_RATE", "Forecasting prior: failures per module-year."
+        "CABLETRACK_ANNUAL_FAILURE_RATE", "Forecasting prior (failures per module-year)."
     )
 
     # --- Telemetry --------------------------------------------------------------------------------
     telemetry_max_body_bytes = Setting[int](
-        "CABLETRACK_TELEMETRY_MAX_BODY_BYTES", "Cap on a POST /api/telemetry/ body (after gzip)."
+        "CABLETRACK_TELEMETRY_MAX_BODY_BYTES", "Cap on a `POST /api/telemetry/` body (after gzip)."
     )
     telemetry_max_samples = Setting[int](
         "CABLETRACK_TELEMETRY_MAX_SAMPLES", "Most samples in one telemetry request."
     )
     telemetry_max_future_seconds = Setting[int](
-        "CABLETRACK_TELEMETRY_MAX_FUTURE_SECONDS", "Samples stamped further ahead than this are refused."
+        "CABLETRACK_TELEMETRY_MAX_FUTURE_SECONDS",
+        "Samples stamped further ahead are refused (clock skew allowance).",
     )
     telemetry_rollup_seconds = Setting[int](
         "CABLETRACK_TELEMETRY_ROLLUP_SECONDS", "Width of a PortRollup bucket (s)."
@@ -102,24 +108,28 @@ class AppSettings:
     )
     telemetry_rollup_shards = Setting[int](
         "CABLETRACK_TELEMETRY_ROLLUP_SHARDS",
-        "Rollup shards (port id modulo this), each rolled up by one task at a time, side by side.",
+        "Ports are rolled up in this many shards (port id modulo it), each by one task at a time, side by side on the workers; one per core the workers have (1 to 64).",
     )
     telemetry_rollup_retry_seconds = Setting[int](
         "CABLETRACK_TELEMETRY_ROLLUP_RETRY_SECONDS",
-        "First wait before a set-aside (failed) rollup port is tried again (s); doubles per failure.",
+        "A port whose rollup failed is set aside and tried again after this long, doubled per failure.",
     )
     telemetry_rollup_retry_max_seconds = Setting[int](
         "CABLETRACK_TELEMETRY_ROLLUP_RETRY_MAX_SECONDS",
-        "Longest wait between retries of a set-aside port (s).",
+        "The longest wait between two tries of a set-aside port.",
     )
 
     # --- Alerts, /metrics ---------------------------------------------------------------------------
     alert_rules = Setting[dict[str, Any]](
-        "CABLETRACK_ALERT_RULES", "Rule thresholds: a preset with per link class / PMD overrides (JSON)."
+        "CABLETRACK_ALERT_RULES",
+        "Rule thresholds: a preset with per link class / PMD overrides (JSON; see Alerts).",
     )
-    alert_every_s = Setting[float]("CABLETRACK_ALERT_EVERY_S", "How often beat runs the alert rules (s).")
+    alert_every_s = Setting[float](
+        "CABLETRACK_ALERT_EVERY_S", "S between two runs of the alert rules (beat)."
+    )
     alert_lookback_s = Setting[float](
-        "CABLETRACK_ALERT_LOOKBACK_S", "How much of PortRollup the rules read (the longest rule window, s)."
+        "CABLETRACK_ALERT_LOOKBACK_S",
+        "S of `PortRollup` the rules (and `/metrics`) read: the longest rule window.",
     )
     alert_bucket_s = Setting[float](
         "CABLETRACK_ALERT_BUCKET_S", "The rules' bucket width (s): the telemetry rollup width."
@@ -129,69 +139,81 @@ class AppSettings:
         "An alert whose condition returns within this many seconds of resolving is reopened, not re-mailed.",
     )
     baseline_refresh_s = Setting[float](
-        "CABLETRACK_BASELINE_REFRESH_S", "How often port baselines are refreshed (s)."
+        "CABLETRACK_BASELINE_REFRESH_S", "S between two refreshes of a port's baseline."
     )
     baseline_weight = Setting[float](
         "CABLETRACK_BASELINE_WEIGHT", "How far a refresh moves a port's baseline towards the latest window."
     )
     web_parallel_workers = Setting[int](
-        "CABLETRACK_WEB_PARALLEL_WORKERS", "PostgreSQL parallel workers per query in the web process."
+        "CABLETRACK_WEB_PARALLEL_WORKERS",
+        "PostgreSQL parallel workers per query in the web process (gunicorn, `runserver`); workers and commands keep the server's setting. Pages read by index probes, which a parallel plan's worker start-up (5-15 ms) only slows.",
     )
-    metrics_token = Setting[str]("CABLETRACK_METRICS_TOKEN", "Bearer token that may scrape /metrics.")
+    metrics_token = Setting[str]("CABLETRACK_METRICS_TOKEN", "Bearer token that may scrape `/metrics`.")
     metrics_networks = Setting[list[str]](
-        "CABLETRACK_METRICS_NETWORKS", "Source networks (CIDRs) that may scrape /metrics."
+        "CABLETRACK_METRICS_NETWORKS",
+        "Source networks (CIDRs) that may scrape `/metrics`; neither set: 404 to everyone.",
     )
     metrics_max_links = Setting[int](
         "CABLETRACK_METRICS_MAX_LINKS",
-        "/metrics exports FEC gauges for at most this many links, worst first.",
+        "`/metrics` exports FEC gauges for at most this many links, worst pre-FEC BER first.",
     )
 
     # --- NetBox / Nautobot, Prometheus ---------------------------------------------------------------
-    netbox_url = Setting[str]("CABLETRACK_NETBOX_URL", "NetBox/Nautobot URL; set, beat syncs hourly.")
-    netbox_token = Setting[str]("CABLETRACK_NETBOX_TOKEN", "NetBox/Nautobot API token.")
+    netbox_url = Setting[str](
+        "CABLETRACK_NETBOX_URL", "NetBox / Nautobot API; with a URL, beat syncs hourly."
+    )
+    netbox_token = Setting[str](
+        "CABLETRACK_NETBOX_TOKEN", "NetBox / Nautobot API; with a URL, beat syncs hourly."
+    )
     netbox_sites = Setting[list[str]](
-        "CABLETRACK_NETBOX_SITES", "Site slugs (Nautobot: location names) the sync imports."
+        "CABLETRACK_NETBOX_SITES", "Comma-separated site slugs (Nautobot: location names) to sync."
     )
     netbox_flavor = Setting[str]("CABLETRACK_NETBOX_FLAVOR", '"netbox" (4.x) or "nautobot" (2.x/3.x).')
-    prometheus_url = Setting[str]("CABLETRACK_PROMETHEUS_URL", "Prometheus URL; set, beat pulls every 5 min.")
+    prometheus_url = Setting[str](
+        "CABLETRACK_PROMETHEUS_URL",
+        "Prometheus to pull FEC/DOM/PFC series from; with a URL, beat pulls every 5 min.",
+    )
     prometheus_mapping = Setting[dict[str, Any]](
         "CABLETRACK_PROMETHEUS_MAPPING", "A site's series names mapped onto the telemetry vocabulary (JSON)."
     )
     prometheus_window_seconds = Setting[int](
-        "CABLETRACK_PROMETHEUS_WINDOW_SECONDS", "How much history one pull reads (s)."
+        "CABLETRACK_PROMETHEUS_WINDOW_SECONDS", "History one pull reads, and its query resolution."
     )
     prometheus_step_seconds = Setting[int](
-        "CABLETRACK_PROMETHEUS_STEP_SECONDS", "Query resolution of a pull (s)."
+        "CABLETRACK_PROMETHEUS_STEP_SECONDS", "History one pull reads, and its query resolution."
     )
 
     # --- Tests and loss budgets ------------------------------------------------------------------------
-    sor_max_bytes = Setting[int]("CABLETRACK_SOR_MAX_BYTES", "Cap on an uploaded OTDR (.sor) file.")
+    sor_max_bytes = Setting[int]("CABLETRACK_SOR_MAX_BYTES", "Cap on an uploaded OTDR (`.sor`) file.")
     photo_max_bytes = Setting[int](
         "CABLETRACK_PHOTO_MAX_BYTES", "Cap on an uploaded end-face inspection photo."
     )
     loss_increase_db = Setting[float](
         "CABLETRACK_LOSS_INCREASE_DB",
-        "A retest whose loss rose this much (dB) over the baseline opens an alert.",
+        "A retest whose loss rose this much (dB) over the baseline opens a `loss_increase` alert.",
     )
     marginal_db = Setting[float](
         "CABLETRACK_MARGINAL_DB", "A margin under this (dB) is marginal: passes, one dirty end from failing."
     )
     test_date_floor = Setting[str](
         "CABLETRACK_TEST_DATE_FLOOR",
-        "Earliest test date accepted for a cable without an install date (ISO date).",
+        "Earliest test date accepted for a cable without an install date (with one: the install date).",
     )
     test_max_future_seconds = Setting[int](
-        "CABLETRACK_TEST_MAX_FUTURE_SECONDS", "How far ahead of now a test may be dated (s)."
+        "CABLETRACK_TEST_MAX_FUTURE_SECONDS",
+        "How far ahead of now a test may be dated (a phone in another time zone).",
     )
     otdr_min_length_m = Setting[float](
-        "CABLETRACK_OTDR_MIN_LENGTH_M", "Fibre runs at least this long (m) need an OTDR trace (dead zone)."
+        "CABLETRACK_OTDR_MIN_LENGTH_M",
+        "Fibre runs at least this long (m) need an OTDR trace (the dead zone).",
     )
     otdr_length_tolerance_pct = Setting[float](
         "CABLETRACK_OTDR_LENGTH_TOLERANCE_PCT",
-        "A trace's fibre end may differ from the cable's length by this share (group index, cable lay).",
+        "A trace's fibre end may differ from the cable's recorded length by this share (group index, cable lay), plus 1 m and one sample spacing (event location) and the leads.",
     )
     otdr_leads_m = Setting[float](
-        "CABLETRACK_OTDR_LEADS_M", "Launch plus receive leads (m) testers leave in a trace (0: subtracted)."
+        "CABLETRACK_OTDR_LEADS_M",
+        "Launch plus receive leads (m) your testers leave in a trace (0: the OTDR subtracts them).",
     )
     ber_soak_minutes = Setting[int](
         "CABLETRACK_BER_SOAK_MINUTES", "Shortest BER soak a link qualification accepts (minutes)."
@@ -199,7 +221,8 @@ class AppSettings:
 
     # --- Labels -------------------------------------------------------------------------------------
     labels_inline_max = Setting[int](
-        "CABLETRACK_LABELS_INLINE_MAX", "Up to this many labels render in the request; more go to a batch."
+        "CABLETRACK_LABELS_INLINE_MAX",
+        "Up to this many labels render in the request; more go to a background batch.",
     )
 
     # --- Retests and reminders -------------------------------------------------------------------------
@@ -223,13 +246,15 @@ class AppSettings:
         "CABLETRACK_REMINDER_LEASE_SECONDS", "A reminder sender silent this long is presumed dead."
     )
     reminder_retry_base_seconds = Setting[int](
-        "CABLETRACK_REMINDER_RETRY_BASE_SECONDS", "First SMTP retry delay (doubles each attempt)."
+        "CABLETRACK_REMINDER_RETRY_BASE_SECONDS",
+        "SMTP retry backoff (reminder digests and alert notices): first delay (doubling), longest delay.",
     )
     reminder_retry_max_seconds = Setting[int](
-        "CABLETRACK_REMINDER_RETRY_MAX_SECONDS", "Longest SMTP retry delay."
+        "CABLETRACK_REMINDER_RETRY_MAX_SECONDS",
+        "SMTP retry backoff (reminder digests and alert notices): first delay (doubling), longest delay.",
     )
     reminder_max_attempts = Setting[int](
-        "CABLETRACK_REMINDER_MAX_ATTEMPTS", "SMTP attempts before a digest fails."
+        "CABLETRACK_REMINDER_MAX_ATTEMPTS", "SMTP attempts before a digest is marked failed."
     )
     mail_domain = Setting[str]("CABLETRACK_MAIL_DOMAIN", "Right-hand side of reminder Message-IDs.")
 
@@ -249,19 +274,30 @@ class AppSettings:
     )
     cluster_gpus = Setting[int]("CABLETRACK_CLUSTER_GPUS", "GPUs a training run holds.")
     gpu_hour_cost = Setting[float]("CABLETRACK_GPU_HOUR_COST", "Cost of one GPU-hour.")
-    currency = Setting[str]("CABLETRACK_CURRENCY", "Currency the costs are in (shown beside them).")
+    currency = Setting[str]("CABLETRACK_CURRENCY", "Currency the costs are in, shown beside every cost.")
     run_hours = Setting[float]("CABLETRACK_RUN_HOURS", "Length of a training run (hours).")
 
     # --- Security: proxies, headers, API docs ----------------------------------------------------
     trusted_proxies = Setting[list[str]](
         "CABLETRACK_TRUSTED_PROXIES",
-        "Reverse proxies (IPs/CIDRs) whose X-Forwarded-For and X-Forwarded-Proto are believed.",
+        "Reverse proxies / load balancers in front of gunicorn (IPs or CIDRs, comma-separated). Only from them are `X-Forwarded-For` (the client address: login throttle, `/metrics` networks) and `X-Forwarded-Proto` (HTTPS) believed; from anyone else those headers are dropped. Set it to your load balancer's address.",
     )
     permissions_policy = Setting[str](
-        "CABLETRACK_PERMISSIONS_POLICY", "The Permissions-Policy header on every response."
+        "CABLETRACK_PERMISSIONS_POLICY",
+        "The `Permissions-Policy` header on every response (a Content-Security-Policy with no inline script or style comes from django-csp).",
+    )
+    docs_url = Setting[str](
+        "CABLETRACK_DOCS_URL",
+        'Where the documentation site is: the "?" on every page and the `help` link of API errors point '
+        "into it. The default, `/docs/`, is the site `make docs` builds, served by cabletrack itself; "
+        "set an absolute URL to use a copy hosted elsewhere.",
+    )
+    docs_site_dir = Setting[str](
+        "CABLETRACK_DOCS_SITE_DIR",
+        "The built documentation site (`make docs` writes it) that `/docs/` serves.",
     )
     api_docs_public = Setting[bool](
-        "CABLETRACK_API_DOCS_PUBLIC", "Serve /api/schema/ and the API docs without a login."
+        "CABLETRACK_API_DOCS_PUBLIC", "Serve `/api/schema/`, `/api/docs/` and `/api/redoc/` without a login."
     )
 
     @classmethod
@@ -271,3 +307,43 @@ class AppSettings:
 
 
 app_settings = AppSettings()
+
+
+# The environment variables of settings.py that are not CABLETRACK_* settings of the app (Django,
+# the database, Celery, mail, login throttling, logging) and the two paths the app reads through
+# Django's own settings: what each means. The configuration reference (docs/operator/configuration.md)
+# is generated from AppSettings and this table (``python -m tools.docs``); a variable that
+# settings.py reads and neither documents fails the docs build.
+ENVIRONMENT: dict[str, str] = {
+    "DJANGO_DEBUG": "`false` in production (turns on secure cookies, HSTS, SSL redirect).",
+    "DJANGO_SECRET_KEY": "Django's signing key (sessions, CSRF, password reset). Required in production.",
+    "DJANGO_ALLOWED_HOSTS": "Host names the site answers to, comma-separated.",
+    "DJANGO_CSRF_TRUSTED_ORIGINS": "Origins trusted for form posts behind a proxy, e.g. `https://cabletrack.example.com`.",
+    "DJANGO_STATIC_ROOT": "Where `collectstatic` writes.",
+    "DJANGO_SECURE_SSL_REDIRECT": "Redirect HTTP to HTTPS.",
+    "DJANGO_HSTS_SECONDS": "`Strict-Transport-Security` max-age.",
+    "DATABASE_URL": "The database, e.g. `postgres://user:pw@host:5432/cabletrack` (production: PostgreSQL).",
+    "DATABASE_CONN_MAX_AGE": "Seconds a PostgreSQL connection is kept open for the next request.",
+    "REDIS_URL": "Redis for the cache and the Celery broker, e.g. `redis://host:6379/0`; empty: a local-memory "
+    "cache and the filesystem broker.",
+    "CELERY_BROKER_URL": "Another broker (RabbitMQ) if wanted.",
+    "CELERY_VISIBILITY_TIMEOUT": "Seconds before Redis gives a message that a worker took and never acked (the "
+    "worker died) to another worker.",
+    "CELERY_TASK_TIME_LIMIT": "Seconds a task may run before it is killed; must stay below the visibility "
+    "timeout (start-up refuses otherwise), so a running task is never delivered beside itself.",
+    "CELERY_TASK_SOFT_TIME_LIMIT": "Seconds before a task is asked to stop (below the hard limit).",
+    "CELERY_UNACKED_RESTORE_INTERVAL": "A worker looks for messages a dead worker left unacked every interval "
+    "x throttle seconds.",
+    "CELERY_UNACKED_RESTORE_THROTTLE": "See `CELERY_UNACKED_RESTORE_INTERVAL`.",
+    "CELERY_TASK_ALWAYS_EAGER": "Run tasks in the calling process (tests only).",
+    "CELERY_TASK_DEFAULT_QUEUE": "The queue tasks are sent to.",
+    "EMAIL_URL": "SMTP server (django-environ syntax, e.g. `smtp+tls://user:pw@mail.example.com:587`); the "
+    "default is the loopback sink `make run` starts.",
+    "DEFAULT_FROM_EMAIL": "Sender of reminders and alerts.",
+    "AXES_FAILURE_LIMIT": "Failed logins before a username is locked for one client address (never for "
+    "everyone behind a proxy).",
+    "AXES_COOLOFF_HOURS": "How long that lock lasts, in hours.",
+    "LOG_LEVEL": "The root logger's level (`DEBUG`, `INFO`, `WARNING`, ...).",
+    "CABLETRACK_VAR_DIR": "SQLite file, filesystem broker, beat schedule (the embedded defaults).",
+    "CABLETRACK_UPLOAD_ROOT": "Uploaded OTDR files and photos (`MEDIA_ROOT`); outside every web root.",
+}
