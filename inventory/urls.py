@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from inventory.views import account, alerts, desk, pages
+from inventory.views import account, alerts, desk, docs, pages
 from inventory.views import forecast as forecast_views
 from inventory.views import labels as label_views
 from inventory.views import pipeline as pipeline_views
@@ -14,6 +14,8 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", pages.healthz, name="healthz"),
+    path("docs/", docs.docs_page, name="docs"),
+    path("docs/<path:path>", docs.docs_page, name="docs-page"),
     path("", pages.home, name="home"),
     path("search/", pages.search, name="search"),
     # Printed on QR labels: these two URLs never change.

@@ -12,6 +12,7 @@ from django.db import DataError, IntegrityError, connection, transaction
 from rest_framework import exceptions
 from rest_framework.views import exception_handler as drf_handler
 
+from inventory.core.help import api_help
 from inventory.middleware.failsafe import is_unavailable, server_error_json, unavailable_response
 
 
@@ -63,15 +64,23 @@ def exception_handler(exc, context):
         reason = "text cannot contain the NUL character" if "NUL" in str(exc) else "a value is out of range"
         exc = exceptions.ValidationError({"non_field_errors": [f"Refused: {reason}."]})
     response = drf_handler(exc, context)
-    if response is not None:
-        return response
     request = context.get("request")
     django_request = getattr(request, "_request", request)
+    if response is not None:
+        _link_the_fix(response, django_request)
+        return response
     if is_unavailable(exc):
         return unavailable_response(django_request, exc)
     if settings.DEBUG:
         return None  # Django's debug page, for development
     return server_error_json(django_request, exc)
+
+
+def _link_the_fix(response, request) -> None:
+    """An error whose fix the documentation explains carries ``help``: the link to it."""
+    link = api_help(response.status_code, getattr(request, "path", ""))
+    if link and isinstance(response.data, dict) and "help" not in response.data:
+        response.data["help"] = link
 
 
 class PayloadTooLarge(exceptions.APIException):

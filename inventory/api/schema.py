@@ -33,11 +33,17 @@ ERROR_COMPONENT = {
     "type": "object",
     "description": (
         "An error: `detail` (a sentence) for request-level errors, or `{field: [messages]}` for "
-        "invalid fields (`non_field_errors` for the whole object). 500 and 503 carry `request_id`."
+        "invalid fields (`non_field_errors` for the whole object). 500 and 503 carry `request_id`. "
+        "An error whose fix the documentation explains carries `help`, the link to it."
     ),
     "properties": {
         "detail": {"type": "string"},
         "request_id": {"type": "string"},
+        "help": {
+            "type": "string",
+            "format": "uri",
+            "description": "Where the documentation explains the fix.",
+        },
     },
     "additionalProperties": True,
 }

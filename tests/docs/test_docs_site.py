@@ -1,0 +1,148 @@
+"""The documentation site: it builds in strict mode, its generated reference covers every setting,
+and the links the application hands out (the "?" of every page, the ``help`` of API errors) land
+on pages and anchors the built site has."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from django.urls import reverse
+
+from inventory.core import help as help_links
+from tools import docs as docs_gen
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory) -> Path:
+    """``mkdocs build --strict``, as ``make docs`` and CI run it, into a temp dir."""
+    site = tmp_path_factory.mktemp("site")
+    run = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return site
+
+
+def _anchors(html: str) -> set[str]:
+    return set(re.findall(r'\bid="([^"]+)"', html))
+
+
+def _lands(site: Path, topic: str) -> bool:
+    path, _, anchor = topic.partition("#")
+    page = site / path / "index.html" if path.endswith("/") or not path else site / path
+    if not page.is_file():
+        return False
+    return not anchor or anchor in _anchors(page.read_text())
+
+
+def test_every_help_link_lands_on_a_page_and_anchor_the_site_has(built_site):
+    topics = {
+        *help_links.PAGE_TOPICS.values(),
+        *help_links.API_STATUS_TOPICS.values(),
+        help_links.TELEMETRY_TOPIC,
+    }
+    broken = sorted(t for t in topics if not _lands(built_site, t))
+    assert not broken, f"these help links land nowhere in the built site: {broken}"
+
+
+def test_the_site_has_the_generated_pages_with_their_contents(built_site):
+    config = (built_site / "operator" / "configuration" / "index.html").read_text()
+    for name in ("CABLETRACK_RETEST_INTERVAL_DAYS", "DATABASE_URL", "CABLETRACK_DOCS_URL"):
+        assert name in config
+    api = (built_site / "integrator" / "openapi" / "index.html").read_text()
+    assert "/api/cables/" in api and "/api/telemetry/" in api
+    perf = (built_site / "developer" / "performance" / "index.html").read_text()
+    assert "131,072 GPUs" in perf and "4,096 GPUs" in perf
+
+
+def test_a_setting_nobody_documented_fails_the_build(monkeypatch):
+    from inventory import conf
+
+    monkeypatch.delitem(conf.ENVIRONMENT, "DATABASE_URL")
+    with pytest.raises(docs_gen.DocsError, match="DATABASE_URL"):
+        docs_gen.configuration_reference()
+
+
+def test_a_documented_setting_settings_py_no_longer_reads_fails_the_build(monkeypatch):
+    from inventory import conf
+
+    monkeypatch.setitem(conf.ENVIRONMENT, "DJANGO_GONE", "A setting that was removed.")
+    with pytest.raises(docs_gen.DocsError, match="DJANGO_GONE"):
+        docs_gen.configuration_reference()
+
+
+def test_the_performance_page_marks_a_miss_and_says_what_limits_it():
+    page = docs_gen.performance_page()
+    assert "**missed**" in page
+    # Every missed figure in the snapshots carries its explanation.
+    assert "*not yet explained*" not in page
+
+
+def test_targets_are_read_both_ways():
+    assert docs_gen.verdict(136.6, "< 180 s") == "met"
+    assert docs_gen.verdict(39.2, "<= 30 ms") == "missed"
+    assert docs_gen.verdict(5068, ">= 5,000 cables/s") == "met"
+    assert docs_gen.verdict(4547, ">= 5,000 cables/s") == "missed"
+
+
+@pytest.mark.django_db
+def test_every_page_header_has_a_help_link_to_its_part(client, user_with_role):
+    client.force_login(user_with_role("technician"))
+    page = client.get(reverse("retests-plan")).content.decode()
+    assert 'class="help" href="/docs/technician/retests/"' in page
+
+
+@pytest.mark.django_db
+def test_the_help_link_follows_a_docs_url_hosted_elsewhere(client, user_with_role, settings):
+    settings.CABLETRACK_DOCS_URL = "https://docs.example.com/cabletrack"
+    client.force_login(user_with_role("technician"))
+    page = client.get(reverse("home")).content.decode()
+    assert 'href="https://docs.example.com/cabletrack/technician/"' in page
+
+
+@pytest.mark.django_db
+def test_docs_are_served_to_anyone_from_the_built_site(client, built_site, settings):
+    settings.CABLETRACK_DOCS_SITE_DIR = str(built_site)
+    home = client.get("/docs/")  # not logged in: the site holds no plant data
+    assert home.status_code == 200
+    assert b"Find your part" in b"".join(home.streaming_content)
+    tests = client.get("/docs/technician/tests/")
+    assert tests.status_code == 200
+    assert client.get("/docs/no/such/page/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_without_a_built_site_the_docs_say_how_to_build_it(client, tmp_path, settings):
+    settings.CABLETRACK_DOCS_SITE_DIR = str(tmp_path)
+    answer = client.get("/docs/")
+    assert answer.status_code == 404
+    assert b"make docs" in answer.content
+
+
+@pytest.mark.django_db
+def test_an_api_error_with_a_documented_fix_links_to_it(client):
+    answer = client.get("/api/cables/")  # no credentials
+    assert answer.status_code in (401, 403)
+    link = answer.json()["help"]
+    assert urlparse(link).path.startswith("/docs/")
+    assert urlparse(link).fragment in ("tokens", "roles-and-what-they-may-do")
+
+
+@pytest.mark.django_db
+def test_an_error_without_a_documented_fix_carries_no_link(engineer_api):
+    answer = engineer_api.get("/api/cables/C999999/")
+    assert answer.status_code == 404
+    assert "help" not in answer.json()
