@@ -28,6 +28,31 @@ from tests.inventory.phone_checks import DESK, PHONE, phone_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "var" / "screenshots"
+# The technician's part of the documentation shows the first phone screen of these pages, taken
+# by every ``make screenshots`` (docs/assets/screenshots/<name>.png, committed with the docs).
+DOCS_SHOTS = ROOT / "docs" / "assets" / "screenshots"
+DOCS_PAGES = {
+    "cable",
+    "trunk",
+    "rack-gpu",
+    "rack-leaf",
+    "device-node",
+    "port",
+    "search",
+    "retests",
+    "alerts",
+    "alert",
+    "labels",
+    "404",
+    "home",
+    "form-power-meter",
+    "form-otdr",
+    "form-inspect",
+    "form-fault",
+    "form-serviced",
+    "form-swap",
+    "form-replace",
+}
 USER, PASSWORD = "demo", "demo-cabletrack"
 
 
@@ -93,6 +118,14 @@ def pages() -> list[tuple[str, str]]:
         ("labels", "/labels/print/"),
         ("commissioning", "/reports/commissioning/?page=2"),
         ("404", "/c/C999999"),
+        # The technician's forms, one tap from the cable page.
+        ("form-power-meter", f"/c/{jumper}/test/power-meter"),
+        ("form-otdr", f"/c/{trunk}/test/otdr"),
+        ("form-inspect", f"/c/{jumper}/inspect"),
+        ("form-fault", f"/c/{jumper}/fault"),
+        ("form-serviced", f"/c/{jumper}/serviced"),
+        ("form-swap", f"/c/{jumper}/swap"),
+        ("form-replace", f"/c/{jumper}/replace"),
     ]
     if alert:
         out.insert(14, ("alert", f"/alerts/{alert.pk}/"))
@@ -119,6 +152,9 @@ def shoot(base: str, targets: list[tuple[str, str]]) -> list[str]:
             for name, path in targets:
                 page.goto(base + path)
                 page.screenshot(path=str(OUT / f"{name}-{size}.png"), full_page=True)
+                if size == "phone" and name in DOCS_PAGES:
+                    DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(DOCS_SHOTS / f"{name}.png"))  # the first screen
                 if size == "phone":
                     found = phone_problems(page)
                     report.append(f"{name} {path}: " + ("ok" if not found else repr(found)[:1500]))
