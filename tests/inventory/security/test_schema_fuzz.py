@@ -113,7 +113,7 @@ def _messages(body) -> list[str]:
     if isinstance(body, dict) and "where" in body:
         return _messages(body.get("errors"))  # an import error: {"where": "line 3", "errors": ...}
     if isinstance(body, dict):
-        return [m for key, item in body.items() if key != "request_id" for m in _messages(item)]
+        return [m for key, item in body.items() if key not in ("request_id", "help") for m in _messages(item)]
     return [str(body)]
 
 
