@@ -288,17 +288,23 @@ def performance_page() -> str:
     header = "| figure | target | " + " | ".join(f"{s['gpus']:,} GPUs" for s in snaps) + " |"
     out += ["", "## Figures side by side", "", header, "|---|---|" + "---|" * len(snaps)]
     for name in names:
-        target, cells = "", []
+        targets: dict[int, str] = {}
+        cells = []
         for s in snaps:
             r = next((r for r in s["results"] if r["name"] == name), None)
             if r is None:
                 cells.append("-")
                 continue
-            target = r.get("target") or target
+            if r.get("target"):
+                targets[s["gpus"]] = r["target"]
             v = verdict(r["value"], r.get("target", ""))
             mark = " **missed**" if v == "missed" else ""
             cells.append(f"{r['value']:,.4g} {r['unit']}{mark} {_bar(r['value'], r.get('target', ''))}")
-        out.append(f"| {name} | {target or '-'} | " + " | ".join(cells) + " |")
+        if len(set(targets.values())) > 1:  # the sizes have targets of their own (the seed's)
+            target = "; ".join(f"{gpus:,}: {t}" for gpus, t in targets.items())
+        else:
+            target = next(iter(targets.values()), "-")
+        out.append(f"| {name} | {target} | " + " | ".join(cells) + " |")
     out += ["", "## What limits each miss", ""]
     any_note = False
     for s in snaps:
