@@ -23,6 +23,39 @@ ROOT = Path(__file__).resolve().parent.parent
 SKIP = {"common", "__main__", "locustfile"}  # locustfile: run by load.py in its own process
 
 
+def _available() -> dict[str, bool]:
+    """What the machine offers the benchmarks: PostgreSQL (``DATABASE_URL``) and Redis (``REDIS_URL``,
+    answering). The production stack (gunicorn with production settings, a Celery worker on a real
+    broker) needs Redis; the figures that matter at scale need PostgreSQL."""
+    redis_up = False
+    if os.environ.get("REDIS_URL"):
+        import redis
+
+        try:
+            redis_up = bool(redis.Redis.from_url(os.environ["REDIS_URL"], socket_connect_timeout=1).ping())
+        except redis.RedisError:
+            redis_up = False
+    return {
+        "postgresql": os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")),
+        "redis": redis_up,
+    }
+
+
+HOW = {
+    "postgresql": "PostgreSQL (set DATABASE_URL=postgres://...)",
+    "redis": "Redis (set REDIS_URL=redis://...; production settings refuse to start without it)",
+}
+
+
+def _missing(module, available: dict[str, bool]) -> list[str]:
+    """What a benchmark module needs (its ``NEEDS``: a tuple, or a function returning one) and the
+    machine lacks."""
+    needs = getattr(module, "NEEDS", ())
+    if callable(needs):
+        needs = needs()
+    return [n for n in needs if not available.get(n, False)]
+
+
 def _bench_database() -> str:
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith(("postgres://", "postgresql://")):
@@ -69,6 +102,13 @@ def _run_record(gpus: int, argv: list[str], results: list[dict], load_before: fl
 
 def main(argv: list[str]) -> int:
     gpus = int(os.environ.get("BENCH_GPUS", "4096"))
+    available = _available()
+    print(
+        "bench: "
+        + ", ".join(f"{name} {'yes' if ok else 'no'}" for name, ok in available.items())
+        + ("" if all(available.values()) else " (what needs the missing parts is skipped, saying so)"),
+        flush=True,
+    )
     os.environ["DATABASE_URL"] = _bench_database()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cabletrack.settings")
     os.environ["BENCH_GPUS"] = str(gpus)
@@ -97,10 +137,16 @@ def main(argv: list[str]) -> int:
         m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.name not in SKIP
     )
     failed = []
+    skipped: list[str] = []
     for topic in topics:
         print(f"\n[{topic}]", flush=True)
         try:
             module = importlib.import_module(f"bench.{topic}")
+            missing = _missing(module, available)
+            if missing:
+                print(f"  {topic}: skipped, needs " + " and ".join(HOW[m] for m in missing), flush=True)
+                skipped.append(topic)
+                continue
             module.run(report)
         except Exception:  # one broken benchmark must not hide the others' figures
             traceback.print_exc()
@@ -108,7 +154,11 @@ def main(argv: list[str]) -> int:
     out = ROOT / "var" / "bench.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(_run_record(gpus, argv, results, load_before), indent=2))
-    print(f"\n{len(results)} figures written to {out}" + (f"; FAILED: {', '.join(failed)}" if failed else ""))
+    print(
+        f"\n{len(results)} figures written to {out}"
+        + (f"; skipped for want of a service: {', '.join(skipped)}" if skipped else "")
+        + (f"; FAILED: {', '.join(failed)}" if failed else "")
+    )
     return 1 if failed else 0
 
 

@@ -31,6 +31,9 @@ from bench.common import ROOT, free_port, rss_mb
 WARMUP_S = 15
 LOAD_SECRET_KEY = "load-test-" + "x" * 50  # the server's key; sessions are signed with it
 
+# What this benchmark needs of the machine (bench/__main__.py skips it, saying so, without).
+NEEDS = ("redis",)  # gunicorn with production settings and a Celery worker on a real broker
+
 
 def _plan(technicians: int, collectors: int, batch: int) -> dict:
     from django.conf import settings

@@ -22,6 +22,12 @@ from bench.common import ROOT, Http, WebServer, percentile
 from bench.load import LOAD_SECRET_KEY, _prod_env
 
 
+# What this benchmark needs of the machine (bench/__main__.py skips it, saying so, without).
+def NEEDS() -> tuple[str, ...]:  # noqa: N802 - read by bench/__main__.py like the other modules' NEEDS
+    """The development configuration (``BENCH_PAGES_DEBUG=1``) needs nothing more."""
+    return () if os.environ.get("BENCH_PAGES_DEBUG", "") == "1" else ("redis",)
+
+
 def _session_cookie(username: str = "bench-pages", role: str = "engineer") -> str:
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
