@@ -66,6 +66,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "inventory.middleware.idempotency.BodyLimitMiddleware",
     "inventory.middleware.failsafe.UnavailableMiddleware",
+    "inventory.middleware.replica.ReplicaReadsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -122,6 +123,19 @@ else:
     # keeps it from preparing anything else by itself. Django's default, None, would refuse even
     # those. Prepared statements live in the session: pool by session (README, production).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 2**31 - 1)
+# A PostgreSQL streaming replica for the web's read-only requests (pages, API reads, exports):
+# ``inventory.db.replica`` routes them there, and back to the primary for a client whose own write
+# the replica has not replayed yet (read-your-writes). Unset: every read goes to the primary.
+DATABASE_REPLICA_URL = env.str("DATABASE_REPLICA_URL", default="")
+if DATABASE_REPLICA_URL:
+    DATABASES["replica"] = {
+        **env.db_url_config(DATABASE_REPLICA_URL),
+        "CONN_MAX_AGE": DATABASES["default"].get("CONN_MAX_AGE", 0),
+        "CONN_HEALTH_CHECKS": True,
+        "OPTIONS": dict(DATABASES["default"].get("OPTIONS", {})),
+        "TEST": {"MIRROR": "default"},  # a test database has no replica of its own
+    }
+DATABASE_ROUTERS = ["inventory.db.replica.ReplicaRouter"]
 # Parallel workers per query in the web process's sessions (``cabletrack.wsgi``; PostgreSQL's
 # own default, 2, in workers and commands). Pages answer from index probes in milliseconds, and
 # starting a parallel plan's workers costs more than that (see ``inventory.db.web``).

@@ -323,6 +323,9 @@ ENVIRONMENT: dict[str, str] = {
     "DJANGO_SECURE_SSL_REDIRECT": "Redirect HTTP to HTTPS.",
     "DJANGO_HSTS_SECONDS": "`Strict-Transport-Security` max-age.",
     "DATABASE_URL": "The database, e.g. `postgres://user:pw@host:5432/cabletrack` (production: PostgreSQL).",
+    "DATABASE_REPLICA_URL": "A PostgreSQL streaming replica of `DATABASE_URL` for the web's read-only requests "
+    "(pages, API reads, exports); a client that has just written reads from the primary until the replica "
+    "has replayed its write. Empty: every read goes to the primary. See Scaling.",
     "DATABASE_CONN_MAX_AGE": "Seconds a PostgreSQL connection is kept open for the next request.",
     "REDIS_URL": "Redis for the cache and the Celery broker, e.g. `redis://host:6379/0`; empty: a local-memory "
     "cache and the filesystem broker.",

@@ -24,9 +24,11 @@ from dataclasses import dataclass
 
 import psycopg
 from django.core.exceptions import EmptyResultSet
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import connections
 from django.db.models import QuerySet
 from django.db.models.sql.constants import MULTI
+
+from inventory.db.replica import read_alias
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +109,8 @@ class CompiledRead:
         self.build = build
         self._shapes: dict[str, _Shape | None] = {}
 
-    def __call__(self, *args, using: str = DEFAULT_DB_ALIAS) -> list:
+    def __call__(self, *args, using: str | None = None) -> list:
+        using = using or read_alias()  # the replica for a read-only web request (inventory.db.replica)
         try:
             shape = self._shapes[using]
         except KeyError:

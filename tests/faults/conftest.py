@@ -202,13 +202,12 @@ def _load_schema(pg: PrivatePostgres) -> None:
         )
 
 
-@pytest.fixture
-def private_site(transactional_db, private_pg, private_redis, server_dir):
-    _load_schema(private_pg)
-    env = {
+def site_env(pg_url: str, redis_url: str, server_dir: Path) -> dict:
+    """The environment of cabletrack in production settings on private servers."""
+    return {
         **os.environ,
-        "DATABASE_URL": private_pg.url("ct"),
-        "REDIS_URL": private_redis.url,
+        "DATABASE_URL": pg_url,
+        "REDIS_URL": redis_url,
         "DJANGO_DEBUG": "false",
         "DJANGO_SECRET_KEY": "fault-test-" + "k" * 40,
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
@@ -216,12 +215,20 @@ def private_site(transactional_db, private_pg, private_redis, server_dir):
         "CABLETRACK_VAR_DIR": str(server_dir / "var"),
         "LOG_LEVEL": "WARNING",
     }
+
+
+def seed_site(env: dict) -> dict:
     seeded = subprocess.run(
         [sys.executable, "-m", "tests.faults.seed_private"],
         cwd=ROOT, env={**env, "DJANGO_SETTINGS_MODULE": "cabletrack.settings"},
         check=True, capture_output=True, text=True,
     )  # fmt: skip
-    seed = json.loads(seeded.stdout.strip().splitlines()[-1])
+    return json.loads(seeded.stdout.strip().splitlines()[-1])
+
+
+@contextlib.contextmanager
+def serving(env: dict, server_dir: Path):
+    """gunicorn (two workers) with ``env``; yields its base URL."""
     port = free_port()
     log = (server_dir / "gunicorn.log").open("w")
     web = subprocess.Popen(
@@ -234,7 +241,7 @@ def private_site(transactional_db, private_pg, private_redis, server_dir):
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_http(f"{url}/healthz", web, server_dir / "gunicorn.log")
-        yield Site(private_pg, url, seed)
+        yield url
     finally:
         web.terminate()
         try:
@@ -243,6 +250,15 @@ def private_site(transactional_db, private_pg, private_redis, server_dir):
             web.kill()
             web.wait()
         log.close()
+
+
+@pytest.fixture
+def private_site(transactional_db, private_pg, private_redis, server_dir):
+    _load_schema(private_pg)
+    env = site_env(private_pg.url("ct"), private_redis.url, server_dir)
+    seed = seed_site(env)
+    with serving(env, server_dir) as url:
+        yield Site(private_pg, url, seed)
 
 
 def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float = 60) -> None:

@@ -139,3 +139,33 @@ class PrivatePostgres:
         with psycopg.connect(self.url(db), autocommit=True) as conn:
             cur = conn.execute(statement)
             return cur.fetchall() if cur.description else []
+
+
+class PrivateStandby(PrivatePostgres):
+    """A streaming-replication standby of a ``PrivatePostgres``: ``pg_basebackup -R`` of the
+    primary into its own temp dir, started on its own free port as a hot standby."""
+
+    def __init__(self, tmp: Path, primary: PrivatePostgres):
+        super().__init__(Path(tmp) / "standby")
+        self.primary = primary
+
+    def init(self) -> PrivateStandby:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            pw = pwd.getpwnam("postgres")
+            for p in (self.dir.parent, self.dir):
+                os.chown(p, pw.pw_uid, pw.pw_gid)
+        self._run(
+            "pg_basebackup", "-h", "127.0.0.1", "-p", str(self.primary.port), "-U", self.primary.user,
+            "-D", str(self.data), "-R", "-X", "stream", "--checkpoint=fast", "--no-sync", timeout=120,
+        )  # fmt: skip
+        return self
+
+    def _options(self) -> str:
+        return f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c hot_standby=on -c fsync=off"
+
+    def pause_replay(self) -> None:
+        self.sql("SELECT pg_wal_replay_pause()")
+
+    def resume_replay(self) -> None:
+        self.sql("SELECT pg_wal_replay_resume()")

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import Q
 
 from inventory.core.choices import CableKind, CableRole, PortKind
 from inventory.core.pathcheck import FibreSegment, Mating, PathVerdict, check_path
 from inventory.db.compiled import CompiledRead
+from inventory.db.replica import read_alias
 from inventory.models import Cable, CableEnd, Cage, Device, Port, PortMapping
 
 MAX_HOPS = 16
@@ -183,7 +184,7 @@ class _Walk:
         self.devices: dict[int, dict] = {}
 
     def preload(self, *, port_id: int | None, cage_id: int | None, connector: int | None) -> None:
-        with connection.cursor() as cur:
+        with connections[read_alias()].cursor() as cur:
             cur.execute(_path_sql(), [port_id, cage_id, connector])
             names = [*_END_COLS, *_CABLE_COLS]
             rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
