@@ -51,13 +51,18 @@ def traces_overlay_svg(
     height: int = 220,
     title: str = "OTDR traces",
     until_m: float | None = None,
+    since_m: float | None = None,
 ) -> str:
     """Draw several traces of one fibre on shared axes: ``series`` = [(points, role)] with role
     ``baseline`` / ``latest`` / ``earlier``; ``events`` (the latest trace's) are marked.
-    ``until_m``: cut the distance axis there (a short link's fibre end, not the OTDR's range)."""
+    ``until_m``: cut the distance axis there (a short link's fibre end, not the OTDR's range);
+    ``since_m``: start it there (a little of a launch lead, whose distances are negative)."""
     if until_m is not None and until_m > 0:
         series = [([p for p in pts if float(p[0]) <= until_m], role) for pts, role in series]
         events = [e for e in events if e.get("distance_m") is None or float(e["distance_m"]) <= until_m]
+    if since_m is not None and since_m < 0:
+        series = [([p for p in pts if float(p[0]) >= since_m], role) for pts, role in series]
+        events = [e for e in events if e.get("distance_m") is None or float(e["distance_m"]) >= since_m]
     series = [(pts, role) for pts, role in series if len(pts) > 1]
     if not series:
         return ""

@@ -13,6 +13,15 @@ from inventory.models import Cable, OtdrTrace
 MAX_DRAWN = 6  # traces drawn per plot: the baseline, the latest and the most recent others
 
 
+def checksum_words(ok: bool | None, convention: str) -> str:
+    """What the page says of a trace's checksum (the decision is ``sor.checksum.check_crc``'s)."""
+    if ok is True:
+        return f"checksum verified ({convention})"
+    if ok is False:
+        return f"checksum mismatch ({convention}): the file changed after the instrument wrote it"
+    return f"checksum {convention}" if convention.startswith("not verifiable") else convention
+
+
 def cable_traces_context(cable: Cable, *, otdr_tested: bool = True) -> dict:
     """Context for ``inventory/_cable_traces.html``, under one key, ``cable_traces``: a group per
     fibre and wavelength (oldest trace first), each with an overlay plot (baseline blue, latest
@@ -30,6 +39,10 @@ def cable_traces_context(cable: Cable, *, otdr_tested: bool = True) -> dict:
             "wavelength_nm",
             "original_name",
             "fibre_length_m",
+            "fibre_start_offset_m",
+            "has_event_table",
+            "checksum_ok",
+            "checksum_convention",
             "total_loss_db",
             "events",
             "trace",
@@ -54,18 +67,26 @@ def cable_traces_context(cable: Cable, *, otdr_tested: bool = True) -> dict:
         series.append((latest.trace, "latest"))
         ends = [t.fibre_length_m for t in (*drawn, baseline, latest) if t is not None and t.fibre_length_m]
         until = max(ends) * 1.15 + 5 if ends else None  # the fibre, not the OTDR's whole range
+        # A launch lead before the fibre: a little of it is drawn (its far connector is the fibre's
+        # first event at 0 m), not all of it (1 km of lead would squeeze a 60 m link to a sliver).
+        leads = [t.fibre_start_offset_m for t in (*drawn, baseline, latest) if t and t.fibre_start_offset_m]
+        since = max(min(leads), -(max(ends) * 0.25 + 10)) if leads and ends else None
         out.append(
             {
                 "fibre": fibre,
                 "wavelength_nm": wl,
                 "svg": mark_safe(  # noqa: S308 - numbers only (plot.py)
                     traces_overlay_svg(
-                        series, latest.events, title=f"fibre {fibre} at {wl} nm", until_m=until
+                        series, latest.events, title=f"fibre {fibre} at {wl} nm", until_m=until, since_m=since
                     )
                 ),
                 "has_baseline": baseline is not None and baseline is not latest,
                 "earlier_drawn": len(drawn),
                 "events": latest.events,
+                "has_event_table": latest.has_event_table,
+                "fibre_start_offset_m": latest.fibre_start_offset_m,
+                "launch_lead_m": -latest.fibre_start_offset_m if latest.fibre_start_offset_m else None,
+                "checksum": checksum_words(latest.checksum_ok, latest.checksum_convention),
                 "traces": [
                     {
                         "tested_at": t.test.tested_at,
