@@ -8,6 +8,7 @@ from django.utils.safestring import mark_safe
 
 from inventory.core.choices import TestKind, Verdict
 from inventory.core.optics.plot import traces_overlay_svg
+from inventory.core.optics.sor.trace import plot_window
 from inventory.models import Cable, OtdrTrace
 
 MAX_DRAWN = 6  # traces drawn per plot: the baseline, the latest and the most recent others
@@ -16,10 +17,13 @@ MAX_DRAWN = 6  # traces drawn per plot: the baseline, the latest and the most re
 def checksum_words(ok: bool | None, convention: str) -> str:
     """What the page says of a trace's checksum (the decision is ``sor.checksum.check_crc``'s)."""
     if ok is True:
-        return f"checksum verified ({convention})"
+        return f"Checksum verified ({convention})."
     if ok is False:
-        return f"checksum mismatch ({convention}): the file changed after the instrument wrote it"
-    return f"checksum {convention}" if convention.startswith("not verifiable") else convention
+        return f"Checksum mismatch ({convention}): the file changed after the instrument wrote it."
+    if convention.startswith("not verifiable: "):
+        maker = convention.removeprefix("not verifiable: ").split(" ", 1)[0]
+        return f"Checksum not checked: {maker} writes one that no known convention reproduces."
+    return f"Checksum not checked: {convention}."
 
 
 def cable_traces_context(cable: Cable, *, otdr_tested: bool = True) -> dict:
@@ -65,12 +69,9 @@ def cable_traces_context(cable: Cable, *, otdr_tested: bool = True) -> dict:
         if baseline is not None and baseline is not latest:
             series.append((baseline.trace, "baseline"))
         series.append((latest.trace, "latest"))
-        ends = [t.fibre_length_m for t in (*drawn, baseline, latest) if t is not None and t.fibre_length_m]
-        until = max(ends) * 1.15 + 5 if ends else None  # the fibre, not the OTDR's whole range
-        # A launch lead before the fibre: a little of it is drawn (its far connector is the fibre's
-        # first event at 0 m), not all of it (1 km of lead would squeeze a 60 m link to a sliver).
-        leads = [t.fibre_start_offset_m for t in (*drawn, baseline, latest) if t and t.fibre_start_offset_m]
-        since = max(min(leads), -(max(ends) * 0.25 + 10)) if leads and ends else None
+        shown = [t for t in (*drawn, baseline, latest) if t is not None]
+        # The fibre, not the OTDR's whole range; a little of a launch lead, not all of it.
+        since, until = plot_window([t.fibre_length_m for t in shown], [t.fibre_start_offset_m for t in shown])
         out.append(
             {
                 "fibre": fibre,

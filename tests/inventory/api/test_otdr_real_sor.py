@@ -619,8 +619,8 @@ def test_the_page_upload_shows_launch_lead_trace_only_note_and_no_checksum_warni
             resp = client.post(url, {"files": [fh], "fibre": fibre, "notes": ""})
         assert resp.status_code == 302, resp.content[:2000]
     page = client.get(cable.get_absolute_url()).content.decode()
-    assert "the instrument is 1002.3 m before it (launch lead)" in page
+    assert "the instrument is 1,002.3 m before it (launch lead)" in page
     assert "The instrument stored no event table" in page
     assert page.count('class="otdr-plot otdr-overlay"') == 2  # both plotted, the trace-only one too
-    assert "checksum not verifiable: EXFO" in page and "the instrument wrote no checksum" in page
+    assert "Checksum not checked: EXFO writes one" in page and "the instrument wrote no checksum" in page
     assert "Checksum mismatch" not in page and "checksum mismatch" not in page

@@ -90,6 +90,7 @@ class SorFile:
     cable_id: str = ""
     events: list[SorEvent] = field(default_factory=list)
     trace: list[tuple[float, float]] = field(default_factory=list)
+    raw_trace: tuple | None = field(default=None, repr=False)  # (points, scale factor, metres per point)
     checksum: Checksum = field(default_factory=lambda: Checksum(None, None))
     warnings: list[str] = field(default_factory=list)
     blocks: list[str] = field(default_factory=list)

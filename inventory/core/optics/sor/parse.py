@@ -7,6 +7,7 @@ import struct
 from inventory.core.optics.sor.checksum import check_crc
 from inventory.core.optics.sor.data import DEFAULT_MAX_BYTES, SorError, SorFile
 from inventory.core.optics.sor.sniff import sniff
+from inventory.core.optics.sor.trace import plot_points
 from inventory.core.optics.sor.v1 import parse_v1
 from inventory.core.optics.sor.v2 import parse_v2
 
@@ -59,9 +60,8 @@ def _length_and_start(out: SorFile) -> None:
             out.fibre_length_m, out.fibre_length_source = out.events[-1].distance_m, "last event"
     off = out.fibre_start_offset_m
     if off is not None and not -100_000 <= off < 0:
-        out.fibre_start_offset_m = off = None
-    if off:
-        out.trace = [(round(x + off, 2), y) for x, y in out.trace]
+        out.fibre_start_offset_m = None
+    plot_points(out)
 
 
 def parse_sor(data: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> SorFile:
