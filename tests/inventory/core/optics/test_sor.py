@@ -295,3 +295,33 @@ def test_mutated_sor_bytes_parse_or_refuse(seed, edits, cut):
     if cut is not None:
         data = data[: cut % (len(data) + 1)]
     _parse_or_refuse(bytes(data))
+
+
+def test_the_fibre_length_follows_the_files_own_summary_not_the_end_event():
+    """Noyes OFL280: the KeyEvents summary ends the fibre 0.14 m after the end event."""
+    sor = parse_sor((shared_sor_dir() / "noyes-ofl280_1550_example1.sor").read_bytes())
+    end = next(e for e in sor.events if e.kind == "end")
+    assert sor.fibre_length_source == "summary"
+    assert sor.fibre_length_m - end.distance_m == pytest.approx(0.14, abs=0.005)
+
+
+def test_a_launch_lead_moves_the_trace_not_the_events():
+    """EXFO FTBx-730C, 1,045 m launch lead: the trace's reflection peaks fall on the events."""
+    sor = parse_sor(
+        (shared_sor_dir() / "exfo-ftbx730c_1550_short62m_FTHNTXAD01_FTHNTXAD06_001.sor").read_bytes()
+    )
+    assert sor.fibre_start_offset_m == pytest.approx(-1044.87, abs=0.01)
+    assert sor.trace[0][0] == pytest.approx(-1044.87, abs=0.01)
+    near_zero = [(x, y) for x, y in sor.trace if -3 <= x <= 3]
+    peak_x = max(near_zero, key=lambda p: p[1])[0]  # the launch lead's far connector (event 2, 0 m)
+    assert abs(peak_x) < 1.0
+
+
+def test_a_short_link_keeps_its_detail_in_the_plot():
+    """EXFO FTBx-735C at 1650 nm: a 15.3 m fibre in a 1.2 km acquisition. Spread evenly, the 600
+    plot points would leave it about ten; spent on the fibre, it keeps every sample."""
+    sor = parse_sor((TEST_DATA / "real" / "sor" / "exfo-ftbx735c_1650_example5.sor").read_bytes())
+    assert sor.fibre_length_m == pytest.approx(15.31, abs=0.01)
+    shown = [x for x, _ in sor.trace if 0 <= x <= sor.fibre_length_m]
+    assert len(shown) >= sor.fibre_length_m / sor.sample_spacing_m - 1
+    assert sor.trace[-1][0] > 1000  # and the rest of the range is still there, coarser
