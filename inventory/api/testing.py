@@ -82,11 +82,15 @@ class OtdrTraceSerializer(StrictModelSerializer):
             "pulse_width_ns",
             "index_of_refraction",
             "fibre_length_m",
+            "fibre_length_source",
+            "fibre_start_offset_m",
+            "has_event_table",
             "total_loss_db",
             "orl_db",
             "checksum_ok",
             "checksum_convention",
             "events",
+            "trace",
             "download_url",
         ]
 

@@ -104,6 +104,17 @@ class OtdrTrace(models.Model):
     pulse_width_ns = models.FloatField(null=True, blank=True)
     index_of_refraction = models.FloatField(null=True, blank=True)
     fibre_length_m = models.FloatField(null=True, blank=True)
+    fibre_length_source = models.CharField(
+        max_length=16, blank=True, help_text="summary (the file's KeyEvents summary), end event or last event"
+    )
+    fibre_start_offset_m = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Where the fibre under test starts: negative, the launch lead before it (0 m is its start)",
+    )
+    has_event_table = models.BooleanField(
+        default=True, help_text="False: a trace-only file (the instrument stored no KeyEvents block)"
+    )
     total_loss_db = models.FloatField(null=True, blank=True)
     orl_db = models.FloatField(null=True, blank=True)
     checksum_ok = models.BooleanField(null=True)

@@ -102,8 +102,11 @@ FIBRE_DB_PER_KM: dict[tuple[str, int], float] = {
     ("OM5", 1300): 1.5,
     ("OS2", 1310): 0.5,
     ("OS2", 1383): 0.5,
-    ("OS2", 1550): 0.5,
+    ("OS2", 1490): 0.5,  # TIA lists 1310/1383/1550 only; ITU-T G.652.D caps cabled fibre at
+    ("OS2", 1550): 0.5,  # 0.40 dB/km over the whole 1310-1625 nm range, so the OS2 row holds at
+    ("OS2", 1625): 0.5,  # 1490 and 1625 nm. 1650 nm (monitoring) has no published limit: not judged.
 }
+ATTENUATION_WAVELENGTH_SLACK_NM = 10  # 1302 nm is the 1300 nm row; 1650 is not the 1625 nm one
 FIBRE_OF_KIND = {"SMF_OS2": "OS2", "MMF_OM3": "OM3", "MMF_OM4": "OM4", "MMF_OM5": "OM5"}
 
 # --- Reflectance limits by polish -----------------------------------------------------------
@@ -147,8 +150,8 @@ def fibre_attenuation(fibre: str, wavelength_nm: int) -> float:
     if not known:
         raise BudgetError(f"No TIA-568.3 attenuation for fibre {fibre!r}.")
     nearest = min(known, key=lambda wl: abs(wl - wavelength_nm))
-    if abs(nearest - wavelength_nm) > 60:
-        raise BudgetError(f"No TIA-568.3 attenuation for {fibre} at {wavelength_nm} nm.")
+    if abs(nearest - wavelength_nm) > ATTENUATION_WAVELENGTH_SLACK_NM:
+        raise BudgetError(f"No published attenuation limit for {fibre} at {wavelength_nm} nm.")
     return FIBRE_DB_PER_KM[(fibre, nearest)]
 
 

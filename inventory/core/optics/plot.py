@@ -43,25 +43,34 @@ OVERLAY_STYLE = {
 }
 
 
+# 15 units of the 360-unit viewBox: 12.5 px or more where the plot is 300 px wide (a phone).
+OVERLAY_FONT = 15
+
+
 def traces_overlay_svg(
     series: Sequence[tuple[Sequence[Sequence[float]], str]],
     events: Sequence[dict],
     *,
     width: int = 360,
-    height: int = 220,
+    height: int = 236,
     title: str = "OTDR traces",
     until_m: float | None = None,
+    since_m: float | None = None,
 ) -> str:
     """Draw several traces of one fibre on shared axes: ``series`` = [(points, role)] with role
     ``baseline`` / ``latest`` / ``earlier``; ``events`` (the latest trace's) are marked.
-    ``until_m``: cut the distance axis there (a short link's fibre end, not the OTDR's range)."""
+    ``until_m``: cut the distance axis there (a short link's fibre end, not the OTDR's range);
+    ``since_m``: start it there (a little of a launch lead, whose distances are negative)."""
     if until_m is not None and until_m > 0:
         series = [([p for p in pts if float(p[0]) <= until_m], role) for pts, role in series]
         events = [e for e in events if e.get("distance_m") is None or float(e["distance_m"]) <= until_m]
+    if since_m is not None and since_m < 0:
+        series = [([p for p in pts if float(p[0]) >= since_m], role) for pts, role in series]
+        events = [e for e in events if e.get("distance_m") is None or float(e["distance_m"]) >= since_m]
     series = [(pts, role) for pts, role in series if len(pts) > 1]
     if not series:
         return ""
-    pad_l, pad_r, pad_t, pad_b = 34, 8, 8, 28
+    pad_l, pad_r, pad_t, pad_b = 44, 10, 8, 40  # room for labels legible at phone width (15 units)
     xs = [float(p[0]) for pts, _ in series for p in pts]
     ys = [float(p[1]) for pts, _ in series for p in pts]
     ev_x = [float(e["distance_m"]) for e in events if e.get("distance_m") is not None]
@@ -88,7 +97,7 @@ def traces_overlay_svg(
         if t >= x0:
             parts.append(
                 f'<line x1="{sx(t):.1f}" y1="{pad_t}" x2="{sx(t):.1f}" y2="{pad_t + ph}" stroke="#e3e3e3"/>'
-                f'<text x="{sx(t):.1f}" y="{height - 15}" font-size="11" text-anchor="middle">{_fmt_m(t)}</text>'
+                f'<text x="{sx(t):.1f}" y="{height - 22}" font-size="{OVERLAY_FONT}" text-anchor="middle">{_fmt_m(t)}</text>'
             )
         t += step
     ystep = _nice_step(y1 - y0)
@@ -96,7 +105,7 @@ def traces_overlay_svg(
     while t <= y1:
         if t >= y0:
             parts.append(
-                f'<text x="{pad_l - 3}" y="{sy(t) + 4:.1f}" font-size="11" text-anchor="end">{t:g}</text>'
+                f'<text x="{pad_l - 3}" y="{sy(t) + 5:.1f}" font-size="{OVERLAY_FONT}" text-anchor="end">{t:g}</text>'
             )
         t += ystep
     order = {"earlier": 0, "baseline": 1, "latest": 2}  # the latest drawn on top
@@ -117,11 +126,11 @@ def traces_overlay_svg(
         colour = KIND_COLOUR.get(str(e.get("kind")), "#555")
         parts.append(
             f'<line x1="{x:.1f}" y1="{pad_t}" x2="{x:.1f}" y2="{pad_t + ph}" stroke="{colour}" '
-            f'stroke-dasharray="2,3"/><circle cx="{x:.1f}" cy="{pad_t + 8}" r="7" fill="{colour}"/>'
-            f'<text x="{x:.1f}" y="{pad_t + 12}" font-size="10" fill="#fff" text-anchor="middle">'
+            f'stroke-dasharray="2,3"/><circle cx="{x:.1f}" cy="{pad_t + 10}" r="10" fill="{colour}"/>'
+            f'<text x="{x:.1f}" y="{pad_t + 15}" font-size="{OVERLAY_FONT}" fill="#fff" text-anchor="middle">'
             f"{int(e.get('number') or 0)}</text>"
         )
     parts.append(
-        f'<text x="{pad_l + pw / 2:.0f}" y="{height - 2}" font-size="11" text-anchor="middle">distance</text></svg>'
+        f'<text x="{pad_l + pw / 2:.0f}" y="{height - 4}" font-size="{OVERLAY_FONT}" text-anchor="middle">distance</text></svg>'
     )
     return "".join(parts)

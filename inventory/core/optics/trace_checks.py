@@ -1,7 +1,8 @@
 """An OTDR trace checked against the cable it was uploaded to, and a retest compared with its
 baseline event by event. Pure code: no ORM, plain values in and out.
 
-* **Wavelength against fibre type.** A single-mode OTDR shoots 1310/1383/1490/1550/1625 nm, a
+* **Wavelength against fibre type.** A single-mode OTDR shoots 1310/1383/1490/1550/1625 nm, and
+  1650 nm to monitor live fibre (ITU-T L.301 maintenance band, outside every traffic band); a
   multi-mode one 850 and 1300 nm (953 nm on OM5). A trace at the other medium's wavelength is a
   wrong file or a wrong cable, and no component budget judges it: it is refused, as the
   power-meter form refuses 850 nm on single-mode.
@@ -35,6 +36,8 @@ from inventory.core.optics.budgets import (
 # Test wavelengths by medium (nominal, nm). The power-meter form and the OTDR upload share them.
 WAVELENGTHS_MM = (850, 953, 1300)
 WAVELENGTHS_SM = (1310, 1383, 1490, 1550, 1625)
+MONITORING_SM = (1650,)  # OTDR only: live-fibre monitoring; no power-meter source sits there
+OTDR_WAVELENGTHS_SM = WAVELENGTHS_SM + MONITORING_SM
 WAVELENGTH_SLACK_NM = 5  # a nominal 1300 nm source written as 1302 is still 1300 (1310 is not)
 MULTIMODE_KINDS = ("MMF_OM3", "MMF_OM4", "MMF_OM5")
 
@@ -45,9 +48,9 @@ WORSE_REFLECTANCE_DB = 10.0  # an event whose reflectance rose this much worsene
 
 
 def wavelengths_for(cable_kind: str) -> tuple[int, ...]:
-    """The wavelengths a fibre of this kind is tested at."""
+    """The wavelengths an OTDR tests a fibre of this kind at."""
     if cable_kind not in MULTIMODE_KINDS:
-        return WAVELENGTHS_SM
+        return OTDR_WAVELENGTHS_SM
     return WAVELENGTHS_MM if cable_kind == "MMF_OM5" else tuple(w for w in WAVELENGTHS_MM if w != 953)
 
 

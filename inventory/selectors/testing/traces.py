@@ -8,9 +8,22 @@ from django.utils.safestring import mark_safe
 
 from inventory.core.choices import TestKind, Verdict
 from inventory.core.optics.plot import traces_overlay_svg
+from inventory.core.optics.sor.trace import plot_window
 from inventory.models import Cable, OtdrTrace
 
 MAX_DRAWN = 6  # traces drawn per plot: the baseline, the latest and the most recent others
+
+
+def checksum_words(ok: bool | None, convention: str) -> str:
+    """What the page says of a trace's checksum (the decision is ``sor.checksum.check_crc``'s)."""
+    if ok is True:
+        return f"Checksum verified ({convention})."
+    if ok is False:
+        return f"Checksum mismatch ({convention}): the file changed after the instrument wrote it."
+    if convention.startswith("not verifiable: "):
+        maker = convention.removeprefix("not verifiable: ").split(" ", 1)[0]
+        return f"Checksum not checked: {maker} writes one that no known convention reproduces."
+    return f"Checksum not checked: {convention}."
 
 
 def cable_traces_context(cable: Cable, *, otdr_tested: bool = True) -> dict:
@@ -30,6 +43,10 @@ def cable_traces_context(cable: Cable, *, otdr_tested: bool = True) -> dict:
             "wavelength_nm",
             "original_name",
             "fibre_length_m",
+            "fibre_start_offset_m",
+            "has_event_table",
+            "checksum_ok",
+            "checksum_convention",
             "total_loss_db",
             "events",
             "trace",
@@ -52,20 +69,25 @@ def cable_traces_context(cable: Cable, *, otdr_tested: bool = True) -> dict:
         if baseline is not None and baseline is not latest:
             series.append((baseline.trace, "baseline"))
         series.append((latest.trace, "latest"))
-        ends = [t.fibre_length_m for t in (*drawn, baseline, latest) if t is not None and t.fibre_length_m]
-        until = max(ends) * 1.15 + 5 if ends else None  # the fibre, not the OTDR's whole range
+        shown = [t for t in (*drawn, baseline, latest) if t is not None]
+        # The fibre, not the OTDR's whole range; a little of a launch lead, not all of it.
+        since, until = plot_window([t.fibre_length_m for t in shown], [t.fibre_start_offset_m for t in shown])
         out.append(
             {
                 "fibre": fibre,
                 "wavelength_nm": wl,
                 "svg": mark_safe(  # noqa: S308 - numbers only (plot.py)
                     traces_overlay_svg(
-                        series, latest.events, title=f"fibre {fibre} at {wl} nm", until_m=until
+                        series, latest.events, title=f"fibre {fibre} at {wl} nm", until_m=until, since_m=since
                     )
                 ),
                 "has_baseline": baseline is not None and baseline is not latest,
                 "earlier_drawn": len(drawn),
                 "events": latest.events,
+                "has_event_table": latest.has_event_table,
+                "fibre_start_offset_m": latest.fibre_start_offset_m,
+                "launch_lead_m": -latest.fibre_start_offset_m if latest.fibre_start_offset_m else None,
+                "checksum": checksum_words(latest.checksum_ok, latest.checksum_convention),
                 "traces": [
                     {
                         "tested_at": t.test.tested_at,

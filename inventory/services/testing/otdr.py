@@ -109,6 +109,8 @@ def _otdr_verdict(cable: Cable, sor: SorFile, polish: str) -> tuple[budgets.Verd
     """Loss against the TIA component budget; connector reflectance against the polish; the
     fibre end against the cable's recorded length (a trace that ends elsewhere is not judged)."""
     tia = cable_component_budget(cable, int(sor.wavelength_nm or 0))
+    if not sor.has_event_table:  # trace only: no events, no loss, nothing to judge (parse says so)
+        return budgets.Verdict(budgets.UNKNOWN, None, None, tia and tia.budget_db, "no event table"), []
     loss = sor.total_loss_db
     events = [budgets.TraceEvent.from_dict(e) for e in sor.events_as_dicts()]
     if loss is None:
@@ -116,6 +118,12 @@ def _otdr_verdict(cable: Cable, sor: SorFile, polish: str) -> tuple[budgets.Verd
         loss = round(sum(e.loss_db or 0 for e in inside if e.kind != "end"), 3) if inside else None
     v = budgets.verdict_for(loss, tia.budget_db if tia else None, marginal_db=marginal_db())
     notes = []
+    if tia is None and sor.wavelength_nm and cable.kind in CableKind.fibre():
+        notes.append(
+            f"No published attenuation limit for {budgets.FIBRE_OF_KIND.get(cable.kind, cable.kind)} at "
+            f"{sor.wavelength_nm:.0f} nm: the loss is shown, not judged; connector reflectance is judged "
+            "against the polish."
+        )
     dirty = budgets.dirty_connectors(events, polish=polish)
     worst = v.verdict
     for d in dirty:
@@ -348,6 +356,9 @@ TRACE_COLUMNS = [
     "pulse_width_ns",
     "index_of_refraction",
     "fibre_length_m",
+    "fibre_length_source",
+    "fibre_start_offset_m",
+    "has_event_table",
     "total_loss_db",
     "orl_db",
     "checksum_ok",
@@ -374,6 +385,9 @@ def _trace_row(test: CableTest, f: SorUpload, sor: SorFile, name: str) -> list:
         sor.pulse_width_ns,
         sor.index_of_refraction,
         sor.fibre_length_m,
+        sor.fibre_length_source,
+        sor.fibre_start_offset_m,
+        sor.has_event_table,
         sor.total_loss_db,
         sor.orl_db,
         sor.checksum.ok,

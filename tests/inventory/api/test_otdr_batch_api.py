@@ -116,7 +116,7 @@ def test_the_import_preview_names_a_trace_at_the_wrong_wavelength(api_as, cables
         {
             "where": "J-2_1.sor",
             "errors": {
-                "file": "850 nm is not a single-mode test wavelength (1310, 1383, 1490, 1550, 1625 nm): "
+                "file": "850 nm is not a single-mode test wavelength (1310, 1383, 1490, 1550, 1625, 1650 nm): "
                 "the wrong file or the wrong cable (J-2)."
             },
         }

@@ -5,9 +5,13 @@
   truncated copy, a file over the size cap, something else entirely).
 * Version 2 files are parsed by ``otdrs`` (LGPL-3.0, Rust); ``otdrs`` cannot read version 1,
   so a small reader of our own (:mod:`.v1`) handles those.
-* The CRC-16 is checked under every convention instruments are known to use (which bytes it
-  covers, initial value, byte order); no match is a *warning*, never a refusal, because most
-  real files match no single convention.
+* The CRC-16 is checked under the conventions real instruments write (which bytes it covers,
+  start value, byte order; the table is in :mod:`.checksum`): a match is "verified"; EXFO and
+  OptixS, whose convention nothing reproduces, and files that store 0000 are "not checked" (no
+  warning); anything else is a mismatch *warning*, never a refusal.
+* A trace-only file (no KeyEvents block) is read: its trace, no events. A GenParams language code
+  that is not text is set aside when the rest of the file reads.
+* The KeyEvents summary gives the fibre-start offset (a launch lead) and the fibre length.
 * Parsed values are sanity-checked: a mutated file that still "parses" but says the fibre has
   an index of refraction of 40 is refused with that reason.
 

@@ -52,6 +52,10 @@ class SorEvent:
 
 @dataclass
 class Checksum:
+    """``ok``: True (a known convention reproduces the stored CRC), False (none does: damaged, or
+    a maker we have no convention for), None (not checked: no checksum block, the instrument
+    wrote 0000, or a maker whose convention is not reproducible; ``convention`` says which)."""
+
     stored: int | None
     ok: bool | None
     convention: str = ""
@@ -73,12 +77,20 @@ class SorFile:
     range_m: float | None = None
     sample_spacing_m: float | None = None  # metres between data points (the distance resolution)
     fibre_length_m: float | None = None
+    # Where the fibre under test starts, in the events' frame (0 m): negative when a launch lead
+    # sits between the instrument and the fibre (EXFO writes -150 to -1,045 m), so the trace,
+    # which begins at the instrument, is drawn from this distance. None: the file says nothing.
+    fibre_start_offset_m: float | None = None
+    # "summary" (the KeyEvents summary's end marker), "end event", "last event" or "" (no events).
+    fibre_length_source: str = ""
+    has_event_table: bool = True  # False: a trace-only file (no KeyEvents block)
     total_loss_db: float | None = None
     orl_db: float | None = None
     fibre_id: str = ""
     cable_id: str = ""
     events: list[SorEvent] = field(default_factory=list)
     trace: list[tuple[float, float]] = field(default_factory=list)
+    raw_trace: tuple | None = field(default=None, repr=False)  # (points, scale factor, metres per point)
     checksum: Checksum = field(default_factory=lambda: Checksum(None, None))
     warnings: list[str] = field(default_factory=list)
     blocks: list[str] = field(default_factory=list)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 from datetime import UTC, datetime
 
-from inventory.core.optics.sor.data import C_M_PER_S, INT32_SENTINEL, SorError, SorEvent
+from inventory.core.optics.sor.data import C_M_PER_S, INT32_SENTINEL, SorError, SorEvent, SorFile
 
 
 class ByteReader:
@@ -94,3 +94,16 @@ def decode_event(num, t, slope, loss, refl, code, comment, index) -> SorEvent:
         slope_db_km=slope / 1000.0 if slope else None,
         comment=(comment or "").strip(),
     )
+
+
+def summary_markers(out: SorFile, start: int, end: int, index: float) -> None:
+    """The KeyEvents summary's end-to-end loss markers (start, end; times of flight in the events'
+    frame). A negative start is the fibre-start offset: the instrument sits that far before the
+    fibre under test, whose start is 0 m (EXFO's launch-lead setting; otdrparser reads the same
+    field as "fiber_start_position"). A positive end is where the file itself says the fibre
+    ends: its length, which wins over the end event (Noyes puts them 0.14 m apart)."""
+    if start < 0:
+        out.fibre_start_offset_m = distance_m(start, index)
+    if end > 0:
+        out.fibre_length_m = distance_m(end, index) - max(0.0, distance_m(start, index))
+        out.fibre_length_source = "summary"

@@ -7,6 +7,7 @@ import struct
 from inventory.core.optics.sor.checksum import check_crc
 from inventory.core.optics.sor.data import DEFAULT_MAX_BYTES, SorError, SorFile
 from inventory.core.optics.sor.sniff import sniff
+from inventory.core.optics.sor.trace import plot_points
 from inventory.core.optics.sor.v1 import parse_v1
 from inventory.core.optics.sor.v2 import parse_v2
 
@@ -44,6 +45,25 @@ def _sanity(out: SorFile) -> None:
         out.measured_at = None
 
 
+def _length_and_start(out: SorFile) -> None:
+    """The fibre length: the file's own KeyEvents summary where it has one (``summary_markers``),
+    else the first end-of-fibre event, else the last event. The trace starts at the instrument:
+    with a fibre-start offset it is moved so that 0 m is the start of the fibre under test, the
+    frame the events are in."""
+    if out.fibre_length_source == "summary" and not 0 < (out.fibre_length_m or 0) <= 500_000:
+        out.fibre_length_m, out.fibre_length_source = None, ""  # a summary no fibre can have
+    if out.fibre_length_source != "summary":
+        ends = [e for e in out.events if e.kind == "end"]
+        if ends:
+            out.fibre_length_m, out.fibre_length_source = ends[0].distance_m, "end event"
+        elif out.events:
+            out.fibre_length_m, out.fibre_length_source = out.events[-1].distance_m, "last event"
+    off = out.fibre_start_offset_m
+    if off is not None and not -100_000 <= off < 0:
+        out.fibre_start_offset_m = None
+    plot_points(out)
+
+
 def parse_sor(data: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> SorFile:
     """Parse a SOR v1 or v2 file, or raise :class:`SorError` with a clear reason."""
     version, blocks, _ = sniff(data, max_bytes=max_bytes)
@@ -54,19 +74,18 @@ def parse_sor(data: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> SorFile:
     except (struct.error, ValueError, TypeError, IndexError, AttributeError, OverflowError) as exc:
         raise SorError(f"The file is damaged: a block could not be read ({type(exc).__name__}).") from None
     _sanity(out)
-    ends = [e for e in out.events if e.kind == "end"]
-    if ends:
-        out.fibre_length_m = ends[0].distance_m
-    elif out.events:
-        out.fibre_length_m = out.events[-1].distance_m
-    out.checksum = check_crc(data, blocks, version)
+    _length_and_start(out)
+    out.checksum = check_crc(data, blocks, version, out.make)
     if out.checksum.ok is False:
         out.warnings.append(
-            "Checksum mismatch: the stored CRC-16 matches no known convention. Instruments disagree "
-            "on which bytes it covers, so the file was kept; compare it with the instrument's copy."
+            f"Checksum mismatch ({out.checksum.convention}): the file changed after the instrument "
+            "wrote it (a damaged or edited copy). It was kept; compare it with the instrument's copy."
         )
-    elif out.checksum.ok is None:
-        out.warnings.append(f"Checksum not verified: {out.checksum.convention}.")
+    if not out.has_event_table:
+        out.warnings.append(
+            "The instrument stored no event table (a trace-only file): the trace is plotted, but there "
+            "are no events, loss or reflectance to judge, so the test has no verdict."
+        )
     if out.total_loss_db == 0:
         out.total_loss_db = None
         out.warnings.append("The instrument did not fill in the end-to-end loss.")

@@ -82,7 +82,9 @@ def sniff(data: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[str, list
             "arrived. Copy the file again from the instrument."
         )
     names = {b.name for b in blocks}
-    missing = [n for n in ("GenParams", "FxdParams", "KeyEvents") if n not in names]
+    missing = [n for n in ("GenParams", "FxdParams") if n not in names]
+    if "KeyEvents" not in names and "DataPts" not in names:
+        missing.append("KeyEvents or DataPts")  # a trace without events is readable; nothing at all is not
     if missing:
         raise SorError(f"The file has no {', '.join(missing)} block, so it holds no usable OTDR result.")
     return version, blocks, map_size

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from inventory.core.optics.sor.data import Block, SorError, SorFile
-from inventory.core.optics.sor.fields import ByteReader, decode_event, timestamp, wavelength_nm
+from inventory.core.optics.sor.fields import (
+    ByteReader,
+    decode_event,
+    summary_markers,
+    timestamp,
+    wavelength_nm,
+)
 from inventory.core.optics.sor.trace import read_trace
 
 
@@ -41,7 +47,16 @@ def parse_v1(data: bytes, blocks: list[Block]) -> SorFile:
     out.measured_at = timestamp(stamp)
     out.wavelength_nm = float(nominal) if nominal else wavelength_nm(wl)
     out.actual_wavelength_nm = wavelength_nm(wl)
-    k = reader("KeyEvents")
+    if "KeyEvents" not in by:
+        out.has_event_table = False
+    else:
+        _key_events(out, reader("KeyEvents"), index)
+    read_trace(out, data, by.get("DataPts"), 0, spacing[0], index)
+    return out
+
+
+def _key_events(out: SorFile, k: ByteReader, index: float) -> None:
+    """The events, then the summary: total loss, the loss markers (start, end), ORL and its markers."""
     n = k.u16()
     if n > 1000:
         raise SorError(f"KeyEvents says {n} events; the block is damaged.")
@@ -56,8 +71,8 @@ def parse_v1(data: bytes, blocks: list[Block]) -> SorFile:
         comment = k.string()
         raw_events.append((num, t, slope, loss, refl, code, comment))
     total = k.i32()
-    k.u32()
-    k.u32()
+    start = k.i32()
+    end = k.u32()
     orl = k.u16()
     out.total_loss_db = total / 1000.0
     out.orl_db = orl / 1000.0
@@ -65,5 +80,4 @@ def parse_v1(data: bytes, blocks: list[Block]) -> SorFile:
         decode_event(num, t, slope, loss, refl, code, comment, index)
         for (num, t, slope, loss, refl, code, comment) in raw_events
     ]
-    read_trace(out, data, by.get("DataPts"), 0, spacing[0], index)
-    return out
+    summary_markers(out, start, end, index)

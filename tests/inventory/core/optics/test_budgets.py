@@ -26,6 +26,18 @@ def test_no_attenuation_for_an_unknown_wavelength():
         b.tia_component_budget(fibre="OM4", wavelength_nm=1550, length_m=10)
 
 
+@pytest.mark.parametrize("nm", [1310, 1383, 1490, 1550, 1625])
+def test_single_mode_is_judged_at_every_traffic_wavelength_against_the_os2_row(nm):
+    # G.652.D: at most 0.40 dB/km over 1310-1625 nm, inside the OS2 row's 0.5 dB/km
+    cb = b.tia_component_budget(fibre="SMF_OS2", wavelength_nm=nm, length_m=2000)
+    assert cb.budget_db == pytest.approx(1.5 + 2 * 0.5)
+
+
+def test_1650_nm_monitoring_has_no_published_limit_and_is_not_the_1625_row():
+    with pytest.raises(b.BudgetError, match="No published attenuation limit for OS2 at 1650 nm"):
+        b.tia_component_budget(fibre="SMF_OS2", wavelength_nm=1650, length_m=2000)
+
+
 @pytest.mark.parametrize(
     ("pmd", "fibre", "limit"),
     [

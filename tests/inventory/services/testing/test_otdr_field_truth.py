@@ -122,11 +122,12 @@ def test_another_fibres_trace_is_not_compared_for_a_bend(j59):
 
 
 def test_unknown_plus_marginal_reflectance_is_unknown_and_does_not_satisfy_the_gate(j59):
-    """1625 nm has no TIA attenuation (no budget: unknown); a -45 dB APC connector is marginal."""
+    """1650 nm (monitoring) has no published attenuation limit (no budget: unknown); a -45 dB APC
+    connector is marginal."""
     assert budgets.worst([Verdict.UNKNOWN, Verdict.MARGINAL]) == Verdict.UNKNOWN
     assert budgets.worst([Verdict.UNKNOWN, Verdict.FAIL]) == Verdict.FAIL
     olts(j59, [0.6] * 8, when=NOW)
-    test = upload(j59, "live.sor", sor([LAUNCH, (30.0, 0.2, -45.0, "1F9999LS"), end(59.0)], wl=1625))
+    test = upload(j59, "live.sor", sor([LAUNCH, (30.0, 0.2, -45.0, "1F9999LS"), end(59.0)], wl=1650))
     assert test.verdict == Verdict.UNKNOWN
     assert any("Suspected dirty or damaged connector at 30.0 m" in w for w in test.warnings)
     missing = cable_gate_check(cable=j59, now=NOW + timedelta(days=1))
@@ -164,7 +165,7 @@ def test_a_multimode_wavelength_on_single_mode_is_refused_naming_the_file(j59, m
     with pytest.raises(ValidationError) as exc:
         upload(j59, "sr.sor", sor([LAUNCH, end(59.0)], wl=850))
     assert exc.value.message_dict["file"] == [
-        "sr.sor: 850 nm is not a single-mode test wavelength (1310, 1383, 1490, 1550, 1625 nm): the wrong "
+        "sr.sor: 850 nm is not a single-mode test wavelength (1310, 1383, 1490, 1550, 1625, 1650 nm): the wrong "
         "file or the wrong cable (J-59 is Single-mode OS2)."
     ]
     assert not CableTest.objects.exists() and not list(Path(media).rglob("*.sor"))
