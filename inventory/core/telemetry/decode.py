@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from itertools import chain, islice
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 from typing import Annotated, Any
 
 import msgspec
@@ -110,6 +110,21 @@ class Sample(msgspec.Struct, omit_defaults=True, gc=False):
 
 _sample_decoder = msgspec.json.Decoder(Sample)
 
+# The fields that are a reading (or an identity, a neighbour, a threshold): an item with none
+# of them yields nothing to store and is refused as ``no_data`` (nothing dropped in silence).
+# ``fec_hist_bins`` and ``fec_correction_limit`` only describe ``fec_hist``.
+DATA_FIELDS = tuple(
+    f
+    for f in Sample.__struct_fields__
+    if f not in ("device", "port", "ts", "fec_hist_bins", "fec_correction_limit")
+)
+_data_values = attrgetter(*DATA_FIELDS)
+_NO_DATA = len(DATA_FIELDS)
+NO_DATA_MESSAGE = (
+    "the item carries no reading cabletrack stores (no counter, gauge, lane value, histogram, "
+    "module identity, neighbour or threshold): nothing to store"
+)
+
 
 @lru_cache(maxsize=4)
 def _batch_decoders(max_samples: int) -> tuple[msgspec.json.Decoder, msgspec.json.Decoder]:
@@ -126,8 +141,8 @@ def _batch_decoders(max_samples: int) -> tuple[msgspec.json.Decoder, msgspec.jso
 
 @dataclass(frozen=True, slots=True)
 class ItemError:
-    """Why one item of a batch was refused. ``code``: malformed, invalid, future_ts, too_old,
-    unknown_device, unknown_port, conflict."""
+    """Why one item of a batch was refused. ``code``: malformed, invalid, no_data, future_ts,
+    too_old, unknown_device, unknown_port, conflict."""
 
     index: int
     code: str
@@ -231,10 +246,13 @@ def _check(s: Sample, *, latest: datetime, earliest: datetime | None = None) -> 
         for x in v:
             if x is not None and (not math.isfinite(x) or abs(x) > 1000):
                 return f"{name}: lane value out of range"
+    if _data_values(s).count(None) == _NO_DATA:
+        return "no_data"
     return None
 
 
 _TS = attrgetter("ts")
+_count_none = methodcaller("count", None)
 
 
 def _column_checks_pass(
@@ -259,6 +277,8 @@ def _column_checks_pass(
     ts = list(map(_TS, samples))
     if not all(type(t) is datetime and t.tzinfo is UTC for t in ts) or max(ts) > latest:
         return False
+    if max(map(_count_none, map(_data_values, samples))) == _NO_DATA:
+        return False  # an item with no reading: refused by itself in _check
     if earliest is not None and min(ts) < earliest:
         return False
     columns["ts"] = ts
@@ -325,6 +345,8 @@ def _finish(
                     s.port,
                 )
             )
+        elif problem == "no_data":
+            out.errors.append(ItemError(i, "no_data", NO_DATA_MESSAGE, s.device, s.port))
         elif problem == "future_ts":
             out.errors.append(
                 ItemError(

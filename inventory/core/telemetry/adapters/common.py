@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +18,53 @@ class AdapterError(ValueError):
     """The body cannot be read as the chosen format (a 400)."""
 
 
+class Report:
+    """What an adapter read in the source but did not use: source field name -> occurrences.
+
+    Nothing is dropped in silence: every adapter names here each field of the native output
+    that became no sample field (the endpoint answers them as ``ignored``; they are not stored).
+    """
+
+    __slots__ = ("ignored",)
+
+    def __init__(self) -> None:
+        self.ignored: Counter[str] = Counter()
+
+    def ignore(self, names: Iterable[str]) -> None:
+        self.ignored.update(str(n) for n in names)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"count": sum(self.ignored.values()), "fields": dict(sorted(self.ignored.items()))}
+
+
+class Fields(dict):
+    """A source record (name -> value) that remembers which names the adapter used, so that the
+    rest can be reported as ignored (``unused``)."""
+
+    __slots__ = ("used",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.used: set = set()
+
+    def __getitem__(self, key: Any) -> Any:
+        value = super().__getitem__(key)
+        self.used.add(key)
+        return value
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if key in self:
+            self.used.add(key)
+            return super().__getitem__(key)
+        return default
+
+    def use(self, *keys: Any) -> None:
+        self.used.update(keys)
+
+    def unused(self) -> list:
+        return [k for k in self if k not in self.used]
+
+
 @dataclass(frozen=True)
 class Context:
     device: str | None
@@ -24,6 +73,8 @@ class Context:
     # The most samples the caller takes: an adapter that builds samples as it reads (Prometheus
     # text) stops at the first one over it, so a huge body never materialises. None: no cap.
     max_items: int | None = None
+    # The source fields the adapter did not use (filled while parsing).
+    report: Report = field(default_factory=Report, compare=False, repr=False)
 
 
 def as_number(v: Any) -> float | int | None:

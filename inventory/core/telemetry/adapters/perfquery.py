@@ -49,5 +49,9 @@ def parse_perfquery(body: bytes, ctx: Context) -> list[dict]:
         for key, field in _PERFQUERY.items():
             if key in counters:
                 s[field] = as_int(counters[key])
+        # PortSelect and CounterSelect name the port and the selection: not readings
+        ctx.report.ignore(
+            k for k in counters if k not in _PERFQUERY and k not in ("PortSelect", "CounterSelect")
+        )
         out.append(clean(s))
     return out

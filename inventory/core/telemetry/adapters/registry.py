@@ -14,7 +14,9 @@ from inventory.core.telemetry.adapters.mlxlink import parse_mlxlink
 from inventory.core.telemetry.adapters.openconfig import parse_gnmi
 from inventory.core.telemetry.adapters.perfquery import parse_perfquery
 from inventory.core.telemetry.adapters.prometheus import parse_prometheus
+from inventory.core.telemetry.adapters.sniff import other_format
 from inventory.core.telemetry.adapters.sonic import parse_sonic_cli, parse_sonic_counters
+from inventory.core.telemetry.adapters.sonic_dom import parse_sonic_dom
 from inventory.core.telemetry.adapters.xena import parse_xena
 
 FORMATS: dict[str, Callable[[bytes, Context], list[dict]]] = {
@@ -25,6 +27,7 @@ FORMATS: dict[str, Callable[[bytes, Context], list[dict]]] = {
     "perfquery": parse_perfquery,
     "sonic-counters": parse_sonic_counters,
     "sonic-cli": parse_sonic_cli,
+    "sonic-dom": parse_sonic_dom,
     "gnmi": parse_gnmi,
     "openconfig": parse_gnmi,
     "prometheus": parse_prometheus,
@@ -33,6 +36,12 @@ FORMATS: dict[str, Callable[[bytes, Context], list[dict]]] = {
 
 
 def parse(fmt: str, body: bytes, ctx: Context) -> list[dict]:
+    """The body read as ``fmt``: sample dicts; the source fields not used are in ``ctx.report``.
+    A body that plainly has another known format's shape is refused naming it."""
+    other = other_format(fmt, body)
+    if other is not None:
+        name, what = other
+        raise AdapterError(f"This is {what}, not {fmt} output: use ?format={name}.")
     try:
         return FORMATS[fmt](body, ctx)
     except AdapterError:

@@ -38,7 +38,7 @@ good_sample = st.fixed_dictionaries(
             st.characters(exclude_characters="\x00", exclude_categories=("Cs",)), max_size=30
         ),
     },
-)
+).filter(lambda d: len(d) > 3)  # a sample with a reading (device, port and ts alone: no_data)
 junk = st.one_of(
     st.none(),
     st.integers(),

@@ -1,0 +1,172 @@
+"""Real captures (tests/data/real, sources in its README) posted through POST /api/telemetry/:
+every value the product stores is the value the file carries, field by field and lane by lane;
+what it does not store is named in ``ignored``; a period output is refused and stores nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from inventory.core.choices import TokenKind
+from inventory.models import Device, PortTelemetryState, TelemetryLaneSample, TelemetrySample
+from tests import factories as f
+from tests.paths import TEST_DATA
+
+pytestmark = pytest.mark.django_db
+
+REAL = TEST_DATA / "real"
+PORTS = ("Ethernet0", "Ethernet4", "Ethernet8", "Ethernet9")
+
+
+@pytest.fixture
+def leaf():
+    dev = Device.objects.create(name="leaf-1", role="leaf")
+    return {name: f.port(dev, name) for name in PORTS}
+
+
+@pytest.fixture
+def post(user_with_role):
+    client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
+    ts = (timezone.now() - timedelta(minutes=1)).replace(microsecond=0)
+
+    def _post(name: str, fmt: str, port: str | None = None, ctype: str = "text/plain"):
+        query = f"?format={fmt}&device=leaf-1&ts={ts.isoformat().replace('+00:00', 'Z')}"
+        if port:
+            query += f"&port={port}"
+        return client.post("/api/telemetry/" + query, data=(REAL / name).read_bytes(), content_type=ctype)
+
+    return _post
+
+
+def approx(values):
+    return pytest.approx(values, rel=1e-6)
+
+
+def _stored(port):
+    sample = TelemetrySample.objects.get(port=port)
+    lanes = TelemetryLaneSample.objects.get(port=port)
+    state = PortTelemetryState.objects.get(port=port)
+    return sample, lanes, state
+
+
+def test_sonic_eeprom_dom_qsfp28_aoc(leaf, post):
+    r = post("sonic_eeprom_dom_qsfp28_aoc_Ethernet0.txt", "sonic-dom")
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert (body["stored"], body["rejected"]) == (1, 0), body["errors"]
+    sample, lanes, state = _stored(leaf["Ethernet0"])
+    assert sample.temperature_c == approx(30.9258)
+    assert sample.voltage_v == approx(3.2824)
+    assert lanes.rx_power_dbm == approx([0.3802, -0.4871, -0.0860, 0.3830])
+    assert lanes.bias_ma == approx([6.75, 6.75, 6.75, 6.75])
+    assert lanes.tx_power_dbm is None  # the file has no TXnPower line
+    assert (state.module_vendor, state.module_part, state.module_serial) == (
+        "Mellanox",
+        "MFA1A00-C003",
+        "MT1706FT02064",
+    )
+    assert state.rx_power_low_warn_dbm == approx(-9.5001)
+    assert state.rx_power_low_alarm_dbm == approx(-13.5067)
+    assert state.temperature_high_warn_c == approx(70.0)
+    # the thresholds and identity lines no sample field takes are named, not dropped in silence
+    ignored = body["ignored"]["fields"]
+    for name in (
+        "RxPowerHighAlarm",
+        "TxBiasHighAlarm",
+        "TempHighAlarm",
+        "VccLowWarning",
+        "Vendor OUI",
+        "Identifier",
+    ):
+        assert ignored[name] == 1, name
+    assert "RX1Power" not in ignored and "TempHighWarning" not in ignored
+    assert body["ignored"]["count"] == sum(ignored.values())
+
+
+def test_sonic_eeprom_dom_qsfpdd_eight_lanes(leaf, post):
+    r = post("sonic_eeprom_dom_qsfpdd_400zr_Ethernet8.txt", "sonic-dom")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample, lanes, state = _stored(leaf["Ethernet8"])
+    assert sample.temperature_c == approx(44.9883)
+    assert sample.voltage_v == approx(3.2999)
+    assert lanes.rx_power_dbm == approx([-3.8595, 8.1478, -22.9243, 1.175, 1.2421, 8.1489, -3.5962, -3.6131])
+    assert lanes.tx_power_dbm == approx([1.175] * 8)
+    assert lanes.bias_ma == approx([17.476, 17.476, 0.0, 0.0, 0.0, 8.224, 8.224, 8.224])
+    assert (state.module_vendor, state.module_part, state.module_serial) == (
+        "INNOLIGHT",
+        "C-DQ8FNM010-N00",
+        "INKAO2900002A",
+    )
+    assert state.rx_power_low_warn_dbm == approx(-8.9008)
+    assert state.rx_power_low_alarm_dbm == approx(-11.9044)
+    assert state.temperature_high_warn_c == approx(75.0)
+    ignored = r.json()["ignored"]["fields"]
+    assert {"Requested Laser Frequency", "Tx Frequency", "Requested Tx Power", "TxPowerLowAlarm"} <= set(
+        ignored
+    )
+
+
+def test_sonic_state_db_dom_hashes(leaf, post):
+    r = post("sonic_state_db_transceiver_Ethernet0.json", "sonic-dom", ctype="application/json")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample, lanes, state = _stored(leaf["Ethernet0"])
+    # the same module as the CLI capture: the same values from xcvrd's own field names
+    assert sample.temperature_c == approx(30.9258)
+    assert sample.voltage_v == approx(3.2824)
+    assert lanes.rx_power_dbm == approx([0.3802, -0.4871, -0.0860, 0.3830])
+    assert lanes.bias_ma == approx([6.75] * 4)
+    assert lanes.tx_power_dbm is None  # tx1power..tx4power are N/A
+    assert (state.module_vendor, state.module_part, state.module_serial) == (
+        "Mellanox",
+        "MFA1A00-C003",
+        "MT1706FT02064",
+    )
+    assert state.rx_power_low_warn_dbm == approx(-9.5001)
+    assert state.rx_power_low_alarm_dbm == approx(-13.5067)
+    assert state.temperature_high_warn_c == approx(70.0)
+    ignored = r.json()["ignored"]["fields"]
+    assert {"rxpowerhighalarm", "vcclowwarning", "vendor_oui", "type"} <= set(ignored)
+    assert "rx1power" not in ignored and "tx1power" not in ignored  # read (N/A is no value, not ignored)
+
+
+def test_sonic_counters_pfc_estimated_pause_duration(leaf, post):
+    r = post(
+        "sonic_counters_db_pfc_est_oid0x1000000000012.json",
+        "sonic-counters",
+        port="Ethernet0",
+        ctype="application/json",
+    )
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample = TelemetrySample.objects.get(port=leaf["Ethernet0"])
+    # SAI_PORT_STAT_PFC_0..7_RX_PKTS: 1200 + 201 + ... + 207; TX: 1210 + 211 + ... + 217
+    assert sample.pfc_pause_rx == 1200 + sum(range(201, 208))
+    assert sample.pfc_pause_tx == 1210 + sum(range(211, 218))
+    # EST_PORT_STAT_PFC_0..7_RX_PAUSE_DURATION_US: 12000000 + 20000001 + ... + 20000007
+    assert sample.pfc_pause_duration_us == 12_000_000 + sum(20_000_000 + i for i in range(1, 8))
+    ignored = r.json()["ignored"]["fields"]
+    assert ignored["EST_PORT_STAT_PFC_3_ON2OFF_RX_PKTS"] == 1
+    assert ignored["EST_PORT_STAT_PFC_3_RECENT_PAUSE_TIME_US"] == 1
+    assert ignored["SAI_PORT_STAT_IF_IN_OCTETS"] == 1
+
+
+def test_sonic_fec_stats_period_output_is_refused_and_stores_nothing(leaf, post):
+    r = post("sonic_fec-stats_period_3s.txt", "sonic-cli")
+    assert r.status_code == 400
+    assert "period" in r.json()["detail"] and "without -p" in r.json()["detail"]
+    assert not TelemetrySample.objects.exists()
+
+
+def test_a_dom_capture_posted_as_ethtool_module_is_refused_naming_its_format(leaf, post):
+    """Before: accepted as ethtool -m with vendor, part and serial, every lane dropped in silence."""
+    r = post("sonic_eeprom_dom_qsfp28_aoc_Ethernet0.txt", "ethtool-module", port="Ethernet0")
+    assert r.status_code == 400
+    assert "SONiC transceiver DOM output" in r.json()["detail"]
+    assert "?format=sonic-dom" in r.json()["detail"]
+    assert not TelemetrySample.objects.exists()
+    assert not PortTelemetryState.objects.exists()
