@@ -170,3 +170,100 @@ def test_a_dom_capture_posted_as_ethtool_module_is_refused_naming_its_format(lea
     assert "?format=sonic-dom" in r.json()["detail"]
     assert not TelemetrySample.objects.exists()
     assert not PortTelemetryState.objects.exists()
+
+
+@pytest.fixture
+def junos_leaf():
+    dev = Device.objects.create(name="qfx-1", role="leaf")
+    return {name: f.port(dev, name) for name in ("xe-0/1/7", "et-0/0/0", "ge-0/0/0")}
+
+
+def _post_as(user_with_role, name, fmt, device, ctype="text/plain"):
+    client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
+    ts = (timezone.now() - timedelta(minutes=1)).replace(microsecond=0)
+    query = f"?format={fmt}&device={device}&ts={ts.isoformat().replace('+00:00', 'Z')}"
+    return client.post("/api/telemetry/" + query, data=(REAL / name).read_bytes(), content_type=ctype)
+
+
+def test_junos_diagnostics_optics_sfp(junos_leaf, user_with_role):
+    r = _post_as(user_with_role, "junos_show_interfaces_diagnostics_optics_xe_sfp.txt", "junos", "qfx-1")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample, lanes, state = _stored(junos_leaf["xe-0/1/7"])
+    assert sample.temperature_c == approx(36.0)
+    assert sample.voltage_v == approx(3.268)
+    assert lanes.bias_ma == approx([37.682])
+    assert lanes.tx_power_dbm == approx([-1.83])
+    assert lanes.rx_power_dbm == approx([-2.32])
+    assert state.rx_power_low_warn_dbm == approx(-14.40)
+    assert state.rx_power_low_alarm_dbm == approx(-17.40)
+    assert state.temperature_high_warn_c == approx(85.0)
+    ignored = r.json()["ignored"]["fields"]
+    assert ignored["Laser rx power low alarm"] == 1 and ignored["Module voltage high alarm threshold"] == 1
+
+
+def test_junos_diagnostics_optics_qsfp28_four_lanes(junos_leaf, user_with_role):
+    r = _post_as(
+        user_with_role, "junos_show_interfaces_diagnostics_optics_et_qsfp28_4lanes.txt", "junos", "qfx-1"
+    )
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample, lanes, state = _stored(junos_leaf["et-0/0/0"])
+    assert sample.temperature_c == approx(48.0)
+    assert sample.voltage_v == approx(3.334)
+    assert lanes.bias_ma == approx([132.255] * 4)
+    assert lanes.tx_power_dbm == approx([1.30, 0.96, 1.01, 1.56])
+    assert lanes.rx_power_dbm == approx([1.03, 0.72, 0.97, 1.36])
+    assert state.rx_power_low_warn_dbm == approx(-10.60)
+    assert state.rx_power_low_alarm_dbm == approx(-13.60)
+    assert state.temperature_high_warn_c == approx(70.0)
+    ignored = r.json()["ignored"]["fields"]
+    assert ignored["Laser temperature"] == 4  # per lane, no sample field
+    assert ignored["Rx loss of signal alarm"] == 5  # module and 4 lanes
+
+
+def test_junos_extensive_fec_counters_and_rates_kept_apart(junos_leaf, user_with_role):
+    r = _post_as(user_with_role, "junos_show_interfaces_extensive_ge_vmx.txt", "junos", "qfx-1")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample = TelemetrySample.objects.get(port=junos_leaf["ge-0/0/0"])
+    assert (sample.fec_corrected_cw, sample.fec_uncorrectable_cw) == (0, 0)
+    ignored = r.json()["ignored"]["fields"]
+    # per-second rates are never read as counters
+    assert ignored["FEC Corrected Errors Rate"] == 1 and ignored["FEC Uncorrected Errors Rate"] == 1
+    assert "FEC Corrected Errors" not in ignored
+
+
+def test_arista_eos_transceiver_detail(user_with_role):
+    dev = Device.objects.create(name="eos-1", role="leaf")
+    names = (
+        [f"Ethernet6/{i}" for i in range(1, 5)] + [f"Ethernet29/{i}" for i in range(1, 5)] + ["Ethernet7/1"]
+    )
+    ports = {name: f.port(dev, name) for name in names}
+    r = _post_as(user_with_role, "arista_eos_show_interfaces_transceiver_detail.txt", "arista-eos", "eos-1")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (9, 0)
+    tx = {"Ethernet6/1": -2.39, "Ethernet6/2": -2.33, "Ethernet6/3": -0.78, "Ethernet6/4": -0.93}
+    rx = {"Ethernet6/1": -0.90, "Ethernet6/2": -0.94, "Ethernet6/3": -1.00, "Ethernet6/4": -0.83}
+    for name in tx:
+        sample, lanes, state = _stored(ports[name])
+        assert (sample.temperature_c, sample.voltage_v) == (approx(27.48), approx(3.30))
+        assert lanes.tx_power_dbm == approx([tx[name]]) and lanes.rx_power_dbm == approx([rx[name]])
+        assert lanes.bias_ma is None
+        assert (state.rx_power_low_warn_dbm, state.rx_power_low_alarm_dbm) == (approx(-10.5), approx(-11.5))
+        assert state.temperature_high_warn_c == approx(75.0)
+    for i in range(1, 5):
+        lanes = TelemetryLaneSample.objects.get(port=ports[f"Ethernet29/{i}"])
+        assert lanes.bias_ma == approx([21.90]) and lanes.rx_power_dbm is None
+    assert TelemetryLaneSample.objects.get(port=ports["Ethernet7/1"]).rx_power_dbm == approx([-1.15])
+    ignored = r.json()["ignored"]["fields"]
+    assert ignored["Tx Power high alarm threshold"] == 4 and ignored["Current high alarm threshold"] == 4
+
+
+def test_arista_output_with_a_line_the_template_does_not_know_is_refused(user_with_role):
+    Device.objects.create(name="eos-1", role="leaf")
+    client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
+    body = (REAL / "arista_eos_show_interfaces_transceiver_detail.txt").read_bytes() + b"Et9/1  oops\n"
+    r = client.post("/api/telemetry/?format=arista-eos&device=eos-1", data=body, content_type="text/plain")
+    assert r.status_code == 400 and "LINE NOT FOUND" in r.json()["detail"]
+    assert not TelemetrySample.objects.exists()

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from inventory.core.telemetry.adapters.arista import parse_arista_eos
 from inventory.core.telemetry.adapters.common import AdapterError, Context
 from inventory.core.telemetry.adapters.ethtool import (
     parse_ethtool_fec,
     parse_ethtool_module,
     parse_ethtool_stats,
 )
+from inventory.core.telemetry.adapters.junos import parse_junos
 from inventory.core.telemetry.adapters.mlxlink import parse_mlxlink
 from inventory.core.telemetry.adapters.openconfig import parse_gnmi
 from inventory.core.telemetry.adapters.perfquery import parse_perfquery
@@ -32,6 +34,8 @@ FORMATS: dict[str, Callable[[bytes, Context], list[dict]]] = {
     "openconfig": parse_gnmi,
     "prometheus": parse_prometheus,
     "xena": parse_xena,
+    "junos": parse_junos,
+    "arista-eos": parse_arista_eos,
 }
 
 

@@ -55,6 +55,14 @@ SIGNATURES: dict[str, tuple[str, re.Pattern[bytes]]] = {
     "gnmi": ("gNMI JSON", re.compile(rb"\"notification\"\s*:|\"updates\"\s*:")),
     "prometheus": ("Prometheus text exposition", re.compile(rb"(?m)^# TYPE |^node_ethtool_|^cabletrack_")),
     "xena": ("Xena PP_RXFECSTATS output", re.compile(rb"PP_RXFECSTATS")),
+    "junos": (
+        "Junos show interfaces output (diagnostics optics / extensive)",
+        re.compile(rb"(?m)^\s*Physical interface:\s*\S"),
+    ),
+    "arista-eos": (
+        "Arista EOS show interfaces transceiver detail output",
+        re.compile(rb"A2D readouts|\+\+ : high alarm, \+  : high warning"),
+    ),
 }
 # formats whose bodies legitimately carry another's marks (the other is read inside them)
 ALSO_READS: dict[str, frozenset[str]] = {
