@@ -29,11 +29,13 @@ def parse_perfquery(body: bytes, ctx: Context) -> list[dict]:
         if m:
             blocks.append((m.group(1), {}))
             continue
-        m = re.match(r"\s*([A-Za-z0-9]+):\.*\s*(\S+)\s*$", line)
+        m = re.match(r"\s*([A-Za-z0-9_]+):\.*\s*(\S+)\s*$", line)
         if m:
             if not blocks:
                 blocks.append(("", {}))
             blocks[-1][1][m.group(1)] = m.group(2)
+        elif line.strip() and not line.lstrip().startswith("#"):
+            ctx.report.ignore([line.strip()[:60]])  # a line of no known shape: named, not skipped
     if not blocks:
         raise AdapterError("No perfquery counters found.")
     out = []
