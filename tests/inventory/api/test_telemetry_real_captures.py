@@ -45,6 +45,23 @@ def approx(values):
     return pytest.approx(values, rel=1e-6)
 
 
+def thresholds(**by_quantity):
+    """{"rx_power": (high alarm, high warn, low alarm, low warn), ...} -> module_thresholds keys."""
+    out = {}
+    for quantity, values in by_quantity.items():
+        for level, value in zip(("high_alarm", "high_warn", "low_alarm", "low_warn"), values, strict=True):
+            out[f"{quantity}_{level}"] = approx(value)
+    return out
+
+
+SONIC_QSFP28_THRESHOLDS = thresholds(
+    rx_power=(3.4001, 2.4, -13.5067, -9.5001),
+    bias=(10.0, 9.5, 0.5, 1.0),
+    temperature=(75.0, 70.0, -5.0, 0.0),
+    voltage=(3.63, 3.465, 2.97, 3.1349),
+)
+
+
 def _stored(port):
     sample = TelemetrySample.objects.get(port=port)
     lanes = TelemetryLaneSample.objects.get(port=port)
@@ -71,18 +88,16 @@ def test_sonic_eeprom_dom_qsfp28_aoc(leaf, post):
     assert state.rx_power_low_warn_dbm == approx(-9.5001)
     assert state.rx_power_low_alarm_dbm == approx(-13.5067)
     assert state.temperature_high_warn_c == approx(70.0)
-    # the thresholds and identity lines no sample field takes are named, not dropped in silence
+    # every threshold the module reports is its own judgement, kept; flags: none in this output
+    assert state.module_thresholds == SONIC_QSFP28_THRESHOLDS
+    assert state.module_flags == {} and state.dom_suspect is None
+    # the identity lines no sample field takes are named, not dropped in silence
     ignored = body["ignored"]["fields"]
-    for name in (
-        "RxPowerHighAlarm",
-        "TxBiasHighAlarm",
-        "TempHighAlarm",
-        "VccLowWarning",
-        "Vendor OUI",
-        "Identifier",
-    ):
+    for name in ("Vendor OUI", "Identifier", "Encoding", "Vendor Rev"):
         assert ignored[name] == 1, name
-    assert "RX1Power" not in ignored and "TempHighWarning" not in ignored
+    assert (
+        "RX1Power" not in ignored and "TempHighWarning" not in ignored and "RxPowerHighAlarm" not in ignored
+    )
     assert body["ignored"]["count"] == sum(ignored.values())
 
 
@@ -104,10 +119,15 @@ def test_sonic_eeprom_dom_qsfpdd_eight_lanes(leaf, post):
     assert state.rx_power_low_warn_dbm == approx(-8.9008)
     assert state.rx_power_low_alarm_dbm == approx(-11.9044)
     assert state.temperature_high_warn_c == approx(75.0)
-    ignored = r.json()["ignored"]["fields"]
-    assert {"Requested Laser Frequency", "Tx Frequency", "Requested Tx Power", "TxPowerLowAlarm"} <= set(
-        ignored
+    assert state.module_thresholds == thresholds(
+        rx_power=(6.9999, 4.9999, -11.9044, -8.9008),
+        bias=(14.996, 12.998, 4.496, 5.0),
+        tx_power=(6.9999, 4.9999, -10.5012, -7.5007),
+        temperature=(80.0, 75.0, -10.0, -5.0),
+        voltage=(3.6352, 3.4672, 2.9696, 3.1304),
     )
+    ignored = r.json()["ignored"]["fields"]
+    assert {"Requested Laser Frequency", "Tx Frequency", "Requested Tx Power", "CMIS Rev"} <= set(ignored)
 
 
 def test_sonic_state_db_dom_hashes(leaf, post):
@@ -129,8 +149,10 @@ def test_sonic_state_db_dom_hashes(leaf, post):
     assert state.rx_power_low_warn_dbm == approx(-9.5001)
     assert state.rx_power_low_alarm_dbm == approx(-13.5067)
     assert state.temperature_high_warn_c == approx(70.0)
+    assert state.module_thresholds == SONIC_QSFP28_THRESHOLDS  # the CLI's values, from xcvrd's names
     ignored = r.json()["ignored"]["fields"]
-    assert {"rxpowerhighalarm", "vcclowwarning", "vendor_oui", "type"} <= set(ignored)
+    assert {"vendor_oui", "type", "connector"} <= set(ignored)
+    assert "rxpowerhighalarm" not in ignored
     assert "rx1power" not in ignored and "tx1power" not in ignored  # read (N/A is no value, not ignored)
 
 
@@ -198,8 +220,20 @@ def test_junos_diagnostics_optics_sfp(junos_leaf, user_with_role):
     assert state.rx_power_low_warn_dbm == approx(-14.40)
     assert state.rx_power_low_alarm_dbm == approx(-17.40)
     assert state.temperature_high_warn_c == approx(85.0)
-    ignored = r.json()["ignored"]["fields"]
-    assert ignored["Laser rx power low alarm"] == 1 and ignored["Module voltage high alarm threshold"] == 1
+    assert state.module_thresholds == thresholds(
+        bias=(95.0, 90.0, 3.0, 5.0),
+        tx_power=(3.50, 0.50, -11.25, -8.21),
+        temperature=(88.0, 85.0, -3.0, 0.0),
+        voltage=(3.630, 3.465, 2.970, 3.135),
+        rx_power=(3.50, 0.50, -17.40, -14.40),
+    )
+    # all 20 flags, each Off as the module reports it
+    assert state.module_flags == {
+        f"{q}_{lvl}": False
+        for q in ("bias", "tx_power", "temperature", "voltage", "rx_power")
+        for lvl in ("high_alarm", "low_alarm", "high_warn", "low_warn")
+    }
+    assert state.dom_suspect is None
 
 
 def test_junos_diagnostics_optics_qsfp28_four_lanes(junos_leaf, user_with_role):
@@ -217,9 +251,18 @@ def test_junos_diagnostics_optics_qsfp28_four_lanes(junos_leaf, user_with_role):
     assert state.rx_power_low_warn_dbm == approx(-10.60)
     assert state.rx_power_low_alarm_dbm == approx(-13.60)
     assert state.temperature_high_warn_c == approx(70.0)
+    assert state.module_thresholds == thresholds(
+        temperature=(74.0, 70.0, -4.0, 0.0),
+        voltage=(3.549, 3.45, 3.049, 3.15),
+        bias=(175.0, 162.5, 75.0, 87.5),
+        tx_power=(4.50, 4.00, -4.31, -3.81),
+        rx_power=(5.50, 4.50, -13.60, -10.60),
+    )
+    assert len(state.module_flags) == 20 and not any(state.module_flags.values())
     ignored = r.json()["ignored"]["fields"]
     assert ignored["Laser temperature"] == 4  # per lane, no sample field
     assert ignored["Rx loss of signal alarm"] == 5  # module and 4 lanes
+    assert ignored["Laser temperature high alarm threshold"] == 1
 
 
 def test_junos_extensive_fec_counters_and_rates_kept_apart(junos_leaf, user_with_role):
@@ -252,12 +295,20 @@ def test_arista_eos_transceiver_detail(user_with_role):
         assert lanes.bias_ma is None
         assert (state.rx_power_low_warn_dbm, state.rx_power_low_alarm_dbm) == (approx(-10.5), approx(-11.5))
         assert state.temperature_high_warn_c == approx(75.0)
+        assert state.module_thresholds == thresholds(
+            temperature=(80.0, 75.0, -5.0, 0.0),
+            voltage=(3.60, 3.50, 3.00, 3.10),
+            tx_power=(4.40, 3.40, -9.60, -8.60),
+            rx_power=(4.40, 3.40, -11.50, -10.50),
+        )
     for i in range(1, 5):
         lanes = TelemetryLaneSample.objects.get(port=ports[f"Ethernet29/{i}"])
         assert lanes.bias_ma == approx([21.90]) and lanes.rx_power_dbm is None
     assert TelemetryLaneSample.objects.get(port=ports["Ethernet7/1"]).rx_power_dbm == approx([-1.15])
-    ignored = r.json()["ignored"]["fields"]
-    assert ignored["Tx Power high alarm threshold"] == 4 and ignored["Current high alarm threshold"] == 4
+    assert PortTelemetryState.objects.get(port=ports["Ethernet29/1"]).module_thresholds == thresholds(
+        bias=(38.30, 37.35, 0.0, 0.0)
+    )
+    assert r.json()["ignored"] == {"count": 0, "fields": {}}
 
 
 def test_arista_output_with_a_line_the_template_does_not_know_is_refused(user_with_role):

@@ -2,7 +2,7 @@
 
 Read with ntc-templates' TextFSM template ``arista_eos_show_interfaces_transceiver_detail``
 (maintained against real EOS outputs): one row per port and quantity (Temperature, Voltage,
-Current, Tx Power, Rx Power) with the module's four thresholds. The template refuses any line
+Current, Tx Power, Rx Power) with the module's four thresholds (all kept as the module's judgement). The template refuses any line
 it does not know ("LINE NOT FOUND") rather than skipping it, so a changed layout is a 400
 naming the line, never a partial sample. EOS abbreviates ``Ethernet`` as ``Et``; the port is
 given its full name. One row per port is one lane (EOS prints breakout lanes as ports).
@@ -15,7 +15,14 @@ from typing import Any
 from ntc_templates.parse import parse_output
 from textfsm import TextFSMError
 
-from inventory.core.telemetry.adapters.common import AdapterError, Context, as_float, body_text, need_device
+from inventory.core.telemetry.adapters.common import (
+    AdapterError,
+    Context,
+    as_float,
+    body_text,
+    judgement_fields,
+    need_device,
+)
 
 # quantity -> (sample field, lane field?)
 _QUANTITY = {
@@ -25,18 +32,20 @@ _QUANTITY = {
     "Tx Power": ("tx_power_dbm", True),
     "Rx Power": ("rx_power_dbm", True),
 }
-# (quantity, threshold column) -> sample field; the other thresholds are reported as ignored
-_THRESHOLDS = {
-    ("Rx Power", "low_warn_threshold"): "rx_power_low_warn_dbm",
-    ("Rx Power", "low_alarm_threshold"): "rx_power_low_alarm_dbm",
-    ("Temperature", "high_warn_threshold"): "temperature_high_warn_c",
+# the module's thresholds: quantity -> key prefix, column -> level
+_THRESHOLD_QUANTITY = {
+    "Temperature": "temperature",
+    "Voltage": "voltage",
+    "Current": "bias",
+    "Tx Power": "tx_power",
+    "Rx Power": "rx_power",
 }
-_THRESHOLD_COLUMNS = (
-    "high_alarm_threshold",
-    "high_warn_threshold",
-    "low_alarm_threshold",
-    "low_warn_threshold",
-)
+_THRESHOLD_COLUMNS = {
+    "high_alarm_threshold": "high_alarm",
+    "high_warn_threshold": "high_warn",
+    "low_alarm_threshold": "low_alarm",
+    "low_warn_threshold": "low_warn",
+}
 
 
 def _port(name: str) -> str:
@@ -54,9 +63,11 @@ def parse_arista_eos(body: bytes, ctx: Context) -> list[dict]:
     if not rows:
         raise AdapterError("No port rows in the Arista EOS show interfaces transceiver detail output.")
     samples: dict[str, dict[str, Any]] = {}
+    thresholds: dict[str, dict[str, float | None]] = {}
     for row in rows:
         port = _port(row["port"])
         s = samples.setdefault(port, {"device": device, "port": port, "ts": ctx.ts})
+        own = thresholds.setdefault(port, {})
         quantity = row["type"].strip()
         if quantity not in _QUANTITY:
             ctx.report.ignore([quantity])
@@ -65,10 +76,8 @@ def parse_arista_eos(body: bytes, ctx: Context) -> list[dict]:
         value = as_float(row["current_value"])
         if value is not None:
             s[field] = [value] if per_lane else value
-        for column in _THRESHOLD_COLUMNS:
-            target = _THRESHOLDS.get((quantity, column))
-            if target is not None:
-                s[target] = as_float(row[column])
-            else:
-                ctx.report.ignore([f"{quantity} {column.replace('_', ' ')}"])
+        for column, level in _THRESHOLD_COLUMNS.items():
+            own[f"{_THRESHOLD_QUANTITY[quantity]}_{level}"] = as_float(row[column])
+    for port, s in samples.items():
+        s.update(judgement_fields(thresholds[port], {}))
     return [{k: v for k, v in s.items() if v is not None} for s in samples.values()]

@@ -13,9 +13,14 @@ from inventory.core.telemetry.adapters.common import (
     body_json,
     body_text,
     clean,
+    judgement_fields,
     lane_list,
+    merge_flag,
+    module_key,
     need_device,
     need_port,
+    on_off,
+    threshold_value,
 )
 from inventory.core.telemetry.adapters.nic_stats import map_ethtool_counters
 
@@ -140,6 +145,8 @@ def parse_ethtool_module(body: bytes, ctx: Context) -> list[dict]:
     rx: dict[int, float | None] = {}
     tx: dict[int, float | None] = {}
     bias: dict[int, float | None] = {}
+    thresholds: dict[str, float | None] = {}
+    flags: dict[str, bool] = {}
     found = False
     for line in body_text(body).splitlines():
         if ":" not in line:
@@ -149,6 +156,15 @@ def parse_ethtool_module(body: bytes, ctx: Context) -> list[dict]:
         value = value.strip()
         ch = re.search(r"\((?:channel|chan|lane)\s*(\d+)\)", key)
         lane = int(ch.group(1)) - 1 if ch else 0
+        judged = module_key(key)
+        if judged is not None:
+            name, is_threshold = judged
+            if is_threshold:
+                thresholds[name] = threshold_value(name, value)
+            else:
+                merge_flag(flags, name, on_off(value))
+            found = True
+            continue
         if key == "vendor name":
             s["module_vendor"] = value
         elif key == "vendor pn":
@@ -174,13 +190,6 @@ def parse_ethtool_module(body: bytes, ctx: Context) -> list[dict]:
             "receiver signal average optical power"
         ):
             rx[lane] = _dbm(value)
-        elif key == "laser rx power low warning threshold":
-            s["rx_power_low_warn_dbm"] = _dbm(value)
-        elif key == "laser rx power low alarm threshold":
-            s["rx_power_low_alarm_dbm"] = _dbm(value)
-        elif key == "module temperature high warning threshold":
-            m = re.match(r"(-?[\d.]+)", value)
-            s["temperature_high_warn_c"] = float(m.group(1)) if m else None
         else:
             ctx.report.ignore([" ".join(line.partition(":")[0].split())])
             continue
@@ -190,4 +199,5 @@ def parse_ethtool_module(body: bytes, ctx: Context) -> list[dict]:
     s["rx_power_dbm"] = lane_list(rx)
     s["tx_power_dbm"] = lane_list(tx)
     s["bias_ma"] = lane_list(bias)
+    s.update(judgement_fields(thresholds, flags))
     return [clean(s)]

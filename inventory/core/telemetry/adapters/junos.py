@@ -2,8 +2,8 @@
 
 Both print one block per ``Physical interface: <name>``. From the optics block: module
 temperature and voltage, per-lane bias, Tx and Rx power (a module without ``Lane N`` sections
-reports one lane), the module's Rx power low warning/alarm and temperature high warning
-thresholds. From the extensive block: ``FEC Corrected Errors`` and ``FEC Uncorrected Errors``
+reports one lane), the module's own alarm/warning flags (On/Off; a lane's On makes the
+quantity's flag On) and thresholds. From the extensive block: ``FEC Corrected Errors`` and ``FEC Uncorrected Errors``
 (codewords, cumulative). The ``... Errors Rate`` lines are per-second rates, never counters:
 they are reported as ignored like every other line no sample field takes.
 
@@ -21,8 +21,13 @@ from inventory.core.telemetry.adapters.common import (
     Context,
     body_text,
     clean,
+    judgement_fields,
     lane_list,
+    merge_flag,
+    module_key,
     need_device,
+    on_off,
+    threshold_value,
 )
 
 _BLOCK = re.compile(r"^\s*Physical interface:\s*([^,\s]+)", re.M)
@@ -49,6 +54,8 @@ def _block(port: str, lines: list[str], device: str, ctx: Context) -> dict[str, 
     lanes: dict[str, dict[int, float | None]] = {"bias_ma": {}, "tx_power_dbm": {}, "rx_power_dbm": {}}
     lane = 0
     ignored: list[str] = []
+    thresholds: dict[str, float | None] = {}
+    flags: dict[str, bool] = {}
     for line in lines:
         if not line.strip():
             continue
@@ -64,6 +71,14 @@ def _block(port: str, lines: list[str], device: str, ctx: Context) -> dict[str, 
         m = _KEY_VALUE.match(line)
         key = " ".join(m.group(1).split()).lower() if m else ""
         value = m.group(2) if m else ""
+        judged = module_key(key) if key else None
+        if judged is not None:
+            name, is_threshold = judged
+            if is_threshold:
+                thresholds[name] = threshold_value(name, value)
+            else:
+                merge_flag(flags, name, on_off(value))
+            continue
         if key == "laser bias current":
             lanes["bias_ma"][lane] = _first(value)
         elif key == "laser output power":
@@ -74,18 +89,13 @@ def _block(port: str, lines: list[str], device: str, ctx: Context) -> dict[str, 
             s["temperature_c"] = _first(value)
         elif key == "module voltage":
             s["voltage_v"] = _first(value)
-        elif key == "laser rx power low warning threshold":
-            s["rx_power_low_warn_dbm"] = _dbm(value)
-        elif key == "laser rx power low alarm threshold":
-            s["rx_power_low_alarm_dbm"] = _dbm(value)
-        elif key == "module temperature high warning threshold":
-            s["temperature_high_warn_c"] = _first(value)
         else:
             label = _LABEL.match(line)
             ignored.append(" ".join(label.group(1).split()) if label else line.strip()[:40])
     for field, values in lanes.items():
         if values:
             s[field] = lane_list(values)
+    s.update(judgement_fields(thresholds, flags))
     ctx.report.ignore(ignored)
     return clean(s)
 

@@ -21,6 +21,7 @@ from inventory.core.telemetry.adapters.common import (
     body_json,
     body_text,
     clean,
+    judgement_fields,
     lane_list,
     need_device,
 )
@@ -39,13 +40,15 @@ _IDENTITY = {
     "serialnum": "module_serial",
 }
 # STATE_DB names (the CLI's are the same, lower-cased without spaces) -> fields
-_SCALARS = {
-    "temperature": "temperature_c",
-    "voltage": "voltage_v",
-    "vcc": "voltage_v",
-    "rxpowerlowwarning": "rx_power_low_warn_dbm",
-    "rxpowerlowalarm": "rx_power_low_alarm_dbm",
-    "temphighwarning": "temperature_high_warn_c",
+_SCALARS = {"temperature": "temperature_c", "voltage": "voltage_v", "vcc": "voltage_v"}
+# the module's thresholds: rxpowerhighalarm, txbiaslowwarning, temphighwarning, vcclowalarm, ...
+_THRESHOLD = re.compile(r"(rxpower|txpower|txbias|temp|vcc)(high|low)(alarm|warning)")
+_THRESHOLD_QUANTITY = {
+    "rxpower": "rx_power",
+    "txpower": "tx_power",
+    "txbias": "bias",
+    "temp": "temperature",
+    "vcc": "voltage",
 }
 _LANE = re.compile(r"(rx|tx)(\d+)(power|bias)")
 _LANE_FIELD = {("rx", "power"): "rx_power_dbm", ("tx", "power"): "tx_power_dbm", ("tx", "bias"): "bias_ma"}
@@ -63,9 +66,13 @@ def _sample(device: str, port: str, ctx: Context, record: Fields) -> dict[str, A
     """One port's record (name -> value, names normalised to STATE_DB's) -> a sample dict."""
     s: dict[str, Any] = {"device": device, "port": port, "ts": ctx.ts}
     lanes: dict[str, dict[int, float | None]] = {}
+    thresholds: dict[str, float | None] = {}
     for name in list(record):
         key = name.replace(" ", "").lower()
-        if name in _IDENTITY:
+        if m := _THRESHOLD.fullmatch(key):
+            level = f"{m.group(2)}_{'alarm' if m.group(3) == 'alarm' else 'warn'}"
+            thresholds[f"{_THRESHOLD_QUANTITY[m.group(1)]}_{level}"] = _value(record[name])
+        elif name in _IDENTITY:
             value = str(record[name]).strip()
             if value and value.upper() != "N/A":
                 s[_IDENTITY[name]] = value
@@ -79,6 +86,7 @@ def _sample(device: str, port: str, ctx: Context, record: Fields) -> dict[str, A
     for field, values in lanes.items():
         if any(v is not None for v in values.values()):
             s[field] = lane_list(values)
+    s.update(judgement_fields(thresholds, {}))
     ctx.report.ignore(record.unused())
     return clean(s)
 

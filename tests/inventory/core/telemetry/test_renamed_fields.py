@@ -203,7 +203,9 @@ def test_renamed_fields_are_never_a_silent_partial_sample(data, fmt):
 ALL = {
     "gnmi": ("SAI_PORT_STAT_IF_IN_FEC", "SAI_PORT_STAT_PFC_"),
     "sonic-counters": ("FEC",),
-    "sonic-dom": ("RX", "TX", "Temperature", "Vcc", "Vendor", "RxPowerLow", "TempHigh"),
+    "sonic-dom": ("RX", "TX", "Rx", "Tx", "Temp", "Vcc", "Vendor"),
+    "ethtool-module": ("Vendor", "Module", "Laser", "Transmit", "Rcvr"),
+    "junos": ("Laser", "Module"),
 }
 
 
