@@ -93,7 +93,7 @@ def parse_ethtool_fec(body: bytes, ctx: Context) -> list[dict]:
             hi = int(m.group(2)) if m.group(2) else lo
             hist.append((lo, hi, int(m.group(3))))
             continue
-        m = re.match(r"\s*([A-Za-z][\w ]*?)\s*:", line)
+        m = re.match(r"\s*([A-Za-z][\w /.()-]*?)\s*:", line)
         if m:
             ctx.report.ignore([m.group(1)])
     flush()

@@ -119,6 +119,11 @@ def parse_mlxlink(body: bytes, ctx: Context) -> list[dict]:
         s["fec_hist_bins"] = [[lo, hi] for lo, hi, _ in hist]
         s["fec_correction_limit"] = limit_from_fec(f.get("FEC"))
     ctx.report.ignore(f.unused())
+    # "61 [-10..80]": the bracket is a range the module reports beside the reading (its
+    # thresholds); no sample field takes it: named, not stripped in silence
+    ctx.report.ignore(
+        f"{k} range" for k in f.used if isinstance(f[k], str) and re.search(r"\[[^\]]*\.\.[^\]]*\]\s*$", f[k])
+    )
     s = clean(s)
     if len(s) == 3:
         raise AdapterError("No module info, counters or histogram found in mlxlink output.")
