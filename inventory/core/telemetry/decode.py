@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from inventory.core.telemetry.dom import DOM_FIELDS, MODULE_KEYS, dom_suspect_reasons
+from inventory.core.telemetry.dom import DOM_FIELDS, MODULE_KEYS, SUPPLY_V, dom_suspect_reasons
 
 U64_MAX = (1 << 64) - 1
 MAX_LANES = 16
@@ -296,8 +296,6 @@ def _column_checks_pass(
     ts = list(map(_TS, samples))
     if not all(type(t) is datetime and t.tzinfo is UTC for t in ts) or max(ts) > latest:
         return False
-    if max(map(_count_none, map(_data_values, samples))) == _NO_DATA:
-        return False  # an item with no reading: refused by itself in _check
     if earliest is not None and min(ts) < earliest:
         return False
     columns["ts"] = ts
@@ -329,6 +327,12 @@ def _column_checks_pass(
         values = list(filter(None, chain.from_iterable(filter(None, col))))
         if values and (not math.isfinite(sum(map(abs, values))) or max(map(abs, values)) > 1000):
             return False
+    # An item with no reading is refused by itself in _check (no_data). The common batch has
+    # a counter or gauge in every item: one full column proves it at C speed; only a batch
+    # without one pays for the item-wise look.
+    full = any(c is not None and c.count(None) == 0 for k, c in columns.items() if k != "ts")
+    if not full and max(map(_count_none, map(_data_values, samples))) == _NO_DATA:
+        return False
     return True
 
 
@@ -395,11 +399,13 @@ def _judge_dom(out: Decoded) -> None:
     (core.telemetry.dom): the values go to ``dom_suspect`` with the reasons and the sample's
     DOM gauges become None, so nothing downstream (rollups, baselines, rules) reads them.
     Only samples with a voltage or the module's flags can be judged."""
-    if not any(map(_VOLTAGE, out.samples)) and not any(map(_FLAGS, out.samples)):
-        return
+    volts = [v for v in map(_VOLTAGE, out.samples) if v is not None]
+    odd_volts = bool(volts) and (min(volts) < SUPPLY_V[0] or max(volts) > SUPPLY_V[1])
+    if not odd_volts and not any(map(_FLAGS, out.samples)):
+        return  # the common batch: column-wise, no per-item work
     stripped = False
     for s in out.samples:
-        if s.voltage_v is None and not s.module_flags:
+        if not s.module_flags and (s.voltage_v is None or SUPPLY_V[0] <= s.voltage_v <= SUPPLY_V[1]):
             continue
         reasons = dom_suspect_reasons(s)
         if not reasons:
