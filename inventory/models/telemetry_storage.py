@@ -125,8 +125,9 @@ class PortTelemetryState(models.Model):
     # The module's own judgement as it last reported it (core.telemetry.dom): every threshold
     # (``<quantity>_<level>`` -> value) and alarm/warning flag (-> On), and the last reading set
     # aside as "sensor suspect" (reasons and values; None once a believable reading follows).
-    module_thresholds = models.JSONField(default=dict, blank=True)
-    module_flags = models.JSONField(default=dict, blank=True)
+    # (nullable: the rollup's SQL creates state rows without them)
+    module_thresholds = models.JSONField(null=True, blank=True)
+    module_flags = models.JSONField(null=True, blank=True)
     dom_suspect = models.JSONField(null=True, blank=True)
     dom_suspect_at = models.DateTimeField(null=True, blank=True)
 
