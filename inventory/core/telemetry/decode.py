@@ -331,9 +331,7 @@ def _column_checks_pass(
     # a counter or gauge in every item: one full column proves it at C speed; only a batch
     # without one pays for the item-wise look.
     full = any(c is not None and c.count(None) == 0 for k, c in columns.items() if k != "ts")
-    if not full and max(map(_count_none, map(_data_values, samples))) == _NO_DATA:
-        return False
-    return True
+    return full or max(map(_count_none, map(_data_values, samples))) < _NO_DATA
 
 
 def _finish(
