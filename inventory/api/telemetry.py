@@ -134,11 +134,27 @@ def _default_ts(request, now: datetime) -> datetime:
 class ItemErrorSerializer(serializers.Serializer):
     index = serializers.IntegerField(help_text="Position of the item in the batch (0-based)")
     code = serializers.ChoiceField(
-        choices=["malformed", "invalid", "future_ts", "too_old", "unknown_device", "unknown_port", "conflict"]
+        choices=[
+            "malformed",
+            "invalid",
+            "no_data",
+            "future_ts",
+            "too_old",
+            "unknown_device",
+            "unknown_port",
+            "conflict",
+        ]
     )
     message = serializers.CharField()
     device = serializers.CharField(required=False)
     port = serializers.CharField(required=False)
+
+
+class IgnoredSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Occurrences of source fields not used")
+    fields = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Source field name -> occurrences"
+    )
 
 
 class IngestResultSerializer(serializers.Serializer):
@@ -147,6 +163,9 @@ class IngestResultSerializer(serializers.Serializer):
     duplicates = serializers.IntegerField(help_text="Items identical to a stored sample (not stored again)")
     rejected = serializers.IntegerField(help_text="Items refused, each listed in errors")
     errors = ItemErrorSerializer(many=True)
+    ignored = IgnoredSerializer(
+        help_text="Fields of a native output that no sample field takes (counted and named, not stored)"
+    )
 
 
 INGEST_DESCRIPTION = (
@@ -175,9 +194,15 @@ bad type or range (a counter above 2^64-1, a NUL character in a text field, a `t
 time: epoch seconds at or before 1970-01-02, or a time past the calendar in UTC), a timestamp
 more than `CABLETRACK_TELEMETRY_MAX_FUTURE_SECONDS` (300 s) ahead (`future_ts`) or older than
 the raw retention `CABLETRACK_TELEMETRY_RAW_RETENTION_DAYS` (14 days; `too_old`: it would be
-deleted at once and must not rewrite older rollups), or a malformed shape is refused and listed
-in `errors` with its `index` and a `code`; **the valid items of the batch are kept** and the
-response is 200. Re-posting a batch stores nothing twice (`duplicates`); the same port and
+deleted at once and must not rewrite older rollups), an item that carries no reading at all
+(`no_data`: device, port and time only, or a native record none of whose fields is one
+cabletrack stores), or a malformed shape is refused and listed in `errors` with its `index` and
+a `code`; **the valid items of the batch are kept** and the response is 200. **Nothing is
+dropped in silence**: `ignored` counts and names the fields of a native output that no sample
+field takes (not stored). A native body that plainly has another known format's shape is
+refused (400) naming that format ("This is SONiC transceiver DOM output ...: use
+?format=sonic-dom"); a SONiC period output (`show ... -p N`: increases over N seconds, not
+counters) is refused (400). Re-posting a batch stores nothing twice (`duplicates`); the same port and
 timestamp with different values is refused per item (`conflict`). Request-level problems write
 nothing: 400 (body not decodable as the chosen format, more items than the cap, JSON nested too
 deeply), 413 (body over the cap), 415 (Content-Type or `format` not accepted). The item cap is
@@ -294,6 +319,7 @@ class TelemetryIngestView(APIView):
             "max_age": timedelta(days=app_settings.telemetry_raw_retention_days),
         }
         max_samples = app_settings.telemetry_max_samples
+        report = adapters.Report()
         try:
             if fmt in ("samples", "json"):
                 decoded = decode_json(body, now=now, max_samples=max_samples, **window)
@@ -305,6 +331,7 @@ class TelemetryIngestView(APIView):
                     port=_param(request, "port"),
                     ts=default_ts,
                     max_items=max_samples,
+                    report=report,
                 )
                 objs = adapters.parse(fmt, body, ctx)
                 if len(objs) > max_samples:
@@ -313,7 +340,7 @@ class TelemetryIngestView(APIView):
         except (BodyError, adapters.AdapterError) as exc:
             raise ParseError(str(exc)) from exc
         result = telemetry_ingest(decoded=decoded, now=now)
-        return Response(result.as_dict(), status=status.HTTP_200_OK)
+        return Response({**result.as_dict(), "ignored": report.as_dict()}, status=status.HTTP_200_OK)
 
 
 class TelemetryPipelineView(APIView):

@@ -122,6 +122,14 @@ class PortTelemetryState(models.Model):
     rx_power_low_warn_dbm = models.FloatField(null=True, blank=True)
     rx_power_low_alarm_dbm = models.FloatField(null=True, blank=True)
     temperature_high_warn_c = models.FloatField(null=True, blank=True)
+    # The module's own judgement as it last reported it (core.telemetry.dom): every threshold
+    # (``<quantity>_<level>`` -> value) and alarm/warning flag (-> On), and the last reading set
+    # aside as "sensor suspect" (reasons and values; None once a believable reading follows).
+    # (nullable: the rollup's SQL creates state rows without them)
+    module_thresholds = models.JSONField(null=True, blank=True)
+    module_flags = models.JSONField(null=True, blank=True)
+    dom_suspect = models.JSONField(null=True, blank=True)
+    dom_suspect_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["port_id"]

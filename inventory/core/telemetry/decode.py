@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from itertools import chain, islice
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 from typing import Annotated, Any
 
 import msgspec
+
+from inventory.core.telemetry.dom import DOM_FIELDS, MODULE_KEYS, SUPPLY_V, dom_suspect_reasons
 
 U64_MAX = (1 << 64) - 1
 MAX_LANES = 16
@@ -53,6 +55,8 @@ LANE_FIELDS = ("rx_power_dbm", "tx_power_dbm", "bias_ma")
 IDENTITY_FIELDS = ("module_vendor", "module_part", "module_serial", "neighbor_device", "neighbor_port")
 # The module's own DOM thresholds (from its EEPROM), kept with the port's identity state.
 THRESHOLD_FIELDS = ("rx_power_low_warn_dbm", "rx_power_low_alarm_dbm", "temperature_high_warn_c")
+# The module's own judgement, kept with the port's state (latest).
+JUDGEMENT_FIELDS = ("module_thresholds", "module_flags", "dom_suspect")
 
 
 class Sample(msgspec.Struct, omit_defaults=True, gc=False):
@@ -106,9 +110,31 @@ class Sample(msgspec.Struct, omit_defaults=True, gc=False):
     module_serial: Ident | None = None
     neighbor_device: Annotated[str, msgspec.Meta(max_length=128)] | None = None
     neighbor_port: Annotated[str, msgspec.Meta(max_length=128)] | None = None
+    # The module's own judgement from its EEPROM: thresholds (keys ``<quantity>_<level>``, see
+    # core.telemetry.dom.MODULE_KEYS; C, V, mA, dBm) and alarm/warning flags (True: On).
+    module_thresholds: Annotated[dict[str, float], msgspec.Meta(max_length=len(MODULE_KEYS))] | None = None
+    module_flags: Annotated[dict[str, bool], msgspec.Meta(max_length=len(MODULE_KEYS))] | None = None
+    # Set by cabletrack, never by a collector: the DOM reading it could not believe (reasons and
+    # values, core.telemetry.dom); the sample's DOM gauges are then None.
+    dom_suspect: dict[str, Any] | None = None
 
 
 _sample_decoder = msgspec.json.Decoder(Sample)
+
+# The fields that are a reading (or an identity, a neighbour, a threshold): an item with none
+# of them yields nothing to store and is refused as ``no_data`` (nothing dropped in silence).
+# ``fec_hist_bins`` and ``fec_correction_limit`` only describe ``fec_hist``.
+DATA_FIELDS = tuple(
+    f
+    for f in Sample.__struct_fields__
+    if f not in ("device", "port", "ts", "fec_hist_bins", "fec_correction_limit")
+)
+_data_values = attrgetter(*DATA_FIELDS)
+_NO_DATA = len(DATA_FIELDS)
+NO_DATA_MESSAGE = (
+    "the item carries no reading cabletrack stores (no counter, gauge, lane value, histogram, "
+    "module identity, neighbour or threshold): nothing to store"
+)
 
 
 @lru_cache(maxsize=4)
@@ -126,8 +152,8 @@ def _batch_decoders(max_samples: int) -> tuple[msgspec.json.Decoder, msgspec.jso
 
 @dataclass(frozen=True, slots=True)
 class ItemError:
-    """Why one item of a batch was refused. ``code``: malformed, invalid, future_ts, too_old,
-    unknown_device, unknown_port, conflict."""
+    """Why one item of a batch was refused. ``code``: malformed, invalid, no_data, future_ts,
+    too_old, unknown_device, unknown_port, conflict."""
 
     index: int
     code: str
@@ -231,10 +257,21 @@ def _check(s: Sample, *, latest: datetime, earliest: datetime | None = None) -> 
         for x in v:
             if x is not None and (not math.isfinite(x) or abs(x) > 1000):
                 return f"{name}: lane value out of range"
+    if s.dom_suspect is not None:
+        return "dom_suspect: decided by cabletrack from the module's own readings, not sent by a collector"
+    for name in ("module_thresholds", "module_flags"):
+        v = getattr(s, name)
+        if v is not None and not set(v) <= MODULE_KEYS:
+            return f"{name}: unknown keys {sorted(set(v) - MODULE_KEYS)[:3]} (known: <quantity>_<level>)"
+        if name == "module_thresholds" and v is not None and not all(map(math.isfinite, v.values())):
+            return f"{name}: not a finite number"
+    if _data_values(s).count(None) == _NO_DATA:
+        return "no_data"
     return None
 
 
 _TS = attrgetter("ts")
+_count_none = methodcaller("count", None)
 
 
 def _column_checks_pass(
@@ -271,6 +308,9 @@ def _column_checks_pass(
             return False
     if column("fec_hist_bins") is not None:
         return False
+    for name in JUDGEMENT_FIELDS:
+        if column(name) is not None:
+            return False  # their keys and values are checked item by item (rare: EEPROM reads)
     for name in GAUGE_FIELDS:
         col = column(name)
         if col is not None and not math.isfinite(sum(filter(None, col))):
@@ -287,7 +327,11 @@ def _column_checks_pass(
         values = list(filter(None, chain.from_iterable(filter(None, col))))
         if values and (not math.isfinite(sum(map(abs, values))) or max(map(abs, values)) > 1000):
             return False
-    return True
+    # An item with no reading is refused by itself in _check (no_data). The common batch has
+    # a counter or gauge in every item: one full column proves it at C speed; only a batch
+    # without one pays for the item-wise look.
+    full = any(c is not None and c.count(None) == 0 for k, c in columns.items() if k != "ts")
+    return full or max(map(_count_none, map(_data_values, samples))) < _NO_DATA
 
 
 def _finish(
@@ -307,6 +351,7 @@ def _finish(
             out.columns = columns
         out.samples.extend(samples)
         out.index.extend(i for i, _ in items)
+        _judge_dom(out)
         return out
     for i, s in items:
         problem = _check(s, latest=latest, earliest=earliest)
@@ -325,6 +370,8 @@ def _finish(
                     s.port,
                 )
             )
+        elif problem == "no_data":
+            out.errors.append(ItemError(i, "no_data", NO_DATA_MESSAGE, s.device, s.port))
         elif problem == "future_ts":
             out.errors.append(
                 ItemError(
@@ -337,7 +384,40 @@ def _finish(
             )
         else:
             out.errors.append(ItemError(i, "invalid", problem, s.device, s.port))
+    _judge_dom(out)
     return out
+
+
+_VOLTAGE = attrgetter("voltage_v")
+_FLAGS = attrgetter("module_flags")
+
+
+def _judge_dom(out: Decoded) -> None:
+    """Set aside the DOM readings the module's own judgement or physics contradict
+    (core.telemetry.dom): the values go to ``dom_suspect`` with the reasons and the sample's
+    DOM gauges become None, so nothing downstream (rollups, baselines, rules) reads them.
+    Only samples with a voltage or the module's flags can be judged."""
+    volts = [v for v in map(_VOLTAGE, out.samples) if v is not None]
+    odd_volts = bool(volts) and (min(volts) < SUPPLY_V[0] or max(volts) > SUPPLY_V[1])
+    if not odd_volts and not any(map(_FLAGS, out.samples)):
+        return  # the common batch: column-wise, no per-item work
+    stripped = False
+    for s in out.samples:
+        if not s.module_flags and (s.voltage_v is None or SUPPLY_V[0] <= s.voltage_v <= SUPPLY_V[1]):
+            continue
+        reasons = dom_suspect_reasons(s)
+        if not reasons:
+            continue
+        s.dom_suspect = {
+            "reasons": reasons,
+            **{f: getattr(s, f) for f in DOM_FIELDS if getattr(s, f) is not None},
+        }
+        for f in DOM_FIELDS:
+            setattr(s, f, None)
+        stripped = True
+    if stripped:
+        for f in (*DOM_FIELDS, "dom_suspect"):
+            out.columns.pop(f, None)
 
 
 def _validation_error(i: int, raw: bytes | Any, exc: Exception) -> ItemError:

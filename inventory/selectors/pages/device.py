@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from inventory.core.natsort import natural_key
-from inventory.models import Device, Port, PortAlias
+from inventory.models import Device, Port, PortAlias, PortTelemetryState
 from inventory.models.devices import device_url, port_url
 from inventory.selectors.pages.path import path_diagram, port_cable_ends
 from inventory.selectors.pages.rack import device_rows
@@ -57,4 +57,41 @@ def port_page(port: Port) -> dict:
             .order_by("name")
         ),
         "module": getattr(port.cage, "transceiver", None) if port.cage_id else None,
+        "module_judgement": module_judgement(port.pk),
+    }
+
+
+_LEVEL_ORDER = ("high_alarm", "high_warn", "low_warn", "low_alarm")
+_QUANTITY_LABEL = {
+    "temperature": ("Temperature", "°C"),
+    "voltage": ("Supply", "V"),
+    "bias": ("Tx bias", "mA"),
+    "tx_power": ("Tx power", "dBm"),
+    "rx_power": ("Rx power", "dBm"),
+}
+
+
+def module_judgement(port_id: int) -> dict | None:
+    """The module's own judgement as it last reported it: thresholds per quantity, the flags it
+    reports On, and the reading set aside as "sensor suspect" (core.telemetry.dom decides)."""
+    state = (
+        PortTelemetryState.objects.filter(port_id=port_id)
+        .values("module_thresholds", "module_flags", "dom_suspect", "dom_suspect_at")
+        .first()
+    )
+    if state is None or not (state["module_thresholds"] or state["module_flags"] or state["dom_suspect"]):
+        return None
+    thresholds = state["module_thresholds"] or {}
+    rows = []
+    for quantity, (label, unit) in _QUANTITY_LABEL.items():
+        values = [thresholds.get(f"{quantity}_{level}") for level in _LEVEL_ORDER]
+        if any(v is not None for v in values):
+            rows.append({"label": label, "unit": unit, "values": values})
+    flags = state["module_flags"] or {}
+    return {
+        "thresholds": rows,
+        "flags_on": sorted(k.replace("_", " ") for k, on in flags.items() if on),
+        "flags_reported": bool(flags),
+        "suspect": state["dom_suspect"],
+        "suspect_at": state["dom_suspect_at"],
     }

@@ -17,7 +17,7 @@ from datetime import datetime
 from django.db.models import Q
 
 from inventory.core.choices import AlertRule, AlertState, CableKind, Severity
-from inventory.core.telemetry.decode import IDENTITY_FIELDS, THRESHOLD_FIELDS, Sample
+from inventory.core.telemetry.decode import IDENTITY_FIELDS, JUDGEMENT_FIELDS, THRESHOLD_FIELDS, Sample
 from inventory.core.telemetry.rules import Finding
 from inventory.models import Alert, CableEnd, Link, Port, PortObservation, PortTelemetryState, Transceiver
 from inventory.services.alerts.lifecycle import alerts_apply
@@ -82,7 +82,7 @@ def identities_record(*, rows: list[tuple[int, Sample]], now: datetime) -> list[
     """Keep the latest reported identity per port; raise ``unrecorded_swap`` findings."""
     latest: dict[int, Sample] = {}
     for pid, s in rows:
-        if any(getattr(s, f) is not None for f in (*IDENTITY_FIELDS, *THRESHOLD_FIELDS)):
+        if any(getattr(s, f) is not None for f in (*IDENTITY_FIELDS, *THRESHOLD_FIELDS, *JUDGEMENT_FIELDS)):
             cur = latest.get(pid)
             if cur is None or s.ts >= cur.ts:
                 latest[pid] = s
@@ -111,6 +111,16 @@ def identities_record(*, rows: list[tuple[int, Sample]], now: datetime) -> list[
         for f in THRESHOLD_FIELDS:
             v = getattr(s, f)
             setattr(new, f, v if v is not None else (getattr(st, f) if st is not None else None))
+        for f in ("module_thresholds", "module_flags"):
+            v = getattr(s, f)
+            setattr(new, f, v if v is not None else (getattr(st, f) if st is not None else {}))
+        if s.dom_suspect is not None:
+            new.dom_suspect, new.dom_suspect_at = s.dom_suspect, s.ts
+        elif s.module_flags is not None or s.module_thresholds is not None:
+            new.dom_suspect, new.dom_suspect_at = None, None  # a believable reading of the module
+        else:
+            new.dom_suspect = st.dom_suspect if st is not None else None
+            new.dom_suspect_at = st.dom_suspect_at if st is not None else None
         upserts.append(new)
         if changed:
             observations.append(
@@ -123,7 +133,16 @@ def identities_record(*, rows: list[tuple[int, Sample]], now: datetime) -> list[
             upserts,
             update_conflicts=True,
             unique_fields=["port"],
-            update_fields=["identity_seen_at", "last_ts", *IDENTITY_FIELDS, *THRESHOLD_FIELDS],
+            update_fields=[
+                "identity_seen_at",
+                "last_ts",
+                *IDENTITY_FIELDS,
+                *THRESHOLD_FIELDS,
+                "module_thresholds",
+                "module_flags",
+                "dom_suspect",
+                "dom_suspect_at",
+            ],
         )
     if observations:
         PortObservation.objects.bulk_create(observations, ignore_conflicts=True)

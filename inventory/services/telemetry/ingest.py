@@ -24,7 +24,13 @@ from django.core.cache import cache
 from django.db import connection, transaction
 
 from inventory.conf import app_settings
-from inventory.core.telemetry.decode import IDENTITY_FIELDS, THRESHOLD_FIELDS, Decoded, Sample
+from inventory.core.telemetry.decode import (
+    IDENTITY_FIELDS,
+    JUDGEMENT_FIELDS,
+    THRESHOLD_FIELDS,
+    Decoded,
+    Sample,
+)
 from inventory.models import TelemetryIngestBatch
 from inventory.services.ops.enqueue import enqueue_now
 from inventory.services.telemetry import partitions, rollup_queue
@@ -62,7 +68,7 @@ def _queue_rollup(rows: IngestRows, *, now: datetime) -> None:
     )
 
 
-_IDENTITY_ATTRS = (*IDENTITY_FIELDS, *THRESHOLD_FIELDS)
+_IDENTITY_ATTRS = (*IDENTITY_FIELDS, *THRESHOLD_FIELDS, *JUDGEMENT_FIELDS)
 
 
 def _with_identity(rows: IngestRows) -> list[tuple[int, Sample]]:

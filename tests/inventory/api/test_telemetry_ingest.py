@@ -73,7 +73,14 @@ def test_json_batch_is_stored_with_lanes_histogram_and_identity(ingest_client, l
     )
     r = post_json(ingest_client, [sample])
     assert r.status_code == 200, r.content
-    assert r.json() == {"received": 1, "stored": 1, "duplicates": 0, "rejected": 0, "errors": []}
+    assert r.json() == {
+        "received": 1,
+        "stored": 1,
+        "duplicates": 0,
+        "rejected": 0,
+        "errors": [],
+        "ignored": {"count": 0, "fields": {}},
+    }
     row = TelemetrySample.objects.get(port=leaf[1][0], ts=ts)
     assert (row.fec_corrected_cw, row.fec_corrected_bits, row.temperature_c) == (1000, 1200, 55.5)
     lanes = TelemetryLaneSample.objects.get(port=leaf[1][0], ts=ts)
@@ -227,7 +234,9 @@ def test_large_batch_beyond_djangos_upload_limit_is_accepted(ingest_client, leaf
 
 
 def test_gzip_body(ingest_client, leaf):
-    body = gzip.compress(orjson.dumps({"samples": [f.telemetry_sample("leaf-t1", "Ethernet1/1", _ts())]}))
+    body = gzip.compress(
+        orjson.dumps({"samples": [f.telemetry_sample("leaf-t1", "Ethernet1/1", _ts(), link_down_events=0)]})
+    )
     r = ingest_client.post(URL, data=body, content_type="application/json", HTTP_CONTENT_ENCODING="gzip")
     assert r.status_code == 200 and r.json()["stored"] == 1
 
@@ -252,7 +261,7 @@ def test_native_format_without_device_is_400(ingest_client, leaf):
 
 
 def test_permissions(user_with_role, leaf):
-    sample = [f.telemetry_sample("leaf-t1", "Ethernet1/1", _ts())]
+    sample = [f.telemetry_sample("leaf-t1", "Ethernet1/1", _ts(), link_down_events=0)]
     anonymous = post_json(APIClient(), sample)
     assert anonymous.status_code == 401
     read_only = f.api_token_client(user_with_role("engineer"), TokenKind.READ_ONLY)
@@ -277,13 +286,17 @@ def test_schema_documents_the_per_item_policy(engineer_api):
 
 def test_device_names_are_exact(ingest_client, leaf):
     Device.objects.create(name="LEAF-T1", role="leaf")
-    r = post_json(ingest_client, [f.telemetry_sample("LEAF-T1", "Ethernet1/1", _ts())]).json()
+    r = post_json(
+        ingest_client, [f.telemetry_sample("LEAF-T1", "Ethernet1/1", _ts(), link_down_events=0)]
+    ).json()
     assert r["errors"][0]["code"] == "unknown_port"
 
 
 def test_epoch_timestamps(ingest_client, leaf):
     ts = _ts()
-    r = post_json(ingest_client, [f.telemetry_sample("leaf-t1", "Ethernet1/1", ts.timestamp())]).json()
+    r = post_json(
+        ingest_client, [f.telemetry_sample("leaf-t1", "Ethernet1/1", ts.timestamp(), link_down_events=0)]
+    ).json()
     assert r["stored"] == 1
     assert TelemetrySample.objects.get().ts == ts.astimezone(UTC)
 
@@ -301,3 +314,20 @@ def test_a_null_lane_is_stored_as_null_not_nan(ingest_client, leaf):
     assert r.json()["stored"] == 2
     by_port = dict(TelemetryLaneSample.objects.values_list("port__name", "rx_power_dbm"))
     assert by_port == {"Ethernet1/1": [-1.5, None], "Ethernet1/2": [-2.0, -2.5]}
+
+
+def test_an_item_with_no_reading_is_refused_by_itself_as_no_data(ingest_client, leaf):
+    """device, port and ts alone (or with only fields cabletrack does not know) store nothing:
+    the item is an error naming why, never a 200 that stored an empty sample."""
+    ts = _ts()
+    r = post_json(
+        ingest_client,
+        [
+            f.telemetry_sample("leaf-t1", "Ethernet1/1", ts, rx_crc_errors=5),
+            f.telemetry_sample("leaf-t1", "Ethernet1/1", ts + timedelta(seconds=1), link_down_events=2),
+        ],
+    ).json()
+    assert (r["stored"], r["rejected"]) == (1, 1)
+    assert r["errors"][0]["index"] == 0 and r["errors"][0]["code"] == "no_data"
+    assert "no reading" in r["errors"][0]["message"]
+    assert TelemetrySample.objects.get().link_down_events == 2

@@ -85,7 +85,7 @@ def _wsgi_post(path: str, body: bytes, *, token: str, terminated: bool) -> tuple
 
 
 def test_a_chunked_telemetry_body_is_read_whole(leaf, ingest_token):
-    samples = [f.telemetry_sample("leaf-t1", "Ethernet1/1", _ts(m)) for m in (2, 1)]
+    samples = [f.telemetry_sample("leaf-t1", "Ethernet1/1", _ts(m), link_down_events=0) for m in (2, 1)]
     code, body = _wsgi_post(
         "/api/telemetry/", json.dumps({"samples": samples}).encode(), token=ingest_token, terminated=True
     )
@@ -96,7 +96,7 @@ def test_a_chunked_telemetry_body_is_read_whole(leaf, ingest_token):
 
 def test_a_chunked_body_over_the_cap_is_413(leaf, ingest_token, settings):
     settings.CABLETRACK_BODY_LIMITS = {"/api/telemetry/": 100}
-    samples = [f.telemetry_sample("leaf-t1", "Ethernet1/1", _ts(m)) for m in (3, 2, 1)]
+    samples = [f.telemetry_sample("leaf-t1", "Ethernet1/1", _ts(m), link_down_events=0) for m in (3, 2, 1)]
     code, _ = _wsgi_post(
         "/api/telemetry/", json.dumps({"samples": samples}).encode(), token=ingest_token, terminated=True
     )
@@ -109,7 +109,13 @@ def test_a_chunked_body_a_server_cannot_end_is_refused_clearly_with_411(leaf, in
 
 
 def test_every_gzip_member_is_decoded(leaf, ingest_token):
-    text = json.dumps({"samples": [f.telemetry_sample("leaf-t1", "Ethernet1/1", _ts(m)) for m in (3, 2, 1)]})
+    text = json.dumps(
+        {
+            "samples": [
+                f.telemetry_sample("leaf-t1", "Ethernet1/1", _ts(m), link_down_events=0) for m in (3, 2, 1)
+            ]
+        }
+    )
     cut = len(text) // 2
     body = gzip.compress(text[:cut].encode()) + gzip.compress(text[cut:].encode())
     client = APIClient()
@@ -162,7 +168,7 @@ def _browser(user) -> tuple[Client, str]:
 
 def test_a_logged_in_browser_posts_telemetry_with_its_csrf_token(plant, leaf):
     client, csrf = _browser(plant.users["engineer"])
-    body = json.dumps({"samples": [f.telemetry_sample("leaf-t1", "Ethernet1/1", _ts())]})
+    body = json.dumps({"samples": [f.telemetry_sample("leaf-t1", "Ethernet1/1", _ts(), link_down_events=0)]})
     refused = client.post("/api/telemetry/", data=body, content_type="application/json")
     assert refused.status_code == 403 and "CSRF" in refused.json()["detail"]
     response = client.post(

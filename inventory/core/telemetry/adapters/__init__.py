@@ -34,7 +34,7 @@ request, for outputs that do not name them) and returns a list of sample dicts. 
 InfiniBand's ``SymbolErrorCounter`` becomes ``ib_symbol_errors``, never ``fec_symbol_errors``.
 """
 
-from inventory.core.telemetry.adapters.common import AdapterError, Context
+from inventory.core.telemetry.adapters.common import AdapterError, Context, Report
 from inventory.core.telemetry.adapters.registry import FORMATS, parse
 
-__all__ = ["FORMATS", "AdapterError", "Context", "parse"]
+__all__ = ["FORMATS", "AdapterError", "Context", "Report", "parse"]

@@ -8,14 +8,21 @@ from typing import Any
 from inventory.core.telemetry.adapters.common import (
     AdapterError,
     Context,
+    Fields,
     as_int,
     body_json,
     body_text,
     clean,
+    judgement_fields,
     lane_list,
+    merge_flag,
+    module_key,
     need_device,
     need_port,
+    on_off,
+    threshold_value,
 )
+from inventory.core.telemetry.adapters.nic_stats import map_ethtool_counters
 
 # ------------------------------------------------------------------------------------------
 # ethtool --show-fec (netlink FEC stats and histogram)
@@ -37,7 +44,8 @@ def parse_ethtool_fec(body: bytes, ctx: Context) -> list[dict]:
         for item in items:
             if not isinstance(item, dict):
                 raise AdapterError("ethtool --json output: expected a list of objects.")
-            stats = item.get("statistics") or {}
+            item = Fields(item)
+            stats = Fields(item.get("statistics") or {})
             s: dict[str, Any] = {
                 "device": device,
                 "port": item.get("ifname") or need_port(ctx, "ethtool-fec"),
@@ -50,6 +58,8 @@ def parse_ethtool_fec(body: bytes, ctx: Context) -> list[dict]:
             if hist:
                 s["fec_hist"] = [as_int(b.get("total")) or 0 for b in hist]
                 s["fec_hist_bins"] = [[int(b["bin_low"]), int(b["bin_high"])] for b in hist]
+            ctx.report.ignore(item.unused())
+            ctx.report.ignore(f"statistics.{k}" for k in stats.unused())
             out.append(clean(s))
         return out
     text = body_text(body)
@@ -82,6 +92,10 @@ def parse_ethtool_fec(body: bytes, ctx: Context) -> list[dict]:
             lo = int(m.group(1))
             hi = int(m.group(2)) if m.group(2) else lo
             hist.append((lo, hi, int(m.group(3))))
+            continue
+        m = re.match(r"\s*([A-Za-z][\w /.()-]*?)\s*:", line)
+        if m:
+            ctx.report.ignore([m.group(1)])
     flush()
     if not out:
         raise AdapterError("No 'FEC parameters for <interface>' block found in ethtool output.")
@@ -89,34 +103,13 @@ def parse_ethtool_fec(body: bytes, ctx: Context) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------------
-# ethtool -S (mlx5 names) and node_exporter's ethtool collector (same stat names)
+# ethtool -S (mlx5, bnxt_en, ice names: the table in nic_stats) and node_exporter's ethtool
+# collector (same stat names)
 
 
 def map_ethtool_stats(stats: dict[str, int]) -> dict[str, Any]:
-    """mlx5 ``ethtool -S`` counter names -> sample fields."""
-    s: dict[str, Any] = {}
-    if "rx_corrected_bits_phy" in stats:
-        s["fec_corrected_bits"] = stats["rx_corrected_bits_phy"]
-    elif any(k.startswith("rx_err_lane_") for k in stats):
-        s["fec_corrected_bits"] = sum(v for k, v in stats.items() if re.fullmatch(r"rx_err_lane_\d+_phy", k))
-    for name, field in (
-        ("link_down_events_phy", "link_down_events"),
-        ("rx_fec_corrected_blocks_phy", "fec_corrected_codewords"),
-        ("rx_fec_uncorrectable_blocks_phy", "fec_uncorrectable_codewords"),
-        ("rx_bits_phy", "rx_bits"),
-    ):
-        if name in stats:
-            s[field] = stats[name]
-    for direction in ("rx", "tx"):
-        prio = [v for k, v in stats.items() if re.fullmatch(rf"{direction}_prio\d+_pause", k)]
-        if prio:
-            s[f"pfc_pause_{direction}"] = sum(prio)
-        elif f"{direction}_pause_ctrl_phy" in stats:
-            s[f"pfc_pause_{direction}"] = stats[f"{direction}_pause_ctrl_phy"]
-    durations = [v for k, v in stats.items() if re.fullmatch(r"rx_prio\d+_pause_duration", k)]
-    if durations:
-        s["pfc_pause_duration_us"] = sum(durations)
-    return s
+    """NIC driver ``ethtool -S`` counter names -> sample fields (``nic_stats.ETHTOOL_S_COUNTERS``)."""
+    return map_ethtool_counters(stats)[0]
 
 
 def parse_ethtool_stats(body: bytes, ctx: Context) -> list[dict]:
@@ -129,7 +122,9 @@ def parse_ethtool_stats(body: bytes, ctx: Context) -> list[dict]:
             stats[m.group(1)] = int(m.group(2))
     if not stats:
         raise AdapterError("No 'name: value' counters found in ethtool -S output.")
-    return [clean({"device": device, "port": port, "ts": ctx.ts, **map_ethtool_stats(stats)})]
+    sample, used = map_ethtool_counters(stats)
+    ctx.report.ignore(k for k in stats if k not in used)
+    return [clean({"device": device, "port": port, "ts": ctx.ts, **sample})]
 
 
 # ------------------------------------------------------------------------------------------
@@ -150,6 +145,8 @@ def parse_ethtool_module(body: bytes, ctx: Context) -> list[dict]:
     rx: dict[int, float | None] = {}
     tx: dict[int, float | None] = {}
     bias: dict[int, float | None] = {}
+    thresholds: dict[str, float | None] = {}
+    flags: dict[str, bool] = {}
     found = False
     for line in body_text(body).splitlines():
         if ":" not in line:
@@ -159,6 +156,15 @@ def parse_ethtool_module(body: bytes, ctx: Context) -> list[dict]:
         value = value.strip()
         ch = re.search(r"\((?:channel|chan|lane)\s*(\d+)\)", key)
         lane = int(ch.group(1)) - 1 if ch else 0
+        judged = module_key(key)
+        if judged is not None:
+            name, is_threshold = judged
+            if is_threshold:
+                thresholds[name] = threshold_value(name, value)
+            else:
+                merge_flag(flags, name, on_off(value))
+            found = True
+            continue
         if key == "vendor name":
             s["module_vendor"] = value
         elif key == "vendor pn":
@@ -171,10 +177,11 @@ def parse_ethtool_module(body: bytes, ctx: Context) -> list[dict]:
         elif key == "module voltage":
             m = re.match(r"([\d.]+)", value)
             s["voltage_v"] = float(m.group(1)) if m else None
-        elif key.startswith("laser tx bias current") or key == "laser bias current":
+        elif (key.startswith("laser tx bias current") or key == "laser bias current") and not re.search(
+            r"threshold|alarm|warning", key
+        ):
             m = re.match(r"([\d.]+)\s*mA", value)
-            if m and "threshold" not in key and "alarm" not in key and "warning" not in key:
-                bias[lane] = float(m.group(1))
+            bias[lane] = float(m.group(1)) if m else None
         elif (
             key.startswith("transmit avg optical power") or key == "laser output power"
         ) and "threshold" not in key:
@@ -183,14 +190,8 @@ def parse_ethtool_module(body: bytes, ctx: Context) -> list[dict]:
             "receiver signal average optical power"
         ):
             rx[lane] = _dbm(value)
-        elif key == "laser rx power low warning threshold":
-            s["rx_power_low_warn_dbm"] = _dbm(value)
-        elif key == "laser rx power low alarm threshold":
-            s["rx_power_low_alarm_dbm"] = _dbm(value)
-        elif key == "module temperature high warning threshold":
-            m = re.match(r"(-?[\d.]+)", value)
-            s["temperature_high_warn_c"] = float(m.group(1)) if m else None
         else:
+            ctx.report.ignore([" ".join(line.partition(":")[0].split())])
             continue
         found = True
     if not found:
@@ -198,4 +199,5 @@ def parse_ethtool_module(body: bytes, ctx: Context) -> list[dict]:
     s["rx_power_dbm"] = lane_list(rx)
     s["tx_power_dbm"] = lane_list(tx)
     s["bias_ma"] = lane_list(bias)
+    s.update(judgement_fields(thresholds, flags))
     return [clean(s)]

@@ -8,6 +8,7 @@ from typing import Any
 from inventory.core.telemetry.adapters.common import (
     AdapterError,
     Context,
+    Fields,
     as_float,
     as_int,
     body_json,
@@ -78,7 +79,8 @@ def _mlxlink_flatten(body: bytes) -> tuple[dict[str, Any], list[tuple[int, int, 
 def parse_mlxlink(body: bytes, ctx: Context) -> list[dict]:
     device = need_device(ctx, "mlxlink")
     port = need_port(ctx, "mlxlink")
-    f, hist = _mlxlink_flatten(body)
+    raw, hist = _mlxlink_flatten(body)
+    f = Fields(raw)
     s: dict[str, Any] = {"device": device, "port": port, "ts": ctx.ts}
     if "Temperature [C]" in f:
         s["temperature_c"] = as_float(_strip_range(f["Temperature [C]"]))
@@ -116,6 +118,12 @@ def parse_mlxlink(body: bytes, ctx: Context) -> list[dict]:
         s["fec_hist"] = [c for _, _, c in hist]
         s["fec_hist_bins"] = [[lo, hi] for lo, hi, _ in hist]
         s["fec_correction_limit"] = limit_from_fec(f.get("FEC"))
+    ctx.report.ignore(f.unused())
+    # "61 [-10..80]": the bracket is a range the module reports beside the reading (its
+    # thresholds); no sample field takes it: named, not stripped in silence
+    ctx.report.ignore(
+        f"{k} range" for k in f.used if isinstance(f[k], str) and re.search(r"\[[^\]]*\.\.[^\]]*\]\s*$", f[k])
+    )
     s = clean(s)
     if len(s) == 3:
         raise AdapterError("No module info, counters or histogram found in mlxlink output.")

@@ -16,7 +16,7 @@ from inventory.core.telemetry.adapters.common import (
     lane_list,
     need_device,
 )
-from inventory.core.telemetry.adapters.sai import map_sai
+from inventory.core.telemetry.adapters.sai import map_sai_used
 
 
 def _path_elems(path: Any) -> list[tuple[str, dict[str, str]]]:
@@ -173,6 +173,7 @@ def parse_gnmi(body: bytes, ctx: Context) -> list[dict]:
     for ts, elems, value in leaves:
         port, field, lane = _oc_leaf(elems)
         if field is None:
+            ctx.report.ignore(["/".join(n for n, _ in elems)])
             continue
         port = port or ctx.port
         if not port:
@@ -190,7 +191,9 @@ def parse_gnmi(body: bytes, ctx: Context) -> list[dict]:
         else:
             s[field] = as_int(value)
     for key, h in sai.items():
-        samples[key].update(map_sai(h))
+        fields, unused = map_sai_used(h)
+        ctx.report.ignore(unused)
+        samples[key].update(fields)
     for (port, ts, field), values in lanes.items():
         samples[(port, ts)][field] = lane_list(values)
     out = [clean(s) for s in samples.values()]

@@ -29,11 +29,13 @@ def parse_perfquery(body: bytes, ctx: Context) -> list[dict]:
         if m:
             blocks.append((m.group(1), {}))
             continue
-        m = re.match(r"\s*([A-Za-z0-9]+):\.*\s*(\S+)\s*$", line)
+        m = re.match(r"\s*([A-Za-z0-9_]+):\.*\s*(\S+)\s*$", line)
         if m:
             if not blocks:
                 blocks.append(("", {}))
             blocks[-1][1][m.group(1)] = m.group(2)
+        elif line.strip() and not line.lstrip().startswith("#"):
+            ctx.report.ignore([line.strip()[:60]])  # a line of no known shape: named, not skipped
     if not blocks:
         raise AdapterError("No perfquery counters found.")
     out = []
@@ -49,5 +51,9 @@ def parse_perfquery(body: bytes, ctx: Context) -> list[dict]:
         for key, field in _PERFQUERY.items():
             if key in counters:
                 s[field] = as_int(counters[key])
+        # PortSelect and CounterSelect name the port and the selection: not readings
+        ctx.report.ignore(
+            k for k in counters if k not in _PERFQUERY and k not in ("PortSelect", "CounterSelect")
+        )
         out.append(clean(s))
     return out

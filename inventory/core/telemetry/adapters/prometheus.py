@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from inventory.core.telemetry.adapters.common import AdapterError, Context, as_float, body_text, clean
-from inventory.core.telemetry.adapters.ethtool import map_ethtool_stats
+from inventory.core.telemetry.adapters.nic_stats import map_ethtool_counters
 from inventory.core.telemetry.decode import COUNTER_FIELDS, GAUGE_FIELDS
 
 _PROM_LINE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+(-?\d+))?\s*$")
@@ -60,11 +60,13 @@ def parse_prometheus(body: bytes, ctx: Context) -> list[dict]:
             if stat.endswith("_total"):
                 stat = stat[: -len("_total")]
             if stat not in _CT_FIELDS:
+                ctx.report.ignore([name])
                 continue
             port = labels.get("port") or ctx.port
             device = labels.get("device") or ctx.device
             kind = "direct"
         else:
+            ctx.report.ignore([name])
             continue
         if not device:
             raise AdapterError("Prometheus series without a host label: pass ?device=.")
@@ -79,7 +81,10 @@ def parse_prometheus(body: bytes, ctx: Context) -> list[dict]:
     out = []
     for (device, port, ts), g in groups.items():
         s: dict[str, Any] = {"device": device, "port": port, "ts": ts}
-        s.update(map_ethtool_stats({k: int(v) for k, v in g["ethtool"].items() if float(v).is_integer()}))
+        counters = {k: int(v) for k, v in g["ethtool"].items() if float(v).is_integer()}
+        fields, used = map_ethtool_counters(counters)
+        ctx.report.ignore(f"node_ethtool_{k}" for k in g["ethtool"] if k not in used)
+        s.update(fields)
         for k, v in g["direct"].items():
             s[k] = v if k in ("pre_fec_ber", "post_fec_ber", "temperature_c", "voltage_v") else int(v)
         out.append(clean(s))

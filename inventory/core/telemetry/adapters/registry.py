@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from inventory.core.telemetry.adapters.arista import parse_arista_eos
 from inventory.core.telemetry.adapters.common import AdapterError, Context
 from inventory.core.telemetry.adapters.ethtool import (
     parse_ethtool_fec,
     parse_ethtool_module,
     parse_ethtool_stats,
 )
+from inventory.core.telemetry.adapters.junos import parse_junos
 from inventory.core.telemetry.adapters.mlxlink import parse_mlxlink
 from inventory.core.telemetry.adapters.openconfig import parse_gnmi
 from inventory.core.telemetry.adapters.perfquery import parse_perfquery
 from inventory.core.telemetry.adapters.prometheus import parse_prometheus
+from inventory.core.telemetry.adapters.sniff import other_format
 from inventory.core.telemetry.adapters.sonic import parse_sonic_cli, parse_sonic_counters
+from inventory.core.telemetry.adapters.sonic_dom import parse_sonic_dom
 from inventory.core.telemetry.adapters.xena import parse_xena
 
 FORMATS: dict[str, Callable[[bytes, Context], list[dict]]] = {
@@ -25,14 +29,23 @@ FORMATS: dict[str, Callable[[bytes, Context], list[dict]]] = {
     "perfquery": parse_perfquery,
     "sonic-counters": parse_sonic_counters,
     "sonic-cli": parse_sonic_cli,
+    "sonic-dom": parse_sonic_dom,
     "gnmi": parse_gnmi,
     "openconfig": parse_gnmi,
     "prometheus": parse_prometheus,
     "xena": parse_xena,
+    "junos": parse_junos,
+    "arista-eos": parse_arista_eos,
 }
 
 
 def parse(fmt: str, body: bytes, ctx: Context) -> list[dict]:
+    """The body read as ``fmt``: sample dicts; the source fields not used are in ``ctx.report``.
+    A body that plainly has another known format's shape is refused naming it."""
+    other = other_format(fmt, body)
+    if other is not None:
+        name, what = other
+        raise AdapterError(f"This is {what}, not {fmt} output: use ?format={name}.")
     try:
         return FORMATS[fmt](body, ctx)
     except AdapterError:

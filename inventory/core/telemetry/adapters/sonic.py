@@ -16,7 +16,7 @@ from inventory.core.telemetry.adapters.common import (
     need_device,
 )
 from inventory.core.telemetry.adapters.openconfig import parse_gnmi
-from inventory.core.telemetry.adapters.sai import map_sai
+from inventory.core.telemetry.adapters.sai import map_sai_used
 
 
 def _redis_text(text: str) -> list[tuple[str | None, dict[str, str]]]:
@@ -80,8 +80,9 @@ def parse_sonic_counters(body: bytes, ctx: Context) -> list[dict]:
             raise AdapterError(
                 "COUNTERS_DB hash without a port name: pass ?port= or include the port name map."
             )
-        s = clean({"device": device, "port": port, "ts": ctx.ts, **map_sai(h)})
-        out.append(s)
+        fields, unused = map_sai_used(h)
+        ctx.report.ignore(unused)
+        out.append(clean({"device": device, "port": port, "ts": ctx.ts, **fields}))
     if not out:
         raise AdapterError("No COUNTERS_DB hashes found.")
     return out
@@ -96,9 +97,22 @@ _CLI_COLUMNS = {
 }
 
 
+_PERIOD = re.compile(r"The rates are calculated within (\d+) seconds? period")
+
+
 def parse_sonic_cli(body: bytes, ctx: Context) -> list[dict]:
     device = need_device(ctx, "sonic-cli")
-    lines = body_text(body).splitlines()
+    text = body_text(body)
+    period = _PERIOD.search(text)
+    if period:
+        # ``-p N`` prints what the counters added in N seconds, not the counters: read as
+        # cumulative they would be counters of (nearly) 0, a reset to the rate maths
+        raise AdapterError(
+            f"This is a SONiC period output (show ... -p {period.group(1)}: the increase of each counter "
+            f"over {period.group(1)} s, not the counters since the last clear). cabletrack needs the "
+            "counters: post the output without -p."
+        )
+    lines = text.splitlines()
     for i, line in enumerate(lines):
         cols = re.split(r"\s{2,}", line.strip())
         if cols and cols[0] == "IFACE":
@@ -114,6 +128,8 @@ def parse_sonic_cli(body: bytes, ctx: Context) -> list[dict]:
                     field = _CLI_COLUMNS.get(name)
                     if field:
                         s[field] = as_float(cell) if field.endswith("_ber") else as_int(cell)
+                    else:
+                        ctx.report.ignore([name])
                 out.append(clean(s))
             return out
         if re.match(r"\s*Symbol Errors Per Codeword", line):

@@ -38,7 +38,7 @@ good_sample = st.fixed_dictionaries(
             st.characters(exclude_characters="\x00", exclude_categories=("Cs",)), max_size=30
         ),
     },
-)
+).filter(lambda d: len(d) > 3)  # a sample with a reading (device, port and ts alone: no_data)
 junk = st.one_of(
     st.none(),
     st.integers(),
@@ -129,3 +129,19 @@ def test_too_many_samples():
     body = orjson.dumps({"samples": [{"device": "d", "port": "p", "ts": NOW.isoformat()}] * 3})
     with pytest.raises(BodyError, match="Too many"):
         decode_json(body, now=NOW, max_future=timedelta(0), max_samples=2)
+
+
+def test_no_data_items_are_refused_whether_or_not_a_column_is_full():
+    """Every item with a counter: one full column proves it; a mixed batch is looked at item by
+    item, and only the item with no reading is refused."""
+    ts = NOW.isoformat()
+    full = [{"device": "d", "port": f"p{i}", "ts": ts, "link_down_events": i} for i in range(3)]
+    assert not decode_json(orjson.dumps({"samples": full}), **LIMITS).errors
+    mixed = [
+        {"device": "d", "port": "a", "ts": ts, "link_down_events": 0},
+        {"device": "d", "port": "b", "ts": ts, "module_serial": "X1"},
+        {"device": "d", "port": "c", "ts": ts, "unknown_counter": 7},
+    ]
+    out = decode_json(orjson.dumps({"samples": mixed}), **LIMITS)
+    assert out.index == [0, 1]
+    assert [(e.index, e.code) for e in out.errors] == [(2, "no_data")]

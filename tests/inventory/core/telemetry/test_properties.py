@@ -103,10 +103,10 @@ sample_values = st.fixed_dictionaries(
         "pre_fec_ber": st.floats(0, 1, allow_nan=False),
         "post_fec_ber": st.floats(0, 1, allow_nan=False),
         "temperature_c": st.floats(-40, 125, allow_nan=False),
-        "voltage_v": st.floats(0, 5, allow_nan=False),
+        "voltage_v": st.floats(2.5, 4.0, allow_nan=False),  # a 3.3 V module (else: sensor suspect)
         "rx_power_dbm": st.lists(st.none() | dbm, min_size=1, max_size=8),
     },
-)
+).filter(bool)  # a sample with a reading (device, port and ts alone are refused as no_data)
 # the model's column for each sample field where the names differ
 COLUMN = {
     "fec_corrected_codewords": "fec_corrected_cw",

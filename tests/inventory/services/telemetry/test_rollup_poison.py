@@ -143,7 +143,7 @@ def test_new_data_for_a_set_aside_port_waits_for_its_retry_instead_of_failing_ev
     poison(ports[0])
     assert telemetry_rollup(now=NOW).set_aside == 1
     later = NOW + timedelta(seconds=20)
-    ingest(series(ports[0], 2, start=T0 + timedelta(minutes=5)), now=later)
+    ingest(series(ports[0], 2, start=T0 + timedelta(minutes=5), link_down_events=lambda i: 0), now=later)
     ingest(
         series(ports[1], 3, start=T0 + timedelta(minutes=5), fec_corrected_codewords=lambda i: i), now=later
     )
@@ -173,7 +173,7 @@ def test_set_aside_ports_and_a_stalled_queue_show_on_the_page_the_api_and_metric
     from django.test import Client
 
     now = datetime.now(UTC).replace(microsecond=0)
-    ingest(series(ports[1], 2, start=now - timedelta(minutes=20)), now=now)
+    ingest(series(ports[1], 2, start=now - timedelta(minutes=20), link_down_events=lambda i: 0), now=now)
     TelemetryIngestBatch.objects.update(received_at=now - timedelta(minutes=20))  # nobody rolled it up
     queued = poison(ports[0])
     TelemetryIngestBatch.objects.filter(pk=queued.pk).update(

@@ -1,0 +1,86 @@
+"""``ethtool -S`` counter names of the NIC drivers in GPU servers -> sample fields: one table.
+
+Each row: (driver, sample field, name pattern (a full match), how several matches combine).
+Rows of one field are tried in order and the first whose pattern matches any counter of the
+output sets the field; the counters of the later rows are then not used (reported as ignored).
+The names do not collide between drivers, so no driver detection is needed.
+
+Sources (the driver's own string tables):
+
+* mlx5 (``drivers/net/ethernet/mellanox/mlx5/core/en_stats.c``): the ``*_phy`` physical port
+  counters, ``rx_prioN_pause`` / ``tx_prioN_pause`` / ``rx_prioN_pause_duration`` (us).
+* bnxt_en (``drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c``, ``bnxt_port_stats_ext_arr``):
+  ``link_down_events``, ``rx_bits``, ``rx_corrected_bits``, ``rx_fec_corrected_blocks``,
+  ``rx_fec_uncorrectable_blocks``, ``rx_pfc_ena_frames_priN`` / ``tx_pfc_ena_frames_priN``,
+  ``pfc_priN_rx_duration_us``. ``rx_pcs_symbol_err`` counts PCS symbol errors, not FEC symbols:
+  not mapped.
+* Intel ice (``drivers/net/ethernet/intel/ice/ice_ethtool.c``): ``port.rx_priority_N_xoff_rx`` /
+  ``port.tx_priority_N_xoff_tx`` (PFC XOFF frames: the pauses; XON frames end a pause and are
+  not counted). ice reports FEC through ``ethtool -I --show-fec`` (format ``ethtool-fec``),
+  not through ``-S``.
+* Intel irdma (the RDMA function of E810/ice): its counters are RDMA hardware counters
+  (``rdma statistic`` / ``/sys/class/infiniband/irdmaN/hw_counters``), never in ``ethtool -S``;
+  none of them is a physical-layer reading cabletrack stores.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+
+class StatRule(NamedTuple):
+    driver: str
+    field: str
+    pattern: str
+    combine: Callable[[list[int]], int] = sum
+
+
+ETHTOOL_S_COUNTERS: tuple[StatRule, ...] = (
+    # FEC corrected bits
+    StatRule("mlx5", "fec_corrected_bits", r"rx_corrected_bits_phy"),
+    StatRule("mlx5", "fec_corrected_bits", r"rx_err_lane_\d+_phy"),
+    StatRule("bnxt_en", "fec_corrected_bits", r"rx_corrected_bits"),
+    # FEC codewords
+    StatRule("mlx5", "fec_corrected_codewords", r"rx_fec_corrected_blocks_phy"),
+    StatRule("bnxt_en", "fec_corrected_codewords", r"rx_fec_corrected_blocks"),
+    StatRule("mlx5", "fec_uncorrectable_codewords", r"rx_fec_uncorrectable_blocks_phy"),
+    StatRule("bnxt_en", "fec_uncorrectable_codewords", r"rx_fec_uncorrectable_blocks"),
+    # line bits
+    StatRule("mlx5", "rx_bits", r"rx_bits_phy"),
+    StatRule("bnxt_en", "rx_bits", r"rx_bits"),
+    # link
+    StatRule("mlx5", "link_down_events", r"link_down_events_phy"),
+    StatRule("bnxt_en", "link_down_events", r"link_down_events"),
+    # PFC pause frames per direction (per priority, summed), then the port's totals
+    StatRule("mlx5", "pfc_pause_rx", r"rx_prio\d+_pause"),
+    StatRule("bnxt_en", "pfc_pause_rx", r"rx_pfc_ena_frames_pri\d+"),
+    StatRule("ice", "pfc_pause_rx", r"port\.rx_priority_\d+_xoff_rx"),
+    StatRule("mlx5", "pfc_pause_rx", r"rx_pause_ctrl_phy"),
+    StatRule("bnxt_en", "pfc_pause_rx", r"rx_pfc_frames"),
+    StatRule("mlx5", "pfc_pause_tx", r"tx_prio\d+_pause"),
+    StatRule("bnxt_en", "pfc_pause_tx", r"tx_pfc_ena_frames_pri\d+"),
+    StatRule("ice", "pfc_pause_tx", r"port\.tx_priority_\d+_xoff_tx"),
+    StatRule("mlx5", "pfc_pause_tx", r"tx_pause_ctrl_phy"),
+    StatRule("bnxt_en", "pfc_pause_tx", r"tx_pfc_frames"),
+    # time paused (us), received pauses
+    StatRule("mlx5", "pfc_pause_duration_us", r"rx_prio\d+_pause_duration"),
+    StatRule("bnxt_en", "pfc_pause_duration_us", r"pfc_pri\d+_rx_duration_us"),
+)
+
+_COMPILED = tuple((rule, re.compile(rule.pattern)) for rule in ETHTOOL_S_COUNTERS)
+
+
+def map_ethtool_counters(stats: Mapping[str, int]) -> tuple[dict[str, Any], set[str]]:
+    """``ethtool -S`` counters -> (sample fields, the counter names used)."""
+    sample: dict[str, Any] = {}
+    used: set[str] = set()
+    for rule, rx in _COMPILED:
+        if rule.field in sample:
+            continue
+        names = [k for k in stats if rx.fullmatch(k)]
+        if names:
+            sample[rule.field] = rule.combine([stats[k] for k in names])
+            used.update(names)
+    return sample, used

@@ -1,0 +1,320 @@
+"""Real captures (tests/data/real, sources in its README) posted through POST /api/telemetry/:
+every value the product stores is the value the file carries, field by field and lane by lane;
+what it does not store is named in ``ignored``; a period output is refused and stores nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from inventory.core.choices import TokenKind
+from inventory.models import Device, PortTelemetryState, TelemetryLaneSample, TelemetrySample
+from tests import factories as f
+from tests.paths import TEST_DATA
+
+pytestmark = pytest.mark.django_db
+
+REAL = TEST_DATA / "real"
+PORTS = ("Ethernet0", "Ethernet4", "Ethernet8", "Ethernet9")
+
+
+@pytest.fixture
+def leaf():
+    dev = Device.objects.create(name="leaf-1", role="leaf")
+    return {name: f.port(dev, name) for name in PORTS}
+
+
+@pytest.fixture
+def post(user_with_role):
+    client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
+    ts = (timezone.now() - timedelta(minutes=1)).replace(microsecond=0)
+
+    def _post(name: str, fmt: str, port: str | None = None, ctype: str = "text/plain"):
+        query = f"?format={fmt}&device=leaf-1&ts={ts.isoformat().replace('+00:00', 'Z')}"
+        if port:
+            query += f"&port={port}"
+        return client.post("/api/telemetry/" + query, data=(REAL / name).read_bytes(), content_type=ctype)
+
+    return _post
+
+
+def approx(values):
+    return pytest.approx(values, rel=1e-6)
+
+
+def thresholds(**by_quantity):
+    """{"rx_power": (high alarm, high warn, low alarm, low warn), ...} -> module_thresholds keys."""
+    out = {}
+    for quantity, values in by_quantity.items():
+        for level, value in zip(("high_alarm", "high_warn", "low_alarm", "low_warn"), values, strict=True):
+            out[f"{quantity}_{level}"] = approx(value)
+    return out
+
+
+SONIC_QSFP28_THRESHOLDS = thresholds(
+    rx_power=(3.4001, 2.4, -13.5067, -9.5001),
+    bias=(10.0, 9.5, 0.5, 1.0),
+    temperature=(75.0, 70.0, -5.0, 0.0),
+    voltage=(3.63, 3.465, 2.97, 3.1349),
+)
+
+
+def _stored(port):
+    sample = TelemetrySample.objects.get(port=port)
+    lanes = TelemetryLaneSample.objects.get(port=port)
+    state = PortTelemetryState.objects.get(port=port)
+    return sample, lanes, state
+
+
+def test_sonic_eeprom_dom_qsfp28_aoc(leaf, post):
+    r = post("sonic_eeprom_dom_qsfp28_aoc_Ethernet0.txt", "sonic-dom")
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert (body["stored"], body["rejected"]) == (1, 0), body["errors"]
+    sample, lanes, state = _stored(leaf["Ethernet0"])
+    assert sample.temperature_c == approx(30.9258)
+    assert sample.voltage_v == approx(3.2824)
+    assert lanes.rx_power_dbm == approx([0.3802, -0.4871, -0.0860, 0.3830])
+    assert lanes.bias_ma == approx([6.75, 6.75, 6.75, 6.75])
+    assert lanes.tx_power_dbm is None  # the file has no TXnPower line
+    assert (state.module_vendor, state.module_part, state.module_serial) == (
+        "Mellanox",
+        "MFA1A00-C003",
+        "MT1706FT02064",
+    )
+    assert state.rx_power_low_warn_dbm == approx(-9.5001)
+    assert state.rx_power_low_alarm_dbm == approx(-13.5067)
+    assert state.temperature_high_warn_c == approx(70.0)
+    # every threshold the module reports is its own judgement, kept; flags: none in this output
+    assert state.module_thresholds == SONIC_QSFP28_THRESHOLDS
+    assert state.module_flags == {} and state.dom_suspect is None
+    # the identity lines no sample field takes are named, not dropped in silence
+    ignored = body["ignored"]["fields"]
+    for name in ("Vendor OUI", "Identifier", "Encoding", "Vendor Rev"):
+        assert ignored[name] == 1, name
+    assert (
+        "RX1Power" not in ignored and "TempHighWarning" not in ignored and "RxPowerHighAlarm" not in ignored
+    )
+    assert body["ignored"]["count"] == sum(ignored.values())
+
+
+def test_sonic_eeprom_dom_qsfpdd_eight_lanes(leaf, post):
+    r = post("sonic_eeprom_dom_qsfpdd_400zr_Ethernet8.txt", "sonic-dom")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample, lanes, state = _stored(leaf["Ethernet8"])
+    assert sample.temperature_c == approx(44.9883)
+    assert sample.voltage_v == approx(3.2999)
+    assert lanes.rx_power_dbm == approx([-3.8595, 8.1478, -22.9243, 1.175, 1.2421, 8.1489, -3.5962, -3.6131])
+    assert lanes.tx_power_dbm == approx([1.175] * 8)
+    assert lanes.bias_ma == approx([17.476, 17.476, 0.0, 0.0, 0.0, 8.224, 8.224, 8.224])
+    assert (state.module_vendor, state.module_part, state.module_serial) == (
+        "INNOLIGHT",
+        "C-DQ8FNM010-N00",
+        "INKAO2900002A",
+    )
+    assert state.rx_power_low_warn_dbm == approx(-8.9008)
+    assert state.rx_power_low_alarm_dbm == approx(-11.9044)
+    assert state.temperature_high_warn_c == approx(75.0)
+    assert state.module_thresholds == thresholds(
+        rx_power=(6.9999, 4.9999, -11.9044, -8.9008),
+        bias=(14.996, 12.998, 4.496, 5.0),
+        tx_power=(6.9999, 4.9999, -10.5012, -7.5007),
+        temperature=(80.0, 75.0, -10.0, -5.0),
+        voltage=(3.6352, 3.4672, 2.9696, 3.1304),
+    )
+    ignored = r.json()["ignored"]["fields"]
+    assert {"Requested Laser Frequency", "Tx Frequency", "Requested Tx Power", "CMIS Rev"} <= set(ignored)
+
+
+def test_sonic_state_db_dom_hashes(leaf, post):
+    r = post("sonic_state_db_transceiver_Ethernet0.json", "sonic-dom", ctype="application/json")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample, lanes, state = _stored(leaf["Ethernet0"])
+    # the same module as the CLI capture: the same values from xcvrd's own field names
+    assert sample.temperature_c == approx(30.9258)
+    assert sample.voltage_v == approx(3.2824)
+    assert lanes.rx_power_dbm == approx([0.3802, -0.4871, -0.0860, 0.3830])
+    assert lanes.bias_ma == approx([6.75] * 4)
+    assert lanes.tx_power_dbm is None  # tx1power..tx4power are N/A
+    assert (state.module_vendor, state.module_part, state.module_serial) == (
+        "Mellanox",
+        "MFA1A00-C003",
+        "MT1706FT02064",
+    )
+    assert state.rx_power_low_warn_dbm == approx(-9.5001)
+    assert state.rx_power_low_alarm_dbm == approx(-13.5067)
+    assert state.temperature_high_warn_c == approx(70.0)
+    assert state.module_thresholds == SONIC_QSFP28_THRESHOLDS  # the CLI's values, from xcvrd's names
+    ignored = r.json()["ignored"]["fields"]
+    assert {"vendor_oui", "type", "connector"} <= set(ignored)
+    assert "rxpowerhighalarm" not in ignored
+    assert "rx1power" not in ignored and "tx1power" not in ignored  # read (N/A is no value, not ignored)
+
+
+def test_sonic_counters_pfc_estimated_pause_duration(leaf, post):
+    r = post(
+        "sonic_counters_db_pfc_est_oid0x1000000000012.json",
+        "sonic-counters",
+        port="Ethernet0",
+        ctype="application/json",
+    )
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample = TelemetrySample.objects.get(port=leaf["Ethernet0"])
+    # SAI_PORT_STAT_PFC_0..7_RX_PKTS: 1200 + 201 + ... + 207; TX: 1210 + 211 + ... + 217
+    assert sample.pfc_pause_rx == 1200 + sum(range(201, 208))
+    assert sample.pfc_pause_tx == 1210 + sum(range(211, 218))
+    # EST_PORT_STAT_PFC_0..7_RX_PAUSE_DURATION_US: 12000000 + 20000001 + ... + 20000007
+    assert sample.pfc_pause_duration_us == 12_000_000 + sum(20_000_000 + i for i in range(1, 8))
+    ignored = r.json()["ignored"]["fields"]
+    assert ignored["EST_PORT_STAT_PFC_3_ON2OFF_RX_PKTS"] == 1
+    assert ignored["EST_PORT_STAT_PFC_3_RECENT_PAUSE_TIME_US"] == 1
+    assert ignored["SAI_PORT_STAT_IF_IN_OCTETS"] == 1
+
+
+def test_sonic_fec_stats_period_output_is_refused_and_stores_nothing(leaf, post):
+    r = post("sonic_fec-stats_period_3s.txt", "sonic-cli")
+    assert r.status_code == 400
+    assert "period" in r.json()["detail"] and "without -p" in r.json()["detail"]
+    assert not TelemetrySample.objects.exists()
+
+
+def test_a_dom_capture_posted_as_ethtool_module_is_refused_naming_its_format(leaf, post):
+    """Before: accepted as ethtool -m with vendor, part and serial, every lane dropped in silence."""
+    r = post("sonic_eeprom_dom_qsfp28_aoc_Ethernet0.txt", "ethtool-module", port="Ethernet0")
+    assert r.status_code == 400
+    assert "SONiC transceiver DOM output" in r.json()["detail"]
+    assert "?format=sonic-dom" in r.json()["detail"]
+    assert not TelemetrySample.objects.exists()
+    assert not PortTelemetryState.objects.exists()
+
+
+@pytest.fixture
+def junos_leaf():
+    dev = Device.objects.create(name="qfx-1", role="leaf")
+    return {name: f.port(dev, name) for name in ("xe-0/1/7", "et-0/0/0", "ge-0/0/0")}
+
+
+def _post_as(user_with_role, name, fmt, device, ctype="text/plain"):
+    client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
+    ts = (timezone.now() - timedelta(minutes=1)).replace(microsecond=0)
+    query = f"?format={fmt}&device={device}&ts={ts.isoformat().replace('+00:00', 'Z')}"
+    return client.post("/api/telemetry/" + query, data=(REAL / name).read_bytes(), content_type=ctype)
+
+
+def test_junos_diagnostics_optics_sfp(junos_leaf, user_with_role):
+    r = _post_as(user_with_role, "junos_show_interfaces_diagnostics_optics_xe_sfp.txt", "junos", "qfx-1")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample, lanes, state = _stored(junos_leaf["xe-0/1/7"])
+    assert sample.temperature_c == approx(36.0)
+    assert sample.voltage_v == approx(3.268)
+    assert lanes.bias_ma == approx([37.682])
+    assert lanes.tx_power_dbm == approx([-1.83])
+    assert lanes.rx_power_dbm == approx([-2.32])
+    assert state.rx_power_low_warn_dbm == approx(-14.40)
+    assert state.rx_power_low_alarm_dbm == approx(-17.40)
+    assert state.temperature_high_warn_c == approx(85.0)
+    assert state.module_thresholds == thresholds(
+        bias=(95.0, 90.0, 3.0, 5.0),
+        tx_power=(3.50, 0.50, -11.25, -8.21),
+        temperature=(88.0, 85.0, -3.0, 0.0),
+        voltage=(3.630, 3.465, 2.970, 3.135),
+        rx_power=(3.50, 0.50, -17.40, -14.40),
+    )
+    # all 20 flags, each Off as the module reports it
+    assert state.module_flags == {
+        f"{q}_{lvl}": False
+        for q in ("bias", "tx_power", "temperature", "voltage", "rx_power")
+        for lvl in ("high_alarm", "low_alarm", "high_warn", "low_warn")
+    }
+    assert state.dom_suspect is None
+
+
+def test_junos_diagnostics_optics_qsfp28_four_lanes(junos_leaf, user_with_role):
+    r = _post_as(
+        user_with_role, "junos_show_interfaces_diagnostics_optics_et_qsfp28_4lanes.txt", "junos", "qfx-1"
+    )
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample, lanes, state = _stored(junos_leaf["et-0/0/0"])
+    assert sample.temperature_c == approx(48.0)
+    assert sample.voltage_v == approx(3.334)
+    assert lanes.bias_ma == approx([132.255] * 4)
+    assert lanes.tx_power_dbm == approx([1.30, 0.96, 1.01, 1.56])
+    assert lanes.rx_power_dbm == approx([1.03, 0.72, 0.97, 1.36])
+    assert state.rx_power_low_warn_dbm == approx(-10.60)
+    assert state.rx_power_low_alarm_dbm == approx(-13.60)
+    assert state.temperature_high_warn_c == approx(70.0)
+    assert state.module_thresholds == thresholds(
+        temperature=(74.0, 70.0, -4.0, 0.0),
+        voltage=(3.549, 3.45, 3.049, 3.15),
+        bias=(175.0, 162.5, 75.0, 87.5),
+        tx_power=(4.50, 4.00, -4.31, -3.81),
+        rx_power=(5.50, 4.50, -13.60, -10.60),
+    )
+    assert len(state.module_flags) == 20 and not any(state.module_flags.values())
+    ignored = r.json()["ignored"]["fields"]
+    assert ignored["Laser temperature"] == 4  # per lane, no sample field
+    assert ignored["Rx loss of signal alarm"] == 5  # module and 4 lanes
+    assert ignored["Laser temperature high alarm threshold"] == 1
+
+
+def test_junos_extensive_fec_counters_and_rates_kept_apart(junos_leaf, user_with_role):
+    r = _post_as(user_with_role, "junos_show_interfaces_extensive_ge_vmx.txt", "junos", "qfx-1")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample = TelemetrySample.objects.get(port=junos_leaf["ge-0/0/0"])
+    assert (sample.fec_corrected_cw, sample.fec_uncorrectable_cw) == (0, 0)
+    ignored = r.json()["ignored"]["fields"]
+    # per-second rates are never read as counters
+    assert ignored["FEC Corrected Errors Rate"] == 1 and ignored["FEC Uncorrected Errors Rate"] == 1
+    assert "FEC Corrected Errors" not in ignored
+
+
+def test_arista_eos_transceiver_detail(user_with_role):
+    dev = Device.objects.create(name="eos-1", role="leaf")
+    names = (
+        [f"Ethernet6/{i}" for i in range(1, 5)] + [f"Ethernet29/{i}" for i in range(1, 5)] + ["Ethernet7/1"]
+    )
+    ports = {name: f.port(dev, name) for name in names}
+    r = _post_as(user_with_role, "arista_eos_show_interfaces_transceiver_detail.txt", "arista-eos", "eos-1")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (9, 0)
+    tx = {"Ethernet6/1": -2.39, "Ethernet6/2": -2.33, "Ethernet6/3": -0.78, "Ethernet6/4": -0.93}
+    rx = {"Ethernet6/1": -0.90, "Ethernet6/2": -0.94, "Ethernet6/3": -1.00, "Ethernet6/4": -0.83}
+    for name in tx:
+        sample, lanes, state = _stored(ports[name])
+        assert (sample.temperature_c, sample.voltage_v) == (approx(27.48), approx(3.30))
+        assert lanes.tx_power_dbm == approx([tx[name]]) and lanes.rx_power_dbm == approx([rx[name]])
+        assert lanes.bias_ma is None
+        assert (state.rx_power_low_warn_dbm, state.rx_power_low_alarm_dbm) == (approx(-10.5), approx(-11.5))
+        assert state.temperature_high_warn_c == approx(75.0)
+        assert state.module_thresholds == thresholds(
+            temperature=(80.0, 75.0, -5.0, 0.0),
+            voltage=(3.60, 3.50, 3.00, 3.10),
+            tx_power=(4.40, 3.40, -9.60, -8.60),
+            rx_power=(4.40, 3.40, -11.50, -10.50),
+        )
+    for i in range(1, 5):
+        lanes = TelemetryLaneSample.objects.get(port=ports[f"Ethernet29/{i}"])
+        assert lanes.bias_ma == approx([21.90]) and lanes.rx_power_dbm is None
+    assert TelemetryLaneSample.objects.get(port=ports["Ethernet7/1"]).rx_power_dbm == approx([-1.15])
+    assert PortTelemetryState.objects.get(port=ports["Ethernet29/1"]).module_thresholds == thresholds(
+        bias=(38.30, 37.35, 0.0, 0.0)
+    )
+    assert r.json()["ignored"] == {"count": 0, "fields": {}}
+
+
+def test_arista_output_with_a_line_the_template_does_not_know_is_refused(user_with_role):
+    Device.objects.create(name="eos-1", role="leaf")
+    client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
+    body = (REAL / "arista_eos_show_interfaces_transceiver_detail.txt").read_bytes() + b"Et9/1  oops\n"
+    r = client.post("/api/telemetry/?format=arista-eos&device=eos-1", data=body, content_type="text/plain")
+    assert r.status_code == 400 and "LINE NOT FOUND" in r.json()["detail"]
+    assert not TelemetrySample.objects.exists()

@@ -1,0 +1,220 @@
+"""Property (issue 30): for every adapter, an input whose recognised fields are renamed or removed
+is never an empty or partial sample accepted without an error or an ``ignored`` report.
+
+Each adapter gets a capture (real where one exists: tests/data/real, tests/data/telemetry) and
+the source names it reads. Hypothesis renames some of them (a device release spelling a name
+differently), one at a time and together. Then, compared with the untouched capture:
+
+* a sample that lost a field it had is allowed only when the body is refused (``AdapterError``),
+  the item is refused (``no_data`` and the like), or ``ignored`` names every renamed field;
+* no empty sample is ever accepted;
+* with every recognised name removed, nothing is accepted: a refusal or an item error.
+
+Removing only some lines yields a smaller sample and nothing more: a device that does not report
+a counter is ordinary (an older firmware without ``rx_corrected_bits_phy``), and no output says
+which of its lines a device left out, so there is nothing to name.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inventory.core.telemetry import adapters
+from inventory.core.telemetry.decode import decode_objects
+from tests.paths import TEST_DATA
+
+NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)
+REAL = TEST_DATA / "real"
+SHARED = TEST_DATA / "telemetry"
+
+MLX5_STATS = b"""NIC statistics:
+     rx_corrected_bits_phy: 12345
+     link_down_events_phy: 2
+     rx_prio3_pause: 7
+     tx_prio3_pause: 1
+     rx_prio3_pause_duration: 900
+     rx_fec_uncorrectable_blocks_phy: 4
+"""
+NODE_EXPORTER = b"""node_ethtool_rx_corrected_bits_phy{device="eth1"} 12345
+node_ethtool_link_down_events_phy{device="eth1"} 3
+node_ethtool_rx_prio3_pause{device="eth1"} 42
+"""
+
+# format -> (body, ?port=, the source names the adapter reads from it)
+CASES: dict[str, tuple[bytes, str | None, tuple[str, ...]]] = {
+    "ethtool-fec": (
+        (SHARED / "01_ethtool_show-fec_stats.txt").read_bytes(),
+        None,
+        ("corrected_blocks", "uncorrectable_blocks"),
+    ),
+    "ethtool-stats": (
+        MLX5_STATS,
+        "p1",
+        (
+            "rx_corrected_bits_phy",
+            "link_down_events_phy",
+            "rx_prio3_pause",
+            "tx_prio3_pause",
+            "rx_fec_uncorrectable_blocks_phy",
+        ),
+    ),
+    "ethtool-module": (
+        (SHARED / "19_ethtool_m_qsfp28_sr4_mellanox_cumulus.txt").read_bytes(),
+        "p1",
+        (
+            "Vendor SN",
+            "Vendor name",
+            "Vendor PN",
+            "Module temperature",
+            "Module voltage",
+            "Laser tx bias current",
+            "Transmit avg optical power",
+            "Rcvr signal avg",
+            "Laser rx power low",
+        ),
+    ),
+    "mlxlink": (
+        (SHARED / "06_mlxlink_400g_dr4_cx7_mft4.34.json").read_bytes(),
+        "p1",
+        (
+            "Temperature [C]",
+            "Voltage [mV]",
+            "Raw Physical BER",
+            "Effective Physical BER",
+            "Vendor Serial Number",
+        ),
+    ),
+    "perfquery": (
+        (SHARED / "10_perfquery_extended_hca_2port.txt").read_bytes(),
+        None,
+        ("SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter"),
+    ),
+    "sonic-counters": (
+        (SHARED / "18_sonic_redis_RATES_fec_ber.txt").read_bytes(),
+        None,
+        ("SAI_PORT_STAT_IF_FEC_CORRECTED_BITS", "FEC_PRE_BER", "FEC_POST_BER"),
+    ),
+    "sonic-cli": (
+        (SHARED / "15_sonic_fec-stats_pre_post_ber_max.txt").read_bytes(),
+        None,
+        ("FEC_CORR", "FEC_UNCORR", "FEC_SYMBOL_ERR", "FEC_PRE_BER", "FEC_POST_BER"),
+    ),
+    "gnmi": (
+        (SHARED / "13_sonic_gnmi_get_COUNTERS_Ethernet0.json").read_bytes(),
+        None,
+        (
+            "SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES",
+            "SAI_PORT_STAT_IF_IN_FEC_SYMBOL_ERRORS",
+            "SAI_PORT_STAT_PFC_3_RX_PKTS",
+        ),
+    ),
+    "prometheus": (NODE_EXPORTER, None, ("rx_corrected_bits_phy", "link_down_events_phy", "rx_prio3_pause")),
+    "xena": ((SHARED / "20_xena_pp_rxfecstats.txt").read_bytes(), "p1", ("PP_RXFECSTATS",)),
+    "sonic-dom": (
+        (REAL / "sonic_eeprom_dom_qsfp28_aoc_Ethernet0.txt").read_bytes(),
+        None,
+        ("RX1Power", "RX3Power", "TX2Bias", "Temperature", "Vcc", "Vendor SN", "RxPowerLowWarning"),
+    ),
+    "junos": (
+        (REAL / "junos_show_interfaces_diagnostics_optics_et_qsfp28_4lanes.txt").read_bytes(),
+        None,
+        (
+            "Laser bias current",
+            "Laser output power",
+            "Laser receiver power",
+            "Module temperature",
+            "Module voltage",
+            "Laser rx power low",
+        ),
+    ),
+    "arista-eos": (
+        (REAL / "arista_eos_show_interfaces_transceiver_detail.txt").read_bytes(),
+        None,
+        ("Temperature", "Voltage", "Current", "Tx Power", "Rx Power"),
+    ),
+}
+
+
+def test_every_adapter_has_a_case():
+    assert set(CASES) | {"openconfig"} == set(adapters.FORMATS)
+
+
+def _read(fmt: str, body: bytes, port: str | None):
+    ctx = adapters.Context(device="host-a", port=port, ts=NOW)
+    try:
+        objs = adapters.parse(fmt, body, ctx)
+    except adapters.AdapterError:
+        return None, None, ctx
+    decoded = decode_objects(objs, now=NOW, max_future=timedelta(minutes=5))
+    return objs, decoded, ctx
+
+
+def _fields(sample: dict) -> set[str]:
+    return {k for k in sample if k not in ("device", "port", "ts")}
+
+
+def _rename(body: bytes, token: str) -> bytes:
+    # a device spelling the name differently: "RX1Power" -> "RX1Power_v2"
+    return body.replace(token.encode(), token.encode() + b"_v2")
+
+
+def _remove(body: bytes, token: str) -> bytes:
+    return b"\n".join(line for line in body.split(b"\n") if token.encode() not in line)
+
+
+def _lost(objs0: list[dict], objs: list[dict]) -> bool:
+    before = {(s["port"], s["ts"]): _fields(s) for s in objs0}
+    return len(objs) < len(objs0) or any(before.get((s["port"], s["ts"]), set()) - _fields(s) for s in objs)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), fmt=st.sampled_from(sorted(CASES)))
+def test_renamed_fields_are_never_a_silent_partial_sample(data, fmt):
+    body, port, tokens = CASES[fmt]
+    renamed = data.draw(st.sets(st.sampled_from(tokens), min_size=1, max_size=len(tokens)), label="renamed")
+    objs0, decoded0, _ = _read(fmt, body, port)
+    assert objs0 and not decoded0.errors  # the untouched capture reads cleanly
+    # each name alone: a rename that loses a field is refused or named as ignored
+    losing = set()
+    for token in renamed:
+        objs, decoded, ctx = _read(fmt, _rename(body, token), port)
+        if objs is None or decoded.errors:
+            continue  # refused as a whole, or item by item: said out loud
+        assert all(_fields(s) for s in objs)  # never an empty sample accepted
+        if _lost(objs0, objs):
+            losing.add(token)
+            assert f"{token}_v2" in " ".join(ctx.report.ignored), f"{fmt}: {token} renamed, lost, not named"
+    # all of them at once: every name whose rename loses a field is named
+    mutated = body
+    for token in renamed:
+        mutated = _rename(mutated, token)
+    objs, decoded, ctx = _read(fmt, mutated, port)
+    if objs is None or decoded.errors:
+        return
+    assert all(_fields(s) for s in objs)
+    named = " ".join(ctx.report.ignored)
+    assert not [t for t in losing if f"{t}_v2" not in named], fmt
+
+
+# where CASES lists a sample of the names read, every name (a common part of them) for removal
+ALL = {
+    "gnmi": ("SAI_PORT_STAT_IF_IN_FEC", "SAI_PORT_STAT_PFC_"),
+    "sonic-counters": ("FEC",),
+    "sonic-dom": ("RX", "TX", "Rx", "Tx", "Temp", "Vcc", "Vendor"),
+    "ethtool-module": ("Vendor", "Module", "Laser", "Transmit", "Rcvr"),
+    "junos": ("Laser", "Module"),
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(fmt=st.sampled_from(sorted(CASES)))
+def test_with_every_recognised_name_removed_nothing_is_accepted(fmt):
+    body, port, tokens = CASES[fmt]
+    tokens = ALL.get(fmt, tokens)
+    for token in tokens:
+        body = _remove(body, token)
+    objs, decoded, _ = _read(fmt, body, port)
+    assert objs is None or (decoded.errors and not decoded.samples) or not objs, (fmt, objs)
