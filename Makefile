@@ -23,9 +23,15 @@ install: $(STAMP)
 run: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo --gpus $(DEMO_GPUS) --seed 1
-	$(BIN)/python manage.py ensure_user demo --password demo-cabletrack --role admin --superuser
+	$(BIN)/python manage.py ensure_user demo --password demo-cabletrack --role admin --superuser --team "Fabric ops"
+	$(BIN)/python manage.py ensure_user tech --password tech-cabletrack --role technician --team "Fabric ops"
+	$(BIN)/python manage.py ensure_user engineer --password engineer-cabletrack --role engineer --team "Fabric ops"
+	$(BIN)/python manage.py ensure_user viewer --password viewer-cabletrack --role viewer
+	$(BIN)/python manage.py ensure_user visitor --password visitor-cabletrack --role technician
 	@echo ""
-	@echo "  cabletrack: http://$(ADDR)/   login: demo / demo-cabletrack"
+	@echo "  cabletrack: http://$(ADDR)/   login: demo / demo-cabletrack (admin)"
+	@echo "  also: tech / tech-cabletrack (technician, team Fabric ops), engineer / engineer-cabletrack,"
+	@echo "        viewer / viewer-cabletrack, visitor / visitor-cabletrack (technician in no team)"
 	@echo ""
 	$(BIN)/python manage.py runstack --addr $(ADDR)
 
