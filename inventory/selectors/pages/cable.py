@@ -359,6 +359,34 @@ def _human_change(change: dict) -> dict:
     }
 
 
+WHY_STATUSES = (CableStatus.DEGRADED, CableStatus.FAULTY)
+
+
+def status_why(cable: Cable, history: list[dict]) -> dict | None:
+    """Why a degraded or faulty cable is so, for its first screen: the change that set the status
+    (newest first in ``history``, already read for the page): its reason, who and when. A fault
+    report's reason is what was seen ("fault reported by tina: jacket pinched at U12")."""
+    if cable.status not in WHY_STATUSES:
+        return None
+    now_word = word(cable.status, "status")
+    for e in history:
+        if any(c["field"] == "Status" and c["new"] == now_word for c in e["changes"]):
+            return {"when": e["when"], "who": e["who"], "reason": e["reason"], "created": False}
+    # Never changed since it was recorded so: the record's creation says why, if anything does.
+    created = next((e for e in reversed(history) if e["what"] == "created" and not e.get("note")), None)
+    if created is not None:
+        return {"when": created["when"], "who": created["who"], "reason": created["reason"], "created": True}
+    return {"when": None, "who": None, "reason": "", "created": False}
+
+
+def link_far_ends(trace) -> dict | None:
+    """The two ends of the link a patched cable is one segment of (the first screen shows where
+    the light really goes): only when the path runs through more than this cable."""
+    if trace is None or trace.far is None or len(trace.segments) < 2:
+        return None
+    return {"start": trace.start, "far": trace.far, "via": [s.label for s in trace.segments]}
+
+
 def cable_actions(cable: Cable) -> dict:
     """The one-tap actions, each a URL (None on a retired cable, or a swap on a sealed one)."""
     label = cable.label
@@ -545,6 +573,8 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
     step = next_step(cable, ev, actions, retest)
     top = top_alert(ctx["cable_alerts"])
     ctx.update(
+        status_why=status_why(cable, ctx["history"]),
+        link_ends=link_far_ends(trace),
         evidence=ev,
         next_step=step,
         action_list=_action_list(actions, step),
