@@ -72,6 +72,10 @@ def pages() -> list[tuple[str, str]]:
     leaf = Device.objects.filter(role=DeviceRole.LEAF).order_by("name")[0]
     port = Port.objects.filter(device=node, cage__isnull=False).order_by("cage__index", "name")[0]
     alert = Alert.objects.filter(state="open").order_by("-pk").first()
+    faulty = first_cable(status="faulty")
+    # A leaf's uplink jumper to a patch panel: its page names the two real ends of the link.
+    patched = first_cable(role=CableRole.JUMPER, ends__port__device__role=DeviceRole.PATCH_PANEL)
+    twin = node.cages.order_by("index").values_list("name", flat=True)[0]
     out = [
         ("home", "/"),
         ("cable", f"/c/{jumper}"),
@@ -93,6 +97,17 @@ def pages() -> list[tuple[str, str]]:
         ("labels", "/labels/print/"),
         ("commissioning", "/reports/commissioning/?page=2"),
         ("404", "/c/C999999"),
+        # The technician's day and the forms for the aisle (issue 31).
+        ("racks", "/racks/"),
+        ("retests-rack", f"/retests/?rack={gpu_rack.name}"),
+        ("retests-today", "/retests/?bucket=today"),
+        ("search-cage", f"/search/?q={node.name}+{twin}"),
+        ("cable-faulty", f"/c/{faulty}"),
+        ("cable-patched", f"/c/{patched}"),
+        ("form-power-meter", f"/c/{jumper}/test/power-meter"),
+        ("form-inspect", f"/c/{jumper}/inspect"),
+        ("form-fault", f"/c/{jumper}/fault"),
+        ("404-rack", "/r/NO-SUCH-RACK"),
     ]
     if alert:
         out.insert(14, ("alert", f"/alerts/{alert.pk}/"))
@@ -136,7 +151,9 @@ def main() -> None:
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     _manage("migrate", "--noinput", "-v0")
     _manage("seed_demo", "--gpus", args.gpus, "--seed", "1")
-    _manage("ensure_user", USER, "--password", PASSWORD, "--role", "admin", "--superuser")
+    _manage(
+        "ensure_user", USER, "--password", PASSWORD, "--role", "admin", "--superuser", "--team", "Fabric ops"
+    )
     django.setup()
     targets = pages()
     if args.only:

@@ -99,12 +99,12 @@ class OtdrForm(forms.Form):
 
 
 ZONE_CHOICES = [("", "not checked"), ("pass", "pass"), ("fail", "fail")]
-RESULT_CHOICES = [("pass", "Pass"), ("fail", "Fail"), ("", "Not inspected")]
+RESULT_CHOICES = [("pass", "Pass"), ("fail", "Fail"), ("", "Skip")]
 ZONES = ("core", "cladding", "adhesive", "contact")
 
 
 class InspectionForm(forms.Form):
-    """Every end of the cable on one screen: for each, Pass / Fail / Not inspected as big choices,
+    """Every end of the cable on one screen: for each, Pass / Fail / Skip (not inspected) as big choices,
     "cleaned", and (folded) the IEC zones and a photo. One submission for both ends."""
 
     def __init__(self, *args, ends=(), **kwargs):

@@ -369,9 +369,14 @@ def status_why(cable: Cable, history: list[dict]) -> dict | None:
     if cable.status not in WHY_STATUSES:
         return None
     now_word = word(cable.status, "status")
-    for e in history:
-        if any(c["field"] == "Status" and c["new"] == now_word for c in e["changes"]):
-            return {"when": e["when"], "who": e["who"], "reason": e["reason"], "created": False}
+    setting = [
+        e for e in history if any(c["field"] == "Status" and c["new"] == now_word for c in e["changes"])
+    ]
+    # A fault report writes a journal entry (what was seen) and the status change beside it:
+    # the words of the person who saw it say more than the change's reason.
+    e = next((e for e in setting if e.get("note")), setting[0] if setting else None)
+    if e is not None:
+        return {"when": e["when"], "who": e["who"], "reason": e["reason"], "created": False}
     # Never changed since it was recorded so: the record's creation says why, if anything does.
     created = next((e for e in reversed(history) if e["what"] == "created" and not e.get("note")), None)
     if created is not None:
@@ -384,7 +389,20 @@ def link_far_ends(trace) -> dict | None:
     the light really goes): only when the path runs through more than this cable."""
     if trace is None or trace.far is None or len(trace.segments) < 2:
         return None
-    return {"start": trace.start, "far": trace.far, "via": [s.label for s in trace.segments]}
+    ends = [trace.start, trace.far]
+    # The cage on the faceplate (what the technician looks for), then the logical port.
+    cages = {
+        pk: (cage, conn)
+        for pk, cage, conn in Port.objects.filter(pk__in=[p.port_id for p in ends if p.port_id]).values_list(
+            "pk", "cage__name", "connector"
+        )
+    }
+    out = []
+    for p in ends:
+        cage, conn = cages.get(p.port_id, (None, None))
+        spot = f"{cage}/{conn}" if cage and (conn or 1) > 1 else (cage or "")
+        out.append({"rack": p.rack, "u": p.u, "device": p.device, "cage": spot, "port": p.name})
+    return {"start": out[0], "far": out[1], "via": [s.label for s in trace.segments]}
 
 
 def cable_actions(cable: Cable) -> dict:
