@@ -37,7 +37,7 @@ def test_a_patched_jumper_names_the_far_end_of_its_link_beside_its_own_ends(plan
     block = html.split('data-testid="link-ends">', 1)[1].split("</div>", 1)[0]
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", block))
     assert "J-100, T-100, J-101" in text
-    assert "A01 · U10 · gpu-0001 OSFP1/2 eth1" in text and "B01 · U46 · leaf-01 OSFP2 Ethernet2/1" in text
+    assert "A01 U10 gpu-0001 OSFP1/2 eth1" in text and "B01 U46 leaf-01 OSFP2 Ethernet2/1" in text
     assert 'href="/r/A01"' in block
     assert html.index('data-testid="link-ends"') < html.index('aria-label="Facts"')
 
