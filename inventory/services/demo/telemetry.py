@@ -3,10 +3,10 @@ and for a sample of healthy links, so the link health cards, the sparklines and 
 evidence show the same numbers.
 
 Rollups, not raw samples: the pages and the rules read ``PortRollup`` (``fec_series``,
-``port_stats``), and 36 hours of rollups for a few dozen links are written in one bulk insert
+``port_stats``), and 32 hours of rollups for a few dozen links are written in one bulk insert
 whatever the plant's size. The rows are what the rollup would make of a collector sampling every
-five minutes: each bucket (``CABLETRACK_TELEMETRY_ROLLUP_SECONDS`` wide) holds one sample and the
-five minutes since the previous one (``covered_s``), its FEC counters as increases over them and
+ten minutes: each bucket (``CABLETRACK_TELEMETRY_ROLLUP_SECONDS`` wide) holds one sample and the
+ten minutes since the previous one (``covered_s``), its FEC counters as increases over them and
 its line bits from the link's lanes and lane rate (as ``rollup_sql`` computes them).
 
 The numbers come from the alert itself: an FEC-degradation alert's ``value`` is the pre-FEC BER
@@ -26,8 +26,8 @@ from inventory.conf import app_settings
 from inventory.core.choices import AlertRule
 from inventory.models import Link, PortRollup
 
-STEP = timedelta(minutes=5)  # the demo collector's sampling interval
-HISTORY = timedelta(hours=36)  # the day the pages draw, and the hours before the oldest alert
+STEP = timedelta(minutes=10)  # the demo collector's sampling interval (a row per port per step)
+HISTORY = timedelta(hours=32)  # the day the pages draw, and the ramp before the oldest alert (30 h)
 HEALTHY_LINKS = 24  # healthy links given history beside the alerted ones
 DEFAULT_LANES, DEFAULT_LANE_GBAUD = 4, 106.25  # 400G over four 100G PAM4 lanes
 
@@ -84,7 +84,7 @@ def _port_rows(
         base_rx = [round(rng.uniform(-4.8, -2.2), 2) for _ in range(lanes)]
     flaps: dict[datetime, int] = {}
     if incident is not None and incident.rule == AlertRule.LINK_FLAP:
-        hour = [incident.opened_at - STEP * (k + 1) for k in range(12)]
+        hour = [incident.opened_at - STEP * (k + 1) for k in range(int(timedelta(hours=1) / STEP))]
         for _ in range(int(incident.evidence.get("link_down", 0))):
             when = _bucket(rng.choice(hour))
             flaps[when] = flaps.get(when, 0) + 1
@@ -128,7 +128,7 @@ def _port_rows(
 
 
 def demo_seed_telemetry(*, site, seed: int, now: datetime, incidents: list[DemoIncident]) -> dict[str, int]:
-    """Rollups over the last 36 hours for the alerted links (the alert's own numbers at its port,
+    """Rollups over the last 32 hours for the alerted links (the alert's own numbers at its port,
     a healthy series at the far end) and ``HEALTHY_LINKS`` others picked by seed."""
     rng = random.Random(seed * 7919 + 17)
     by_link = {i.link_id: i for i in incidents}
