@@ -23,9 +23,10 @@ def _split_device_port(q: str) -> tuple[str, str] | None:
 
 # A cage as people read it off a faceplate, a page or a label: ``leaf-s01-r6:OSFP12``,
 # ``gpu-0023 OSFP3``, ``LEAF-S01-R6 osfp 12``, ``gpu-0023 : OSFP3``, ``gpu-0023/OSFP3`` and the
-# second connector of a twin-port module as the pages print it, ``OSFP1/2``.
+# second connector of a twin-port module as the pages print it, ``OSFP1/2``; a label's line
+# copied whole, the logical port after the cage (``gpu-0001 OSFP1 eth0``), finds the cage too.
 _CAGE_QUERY = re.compile(
-    r"^\s*(?P<device>[^\s:/]+)\s*[\s:/]\s*(?P<cage>[A-Za-z][A-Za-z_-]*[\s_-]*\d+)(?:\s*/\s*(?P<conn>\d))?\s*$"
+    r"^\s*(?P<device>[^\s:/]+)\s*[\s:/]\s*(?P<cage>[A-Za-z][A-Za-z_-]*[\s_-]*\d+)(?:\s*/\s*(?P<conn>\d))?(?:\s+(?P<port>\S+))?\s*$"
 )
 
 

@@ -90,7 +90,9 @@ def test_search_finds_a_cage_as_read_off_a_faceplate_or_label(plant, tech_client
     assert "gpu-0001 OSFP1 J-102" in text and "gpu-0001 OSFP1/2 J-100" in text
 
 
-@pytest.mark.parametrize("q", ["gpu-0001 OSFP1/2", "gpu-0001:osfp1/2", "GPU-0001 OSFP 1 / 2"])
+@pytest.mark.parametrize(
+    "q", ["gpu-0001 OSFP1/2", "gpu-0001:osfp1/2", "GPU-0001 OSFP 1 / 2", "gpu-0001 OSFP1/2 eth1"]
+)
 def test_search_for_a_cage_connector_opens_its_cable(plant, tech_client, q):
     response = tech_client.get("/search/", {"q": q})
     assert response.status_code == 302 and response["Location"] == "/c/J-100"
