@@ -200,7 +200,9 @@ def refusal(user, action: str, obj=None) -> str:
         return f"Log in to {what}."
     if rule is not None and can(user, action):  # the role allows it; the site scope refuses
         names = sorted(Site.objects.filter(pk__in=site_ids_of(obj)).values_list("name", flat=True))
-        where = " or ".join(names) if names else "the site of this"
+        if not names:
+            return f"This is in no rack of any site, so only an engineer may {what} here: ask an engineer."
+        where = " or ".join(names)
         return f"You are not in a team for {where}, so you may not {what} here: ask an admin to add you to its team."
     roles = ", ".join(sorted(user.groups.values_list("name", flat=True))) or "no role"
     return f"Your role ({roles}) does not allow you to {what}: ask an admin."
