@@ -23,13 +23,15 @@ install: $(STAMP)
 run: install docs
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo --gpus $(DEMO_GPUS) --seed 1
-	$(BIN)/python manage.py ensure_user demo --password demo-cabletrack --role admin --superuser
-	$(BIN)/python manage.py ensure_user engineer --password demo-cabletrack --role engineer
+	$(BIN)/python manage.py ensure_user demo --password demo-cabletrack --role admin --superuser --team "Fabric ops"
+	$(BIN)/python manage.py ensure_user engineer --password demo-cabletrack --role engineer --team "Fabric ops"
 	$(BIN)/python manage.py ensure_user tech --password demo-cabletrack --role technician --team "Fabric ops"
 	$(BIN)/python manage.py ensure_user viewer --password demo-cabletrack --role viewer
+	$(BIN)/python manage.py ensure_user visitor --password demo-cabletrack --role technician
 	@echo ""
-	@echo "  cabletrack: http://$(ADDR)/   password demo-cabletrack for demo (admin), engineer, tech, viewer"
-	@echo "  documentation: http://$(ADDR)/docs/"
+	@echo "  cabletrack: http://$(ADDR)/   documentation: http://$(ADDR)/docs/"
+	@echo "  password demo-cabletrack for: demo (admin), engineer, tech (technician, team Fabric ops),"
+	@echo "  viewer, visitor (a technician in no team)"
 	@echo ""
 	$(BIN)/python manage.py runstack --addr $(ADDR)
 

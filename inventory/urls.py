@@ -21,6 +21,8 @@ urlpatterns = [
     # Printed on QR labels: these two URLs never change.
     path("c/<str:label>", pages.cable_page, name="cable-page"),
     path("r/<str:name>", pages.rack_page, name="rack-page"),
+    path("racks/", pages.rack_list, name="rack-list"),
+    path("favicon.ico", pages.favicon, name="favicon"),
     # Tests (issue 4): phone forms, original files, commissioning report.
     path("c/<str:label>/test/power-meter", test_views.cable_test_olts, name="cable-test-olts"),
     path("c/<str:label>/test/otdr", test_views.cable_test_otdr, name="cable-test-otdr"),

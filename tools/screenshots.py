@@ -52,6 +52,13 @@ DOCS_PAGES = {
     "form-serviced",
     "form-swap",
     "form-replace",
+    "racks",
+    "retests-rack",
+    "retests-today",
+    "search-cage",
+    "cable-faulty",
+    "cable-patched",
+    "404-rack",
 }
 USER, PASSWORD = "demo", "demo-cabletrack"
 
@@ -97,6 +104,10 @@ def pages() -> list[tuple[str, str]]:
     leaf = Device.objects.filter(role=DeviceRole.LEAF).order_by("name")[0]
     port = Port.objects.filter(device=node, cage__isnull=False).order_by("cage__index", "name")[0]
     alert = Alert.objects.filter(state="open").order_by("-pk").first()
+    faulty = first_cable(status="faulty")
+    # A leaf's uplink jumper to a patch panel: its page names the two real ends of the link.
+    patched = first_cable(role=CableRole.JUMPER, ends__port__device__role=DeviceRole.PATCH_PANEL)
+    twin = node.cages.order_by("index").values_list("name", flat=True)[0]
     out = [
         ("home", "/"),
         ("cable", f"/c/{jumper}"),
@@ -118,7 +129,13 @@ def pages() -> list[tuple[str, str]]:
         ("labels", "/labels/print/"),
         ("commissioning", "/reports/commissioning/?page=2"),
         ("404", "/c/C999999"),
-        # The technician's forms, one tap from the cable page.
+        # The technician's day (issue 31) and the forms, one tap from the cable page.
+        ("racks", "/racks/"),
+        ("retests-rack", f"/retests/?rack={gpu_rack.name}"),
+        ("retests-today", "/retests/?bucket=today"),
+        ("search-cage", f"/search/?q={node.name}+{twin}"),
+        ("cable-faulty", f"/c/{faulty}"),
+        ("cable-patched", f"/c/{patched}"),
         ("form-power-meter", f"/c/{jumper}/test/power-meter"),
         ("form-otdr", f"/c/{trunk}/test/otdr"),
         ("form-inspect", f"/c/{jumper}/inspect"),
@@ -126,6 +143,7 @@ def pages() -> list[tuple[str, str]]:
         ("form-serviced", f"/c/{jumper}/serviced"),
         ("form-swap", f"/c/{jumper}/swap"),
         ("form-replace", f"/c/{jumper}/replace"),
+        ("404-rack", "/r/NO-SUCH-RACK"),
     ]
     if alert:
         out.insert(14, ("alert", f"/alerts/{alert.pk}/"))
@@ -172,7 +190,9 @@ def main() -> None:
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     _manage("migrate", "--noinput", "-v0")
     _manage("seed_demo", "--gpus", args.gpus, "--seed", "1")
-    _manage("ensure_user", USER, "--password", PASSWORD, "--role", "admin", "--superuser")
+    _manage(
+        "ensure_user", USER, "--password", PASSWORD, "--role", "admin", "--superuser", "--team", "Fabric ops"
+    )
     django.setup()
     targets = pages()
     if args.only:

@@ -184,12 +184,34 @@ def can(user, action: str, obj=None) -> bool:
     return True
 
 
+def refusal(user, action: str, obj=None) -> str:
+    """Why ``user`` may not do ``action`` (on ``obj``), in one sentence a person can act on; ""
+    when they may. The pages show it in place of a refused action, and the 403 page says it.
+
+    A role that lacks the permission: "Your role (technician) does not allow you to print labels:
+    ask an admin." A role that has it, on an object in a site none of the user's teams looks
+    after: "You are not in a team for Demo Hall 1: ask an admin to add you to its team."
+    """
+    if can(user, action, obj):
+        return ""
+    rule = ACTIONS.get(action)
+    what = rule.label.lower() if rule and rule.label else action
+    if user is None or not user.is_authenticated:
+        return f"Log in to {what}."
+    if rule is not None and can(user, action):  # the role allows it; the site scope refuses
+        names = sorted(Site.objects.filter(pk__in=site_ids_of(obj)).values_list("name", flat=True))
+        if not names:
+            return f"This is in no rack of any site, so only an engineer may {what} here: ask an engineer."
+        where = " or ".join(names)
+        return f"You are not in a team for {where}, so you may not {what} here: ask an admin to add you to its team."
+    roles = ", ".join(sorted(user.groups.values_list("name", flat=True))) or "no role"
+    return f"Your role ({roles}) does not allow you to {what}: ask an admin."
+
+
 def check(user, action: str, obj=None) -> None:
-    """Raise ``PermissionDenied`` (403) unless ``can(user, action, obj)``."""
+    """Raise ``PermissionDenied`` (403, with ``refusal``'s sentence) unless ``can(user, action, obj)``."""
     if not can(user, action, obj):
-        rule = ACTIONS.get(action)
-        what = rule.label.lower() if rule and rule.label else action
-        raise PermissionDenied(f"Your role does not allow you to {what} here.")
+        raise PermissionDenied(refusal(user, action, obj))
 
 
 def check_each(user, action: str, objs) -> None:

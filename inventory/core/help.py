@@ -18,6 +18,7 @@ PAGE_TOPICS: dict[str, str] = {
     "search": "technician/#search",
     "cable-page": "technician/#the-cable-page",
     "rack-page": "technician/#the-rack-page",
+    "rack-list": "technician/tasks/#find-a-rack",
     "device-page": "technician/#devices-and-ports",
     "port-page": "technician/#devices-and-ports",
     "transceiver-detail": "technician/#devices-and-ports",

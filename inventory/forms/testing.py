@@ -10,9 +10,14 @@ WAVELENGTH_CHOICES = [(w, f"{w} nm") for w in (1310, 1550, 850, 1300, 953, 1625)
 
 
 class OltsForm(forms.Form):
-    """One wavelength, one direction, a loss per fibre: a few taps on a phone."""
+    """One wavelength, one direction, a loss per fibre: a few taps on a phone. The fibres come
+    first; the instrument's details (folded on the page) start as the technician last used them.
+    A multi-mode launch condition is asked only of a multi-mode cable; the wavelengths offered
+    are those of its medium."""
 
-    wavelength_nm = forms.TypedChoiceField(choices=WAVELENGTH_CHOICES, coerce=int, label="Wavelength")
+    wavelength_nm = forms.TypedChoiceField(
+        choices=WAVELENGTH_CHOICES, coerce=int, label="Wavelength", widget=forms.RadioSelect
+    )
     direction = forms.ChoiceField(choices=Direction.choices, initial=Direction.A_TO_B)
     reference_method = forms.ChoiceField(
         choices=ReferenceMethod.choices, initial=ReferenceMethod.ONE_JUMPER, label="Reference method"
@@ -32,9 +37,24 @@ class OltsForm(forms.Form):
     )
     notes = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
 
-    def __init__(self, *args, fibres: int = 8, **kwargs):
+    META = (
+        "instrument",
+        "instrument_serial",
+        "calibration_date",
+        "reference_method",
+        "reference_dbm",
+        "launch_condition",
+        "notes",
+    )
+
+    def __init__(self, *args, fibres: int = 8, wavelengths=None, multimode: bool = True, **kwargs):
         super().__init__(*args, **kwargs)
         self.fibre_count = fibres
+        if wavelengths:
+            self.fields["wavelength_nm"].choices = [(w, f"{w} nm") for w in wavelengths]
+            self.fields["wavelength_nm"].initial = wavelengths[0]
+        if not multimode:
+            del self.fields["launch_condition"]  # no launch condition on single-mode fibre
         for i in range(1, fibres + 1):
             self.fields[f"loss_{i}"] = forms.FloatField(
                 required=False,
@@ -45,10 +65,14 @@ class OltsForm(forms.Form):
     def fibre_fields(self):
         return [self[f"loss_{i}"] for i in range(1, self.fibre_count + 1)]
 
+    def meta_fields(self):
+        return [self[name] for name in self.META if name in self.fields]
+
     def clean(self):
         data = super().clean()
         if not any(data.get(f"loss_{i}") is not None for i in range(1, self.fibre_count + 1)):
             raise forms.ValidationError("Enter the loss of at least one fibre.")
+        data.setdefault("launch_condition", "")
         return data
 
 
@@ -75,32 +99,76 @@ class OtdrForm(forms.Form):
 
 
 ZONE_CHOICES = [("", "not checked"), ("pass", "pass"), ("fail", "fail")]
+RESULT_CHOICES = [("pass", "Pass"), ("fail", "Fail"), ("", "Skip")]
+ZONES = ("core", "cladding", "adhesive", "contact")
 
 
 class InspectionForm(forms.Form):
-    end = forms.ChoiceField(label="Connector end")
-    passed = forms.TypedChoiceField(
-        choices=[("1", "Pass"), ("0", "Fail")],
-        coerce=lambda v: v == "1",
-        widget=forms.RadioSelect,
-        label="Result",
-    )
-    zone_core = forms.ChoiceField(choices=ZONE_CHOICES, required=False, label="Core zone")
-    zone_cladding = forms.ChoiceField(choices=ZONE_CHOICES, required=False, label="Cladding zone")
-    zone_adhesive = forms.ChoiceField(choices=ZONE_CHOICES, required=False, label="Adhesive zone")
-    zone_contact = forms.ChoiceField(choices=ZONE_CHOICES, required=False, label="Contact zone")
-    cleaned = forms.BooleanField(required=False, label="Cleaned before inspection")
-    photo = forms.FileField(
-        required=False, widget=forms.ClearableFileInput(attrs={"accept": "image/*", "capture": "environment"})
-    )
+    """Every end of the cable on one screen: for each, Pass / Fail / Skip (not inspected) as big choices,
+    "cleaned", and (folded) the IEC zones and a photo. One submission for both ends."""
 
     def __init__(self, *args, ends=(), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["end"].choices = [(str(e.pk), label) for e, label in ends]
+        self.ends = list(ends)  # (CableEnd, its words)
+        for end, _ in self.ends:
+            p = f"e{end.pk}_"
+            self.fields[p + "result"] = forms.ChoiceField(
+                choices=RESULT_CHOICES, required=False, widget=forms.RadioSelect, label="Result", initial=""
+            )
+            self.fields[p + "cleaned"] = forms.BooleanField(required=False, label="Cleaned before inspection")
+            for z in ZONES:
+                self.fields[f"{p}zone_{z}"] = forms.ChoiceField(
+                    choices=ZONE_CHOICES, required=False, label=f"{z.capitalize()} zone"
+                )
+            self.fields[p + "photo"] = forms.FileField(
+                required=False,
+                label="Photo",
+                widget=forms.ClearableFileInput(attrs={"accept": "image/*", "capture": "environment"}),
+            )
 
-    def zones(self) -> dict:
-        return {
-            z: self.cleaned_data[f"zone_{z}"]
-            for z in ("core", "cladding", "adhesive", "contact")
-            if self.cleaned_data.get(f"zone_{z}")
-        }
+    def end_groups(self) -> list[dict]:
+        """Per end: its words and its bound fields, for the template."""
+        out = []
+        for end, words in self.ends:
+            p = f"e{end.pk}_"
+            out.append(
+                {
+                    "end": end,
+                    "name": f"{end.side}{end.leg or ''}",
+                    "words": words,
+                    "result": self[p + "result"],
+                    "cleaned": self[p + "cleaned"],
+                    "zones": [self[f"{p}zone_{z}"] for z in ZONES],
+                    "photo": self[p + "photo"],
+                }
+            )
+        return out
+
+    def clean(self):
+        data = super().clean()
+        if not any(data.get(f"e{end.pk}_result") for end, _ in self.ends):
+            raise forms.ValidationError("Choose pass or fail for at least one end.")
+        return data
+
+    def inspected(self) -> list[dict]:
+        """The ends given a result: end, passed, zones, cleaned, photo (an uploaded file or None)."""
+        out = []
+        for end, _ in self.ends:
+            p = f"e{end.pk}_"
+            result = self.cleaned_data.get(p + "result")
+            if not result:
+                continue
+            out.append(
+                {
+                    "end": end,
+                    "passed": result == "pass",
+                    "zones": {
+                        z: self.cleaned_data[f"{p}zone_{z}"]
+                        for z in ZONES
+                        if self.cleaned_data.get(f"{p}zone_{z}")
+                    },
+                    "cleaned": self.cleaned_data.get(p + "cleaned", False),
+                    "photo": self.cleaned_data.get(p + "photo"),
+                }
+            )
+        return out

@@ -21,4 +21,6 @@ def docs_page(request, path: str = ""):
     try:
         return serve(request, path, document_root=str(root))
     except Http404:
-        return render(request, "404.html", {"what": f"No documentation page {path}"}, status=404)
+        return render(
+            request, "404.html", {"message": "No such documentation page", "path": request.path}, status=404
+        )

@@ -5,6 +5,7 @@ from django.shortcuts import render
 from django.views import defaults
 
 from inventory.middleware.failsafe import is_unavailable, unavailable_response
+from inventory.middleware.notfound import not_allowed_response, not_found_response
 
 
 def server_error(request):
@@ -32,13 +33,14 @@ def page_not_found(request, exception):
     not the HTML page: an API client always gets the content type the schema documents."""
     if _api(request):
         return JsonResponse({"detail": "Not found."}, status=404)
-    return defaults.page_not_found(request, exception)
+    message = exception.args[0] if exception and exception.args and isinstance(exception.args[0], str) else ""
+    return not_found_response(request, message)
 
 
 def permission_denied(request, exception):
     if _api(request):
         return JsonResponse({"detail": str(exception) or "You do not have permission."}, status=403)
-    return defaults.permission_denied(request, exception)
+    return not_allowed_response(request, str(exception) if exception else "")
 
 
 def bad_request(request, exception):

@@ -1,11 +1,14 @@
 """Technician pages (the phone at the rack): thin, they call selectors and services and render."""
 
+from urllib.parse import quote
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -17,6 +20,7 @@ from inventory.selectors import pages as page_selectors
 from inventory.services.plant import cables as cable_services
 from inventory.services.plant import fieldwork
 from inventory.services.plant import transceivers as xcvr_services
+from inventory.views.retests import NEAR_RACK, near_rack
 
 
 @login_not_required
@@ -26,6 +30,15 @@ def healthz(request):
     with connection.cursor() as cur:
         cur.execute("SELECT 1")
     return JsonResponse({"status": "ok"})
+
+
+@login_not_required
+@require_GET
+def favicon(request):
+    """``/favicon.ico``: browsers ask for it on every site; the icon, never a 404 page."""
+    response = redirect(static("cabletrack/favicon.ico"), permanent=True)
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
 
 
 def home(request):
@@ -44,7 +57,9 @@ def search(request):
 
 
 def _cable(label: str) -> Cable:
-    return get_object_or_404(Cable.objects.select_related("vendor", "replaced_by"), label=label)
+    return _found(
+        Cable.objects.select_related("vendor", "replaced_by"), f"No cable {label[:80]}", label=label
+    )
 
 
 def _cable_of(request, label: str) -> Cable:
@@ -87,7 +102,11 @@ def cable_page(request, label: str):
         )
     may = {key: authz.can(request.user, rule, cable) for key, rule in PAGE_ACTION_RULES.items()}
     may["print"] = _may_print(request.user)
-    return render(request, "inventory/cable.html", page_selectors.cable_page(cable, may=may))
+    ctx = page_selectors.cable_page(cable, may=may)
+    # A role that may report faults, refused here by the site scope, is told why in one sentence.
+    if not may["fault"] and authz.can(request.user, "report_fault"):
+        ctx["refused"] = authz.refusal(request.user, "report_fault", cable)
+    return render(request, "inventory/cable.html", ctx)
 
 
 @authz.requires_action("edit_cable", obj=_cable_of)
@@ -171,19 +190,47 @@ def journal_close(request, pk: int):
     return redirect(_back(request, target))
 
 
+def _found(qs, what: str, **lookup):
+    """The object, or a 404 that says what was not found ("No rack R-99"): the friendly page
+    (``middleware/notfound.py``) shows the sentence and fills its search box."""
+    obj = qs.filter(**lookup).first()
+    if obj is None:
+        raise Http404(what)
+    return obj
+
+
 def rack_page(request, name: str):
-    rack = get_object_or_404(Rack.objects.select_related("row__room__site"), name=name)
-    return render(request, "inventory/rack.html", page_selectors.rack_page(rack))
+    rack = _found(Rack.objects.select_related("row__room__site"), f"No rack {name[:80]}", name=name)
+    response = render(request, "inventory/rack.html", page_selectors.rack_page(rack))
+    # The retest worklist's "This rack" shortcut: a cookie, not the session (no write per page).
+    if near_rack(request) != rack.name:
+        response.set_cookie(
+            NEAR_RACK,
+            quote(rack.name),
+            max_age=12 * 3600,
+            samesite="Lax",
+            httponly=True,
+            secure=request.is_secure(),
+        )
+    return response
+
+
+def rack_list(request):
+    """Every rack, by site, hall and row, in walking order: one tap to a rack's page."""
+    return render(request, "inventory/racks.html", page_selectors.rack_list(request.GET.get("site", "")))
 
 
 def device_page(request, name: str):
-    device = get_object_or_404(Device.objects.select_related("rack__row__room__site"), name=name)
+    device = _found(
+        Device.objects.select_related("rack__row__room__site"), f"No device {name[:80]}", name=name
+    )
     return render(request, "inventory/device.html", page_selectors.device_page(device))
 
 
 def port_page(request, name: str, port: str):
-    port_obj = get_object_or_404(
+    port_obj = _found(
         Port.objects.select_related("device__rack", "cage__transceiver__model"),
+        f"No port {port[:60]} on {name[:80]}",
         device__name=name,
         name=port,
         retired_at__isnull=True,
@@ -192,8 +239,10 @@ def port_page(request, name: str, port: str):
 
 
 def transceiver_detail(request, pk: int):
-    xcvr = get_object_or_404(
-        Transceiver.objects.select_related("model__vendor", "cage__device__rack", "stock_site"), pk=pk
+    xcvr = _found(
+        Transceiver.objects.select_related("model__vendor", "cage__device__rack", "stock_site"),
+        f"No module #{pk}",
+        pk=pk,
     )
     return render(request, "inventory/transceiver.html", page_selectors.transceiver_page(xcvr))
 

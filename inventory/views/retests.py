@@ -5,6 +5,8 @@ Thin: parse the filters, call the selector or service, render.
 
 from __future__ import annotations
 
+from urllib.parse import unquote, urlencode
+
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -23,8 +25,10 @@ from inventory.selectors.pages.ends import end_lines
 from inventory.selectors.retests import worklist as sel
 from inventory.services.retests import reminders as reminder_services
 
+TODAY = "today"
 BUCKETS = [
     ("due", "Overdue, this week and next"),
+    (TODAY, "Today: overdue and due today"),
     (sel.OVERDUE, "Overdue"),
     (sel.THIS_WEEK, "Due this week"),
     (sel.NEXT_WEEK, "Due next week"),
@@ -43,7 +47,9 @@ class WorklistFilter(forms.Form):
     )
 
 
-def _worklist(request):
+def _worklist(request, counts: dict | None = None):
+    """The filtered worklist; ``counts`` (when given) is filled with the counts of the rack, row
+    or site filter before the bucket narrows it, so the numbers above the rows are the rows'."""
     form = WorklistFilter(request.GET or None)
     today = timezone.localdate()
     _, _, end_next = sel.week_bounds(today)
@@ -57,17 +63,55 @@ def _worklist(request):
         row_id=data["row"].pk if data.get("row") else None,
         rack_id=data["rack"].pk if data.get("rack") else None,
     )
+    if counts is not None:
+        counts.update(sel.worklist_counts(items, today=today))
     bucket = data.get("bucket") or "due"
-    if bucket != "due":
+    if bucket == TODAY:
+        items = [i for i in items if i.due <= today]
+    elif bucket != "due":
         items = [i for i in items if i.bucket == bucket]
     return form, today, items
+
+
+# The cookie naming the last rack page opened: the worklist's "This rack" shortcut.
+NEAR_RACK = "ct_near_rack"
+
+
+def near_rack(request) -> str:
+    return unquote(request.COOKIES.get(NEAR_RACK, ""))[:64]
+
+
+def _shortcut(label: str, params: dict, current: dict) -> dict:
+    return {"label": label, "query": urlencode(params), "on": params == current}
 
 
 RETESTS_PER_PAGE = 50
 
 
 def retests_plan(request):
-    form, today, items = _worklist(request)
+    """The day's retests. Opened from a rack (``?rack=``) it is that rack's work, overdue first;
+    the counts are those of the filter shown; "Today" and "This rack" (the rack last opened)
+    are one tap."""
+    counts: dict = {}
+    form, today, items = _worklist(request, counts)
+    current = {k: v for k, v in request.GET.items() if k != "page" and v}
+    near = request.GET.get("rack") or near_rack(request)
+    shortcuts = [_shortcut("Today", {"bucket": TODAY}, current)]
+    if near:
+        shortcuts.append(_shortcut(f"This rack: {near}", {"rack": near}, current))
+        shortcuts.append(_shortcut(f"{near} today", {"rack": near, "bucket": TODAY}, current))
+    shortcuts.append(_shortcut("Everything due", {}, current))
+    scope = {k: v for k, v in current.items() if k in ("site", "row", "rack")}
+    chosen = form.cleaned_data if form.is_bound and form.is_valid() else {}
+    scope_title = (
+        f"in rack {chosen['rack'].name}"
+        if chosen.get("rack")
+        else f"in row {chosen['row'].name}"
+        if chosen.get("row")
+        else f"in {chosen['site'].name}"
+        if chosen.get("site")
+        else ""
+    )
     query = request.GET.urlencode()
     page_query = request.GET.copy()
     page_query.pop("page", None)
@@ -89,7 +133,16 @@ def retests_plan(request):
             "today": today,
             "items": items,
             "rows": rows,
-            "counts": sel.retest_counts(today=today),
+            "counts": counts,
+            "count_links": {
+                key: urlencode({**scope, "bucket": key})
+                for key in (sel.OVERDUE, TODAY, sel.THIS_WEEK, sel.NEXT_WEEK)
+            },
+            "shortcuts": shortcuts,
+            "scope_title": scope_title,
+            "filtered": bool(
+                form.is_bound and any(current.get(k) for k in ("site", "row", "rack", "bucket"))
+            ),
             "query": query,
             "page": page,
             "page_query": page_query.urlencode(),

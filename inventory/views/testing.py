@@ -19,6 +19,7 @@ from inventory.conf import app_settings
 from inventory.core.pdf.commissioning import commissioning_pdf
 from inventory.forms.testing import InspectionForm, OltsForm, OtdrForm
 from inventory.models import Cable, Inspection, OtdrTrace, Rack, Row, Site
+from inventory.selectors.testing import forms as form_reads
 from inventory.selectors.testing import results as test_selectors
 from inventory.selectors.testing.facts import fibres_in_use, sor_max_bytes
 from inventory.services import testing as svc
@@ -44,7 +45,15 @@ def _cable(label: str) -> Cable:
 def cable_test_olts(request, label: str):
     cable = _cable(label)
     fibres = fibres_in_use(cable)
-    form = OltsForm(request.POST or None, fibres=fibres)
+    instruments = form_reads.instruments_of(request.user)
+    form = OltsForm(
+        request.POST or None,
+        fibres=fibres,
+        wavelengths=form_reads.olts_wavelengths(cable),
+        multimode=form_reads.is_multimode(cable),
+        # The instrument as this technician last used it: its details start filled in.
+        initial=instruments[0] if instruments else None,
+    )
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         readings = [
@@ -78,7 +87,17 @@ def cable_test_olts(request, label: str):
         else:
             messages.success(request, f"Power-meter test recorded: {test.get_verdict_display()}.")
             return redirect(cable)
-    return render(request, "inventory/test_olts.html", {"cable": cable, "form": form})
+    return render(
+        request,
+        "inventory/test_olts.html",
+        {
+            "cable": cable,
+            "form": form,
+            "budgets": form_reads.olts_budgets(cable),
+            "instruments": instruments,
+            "ends": form_reads.inspection_ends(cable),
+        },
+    )
 
 
 @authz.requires_action("record_test")
@@ -112,33 +131,44 @@ def cable_test_otdr(request, label: str):
 
 @authz.requires_action("inspect")
 def cable_inspect(request, label: str):
+    """Every end of the cable on one screen, each with its latest result; one submission records
+    the ends given a result (one inspection test, the worst end's verdict)."""
     cable = _cable(label)
-    ends = list(cable.ends.select_related("port__device", "cage__device").order_by("side", "leg"))
-    choices = []
-    for e in ends:
-        where = e.port or (f"{e.cage.device.name} {e.cage.name}" if e.cage_id else "unterminated")
-        choices.append((e, f"{e.side}{e.leg or ''} at {where}"))
-    form = InspectionForm(request.POST or None, request.FILES or None, ends=choices)
-    if request.method == "POST" and form.is_valid():
-        d = form.cleaned_data
-        end = next(e for e in ends if str(e.pk) == d["end"])
-        photo = d.get("photo")
+    ends = form_reads.inspection_ends(cable)
+    posted = request.method == "POST"
+    form = InspectionForm(
+        request.POST if posted else None,
+        request.FILES if posted else None,
+        ends=[(e.end, e.words) for e in ends],
+    )
+    if posted and form.is_valid():
         try:
-            svc.cable_inspect(
+            svc.cable_inspect_ends(
                 cable=cable,
-                end=end,
-                passed=d["passed"],
-                zones=form.zones(),
-                cleaned=d["cleaned"],
-                photo=photo.read() if photo else None,
+                inspections=[
+                    svc.EndInspection(
+                        end=i["end"],
+                        passed=i["passed"],
+                        zones=i["zones"],
+                        cleaned=i["cleaned"],
+                        photo=i["photo"].read() if i["photo"] else None,
+                    )
+                    for i in form.inspected()
+                ],
                 technician=request.user,
             )
         except ValidationError as exc:
             _add_errors(form, exc)
         else:
-            messages.success(request, "Inspection recorded.")
+            said = ", ".join(
+                f"{i['end'].side}{i['end'].leg or ''} {'pass' if i['passed'] else 'fail'}"
+                for i in form.inspected()
+            )
+            messages.success(request, f"Inspection recorded: {said}.")
             return redirect(cable)
-    return render(request, "inventory/test_inspect.html", {"cable": cable, "form": form})
+    latest = {e.end.pk: e.latest for e in ends}
+    groups = [{**g, "latest": latest.get(g["end"].pk)} for g in form.end_groups()]
+    return render(request, "inventory/test_inspect.html", {"cable": cable, "form": form, "groups": groups})
 
 
 def _attachment(name: str, path_name: str, fallback: str) -> FileResponse:

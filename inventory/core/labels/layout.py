@@ -41,6 +41,7 @@ def face_layout(stock: Stock, face: Face) -> FaceLayout:
 # No printed line is smaller than this (points): the end text must read in a dim aisle. What
 # does not fit at this size is wrapped, then cut with an ellipsis, never shrunk further.
 MIN_PT = 6.0
+TESTS_BEHIND_QR = "Tests: scan"
 HERE = "\u00bb"  # "»" marks the end this label sits on (bold too in the PDF; ZPL has one weight)
 
 
@@ -48,15 +49,8 @@ def _end_specs(label: CableLabel, stock: Stock) -> list[TextSpec]:
     big = stock.key in ("rack", "a4")
     id_size, line_size, foot_size = (16, 9, 7.5) if big else (12, 7.5, 6.5)
     b_here = label.this_end.startswith("B")
-    foot = []
-    if label.installed:
-        foot.append(f"Inst {label.installed:%Y-%m-%d}")
-    if label.baseline:
-        foot.append(
-            f"{label.baseline} {label.baseline_date:%Y-%m-%d}" if label.baseline_date else label.baseline
-        )
-    else:
-        foot.append("Not tested")
+    # What does not go stale: the install date; the tests are behind the QR code.
+    foot = [f"Inst {label.installed:%Y-%m-%d}" if label.installed else "", TESTS_BEHIND_QR]
     a_mark, b_mark = (HERE, "") if not b_here else ("", HERE)
     return [
         TextSpec(
@@ -69,7 +63,7 @@ def _end_specs(label: CableLabel, stock: Stock) -> list[TextSpec]:
         ),
         TextSpec(f"{a_mark}A {label.a.text()}", line_size, MIN_PT, bold=not b_here, max_lines=3),
         TextSpec(f"{b_mark}B {label.b.text()}", line_size, MIN_PT, bold=b_here, max_lines=3),
-        TextSpec("  ".join(foot), foot_size, MIN_PT, max_lines=2),
+        TextSpec("  ".join(p for p in foot if p), foot_size, MIN_PT, max_lines=2),
     ]
 
 

@@ -1,8 +1,8 @@
 """What a label says: plain dataclasses, filled by the selector, drawn by ``pdf`` and ``zpl``.
 
-TIA-606 practice: a label carries lasting facts (identifier, both ends with the cage and the
-port, install date) and the latest test when printed (never an older pass over a later
-failure); the live state is on the page its QR code opens.
+TIA-606 practice: a label carries what does not go stale (identifier, both ends with the cage
+and the port, install date, the QR code); test results live behind the QR code, on the page it
+opens: a verdict and date printed on the label were wrong after the next retest.
 """
 
 from __future__ import annotations
@@ -53,8 +53,6 @@ class CableLabel:
     a: EndInfo
     b: EndInfo
     installed: date | None = None
-    baseline: str = ""  # the latest test and its verdict, e.g. "OLTS PASS" (never an older pass)
-    baseline_date: date | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,23 +15,29 @@ class Command(BaseCommand):
         parser.add_argument("--role", default="engineer", choices=list(ROLES))
         parser.add_argument("--superuser", action="store_true")
         parser.add_argument(
-            "--team", help="make the user a member of this team (a technician acts in its sites only)"
+            "--team",
+            default="",
+            help="Add the user to this team (it must exist): a technician edits and reports faults "
+            "only in the sites of their teams.",
         )
+        parser.add_argument("--email", default="")
 
-    def handle(self, *args, username, password, role, superuser, team=None, **options):
-        crew = None
+    def handle(self, *args, username, password, role, superuser, team, email, **options):
+        the_team = None
         if team:
-            crew = Team.objects.filter(name=team).first()
-            if crew is None:
-                raise CommandError(
-                    f"No team named {team!r}: create it first (the demo seed makes 'Fabric ops')."
-                )
+            the_team = Team.objects.filter(name=team).first()
+            if the_team is None:
+                names = ", ".join(Team.objects.values_list("name", flat=True)) or "none yet"
+                raise CommandError(f"No team {team!r} (teams: {names}).")
         user, created = get_user_model().objects.get_or_create(username=username)
         user.set_password(password)
         user.is_staff = superuser or role == "admin"
         user.is_superuser = superuser
+        if email:
+            user.email = email
         user.save()
         user.groups.add(Group.objects.get(name=role))
-        if crew is not None:
-            crew.members.add(user)
-        self.stdout.write(f"{'Created' if created else 'Updated'} {username} ({role})")
+        if the_team is not None:
+            the_team.members.add(user)
+        in_team = f", team {the_team.name}" if the_team else ""
+        self.stdout.write(f"{'Created' if created else 'Updated'} {username} ({role}{in_team})")

@@ -1,8 +1,8 @@
 """What goes on labels: selections resolved to ids, and label facts gathered set-based.
 
 ``cable_label_facts`` reads any number of cables in a fixed number of queries per chunk of
-``CHUNK`` cables (cables with their latest test, ends with rack/U/device/cage/port, the logical
-ports of cage ends) and returns the pure ``inventory.core.labels`` dataclasses the renderers take.
+``CHUNK`` cables (cables with their install date, ends with rack/U/device/cage/port, the logical
+ports of cage ends; no test result: it lives behind the QR code) and returns the pure ``inventory.core.labels`` dataclasses the renderers take.
 """
 
 from __future__ import annotations
@@ -12,21 +12,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import Q
 
-from inventory.core.choices import CableStatus, TestKind
+from inventory.core.choices import CableStatus
 from inventory.core.labels import CableLabel, EndInfo, RackLabel, cable_url, rack_url
-from inventory.models import Cable, CableEnd, CableTest, Port, Rack, Row
+from inventory.models import Cable, CableEnd, Port, Rack, Row
 
 CHUNK = 1000
-TEST_SHORT = {
-    TestKind.OLTS: "OLTS",
-    TestKind.OTDR: "OTDR",
-    TestKind.INSPECTION: "Inspection",
-    TestKind.QUALIFICATION: "Qualification",
-}
-# Printed in capitals, as testers print them; "not evaluated" is never shown as a pass.
-VERDICT_SHORT = {"pass": "PASS", "marginal": "MARGINAL", "fail": "FAIL", "unknown": "NOT EVALUATED"}
 
 
 @dataclass(frozen=True)
@@ -132,9 +124,10 @@ def label_cable_ids(*, selection: LabelSelection) -> list[int]:
         qs = qs.filter(where)
     if selection.changed_since:
         t = selection.changed_since
+        # What a label prints: the record and its ends. A new test changes no label (its result
+        # is behind the QR code), so it is no reason to reprint.
         changed_ends = CableEnd.history.filter(history_date__gte=t).values("cable_id")
-        new_tests = CableTest.objects.filter(created_at__gte=t).values("cable_id")
-        qs = qs.filter(Q(updated_at__gte=t) | Q(pk__in=changed_ends) | Q(pk__in=new_tests))
+        qs = qs.filter(Q(updated_at__gte=t) | Q(pk__in=changed_ends))
     if not explicit:
         # Retired cables are off the plant; only an explicit request prints their labels.
         qs = qs.exclude(status=CableStatus.RETIRED)
@@ -217,17 +210,8 @@ def _legs_summary(legs: list[EndInfo]) -> EndInfo:
 
 
 def _chunk_facts(ids: list[int], base_url: str) -> list[CableLabel]:
-    # The latest test, whatever its verdict: a label never shows an older pass over a later failure.
-    latest = CableTest.objects.filter(cable=OuterRef("pk")).order_by("-tested_at", "-pk")
-    cables = (
-        Cable.objects.filter(pk__in=ids)
-        .annotate(
-            bl_kind=Subquery(latest.values("kind")[:1]),
-            bl_verdict=Subquery(latest.values("verdict")[:1]),
-            bl_at=Subquery(latest.values("tested_at")[:1]),
-        )
-        .values("pk", "label", "install_date", "bl_kind", "bl_verdict", "bl_at")
-    )
+    # No test result: it goes stale with the next retest; the QR code opens the live one.
+    cables = Cable.objects.filter(pk__in=ids).values("pk", "label", "install_date")
     cables = {c["pk"]: c for c in cables}
     ends = list(
         CableEnd.objects.filter(cable_id__in=ids).values(*_END_FIELDS).order_by("cable_id", "side", "leg")
@@ -258,13 +242,7 @@ def _chunk_facts(ids: list[int], base_url: str) -> list[CableLabel]:
         breakout = len(b_ends) > 1
         b = _legs_summary(b_infos) if breakout else (b_infos[0] if b_infos else EndInfo())
         url = cable_url(base_url, c["label"])
-        common = dict(
-            installed=c["install_date"],
-            baseline=f"{TEST_SHORT.get(c['bl_kind'], c['bl_kind'])} {VERDICT_SHORT.get(c['bl_verdict'], '?')}"
-            if c["bl_kind"]
-            else "",
-            baseline_date=c["bl_at"].date() if c["bl_at"] else None,
-        )
+        common = dict(installed=c["install_date"])
         if a_end is not None or not b_ends:
             out.append(CableLabel(identifier=c["label"], url=url, this_end="A", a=a, b=b, **common))
         for e, info in zip(b_ends, b_infos, strict=True):

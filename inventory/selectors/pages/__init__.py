@@ -23,6 +23,7 @@ from inventory.selectors.pages.lists import (
 )
 from inventory.selectors.pages.path import path_diagram, trunk_links
 from inventory.selectors.pages.rack import RackRow, rack_page
+from inventory.selectors.pages.racks import rack_list
 from inventory.selectors.pages.retest import DUE_SOON_DAYS, retest_state
 from inventory.selectors.pages.search import search, search_single_target
 from inventory.selectors.pages.transceiver import transceiver_page
@@ -51,6 +52,7 @@ __all__ = [
     "end_text",
     "path_diagram",
     "port_page",
+    "rack_list",
     "rack_page",
     "retest_state",
     "search",

@@ -359,6 +359,52 @@ def _human_change(change: dict) -> dict:
     }
 
 
+WHY_STATUSES = (CableStatus.DEGRADED, CableStatus.FAULTY)
+
+
+def status_why(cable: Cable, history: list[dict]) -> dict | None:
+    """Why a degraded or faulty cable is so, for its first screen: the change that set the status
+    (newest first in ``history``, already read for the page): its reason, who and when. A fault
+    report's reason is what was seen ("fault reported by tina: jacket pinched at U12")."""
+    if cable.status not in WHY_STATUSES:
+        return None
+    now_word = word(cable.status, "status")
+    setting = [
+        e for e in history if any(c["field"] == "Status" and c["new"] == now_word for c in e["changes"])
+    ]
+    # A fault report writes a journal entry (what was seen) and the status change beside it:
+    # the words of the person who saw it say more than the change's reason.
+    e = next((e for e in setting if e.get("note")), setting[0] if setting else None)
+    if e is not None:
+        return {"when": e["when"], "who": e["who"], "reason": e["reason"], "created": False}
+    # Never changed since it was recorded so: the record's creation says why, if anything does.
+    created = next((e for e in reversed(history) if e["what"] == "created" and not e.get("note")), None)
+    if created is not None:
+        return {"when": created["when"], "who": created["who"], "reason": created["reason"], "created": True}
+    return {"when": None, "who": None, "reason": "", "created": False}
+
+
+def link_far_ends(trace) -> dict | None:
+    """The two ends of the link a patched cable is one segment of (the first screen shows where
+    the light really goes): only when the path runs through more than this cable."""
+    if trace is None or trace.far is None or len(trace.segments) < 2:
+        return None
+    ends = [trace.start, trace.far]
+    # The cage on the faceplate (what the technician looks for), then the logical port.
+    cages = {
+        pk: (cage, conn)
+        for pk, cage, conn in Port.objects.filter(pk__in=[p.port_id for p in ends if p.port_id]).values_list(
+            "pk", "cage__name", "connector"
+        )
+    }
+    out = []
+    for p in ends:
+        cage, conn = cages.get(p.port_id, (None, None))
+        spot = f"{cage}/{conn}" if cage and (conn or 1) > 1 else (cage or "")
+        out.append({"rack": p.rack, "u": p.u, "device": p.device, "cage": spot, "port": p.name})
+    return {"start": out[0], "far": out[1], "via": [s.label for s in trace.segments]}
+
+
 def cable_actions(cable: Cable) -> dict:
     """The one-tap actions, each a URL (None on a retired cable, or a swap on a sealed one)."""
     label = cable.label
@@ -545,6 +591,8 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
     step = next_step(cable, ev, actions, retest)
     top = top_alert(ctx["cable_alerts"])
     ctx.update(
+        status_why=status_why(cable, ctx["history"]),
+        link_ends=link_far_ends(trace),
         evidence=ev,
         next_step=step,
         action_list=_action_list(actions, step),

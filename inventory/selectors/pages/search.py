@@ -3,10 +3,13 @@ single hit means."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from django.db.models import Q
 from django.urls import reverse
 
-from inventory.models import Cable, CableEnd, Device, Port, Rack, Transceiver
+from inventory.models import Cable, CableEnd, Cage, Device, Port, Rack, Transceiver
 
 
 def _split_device_port(q: str) -> tuple[str, str] | None:
@@ -16,6 +19,65 @@ def _split_device_port(q: str) -> tuple[str, str] | None:
             if dev.strip() and port.strip():
                 return dev.strip(), port.strip()
     return None
+
+
+# A cage as people read it off a faceplate, a page or a label: ``leaf-s01-r6:OSFP12``,
+# ``gpu-0023 OSFP3``, ``LEAF-S01-R6 osfp 12``, ``gpu-0023 : OSFP3``, ``gpu-0023/OSFP3`` and the
+# second connector of a twin-port module as the pages print it, ``OSFP1/2``; a label's line
+# copied whole, the logical port after the cage (``gpu-0001 OSFP1 eth0``), finds the cage too.
+_CAGE_QUERY = re.compile(
+    r"^\s*(?P<device>[^\s:/]+)\s*[\s:/]\s*(?P<cage>[A-Za-z][A-Za-z_-]*[\s_-]*\d+)(?:\s*/\s*(?P<conn>\d))?(?:\s+(?P<port>\S+))?\s*$"
+)
+
+
+@dataclass
+class CageHit:
+    """A cage found by name, with the cable in each of its connectors (the page to open)."""
+
+    cage: Cage
+    cables: list  # (connector, Cable), in connector order
+
+    @property
+    def name(self) -> str:
+        return f"{self.cage.device.name} {self.cage.name}"
+
+
+def parse_cage_query(q: str) -> tuple[str, str, int | None] | None:
+    """(device, cage name without spaces, connector or None) when ``q`` reads as a cage on a
+    device; the cage name folds spaces, hyphens and underscores away (``OSFP 12`` -> ``OSFP12``)."""
+    m = _CAGE_QUERY.match(q)
+    if not m:
+        return None
+    cage = re.sub(r"[\s_-]+", "", m["cage"])
+    return m["device"], cage, int(m["conn"]) if m["conn"] else None
+
+
+def search_cages(q: str, limit: int = 20) -> list[CageHit]:
+    """Cages named like ``q`` (device and cage, any case, see ``parse_cage_query``) with their
+    cables: an exact device name first, else devices whose name contains it. Two queries."""
+    parsed = parse_cage_query(q)
+    if parsed is None:
+        return []
+    dev, cage_name, conn = parsed
+    # The cage's own name may hold a hyphen or space ("OSFP-12"): compare both spellings.
+    names = Q(name__iexact=cage_name) | Q(name__iexact=re.sub(r"(\D)(\d)", r"\1 \2", cage_name, count=1))
+    names |= Q(name__iexact=re.sub(r"(\D)(\d)", r"\1-\2", cage_name, count=1))
+    cages = list(Cage.objects.filter(names, device__name__iexact=dev).select_related("device")[:limit])
+    if not cages:
+        cages = list(
+            Cage.objects.filter(names, device__name__icontains=dev)
+            .select_related("device")
+            .order_by("device__name")[:limit]
+        )
+    if not cages:
+        return []
+    ends = CableEnd.objects.filter(active=True, cage_id__in=[c.pk for c in cages]).select_related("cable")
+    if conn is not None:
+        ends = ends.filter(connector=conn)
+    by_cage: dict[int, list] = {c.pk: [] for c in cages}
+    for end in ends.order_by("connector", "cable__label"):
+        by_cage[end.cage_id].append((end.connector, end.cable))
+    return [CageHit(cage=c, cables=by_cage[c.pk]) for c in cages]
 
 
 def search(q: str, limit: int = 20) -> dict:
@@ -63,6 +125,7 @@ def search(q: str, limit: int = 20) -> dict:
     )
     _attach_cables(ports)
     return {
+        "cages": search_cages(q, limit),
         "cables": cables,
         "racks": racks,
         "devices": devices,
@@ -92,7 +155,11 @@ def _attach_cables(ports: list[Port]) -> None:
 
 
 def search_single_target(results: dict) -> str | None:
-    """The one page a search means, when it found exactly one thing."""
+    """The one page a search means, when it found exactly one thing; a cage named on one device
+    holding one cable means that cable (its logical ports, found too, are the same cable)."""
+    cages = results.get("cages") or []
+    if len(cages) == 1 and len(cages[0].cables) == 1:
+        return cages[0].cables[0][1].get_absolute_url()
     hits = [(k, o) for k, objs in results.items() for o in objs]
     if len(hits) != 1:
         return None

@@ -53,10 +53,13 @@ class WorkItem:
 
     @property
     def sort_key(self) -> tuple:
+        """Walking order between racks (site, room, row, position along the row, rack); within a
+        rack the most urgent first (oldest due date, so every overdue cable before anything
+        merely due), then U from the bottom and label."""
         p = self.place
         if p is None:
-            return (1, "", "", "", 0, "", 0, self.label)
-        return (0, p.site, p.room, p.row, p.position, p.rack, self.u or 0, self.label)
+            return (1, "", "", "", 0, "", self.due, 0, self.label)
+        return (0, p.site, p.room, p.row, p.position, p.rack, self.due, self.u or 0, self.label)
 
 
 def cable_url(label: str) -> str:
@@ -120,15 +123,23 @@ def retest_worklist(
     places: dict[int, RackPlace] | None = None,
 ) -> list[WorkItem]:
     """Cables due by ``until`` (and all overdue ones), in the order a technician walks them:
-    site, room, row, rack position along the row, rack, U from the bottom, label.
+    site, room, row, rack position along the row, rack; within a rack overdue first (oldest due
+    date first), then U from the bottom, label (``WorkItem.sort_key``).
 
-    Two queries whatever the count: the racks, and the A ends of the due cables with their
-    device position.
+    ``rack_id`` keeps the cables with any active end in that rack (a cable whose A end is in the
+    next rack is work here too), all placed in that rack. Two queries whatever the count: the
+    racks, and the A ends of the due cables with their device position.
     """
     places = places if places is not None else rack_places()
     ends = CableEnd.objects.filter(side="A", leg=0).exclude(
         cable__status__in=[CableStatus.PLANNED, CableStatus.RETIRED]
     )
+    if rack_id:
+        ends = ends.filter(
+            cable_id__in=CableEnd.objects.filter(active=True)
+            .filter(Q(cage__device__rack_id=rack_id) | Q(port__device__rack_id=rack_id))
+            .values("cable_id")
+        )
     if cable_ids is not None:
         ends = ends.filter(cable_id__in=cable_ids)
     else:
@@ -155,12 +166,10 @@ def retest_worklist(
     for cable_id, label, kind, status, due, rack, u, device in rows:
         if due is None:
             continue
-        place = places.get(rack) if rack else None
+        place = places.get(rack_id or rack)
         if site_id and (place is None or place.site_id != site_id):
             continue
         if row_id and (place is None or place.row_id != row_id):
-            continue
-        if rack_id and (place is None or place.rack_id != rack_id):
             continue
         items.append(
             WorkItem(
@@ -303,6 +312,18 @@ def digest_content(*, digest: ReminderDigest, today: date) -> DigestContent:
             best[ln.item.cable_id] = ln
     merged = sorted(best.values(), key=lambda ln: ln.item.sort_key)
     return DigestContent(recipient=digest.recipient, lines=merged, stale_ids=stale)
+
+
+def worklist_counts(items: list[WorkItem], *, today: date) -> dict[str, int]:
+    """Counts of a worklist as filtered (the numbers above the rows agree with the rows):
+    overdue, due today, this week and next week (due today is also in this week)."""
+    counts = {OVERDUE: 0, "today": 0, THIS_WEEK: 0, NEXT_WEEK: 0}
+    for i in items:
+        if i.bucket in counts:
+            counts[i.bucket] += 1
+        if i.due == today:
+            counts["today"] += 1
+    return counts
 
 
 def retest_counts(*, today: date) -> dict[str, int]:

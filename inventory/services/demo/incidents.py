@@ -17,6 +17,7 @@ from inventory.core.choices import AlertRule, CableKind, CableStatus, FieldNoteK
 from inventory.core.telemetry.rules.frames import Finding
 from inventory.models import Cable, FieldNote, Link, Site, sanctioned_bulk_write
 from inventory.services.alerts.lifecycle import alert_raise
+from inventory.services.demo.telemetry import DemoIncident, demo_seed_telemetry
 
 # (rule, severity, headline, recommendation, the A end's evidence in the keys the rule itself
 # writes, so a demo alert's page reads as a real one); about one link in 60 carries one.
@@ -58,8 +59,13 @@ def demo_seed_incidents(*, site: Site, seed: int, now: datetime, w: dict) -> dic
         .values_list("pk", "a_port_id")
     )
     picked = rng.sample(links, min(len(links), 12))  # a few: each goes through alert_raise
+    raised: list[DemoIncident] = []
     for n, (link_id, port_id) in enumerate(picked):
         rule, severity, headline, recommendation, evidence = _ALERTS[n % len(_ALERTS)]
+        opened_at = now - timedelta(hours=rng.randint(1, 30))
+        raised.append(
+            DemoIncident(link_id=link_id, port_id=port_id, rule=rule, evidence=evidence, opened_at=opened_at)
+        )
         alert_raise(
             finding=Finding(
                 key=f"{rule}:link:{link_id}",
@@ -72,7 +78,7 @@ def demo_seed_incidents(*, site: Site, seed: int, now: datetime, w: dict) -> dic
                 recommendation_code="",
                 ends={"a": {"port_id": port_id, **evidence}},
             ),
-            now=now - timedelta(hours=rng.randint(1, 30)),
+            now=opened_at,
         )
     # Ids only (a model instance per fibre cable cost seconds at 131,072 GPUs), then the three.
     fibre = list(
@@ -103,4 +109,6 @@ def demo_seed_incidents(*, site: Site, seed: int, now: datetime, w: dict) -> dic
         bulk_update_with_history(
             faulty, Cable, ["status"], default_change_reason="demo: fault reported", default_date=now
         )
-    return {"open_alerts": len(picked), "faults": len(faulty)}
+    # The telemetry of the alerted links says what their alerts say (and a sample of healthy ones).
+    counts = demo_seed_telemetry(site=site, seed=seed, now=now, incidents=raised)
+    return {"open_alerts": len(picked), "faults": len(faulty), **counts}

@@ -5,7 +5,7 @@ baseline and raises a ``loss_increase`` finding when a retest lost ground (``fin
 production gate is a read: ``inventory.selectors.testing.gate``.
 """
 
-from inventory.services.testing.inspection import IEC_ZONES, cable_inspect
+from inventory.services.testing.inspection import IEC_ZONES, EndInspection, cable_inspect, cable_inspect_ends
 from inventory.services.testing.olts import FibreReading, OltsInput, cable_test_record_olts, olts_validate
 from inventory.services.testing.otdr import (
     OtdrSession,
@@ -23,7 +23,9 @@ __all__ = [
     "OtdrSession",
     "QualificationInput",
     "SorUpload",
+    "EndInspection",
     "cable_inspect",
+    "cable_inspect_ends",
     "cable_test_record_olts",
     "cable_test_upload_otdr",
     "link_qualify",

@@ -25,6 +25,20 @@
     update();
   });
 
+  // The power-meter form: picking one of "your instruments" fills in its details as last used.
+  $all("select[data-fill-from]").forEach(function (pick) {
+    var data = document.getElementById(pick.getAttribute("data-fill-from"));
+    if (!data) return;
+    var rows = JSON.parse(data.textContent);
+    pick.addEventListener("change", function () {
+      var row = rows[Number(pick.value)] || {};
+      Object.keys(row).forEach(function (name) {
+        var field = pick.form.elements[name];
+        if (field) field.value = row[name] || "";
+      });
+    });
+  });
+
   // Scan a module's serial with the phone camera where the browser can decode barcodes.
   if ("BarcodeDetector" in window && navigator.mediaDevices) {
     $all("button[data-scan-into]").forEach(function (btn) {

@@ -82,7 +82,7 @@ def record_power_meter_test(page, base: str) -> None:
     page.get_by_role("link", name="Record the power-meter test").click()  # the next step: the retest is due
     page.wait_for_url(base + "/c/J-102/test/power-meter")
     assert no_horizontal_scroll(page)
-    page.locator("select[name=wavelength_nm]").select_option("1310")
+    page.locator("input[name=wavelength_nm][value='1310']").check()  # big choices now, 1310 nm first
     losses = page.locator("input[name^=loss_]")
     assert losses.count() >= 1
     for i in range(losses.count()):

@@ -103,16 +103,41 @@ def test_inspection_form(tech, jumper):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     end = jumper.ends.get(side="B")
+    p = f"e{end.pk}_"
     photo = SimpleUploadedFile("p.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 32, content_type="image/png")
     resp = tech.post(
         reverse("cable-inspect", kwargs={"label": "J-1"}),
-        {"end": str(end.pk), "passed": "0", "zone_core": "fail", "cleaned": "on", "photo": photo},
+        {p + "result": "fail", p + "zone_core": "fail", p + "cleaned": "on", p + "photo": photo},
     )
     assert resp.status_code == 302
     insp = end.inspections.get()
     assert not insp.passed and insp.zones == {"core": "fail"} and insp.cleaned
     dl = tech.get(reverse("inspection-photo", kwargs={"pk": insp.pk}))
     assert dl["Content-Disposition"].startswith("attachment;")
+
+
+def test_inspection_of_both_ends_in_one_submission_shows_each_result(tech, jumper):
+    """A fails, B passes, in one visit: one inspection test that fails (B, recorded with it, never
+    hides A), one inspection per end, and the form then shows each end's own last result."""
+    a, b = jumper.ends.get(side="A"), jumper.ends.get(side="B")
+    url = reverse("cable-inspect", kwargs={"label": "J-1"})
+    page = tech.get(url).content.decode()
+    assert page.count("Not inspected yet") == 2
+    resp = tech.post(url, {f"e{a.pk}_result": "fail", f"e{b.pk}_result": "pass"})
+    assert resp.status_code == 302
+    test = CableTest.objects.get(kind="inspection")
+    assert test.verdict == Verdict.FAIL and test.details["ends"] == {"A": "fail", "B": "pass"}
+    assert not a.inspections.get().passed and b.inspections.get().passed
+    page = tech.get(url).content.decode()
+    last_a = page.split('data-testid="inspect-last-A">', 1)[1].split("</p>", 1)[0]
+    last_b = page.split('data-testid="inspect-last-B">', 1)[1].split("</p>", 1)[0]
+    assert "fail" in last_a and "by tina" in last_a and "pass" in last_b
+
+
+def test_inspection_with_no_end_chosen_says_so_and_writes_nothing(tech, jumper):
+    resp = tech.post(reverse("cable-inspect", kwargs={"label": "J-1"}), {})
+    assert resp.status_code == 200 and b"Choose pass or fail for at least one end." in resp.content
+    assert not CableTest.objects.exists()
 
 
 def test_cable_tests_include_plots_the_trace_with_events(tech, jumper, client):
@@ -161,3 +186,32 @@ def test_import_page_preview_confirm_mapping_then_apply(tech, jumper, media):
 def test_import_page_refuses_a_forged_token(tech):
     resp = tech.post(reverse("test-import"), {"instrument": "x", "token": "../../etc/passwd"})
     assert resp.status_code == 200 and "Choose the export file" in resp.content.decode()
+
+
+def test_power_meter_form_fibres_first_budget_beside_no_launch_condition_on_os2(tech, jumper):
+    """J-1 is 3 m of OS2: the single-mode wavelengths only, no multi-mode launch condition, the
+    TIA-568.3 budget the readings are judged against, and the fibres before the instrument."""
+    html = tech.get(reverse("cable-test-olts", kwargs={"label": "J-1"})).content.decode()
+    assert 'name="launch_condition"' not in html
+    assert 'value="1310"' in html and 'value="1550"' in html and 'value="850"' not in html
+    budget = html.split('data-testid="olts-budget"', 1)[1].split("</aside>", 1)[0]
+    assert "1310 nm" in budget and "1.50 dB" in budget  # two mated pairs at 0.75 dB, 3 m of fibre
+    assert html.index('name="loss_1"') < html.index('name="instrument"')
+
+
+def test_power_meter_form_remembers_the_instrument_as_last_used(tech, jumper):
+    url = reverse("cable-test-olts", kwargs={"label": "J-1"})
+    form = {
+        "wavelength_nm": "1310",
+        "direction": "AB",
+        "reference_method": "2",
+        "instrument": "EXFO FOT-930",
+        "instrument_serial": "FOT-7781",
+        "calibration_date": "2026-03-01",
+        "loss_1": "0.4",
+    }
+    assert tech.post(url, form).status_code == 302
+    html = tech.get(url).content.decode()
+    meta = html.split('data-testid="olts-meta"', 1)[1].split("</details>", 1)[0]
+    assert 'value="EXFO FOT-930"' in meta and 'value="FOT-7781"' in meta and 'value="2026-03-01"' in meta
+    assert "Instrument: EXFO FOT-930 FOT-7781 · reference 2 jumpers" in meta
