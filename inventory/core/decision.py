@@ -62,6 +62,7 @@ class AlertFact:
     url: str
     silenced: bool = False
     watching: bool = False  # moved to this cable by a replacement, waiting for the clean window
+    replacement: str = ""  # what replaced what ("cable J-102 replaced by R-102")
 
     @property
     def blocks(self) -> bool:
@@ -204,7 +205,11 @@ def cable_decide(ev: CableEvidence) -> Decision:
 
     if blocking:
         a = _worst(blocking)
-        watching = " The cable was replaced: watching for the rule's clean window." if a.watching else ""
+        watching = (
+            f" Replaced, watching ({a.replacement}): it resolves once the rule's clean window passes clean."
+            if a.watching
+            else ""
+        )
         head = (
             f"Open {a.severity} alert: {a.rule_words}. Not ready for production while it is open.{watching}"
         )

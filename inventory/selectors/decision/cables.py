@@ -45,10 +45,12 @@ _ALERT_COLUMNS = (
 
 
 def alert_fact(a: Alert) -> AlertFact:
-    return _fact(a.pk, a.severity, a.rule, a.summary, a.recommendation, a.silenced, a.watching_since)
+    return _fact(
+        a.pk, a.severity, a.rule, a.summary, a.recommendation, a.silenced, a.watching_since, a.replacement
+    )
 
 
-def _fact(pk, severity, rule, summary, recommendation, silenced, watching_since) -> AlertFact:
+def _fact(pk, severity, rule, summary, recommendation, silenced, watching_since, replacement) -> AlertFact:
     return AlertFact(
         id=pk,
         severity=severity,
@@ -59,6 +61,7 @@ def _fact(pk, severity, rule, summary, recommendation, silenced, watching_since)
         url=reverse("alert-detail", args=[pk]),
         silenced=silenced,
         watching=watching_since is not None,
+        replacement=replacement,
     )
 
 
@@ -178,7 +181,16 @@ def step_with_url(step: Step | None, label: str) -> Step | None:
     return replace(step, url=reverse(_STEP_ROUTES[step.key], args=[label]))
 
 
-_FACT_COLUMNS = ("pk", "severity", "rule", "summary", "recommendation", "silenced", "watching_since")
+_FACT_COLUMNS = (
+    "pk",
+    "severity",
+    "rule",
+    "summary",
+    "recommendation",
+    "silenced",
+    "watching_since",
+    "replacement",
+)
 
 
 def _open_alerts_of(cable_ids: list[int]) -> dict[int, list[AlertFact]]:
