@@ -42,8 +42,19 @@ STEP_WORDS = {
     "status": "",
 }
 
-# States, worst first: what the lists filter and sort by.
-STATES = ("alert", "fault", "fails", "untested", "retest", "ready", "ok", "retired", "none")
+# States, worst first, and how a list or a path row says them in a few words.
+STATE_WORDS = {
+    "alert": "alert open",
+    "fault": "fault open",
+    "fails": "tests fail",
+    "untested": "needs tests",
+    "retest": "retest overdue",
+    "ready": "ready for production",
+    "ok": "in production, tests pass",
+    "retired": "retired",
+    "none": "",
+}
+STATES = tuple(STATE_WORDS)
 
 
 def alert_blocks_production(severity: str) -> bool:
@@ -141,6 +152,10 @@ class Decision:
     fails: list[FailFact]
     blocking: list[AlertFact]
     offers_production: bool
+
+    @property
+    def words(self) -> str:
+        return STATE_WORDS.get(self.state, "")
 
     def as_dict(self) -> dict:
         return {
