@@ -220,13 +220,10 @@ def cable_decide(ev: CableEvidence) -> Decision:
 
     if blocking:
         a = _worst(blocking)
-        watching = (
-            f" Replaced, watching ({a.replacement}): it resolves once the rule's clean window passes clean."
-            if a.watching
-            else ""
-        )
+        watching = " (replaced, watching)" if a.watching else ""
         head = (
-            f"Open {a.severity} alert: {a.rule_words}. Not ready for production while it is open.{watching}"
+            f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}. "
+            "Not ready for production until it resolves."
         )
         why = a.recommendation or a.summary
         return decision("alert", "bad", head, Step("alert", STEP_WORDS["alert"], why, a.url))
@@ -247,7 +244,7 @@ def cable_decide(ev: CableEvidence) -> Decision:
             step = Step(
                 "status",
                 "Mark degraded",
-                f"Recorded as {_status_words(ev.status)}, but {first.text}.",
+                f"Recorded as {_status_words(ev.status)}, but it fails (above): degraded until it is fixed.",
                 status=CableStatus.DEGRADED,
             )
         elif own:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -12,7 +13,7 @@ from django.utils import timezone
 from inventory.core.choices import PASSING, SEVERITY_ORDER, CableKind, CableStatus, FieldNoteKind
 from inventory.core.decision import Decision, FaultFact, cable_decide
 from inventory.core.pathcheck import PathVerdict
-from inventory.core.words import word
+from inventory.core.words import human_when, word
 from inventory.db.compiled import CompiledRead
 from inventory.models import (
     Cable,
@@ -35,6 +36,7 @@ from inventory.selectors.plant.trace import Point, Segment, Trace, port_trace
 from inventory.selectors.testing.results import cable_tests_context
 from inventory.selectors.testing.traces import cable_traces_context
 
+_ISO_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 # A history change's field -> the vocabulary domain of its values.
 CHANGE_DOMAINS = {"status": "status", "kind": "kind", "role": "role", "polarity": "polarity"}
 END_RELATED = ("port__device__rack", "cage__device__rack", "cage__transceiver__model")
@@ -354,11 +356,18 @@ def _human_change(change: dict) -> dict:
     """``status: in_production -> faulty`` as ``Status: In production -> Faulty``."""
     domain = CHANGE_DOMAINS.get(change["field"], "")
     name = word(change["field"])
-    return {
-        "field": name[:1].upper() + name[1:],
-        "old": word(change["old"], domain) if change["old"] not in (None, "") else None,
-        "new": word(change["new"], domain) if change["new"] not in (None, "") else None,
-    }
+
+    def said(value):
+        if value in (None, ""):
+            return None
+        if isinstance(value, str) and _ISO_MOMENT.match(value):  # retired_at and other moments
+            try:
+                return human_when(timezone.localtime(datetime.fromisoformat(value)))
+            except ValueError:
+                return value
+        return word(value, domain)
+
+    return {"field": name[:1].upper() + name[1:], "old": said(change["old"]), "new": said(change["new"])}
 
 
 def cable_actions(cable: Cable) -> dict:

@@ -205,6 +205,6 @@ def test_one_decision_over_generated_plants(clients, plan):
                 assert f["url"].startswith(f"/c/{f['segment']}#"), f
             if "Tests fail" in summary:
                 assert decision["fails"], (cable.label, plan)
-                for f in decision["fails"]:
+                for f in decision["fails"][:3]:  # the first screen lists three, then "and N more"
                     assert f'href="{f["url"]}"' in summary and f["figure"] in summary
         transaction.set_rollback(True)
