@@ -75,6 +75,13 @@ def _worst_end(rule: str, ends: dict) -> str | None:
     return max(sides, key=lambda s: score[s])
 
 
+def _age(seconds: float) -> str:
+    if seconds >= 2 * 3600:
+        return f"{seconds / 3600:.0f} hours ago"
+    minutes = max(0, round(seconds / 60))
+    return "just now" if minutes == 0 else ("1 minute ago" if minutes == 1 else f"{minutes} minutes ago")
+
+
 def _swap_ends(text: str) -> str:
     return re.sub(r"\b([AB]) end\b", lambda m: f"{'B' if m.group(1) == 'A' else 'A'} end", text)
 
@@ -177,9 +184,7 @@ def alert_page(alert: Alert, *, now: datetime | None = None) -> dict:
         "moved_from": alert.moved_from if alert.moved_from_id else None,
         "summary": _swap_ends(alert.summary) if swap else alert.summary,
         "recommendation": _swap_ends(alert.recommendation) if swap else alert.recommendation,
-        "last_seen_age": (
-            f"{hours:.0f} hours ago" if hours >= 2 else f"{age.total_seconds() / 60:.0f} minutes ago"
-        ),
+        "last_seen_age": _age(age.total_seconds()),
         "stale": stale,
         "evidence_extra": evidence_rows({k: v for k, v in ev.items() if k != "link" and k not in per_end}),
         "link_rows": evidence_rows(ev.get("link") or {}),

@@ -10,7 +10,8 @@
 
 Either way the alert is "replaced, watching" (``watching_since``) until the rule's clean window
 passes clean (it resolves) or the condition shows again after that window (it reopens naming the
-new part): ``services.alerts.lifecycle`` does both.
+new part): ``services.alerts.lifecycle`` does both. A move is not a sighting: ``updated_at`` (last
+seen) stays when the condition was last seen.
 """
 
 from __future__ import annotations
@@ -74,7 +75,6 @@ def alerts_follow_cable(*, moving: list[_Moving], old: Cable, new: Cable, now: d
         a.returned_at = None
         a.summary = a.summary.replace(old.label, new.label)[:300]
         a.recommendation = a.recommendation.replace(old.label, new.label)[:500]
-        a.updated_at = now
     Alert.objects.bulk_update(
         [m.alert for m in moving],
         [
@@ -87,7 +87,6 @@ def alerts_follow_cable(*, moving: list[_Moving], old: Cable, new: Cable, now: d
             "returned_at",
             "summary",
             "recommendation",
-            "updated_at",
         ],
     )
     ids = [m.alert.pk for m in moving]
@@ -104,5 +103,5 @@ def alerts_follow_module(*, cage: Cage, old_serial: str, new_serial: str, now: d
     )
     words = f"module {old_serial or '(none)'} in {cage.device.name} {cage.name} replaced by {new_serial}"
     return Alert.objects.filter(state=AlertState.OPEN, link_id__in=links).update(
-        replacement=words[:200], watching_since=now, returned_at=None, updated_at=now
+        replacement=words[:200], watching_since=now, returned_at=None
     )

@@ -68,6 +68,7 @@ def test_after_a_replace_the_alert_is_on_the_new_cable_and_the_old_page_says_whe
     assert alert.key == f"link_flap:link:{new_link.pk}"  # the next evaluation updates it, not a second one
     assert list(alert.cables.values_list("label", flat=True)) == ["R-102"]
     assert alert.watching_since is not None and alert.moved_from.label == "J-102"
+    assert alert.updated_at == now  # a move is not a sighting: "last seen" stays
 
     page = site_tech_client.get("/c/R-102").content.decode()
     summary = page.split('aria-label="Status"', 1)[1].split("</section>", 1)[0]
