@@ -19,7 +19,7 @@ from tests.inventory.e2e.test_cable_page_phone import FIRST_SCREEN, audit, botto
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_flapping_link_from_the_cable_to_the_end_that_flaps(live_server, plant, phone740, artifacts):
+def test_a_flapping_link_from_the_cable_to_the_end_that_flaps(live_server, plant, phone740, artifacts):  # noqa: F811 (the fixture)
     f.UserFactory(username="walker", role="technician")
     link = Link.objects.get(active=True, segments__cable__label="J-102")
     leaf = "a" if link.a_port.device.name == "leaf-01" else "b"
