@@ -156,6 +156,12 @@ def alert_page(alert: Alert, *, now: datetime | None = None) -> dict:
                 worst=key == worst,
             )
         )
+    # Evidence of an end the alert names no port for (an alert on a cable alone): its own card.
+    shown = {e.key for e in ends}
+    for key, rows in evidence_ends.items():
+        if key not in shown and isinstance(rows, dict):
+            name = key.upper() if key in ("a", "b") else ""
+            ends.append(AlertEnd(key, name, "", None, None, "", "", "", None, evidence_rows(rows)))
     # The cable page's order: its A end first.
     ends.sort(key=lambda e: (e.name or "Z", e.key))
     decisions = cable_decisions(cables=cables, now=now) if cables else {}
