@@ -1,6 +1,6 @@
 """The API's ``next_step``: the one decision, in the OpenAPI schema and on every cable.
 
-    [gpu-1 eth0]--J-1 (3 m OS2, no test yet)--[leaf-1 Ethernet1/1]
+[gpu-1 eth0]--J-1 (3 m OS2, no test yet)--[leaf-1 Ethernet1/1]
 """
 
 import pytest
