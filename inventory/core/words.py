@@ -84,7 +84,6 @@ KEYS: dict[str, str] = {
     "pause_frames_per_s": "Pause frames per second",
     "paused_share": "Share of time paused",
     "series_pause_frames": "Pause frames",
-    "rail": "Direction",
     "seen": "Neighbour seen",
     "expected": "Neighbour expected",
     "seen_port_id": "Port seen",
@@ -269,6 +268,8 @@ def _evidence_value(key: str, value: object) -> str:
     if isinstance(value, dict):  # per end: {"a": true, "b": false} -> "A end: yes, B end: no"
         return ", ".join(f"{word(k)}: {_evidence_value(key, v)}" for k, v in value.items())
     if isinstance(value, str):
+        if key == "class":  # a link class is the operator's own name ("rail", "spine"), said as is
+            return value
         if key == "role":
             return _ROLE.get(value, word(value))
         if re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", value):

@@ -44,6 +44,17 @@ class Alert(models.Model):
     acknowledged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # A replacement (a cable replaced, a module swapped) moves the open alerts of the links it
+    # touches to the new part, "replaced, watching": ``watching_since`` the replacement, until the
+    # rule's clean window passes clean (resolved) or the condition shows again (``returned_at``,
+    # the alert naming the new part). ``moved_from``: the cable it was moved off, so that cable's
+    # page says where its alerts went; ``replacement``: what was replaced by what, in words.
+    moved_from = models.ForeignKey(
+        "inventory.Cable", null=True, blank=True, on_delete=models.PROTECT, related_name="alerts_moved_away"
+    )
+    replacement = models.CharField(max_length=200, blank=True)
+    watching_since = models.DateTimeField(null=True, blank=True)
+    returned_at = models.DateTimeField(null=True, blank=True)
     summary = models.CharField(max_length=300)
     recommendation = models.CharField(max_length=500, blank=True)
     evidence = models.JSONField(default=dict, blank=True)

@@ -23,6 +23,7 @@ from inventory.conf import app_settings
 from inventory.core.choices import AlertRule, AlertState, Severity
 from inventory.models import Alert, Device, Link, Rack
 from inventory.selectors.alerts import queries as alert_selectors
+from inventory.selectors.alerts.page import alert_page
 from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
 from inventory.selectors.telemetry.metrics import metrics_exposition
@@ -73,7 +74,7 @@ def alert_detail(request, pk: int):
     return render(
         request,
         "inventory/alert_detail.html",
-        {"alert": alert, "silence_form": SilenceForm(), "ev": alert.evidence},
+        {"alert": alert, "silence_form": SilenceForm(), "ev": alert.evidence, **alert_page(alert)},
     )
 
 
@@ -109,7 +110,7 @@ def alert_silence(request, pk: int):
     return render(
         request,
         "inventory/alert_detail.html",
-        {"alert": alert, "silence_form": form, "ev": alert.evidence},
+        {"alert": alert, "silence_form": form, "ev": alert.evidence, **alert_page(alert)},
         status=400,
     )
 

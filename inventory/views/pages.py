@@ -102,6 +102,7 @@ def cable_page(request, label: str):
         )
     may = {key: authz.can(request.user, rule, cable) for key, rule in PAGE_ACTION_RULES.items()}
     may["print"] = _may_print(request.user)
+    may["override"] = authz.can(request.user, "override_alert", cable)
     ctx = page_selectors.cable_page(cable, may=may)
     # A role that may report faults, refused here by the site scope, is told why in one sentence.
     if not may["fault"] and authz.can(request.user, "report_fault"):
@@ -116,9 +117,15 @@ def cable_set_status(request, label: str):
     degraded" (when a link fails while the record says in production)."""
     cable = _cable(label)
     status = request.POST.get("status", "")
+    override = request.POST.get("override_reason", "").strip()[:500]
+    if override and not authz.can(request.user, "override_alert", cable):
+        messages.error(
+            request, "Your role does not allow you to put a cable in production over an open alert."
+        )
+        return redirect(cable)
     try:
         if status == CableStatus.IN_PRODUCTION:
-            fieldwork.cable_mark_in_production(cable=cable, actor=request.user)
+            fieldwork.cable_mark_in_production(cable=cable, actor=request.user, override_reason=override)
         elif status == CableStatus.DEGRADED:
             cable_services.cable_set_status(
                 cable=cable, status=status, reason=f"marked degraded by {request.user.get_username()}"

@@ -27,13 +27,19 @@ from tests import factories as f
 pytestmark = pytest.mark.django_db
 
 # Ceilings, with what they are made of. Raise one only with a reason in the commit message.
-API_LIST_QUERIES = 5  # token, permissions, COUNT(*), the page, its ends
-API_DETAIL_QUERIES = 4  # token, permissions, the cable, its ends
+# The one decision (``selectors.decision.cable_decisions``) for a page of cables, 11 queries
+# whatever its size: links through the cables, each link's segments, their cables, ends, latest
+# tests and whole-link tests (``link_verdicts``), the cables' own latest tests and ends (the gate),
+# open alerts (one union), open faults, the replacements' labels.
+DECISION_QUERIES = 11
+API_LIST_QUERIES = 5 + DECISION_QUERIES  # token, permissions, COUNT(*), the page, its ends
+API_DETAIL_QUERIES = 4 + DECISION_QUERIES  # token, permissions, the cable, its ends
 TRACE_QUERIES = 4  # the recursive path read, ports, cages, panel mappings
 # One link: its rows read once, the cable's own latest tests taken from its test list.
 CABLE_PAGE_QUERIES = 17  # session, user, permissions, the page's panels
 TRUNK_PAGE_QUERIES = 27  # many links: traced from A, each link's rows, the drawn path, link positions
-CABLE_LIST_PAGE_QUERIES = 9  # session, user, permissions, COUNT(*), page, ends, alerts, sites, vendors
+# session, user, permissions, COUNT(*), page, ends, alerts, sites, vendors
+CABLE_LIST_PAGE_QUERIES = 9 + DECISION_QUERIES
 
 
 @pytest.fixture

@@ -16,10 +16,12 @@ from inventory.core.choices import (
     Polarity,
     Polish,
 )
+from inventory.core.decision import STATES
 from inventory.core.validators import LABEL_RE, LABEL_RULE
 from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, CableEnd, Link
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url
+from inventory.selectors.decision import cable_decisions
 
 
 def validate_label(value: str) -> str:
@@ -135,20 +137,58 @@ def end_points_by_cable(cable_ids) -> dict[int, list[tuple[bool, dict]]]:
 
 
 class CableListSerializer(serializers.ListSerializer):
-    """Reads every end of the page in one query before the rows are rendered."""
+    """Reads every end of the page in one query, and decides every cable's next step in a fixed
+    number more (``selectors.decision.cable_decisions``), before the rows are rendered."""
 
     def to_representation(self, data):
         cables = list(data.all() if hasattr(data, "all") else data)
         ends = end_points_by_cable([c.pk for c in cables])
+        decisions = cable_decisions(cables=cables)
         for c in cables:
             c._end_points = ends[c.pk]
+            c._decision = decisions[c.pk]
         return super().to_representation(cables)
+
+
+class NextStepActionSerializer(serializers.Serializer):
+    key = serializers.ChoiceField(
+        choices=["alert", "segment", "olts", "otdr", "qualification", "replace", "status"],
+        help_text="alert: follow the open alert; segment: go to the failing segment; olts/otdr/"
+        "qualification: record that test; replace: replace the cable; status: set ``status``.",
+    )
+    label = serializers.CharField(help_text="The button's words, e.g. 'Mark in production'")
+    reason = serializers.CharField(help_text="Why this is the next step")
+    url = serializers.CharField(allow_null=True, help_text="The page that takes the step")
+    status = serializers.CharField(allow_null=True, help_text="For key 'status': the status it sets")
+
+
+class FailureSerializer(serializers.Serializer):
+    segment = serializers.CharField(help_text="The failing cable's label")
+    text = serializers.CharField(help_text="Segment, figure and limit in words")
+    figure = serializers.CharField(help_text="What was measured, e.g. '3.10 dB'")
+    limit = serializers.CharField(help_text="What is allowed, e.g. '2.60 dB TIA-568.3 budget'")
+    url = serializers.CharField(help_text="The failing segment's page, at its tests")
+
+
+class NextStepSerializer(serializers.Serializer):
+    """The one decision about the cable (``core.decision``): the same as its page and the lists."""
+
+    state = serializers.ChoiceField(choices=list(STATES), help_text="The worst thing that applies")
+    headline = serializers.CharField(help_text="What the first screen of the cable page says")
+    reasons = serializers.ListField(child=serializers.CharField(), help_text="All the evidence, in words")
+    step = NextStepActionSerializer(allow_null=True, help_text="The one next step; null when none")
+    fails = FailureSerializer(many=True)
+    blocking_alerts = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Open alerts (warning level and above) that hold the cable out of production",
+    )
 
 
 class CableSerializer(StrictModelSerializer):
     vendor = serializers.CharField(source="vendor.name", read_only=True, default=None, allow_null=True)
     ends = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
+    next_step = serializers.SerializerMethodField()
 
     class Meta:
         model = Cable
@@ -172,6 +212,7 @@ class CableSerializer(StrictModelSerializer):
             "notes",
             "ends",
             "url",
+            "next_step",
         ]
         read_only_fields = fields
         list_serializer_class = CableListSerializer
@@ -206,6 +247,7 @@ class CableSerializer(StrictModelSerializer):
         out["notes"] = c.notes
         out["ends"] = self.get_ends(c)
         out["url"] = self.get_url(c)
+        out["next_step"] = self.get_next_step(c)
         return out
 
     def get_ends(self, obj) -> list[dict]:
@@ -216,6 +258,13 @@ class CableSerializer(StrictModelSerializer):
 
     def get_url(self, obj) -> str:
         return cable_url(obj.label)
+
+    @extend_schema_field(NextStepSerializer)
+    def get_next_step(self, obj) -> dict:
+        decision = getattr(obj, "_decision", None)
+        if decision is None:
+            decision = cable_decisions(cables=[obj])[obj.pk]
+        return decision.as_dict()
 
 
 class EndRefSerializer(serializers.Serializer):

@@ -59,7 +59,13 @@ def fec_health(ber: float | None, limit: float) -> dict:
 _CABLE_ALERTS = CompiledRead(
     lambda cable_id: (
         Alert.objects.filter(state=AlertState.OPEN)
-        .filter(Q(cables__id=cable_id) | Q(cable_id=cable_id))
+        # As the suspect, as a segment of the recorded path, or on an active link through it
+        # (``selectors.decision`` reads the same three for a page of cables).
+        .filter(
+            Q(cables__id=cable_id)
+            | Q(cable_id=cable_id)
+            | Q(link__active=True, link__segments__cable_id=cable_id)
+        )
         .distinct()
         .order_by("-opened_at")[:20]
     )
@@ -97,6 +103,13 @@ def cable_alerts_context(cable: Cable, *, now: datetime | None = None, links=Non
         "fec_health": fec_health(last_ber, limit),
         "fec_has_links": bool(links),
     }
+
+
+def moved_alerts(cable: Cable, limit: int = 10) -> list[Alert]:
+    """The alerts a replacement moved off this (retired) cable, with the cable each went to."""
+    return list(
+        Alert.objects.filter(moved_from=cable).select_related("cable").order_by("-opened_at", "-id")[:limit]
+    )
 
 
 def _worst_hourly(per_port: list[list], hours: int = 24) -> tuple[list, list]:

@@ -16,6 +16,7 @@ from inventory.selectors.pages.home import dashboard
 from inventory.selectors.pages.lists import (
     CABLE_SORTS,
     TRANSCEIVER_SORTS,
+    attach_decisions,
     attach_end_cells,
     cable_list_queryset,
     end_text,
@@ -37,6 +38,7 @@ __all__ = [
     "EndView",
     "LinkRows",
     "RackRow",
+    "attach_decisions",
     "attach_end_cells",
     "cable_actions",
     "cable_by_label",

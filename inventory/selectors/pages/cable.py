@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -9,9 +10,10 @@ from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from django.utils import timezone
 
-from inventory.core.choices import PASSING, SEVERITY_ORDER, CableKind, CableStatus, Verdict
+from inventory.core.choices import PASSING, SEVERITY_ORDER, CableKind, CableStatus, FieldNoteKind
+from inventory.core.decision import Decision, FaultFact, cable_decide
 from inventory.core.pathcheck import PathVerdict
-from inventory.core.words import word
+from inventory.core.words import human_when, word
 from inventory.db.compiled import CompiledRead
 from inventory.models import (
     Cable,
@@ -25,7 +27,8 @@ from inventory.models import (
     Transceiver,
     TransceiverPlacement,
 )
-from inventory.selectors.alerts.queries import cable_alerts_context
+from inventory.selectors.alerts.queries import cable_alerts_context, moved_alerts
+from inventory.selectors.decision import alert_fact, cable_evidence, step_with_url
 from inventory.selectors.pages.retest import retest_state
 from inventory.selectors.plant.history import history_for
 from inventory.selectors.plant.journal import journal_for
@@ -33,6 +36,7 @@ from inventory.selectors.plant.trace import Point, Segment, Trace, port_trace
 from inventory.selectors.testing.results import cable_tests_context
 from inventory.selectors.testing.traces import cable_traces_context
 
+_ISO_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 # A history change's field -> the vocabulary domain of its values.
 CHANGE_DOMAINS = {"status": "status", "kind": "kind", "role": "role", "polarity": "polarity"}
 END_RELATED = ("port__device__rack", "cage__device__rack", "cage__transceiver__model")
@@ -352,11 +356,18 @@ def _human_change(change: dict) -> dict:
     """``status: in_production -> faulty`` as ``Status: In production -> Faulty``."""
     domain = CHANGE_DOMAINS.get(change["field"], "")
     name = word(change["field"])
-    return {
-        "field": name[:1].upper() + name[1:],
-        "old": word(change["old"], domain) if change["old"] not in (None, "") else None,
-        "new": word(change["new"], domain) if change["new"] not in (None, "") else None,
-    }
+
+    def said(value):
+        if value in (None, ""):
+            return None
+        if isinstance(value, str) and _ISO_MOMENT.match(value):  # retired_at and other moments
+            try:
+                return human_when(timezone.localtime(datetime.fromisoformat(value)))
+            except ValueError:
+                return value
+        return word(value, domain)
+
+    return {"field": name[:1].upper() + name[1:], "old": said(change["old"]), "new": said(change["new"])}
 
 
 WHY_STATUSES = (CableStatus.DEGRADED, CableStatus.FAULTY)
@@ -459,57 +470,6 @@ def top_alert(alerts: list) -> object | None:
     return max(alerts, key=lambda a: (SEVERITY_ORDER.get(a.severity, 0), a.opened_at))
 
 
-@dataclass
-class Evidence:
-    """What the tests say against what the record says, in words.
-
-    ``tone``: ``ok`` (the tests back the status), ``warn`` (not yet tested enough), ``bad`` (a
-    test or a link fails). ``conflict``: the recorded status claims more than the tests show
-    (in production while a link fails), or less (degraded after a passing retest).
-    """
-
-    tone: str = "none"
-    failing: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    ready: bool = False
-    conflict: str = ""
-    offer: str = ""  # the status the page offers to set ("in_production" or "degraded")
-
-
-def cable_evidence(cable: Cable, tests: dict) -> Evidence:
-    """Compare the cable's recorded status with its latest tests and its links' verdicts."""
-    ev = Evidence(missing=list(tests["gate_missing"]))
-    for r in tests["latest"]:
-        if r["verdict"] == Verdict.FAIL:
-            ev.failing.append(f"the latest {r['kind_label'].lower()} test failed")
-    for lv in tests["links"]:
-        if lv.pmd_verdict == Verdict.FAIL and lv.channel_loss_db is not None:
-            ev.failing.append(
-                f"link {lv.a} \u2194 {lv.b} fails its {lv.pmd or 'PMD'} limit "
-                f"({lv.channel_loss_db:.2f} of {lv.channel_limit_db:.2f} dB)"
-            )
-        elif lv.tia_verdict == Verdict.FAIL:
-            ev.failing.append(f"link {lv.a} \u2194 {lv.b} fails its TIA-568.3 component budget")
-    if not tests["gate_applies"]:
-        return ev
-    ev.ready = not ev.missing and not ev.failing
-    ev.tone = "bad" if ev.failing else ("warn" if ev.missing else "ok")
-    status = cable.status
-    if status in (CableStatus.IN_PRODUCTION, CableStatus.TESTED) and ev.failing:
-        ev.conflict = f"Recorded as {word(status, 'status').lower()}, but " + "; ".join(ev.failing) + "."
-        ev.offer = CableStatus.DEGRADED
-    elif status == CableStatus.IN_PRODUCTION and ev.missing:
-        ev.conflict = "Recorded as in production, but it still needs " + "; ".join(ev.missing) + "."
-    elif status in (CableStatus.INSTALLED, CableStatus.TESTED, CableStatus.DEGRADED) and ev.ready:
-        ev.conflict = (
-            f"Recorded as {word(status, 'status').lower()}, but every test passes: ready for production."
-        )
-        ev.offer = CableStatus.IN_PRODUCTION
-    return ev
-
-
-# The gate's missing items -> the action that records them (first match wins).
-_MISSING_ACTION = (("power-meter", "olts"), ("otdr", "otdr"))
 ACTION_WORDS = {
     "olts": "Record the power-meter test",
     "otdr": "Record the OTDR test",
@@ -524,28 +484,32 @@ ACTION_WORDS = {
 }
 
 
-def next_step(cable: Cable, ev: Evidence, actions: dict, retest: str) -> dict | None:
-    """The one step that matters now: set the status the evidence supports, record the test the
-    gate lacks, or the retest that is due."""
-    if cable.status == CableStatus.RETIRED:
+# The permission (``cable_actions`` key) each step of the decision needs; alert and segment
+# steps are links anyone may follow.
+_STEP_ACTION = {"status": "status", "olts": "olts", "otdr": "otdr", "replace": "replace"}
+
+
+def page_step(decision: Decision, actions: dict) -> dict | None:
+    """The decision's next step as the page draws it: with its button only when the user may take it."""
+    step = decision.step
+    if step is None:
         return None
-    if ev.offer and not actions.get("status"):
-        ev.offer = ""  # the page still says what disagrees; it offers no button the user may not press
-    if ev.offer == CableStatus.IN_PRODUCTION:
-        return {"key": "status", "label": "Mark in production", "status": CableStatus.IN_PRODUCTION}
-    if ev.offer == CableStatus.DEGRADED:
-        return {"key": "status", "label": "Mark degraded", "status": CableStatus.DEGRADED}
-    for m in ev.missing + (["power-meter"] if retest == "overdue" else []):
-        for needle, key in _MISSING_ACTION:
-            if needle in m.lower() and actions.get(key):
-                return {"key": key, "label": ACTION_WORDS[key], "url": actions[key]}
-    return None
+    need = _STEP_ACTION.get(step.key)
+    allowed = need is None or bool(actions.get(need))
+    return {
+        "key": step.key,
+        "label": step.label,
+        "reason": step.reason,
+        "url": step.url,
+        "status": step.status,
+        "allowed": allowed and bool(step.url),
+    }
 
 
 def _action_list(actions: dict, step: dict | None) -> list[dict]:
     """Every action once, in the order a technician reaches for them; the next step is not repeated."""
     order = ("olts", "otdr", "inspect", "serviced", "swap", "fault", "note", "replace", "edit", "print")
-    skip = step["key"] if step else None
+    skip = step["key"] if step and step["allowed"] else None
     return [
         {"key": k, "label": ACTION_WORDS[k], "url": actions[k]} for k in order if actions.get(k) and k != skip
     ]
@@ -587,14 +551,38 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
     ctx.update(cable_alerts_context(cable, links=links))
     ctx.update(cable_tests_context(cable, links=links, link_rows=link_rows))
     ctx.update(cable_traces_context(cable, otdr_tested=ctx["cable_tests"]["otdr"] is not None))
-    ev = cable_evidence(cable, ctx["cable_tests"])
-    step = next_step(cable, ev, actions, retest)
+    ct = ctx["cable_tests"]
+    evidence = cable_evidence(
+        cable,
+        own=ct["own_latest"],
+        links=ct["links"],
+        missing=ct["gate_missing"],
+        alerts=[alert_fact(a) for a in ctx["cable_alerts"]],
+        faults=[FaultFact(n.text, n.at) for n in journal["open"] if n.kind == FieldNoteKind.FAULT],
+        today=today,
+        replaced_by=cable.replaced_by.label if cable.replaced_by_id else "",
+    )
+    decision = cable_decide(evidence)
+    decision.step = step_with_url(decision.step, cable.label)
+    step = page_step(decision, actions)
+    # An engineer may put the cable in production over an open alert, with a reason for the journal.
+    override = bool(
+        decision.state == "alert"
+        and may is not None
+        and may.get("override")
+        and actions.get("status")
+        and not decision.fails
+        and not evidence.missing
+        and cable.status != CableStatus.IN_PRODUCTION
+    )
     top = top_alert(ctx["cable_alerts"])
     ctx.update(
         status_why=status_why(cable, ctx["history"]),
         link_ends=link_far_ends(trace),
-        evidence=ev,
+        decision=decision,
         next_step=step,
+        override=override,
+        moved_alerts=moved_alerts(cable) if cable.status == CableStatus.RETIRED else [],
         action_list=_action_list(actions, step),
         top_alert=top,
         other_alerts=[a for a in ctx["cable_alerts"] if a is not top],

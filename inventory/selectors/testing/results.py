@@ -139,6 +139,8 @@ def cable_tests_context(cable: Cable, *, links: list[Link] | None = None, link_r
             "otdr": otdr,
             "links": [channel[link.pk] for link in links if link.pk in channel],
             "gate_missing": missing,
+            # The latest test of each kind (``LatestTest``): the cable's own evidence for the decision.
+            "own_latest": known[cable.pk] if known else latest_tests(cable_ids=[cable.pk]).get(cable.pk, {}),
             "gate_applies": cable.kind in CableKind.fibre() | CableKind.sealed(),
             "urls": {
                 "olts": reverse("cable-test-olts", kwargs={"label": cable.label}),

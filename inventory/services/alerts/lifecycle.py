@@ -137,6 +137,12 @@ def alerts_apply(
         a.updated_at = now
         a.summary = d["summary"]
         a.recommendation = d["recommendation"]
+        if a.watching_since is not None and _clean_window_passed(a, now):
+            # The condition shows again past the rule's window after the replacement: the new
+            # part did not fix it. It reopens from watching, naming the part that replaced the old.
+            a.watching_since, a.returned_at = None, now
+        if a.returned_at is not None and a.replacement:
+            a.summary = f"Back after the {a.replacement}: {d['summary']}"[:300]
         previous = a.evidence or {}
         history = list(previous.get("history", []))[-23:]
         history.append({"at": now.isoformat(), "ends": f.ends})
@@ -146,7 +152,16 @@ def alerts_apply(
         changed.append(a)
     if changed:
         Alert.objects.bulk_update(
-            changed, ["severity", "updated_at", "summary", "recommendation", "evidence"]
+            changed,
+            [
+                "severity",
+                "updated_at",
+                "summary",
+                "recommendation",
+                "evidence",
+                "watching_since",
+                "returned_at",
+            ],
         )
     report.updated += len(changed)
 
@@ -240,10 +255,18 @@ def _resolve_cleared(*, keep: set[str], reporting: set[int], now: datetime, rule
         qs = qs.filter(rule__in=rules)
     done = []
     for a in qs:
+        if a.watching_since is not None and not _clean_window_passed(a, now):
+            continue  # replaced, watching: the window still holds samples from before the repair
         if _alert_port_ids(a) & reporting:
             done.append(a.pk)
     if not done:
         return 0
     return Alert.objects.filter(pk__in=done, state=AlertState.OPEN).update(
-        state=AlertState.RESOLVED, resolved_at=now, updated_at=now
+        state=AlertState.RESOLVED, resolved_at=now, updated_at=now, watching_since=None
     )
+
+
+def _clean_window_passed(alert: Alert, now: datetime) -> bool:
+    """Has the rule's clean window passed since the alert's part was replaced?"""
+    window = engine.clean_window_s(alert.rule, engine.RuleConfig.from_dict(app_settings.alert_rules).default)
+    return (now - alert.watching_since).total_seconds() >= window

@@ -10,10 +10,12 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, PortKind
-from inventory.models import Cable, CableEnd, Port, Vendor
+from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, FieldNoteKind, PortKind
+from inventory.core.words import word
+from inventory.models import Cable, CableEnd, FieldNote, Port, Vendor
+from inventory.selectors.decision import blocking_alerts
 from inventory.selectors.testing.gate import cable_gate_check, gate_message
-from inventory.services.plant import cable_sites
+from inventory.services.plant import alert_moves, cable_sites
 from inventory.services.plant import links as link_services
 
 # DAC reach by lane rate (IEEE 802.3 CR/CR4/CR8 practice): past these a passive copper link
@@ -238,7 +240,19 @@ def cable_retire(*, cable: Cable, reason: str = "", now: datetime | None = None)
     return cable
 
 
-def cable_set_status(*, cable: Cable, status: str, reason: str = "", now: datetime | None = None) -> Cable:
+def cable_set_status(
+    *,
+    cable: Cable,
+    status: str,
+    reason: str = "",
+    now: datetime | None = None,
+    override_reason: str = "",
+    actor=None,
+) -> Cable:
+    """Set a cable's status. "In production" passes the test gate, and is refused while an alert
+    of warning level or above is open on a link through the cable (``core.decision``) unless
+    ``override_reason`` says why (the caller checks the role may: ``authz`` ``override_alert``);
+    an override goes into the cable's journal."""
     if status not in CableStatus.values:
         raise ValidationError({"status": f"Unknown status {status!r}."})
     if status == CableStatus.RETIRED:
@@ -249,10 +263,46 @@ def cable_set_status(*, cable: Cable, status: str, reason: str = "", now: dateti
         missing = cable_gate_check(cable=cable, now=now)
         if missing:
             raise ValidationError({"status": gate_message(cable, missing)})
+        blocking = blocking_alerts(cable=cable)
+        override_reason = (override_reason or "").strip()
+        if blocking and not override_reason:
+            raise ValidationError({"status": alert_block_message(cable, blocking)})
+        if blocking:
+            _journal_override(cable=cable, alerts=blocking, reason=override_reason, actor=actor, now=now)
     cable.status = status
     cable._change_reason = reason
     cable.save(update_fields=["status", "updated_at"])
     return cable
+
+
+def alert_block_message(cable: Cable, alerts: list) -> str:
+    """The refusal a user reads while an alert holds the cable out of production."""
+    named = "; ".join(
+        f"#{a.id} {word(a.severity, 'severity').lower()} {word(a.rule, 'rule').lower()}" for a in alerts[:3]
+    )
+    return (
+        f"{cable.label} cannot go into production while an alert is open on a link through it ({named}). "
+        "Follow the alert's recommendation; it resolves once its rule's clean window passes."
+    )
+
+
+def _journal_override(*, cable: Cable, alerts: list, reason: str, actor, now: datetime | None) -> None:
+    now = now or timezone.now()
+    named = ", ".join(
+        f"#{a.id} {word(a.severity, 'severity').lower()} {word(a.rule, 'rule').lower()}" for a in alerts
+    )
+    FieldNote.objects.create(
+        cable=cable,
+        kind=FieldNoteKind.NOTE,
+        text=f"Put in production over open alert {named}: {reason}"[:2000],
+        status_before=cable.status,
+        status_after=CableStatus.IN_PRODUCTION,
+        at=now,
+        actor=actor,
+        closed_at=now,
+        closed_by=actor,
+        close_reason="override recorded",
+    )
 
 
 def _ports_of(cable: Cable) -> list[int]:
@@ -288,6 +338,7 @@ def cable_replace(
             if port is None:
                 raise ValidationError({"label": f"{old.label} end {e.side} has no port to move to."})
             ports.append((e, port))
+    moving = alert_moves.alerts_on_cable(cable=old)  # read before the retirement ends its links
     cable_retire(cable=old, reason=reason or f"replaced by {new_label}", now=now)
 
     def spec(e, p):
@@ -316,6 +367,7 @@ def cable_replace(
     old.replaced_by = new
     old._change_reason = f"replaced by {new.label}"
     old.save(update_fields=["replaced_by", "updated_at"])
+    alert_moves.alerts_follow_cable(moving=moving, old=old, new=new, now=now)
     return new
 
 

@@ -170,14 +170,22 @@ def journal_close(
     return locked
 
 
-def cable_mark_in_production(*, cable: Cable, actor=None, now: datetime | None = None) -> Cable:
-    """Put a cable into production through the test gate; its open faults are settled by it."""
+def cable_mark_in_production(
+    *, cable: Cable, actor=None, now: datetime | None = None, override_reason: str = ""
+) -> Cable:
+    """Put a cable into production through the test gate and the open-alert check (an override
+    with a reason, where the role allows it); its open faults are settled by it."""
     now = now or timezone.now()
     with transaction.atomic():
         locked = _locked(cable)
         by = actor.get_username() if actor else "someone"
         cable_set_status(
-            cable=locked, status=CableStatus.IN_PRODUCTION, reason=f"marked in production by {by}", now=now
+            cable=locked,
+            status=CableStatus.IN_PRODUCTION,
+            reason=f"marked in production by {by}" + (" over an open alert" if override_reason else ""),
+            now=now,
+            override_reason=override_reason,
+            actor=actor,
         )
         FieldNote.objects.filter(cable=locked, closed_at__isnull=True, kind=FieldNoteKind.FAULT).update(
             closed_at=now, closed_by=actor, close_reason="the cable passed the production gate"

@@ -12,6 +12,7 @@ from django.utils import timezone
 from inventory.core.choices import CableKind, PlacementEnd, RmaOutcome, TransceiverStatus
 from inventory.db import bulk
 from inventory.models import CableEnd, Cage, RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
+from inventory.services.plant import alert_moves
 from inventory.services.plant.cables import stale_edit_message
 
 
@@ -107,6 +108,9 @@ def transceiver_swap(
             now=now,
         )
     installed = transceiver_install(transceiver=new, cage=cage, actor=actor, now=now)
+    alert_moves.alerts_follow_module(
+        cage=cage, old_serial=old.serial if old is not None else "", new_serial=installed.serial, now=now
+    )
     return old, installed
 
 

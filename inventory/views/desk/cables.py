@@ -28,6 +28,7 @@ CABLE_COLUMNS = [
     ("Vendor", None),  # filter, not sort: see CABLE_SORTS
     ("Installed", "installed"),
     ("Retest due", "retest"),
+    ("Next step", None),
 ]
 
 
@@ -45,6 +46,7 @@ def cable_list(request):
     page = _page(request, qs)
     page.object_list = list(page.object_list)
     page_selectors.attach_end_cells(page.object_list)
+    page_selectors.attach_decisions(page.object_list)
     return render(
         request,
         "inventory/cable_list.html",

@@ -54,7 +54,8 @@ def test_in_production_while_its_link_fails_the_pmd_is_flagged_and_degraded_is_o
     _set_status(cables["J-100"], CableStatus.IN_PRODUCTION)
     page = _main(site_tech_client.get("/c/J-100").content.decode())
     assert 'data-testid="evidence-flag">Tests fail<' in page
-    assert "Recorded as in production, but link" in page and "(3.30 of 3.00 dB)" in page
+    assert "Recorded as in production, but it fails" in page
+    assert "channel: 3.30 dB over its 3.00 dB 400GBASE-DR4 channel limit" in page  # figure and limit
     assert 'name="status" value="degraded"' in page and ">Mark degraded<" in page
     r = site_tech_client.post("/c/J-100/status", {"status": "degraded"})
     assert r.status_code == 302
@@ -72,7 +73,7 @@ def test_a_passing_retest_after_degraded_offers_mark_in_production_through_the_g
 
     olts(cable, 0.4, 8, timezone.now())
     page = _main(engineer_client.get("/c/J-1").content.decode())
-    assert "every test passes: ready for production" in page
+    assert "every test passes and no alert is open: ready for production" in page
     assert 'name="status" value="in_production"' in page and ">Mark in production<" in page
     r = engineer_client.post("/c/J-1/status", {"status": "in_production"}, follow=True)
     assert "J-1 is now in production" in r.content.decode()
@@ -96,7 +97,7 @@ def test_a_viewer_is_shown_the_disagreement_but_offered_no_status_button(plant, 
         olts(plant["cables"][label], 1.1, n, now)
     _set_status(plant["cables"]["J-100"], CableStatus.IN_PRODUCTION)
     page = _main(viewer_client.get("/c/J-100").content.decode())
-    assert "Recorded as in production, but link" in page
+    assert "Recorded as in production, but it fails" in page
     assert 'name="status"' not in page and "Report a fault" not in page
     assert viewer_client.post("/c/J-100/status", {"status": "degraded"}).status_code == 403
 

@@ -30,6 +30,7 @@ from inventory.core.telemetry.rules.config import (
     SEVERITY_ORDER,
     RuleConfig,
     Thresholds,
+    clean_window_s,
     thresholds_from,
 )
 from inventory.core.telemetry.rules.engine import evaluate
@@ -40,6 +41,7 @@ from inventory.core.telemetry.rules.words import describe
 __all__ = [
     "FEC_LIMITS",
     "PHYSICAL_RULES",
+    "clean_window_s",
     "PRESETS",
     "SEVERITY_ORDER",
     "Evaluation",

@@ -144,3 +144,23 @@ class RuleConfig:
     def profile_index(self, *, link_class: str, pmd: str, profiles: list[Thresholds]) -> int:
         t = self.by_class.get(link_class) or self.by_pmd.get(pmd) or self.default
         return profiles.index(t)
+
+
+# The window each rule judges over: after a replacement, the alert watches this long (and at
+# least ``clear_s``) before it may resolve, since the samples before the repair fill it until then.
+_RULE_WINDOW = {
+    "link_flap": "flap_window_s",
+    "link_degraded": "clear_s",
+    "fec_degradation": "fec_hold_s",
+    "fec_tail": "tail_window_s",
+    "fec_uncorrectable": "uncorr_window_s",
+    "rx_power_drift": "rx_hold_s",
+    "pfc_storm": "pfc_sustained_s",
+}
+
+
+def clean_window_s(rule: str, t: Thresholds) -> float:
+    """Seconds of clean telemetry that settle an alert of ``rule`` after its part was replaced."""
+    name = _RULE_WINDOW.get(rule)
+    own = float(getattr(t, name)) if name else 0.0
+    return max(own, float(t.clear_s))

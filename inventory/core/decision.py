@@ -1,0 +1,279 @@
+"""The one decision about a cable: its state, what the first screen says, and the next step.
+
+Pure: it takes the evidence (``CableEvidence``: the open alerts on every link through the cable,
+its open faults, what fails on its own tests and on every segment and channel of its links, what
+the production gate still lacks, the retest, the replacement) and returns a ``Decision``. The
+cable page, the desk list, the API's ``next_step`` and the alert page all show this one answer;
+``selectors.decision`` gathers the evidence set-based for one cable or a page of them.
+
+The rules, in order (the first that applies sets the state and the step):
+
+1. Retired: no step; where the replacement is.
+2. An alert of warning level or above (warning, notify, critical, page) open on a link through
+   the cable: the step is the alert's recommendation (open the alert). "Mark in production" is
+   never offered while one is open (``alert_blocks_production``; the service refuses it too).
+3. A fault reported and still open, with no test since: retest after the repair.
+4. Something fails: each failure names the segment, the figure and the limit. The cable's own
+   failure on a cable recorded as tested or in production: "Mark degraded". A failure on another
+   segment of its link: go to that segment.
+5. The gate lacks a test: record it.
+6. The retest is overdue: record it.
+7. Every test passes and nothing is open: "Mark in production" (when not already).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from inventory.core.choices import SEVERITY_ORDER, CableStatus, Severity
+
+# An alert at or above this severity holds a cable out of production (info alerts do not).
+BLOCKING_RANK = SEVERITY_ORDER[Severity.WARNING]
+
+# Where the page offers each step (the cable page's action keys; ``url`` is filled by the caller).
+STEP_WORDS = {
+    "alert": "Open the alert",
+    "segment": "Open the failing segment",
+    "olts": "Record the power-meter test",
+    "otdr": "Record the OTDR test",
+    "qualification": "Record the link qualification",
+    "replace": "Replace the cable",
+    "status": "",
+}
+
+# States, worst first, and how a list or a path row says them in a few words.
+STATE_WORDS = {
+    "alert": "alert open",
+    "fault": "fault open",
+    "fails": "tests fail",
+    "untested": "needs tests",
+    "retest": "retest overdue",
+    "ready": "ready for production",
+    "ok": "in production, tests pass",
+    "retired": "retired",
+    "none": "",
+}
+STATES = tuple(STATE_WORDS)
+
+
+def alert_blocks_production(severity: str) -> bool:
+    """Does an open alert of this severity hold a cable out of production?"""
+    return SEVERITY_ORDER.get(severity, 0) >= BLOCKING_RANK
+
+
+@dataclass(frozen=True, slots=True)
+class AlertFact:
+    id: int
+    severity: str
+    rule: str
+    rule_words: str
+    summary: str
+    recommendation: str
+    url: str
+    silenced: bool = False
+    watching: bool = False  # moved to this cable by a replacement, waiting for the clean window
+    replacement: str = ""  # what replaced what ("cable J-102 replaced by R-102")
+
+    @property
+    def blocks(self) -> bool:
+        return alert_blocks_production(self.severity)
+
+
+@dataclass(frozen=True, slots=True)
+class FailFact:
+    """One failure, always with where (the segment), the figure and the limit.
+
+    ``segment``: the failing cable's label (or ``channel`` for a whole link over its PMD limit);
+    ``what``: ``trunk C000226 segment`` or ``channel gpu-0001:ib0 - leaf-01:Ethernet1``;
+    ``figure``/``limit``: the measured and allowed values in words (``3.10 dB``, ``2.60 dB
+    TIA-568.3 budget``). ``own``: the cable's own test failed (not another segment of its link).
+    """
+
+    segment: str
+    what: str
+    figure: str
+    limit: str
+    url: str
+    own: bool
+    kind: str = "olts"
+    note: str = ""
+
+    @property
+    def text(self) -> str:
+        text = (
+            f"{self.what}: {self.figure} over its {self.limit}"
+            if self.limit
+            else f"{self.what}: {self.figure}"
+        )
+        return f"{text} ({self.note})" if self.note else text
+
+
+@dataclass(frozen=True, slots=True)
+class FaultFact:
+    text: str
+    at: datetime
+    who: str = ""
+
+
+@dataclass
+class CableEvidence:
+    label: str
+    status: str
+    gated: bool  # the production gate applies (fibre or sealed); copper out-of-band is not tested
+    fibre: bool
+    alerts: list[AlertFact] = field(default_factory=list)
+    faults: list[FaultFact] = field(default_factory=list)
+    fails: list[FailFact] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    retest_due: date | None = None
+    today: date | None = None
+    last_test_at: datetime | None = None
+    replaced_by: str = ""
+    replaced_by_url: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    key: str  # alert, segment, olts, otdr, qualification, replace, status
+    label: str
+    reason: str
+    url: str = ""
+    status: str = ""  # for key "status": the status it sets
+
+
+@dataclass
+class Decision:
+    state: str
+    tone: str  # bad, warn, ok, none
+    headline: str
+    reasons: list[str]
+    step: Step | None
+    fails: list[FailFact]
+    blocking: list[AlertFact]
+    offers_production: bool
+
+    @property
+    def words(self) -> str:
+        return STATE_WORDS.get(self.state, "")
+
+    def as_dict(self) -> dict:
+        return {
+            "state": self.state,
+            "headline": self.headline,
+            "reasons": self.reasons,
+            "step": None
+            if self.step is None
+            else {
+                "key": self.step.key,
+                "label": self.step.label,
+                "reason": self.step.reason,
+                "url": self.step.url or None,
+                "status": self.step.status or None,
+            },
+            "fails": [
+                {"segment": f.segment, "text": f.text, "figure": f.figure, "limit": f.limit, "url": f.url}
+                for f in self.fails
+            ],
+            "blocking_alerts": [a.id for a in self.blocking],
+        }
+
+
+def _status_words(status: str) -> str:
+    return status.replace("_", " ")
+
+
+def _worst(alerts: list[AlertFact]) -> AlertFact:
+    return max(alerts, key=lambda a: (SEVERITY_ORDER.get(a.severity, 0), a.id))
+
+
+def _test_step(ev: CableEvidence, why: str) -> Step | None:
+    """The test the gate lacks (or the retest), as a step."""
+    text = " ".join(ev.missing).lower()
+    if ev.fibre:
+        key = "otdr" if ("otdr" in text and "power-meter" not in text) else "olts"
+    else:
+        key = "qualification"
+    return Step(key, STEP_WORDS[key], why)
+
+
+def cable_decide(ev: CableEvidence) -> Decision:
+    """The state, the first screen's headline, its reasons and the one next step."""
+    if ev.status == CableStatus.RETIRED:
+        head = f"Retired, replaced by {ev.replaced_by}." if ev.replaced_by else "Retired."
+        return Decision("retired", "none", head, [], None, [], [], False)
+    blocking = [a for a in ev.alerts if a.blocks]
+    reasons: list[str] = []
+    for a in sorted(ev.alerts, key=lambda a: -SEVERITY_ORDER.get(a.severity, 0)):
+        state = " (replaced, watching)" if a.watching else ""
+        reasons.append(f"{a.severity} alert: {a.rule_words}{state}: {a.summary}")
+    reasons.extend(f"fault reported: {f.text}" for f in ev.faults)
+    reasons.extend(f"fails: {f.text}" for f in ev.fails)
+    reasons.extend(f"needs {m}" for m in ev.missing)
+    overdue = bool(ev.retest_due and ev.today and ev.retest_due < ev.today)
+    if overdue:
+        reasons.append(f"retest overdue since {ev.retest_due:%-d %b %Y}")
+    fails = list(ev.fails)
+
+    def decision(state, tone, head, step, offers=False):
+        return Decision(state, tone, head, reasons, step, fails, blocking, offers)
+
+    if blocking:
+        a = _worst(blocking)
+        watching = " (replaced, watching)" if a.watching else ""
+        head = (
+            f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}. "
+            "Not ready for production until it resolves."
+        )
+        why = a.recommendation or a.summary
+        return decision("alert", "bad", head, Step("alert", STEP_WORDS["alert"], why, a.url))
+    open_faults = [f for f in ev.faults if ev.last_test_at is None or ev.last_test_at < f.at]
+    if open_faults:
+        f = open_faults[0]
+        head = f"Fault reported: {f.text}"
+        if ev.gated:
+            step = _test_step(ev, "Retest after the repair: a passing test settles the fault.")
+        else:
+            step = Step("replace", STEP_WORDS["replace"], "Replace it, or record the repair in the journal.")
+        return decision("fault", "bad", head, step)
+    if fails:
+        own = [f for f in fails if f.own]
+        first = (own or fails)[0]
+        head = "Tests fail: " + "; ".join(f.text for f in fails[:3]) + ("; …" if len(fails) > 3 else "")
+        if own and ev.status in (CableStatus.IN_PRODUCTION, CableStatus.TESTED):
+            step = Step(
+                "status",
+                "Mark degraded",
+                f"Recorded as {_status_words(ev.status)}, but it fails (above): degraded until it is fixed.",
+                status=CableStatus.DEGRADED,
+            )
+        elif own:
+            key = "olts" if ev.fibre else "qualification"
+            step = Step(key, STEP_WORDS[key], f"Clean, re-seat and retest: {first.text}.")
+        else:
+            step = Step("segment", f"Open {first.segment}", f"{first.text}.", first.url)
+        return decision("fails", "bad", head, step)
+    if ev.gated and ev.missing:
+        head = "Not ready for production: needs " + "; ".join(ev.missing) + "."
+        if ev.status == CableStatus.IN_PRODUCTION:
+            head = "Recorded as in production, but it still needs " + "; ".join(ev.missing) + "."
+        return decision("untested", "warn", head, _test_step(ev, "The production gate needs it."))
+    if overdue and ev.gated:
+        head = f"Retest overdue since {ev.retest_due:%-d %b %Y}."
+        return decision("retest", "warn", head, _test_step(ev, "The retest interval has passed."))
+    if ev.gated and ev.status != CableStatus.IN_PRODUCTION and ev.status != CableStatus.PLANNED:
+        head = (
+            f"Recorded as {_status_words(ev.status)}, but every test passes and no alert is open: "
+            "ready for production."
+        )
+        step = Step(
+            "status",
+            "Mark in production",
+            "Every test passes and no alert is open.",
+            status=CableStatus.IN_PRODUCTION,
+        )
+        return decision("ready", "ok", head, step, offers=True)
+    if ev.gated and ev.status == CableStatus.IN_PRODUCTION:
+        extra = f" {len(ev.alerts)} info alert(s) open." if ev.alerts else ""
+        return decision("ok", "ok", "In production: every test passes." + extra, None)
+    return decision("none", "none", "", None)

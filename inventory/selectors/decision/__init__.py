@@ -1,0 +1,25 @@
+"""The evidence for the one decision about a cable (``core.decision``), gathered set-based.
+
+``cable_decisions`` reads it for a page of cables (the desk list, the API) in a fixed number of
+queries; the cable page, which has read most of it already for its panels, hands what it has to
+``cable_evidence`` directly. Both build the evidence with the same functions and decide with
+``core.decision.cable_decide``: one answer everywhere.
+"""
+
+from inventory.selectors.decision.cables import (
+    alert_fact,
+    blocking_alerts,
+    cable_decisions,
+    cable_evidence,
+    fail_facts,
+    step_with_url,
+)
+
+__all__ = [
+    "alert_fact",
+    "blocking_alerts",
+    "cable_decisions",
+    "cable_evidence",
+    "fail_facts",
+    "step_with_url",
+]

@@ -1,0 +1,299 @@
+"""Gather a cable's evidence and decide (``core.decision``): for one cable or a page of them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date, datetime
+
+from django.urls import reverse
+from django.utils import timezone
+
+from inventory.core.choices import AlertState, CableStatus, FieldNoteKind, TestKind, Verdict
+from inventory.core.decision import (
+    AlertFact,
+    CableEvidence,
+    Decision,
+    FailFact,
+    FaultFact,
+    Step,
+    cable_decide,
+)
+from inventory.core.words import human_date, word
+from inventory.models import Alert, Cable, CableEnd, FieldNote, Link, LinkSegment
+from inventory.models.cables import cable_url
+from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, gate_missing
+from inventory.selectors.testing.latest import LatestTest, latest_tests
+from inventory.selectors.testing.results import LinkVerdict, link_verdicts
+
+_KIND_WORDS = {
+    TestKind.OLTS: "power-meter test",
+    TestKind.OTDR: "OTDR trace",
+    TestKind.INSPECTION: "end-face inspection",
+    TestKind.QUALIFICATION: "link qualification",
+}
+_ALERT_COLUMNS = (
+    "pk",
+    "severity",
+    "rule",
+    "summary",
+    "recommendation",
+    "silenced",
+    "watching_since",
+    "link_id",
+    "cable_id",
+)
+
+
+def alert_fact(a: Alert) -> AlertFact:
+    return _fact(
+        a.pk, a.severity, a.rule, a.summary, a.recommendation, a.silenced, a.watching_since, a.replacement
+    )
+
+
+def _fact(pk, severity, rule, summary, recommendation, silenced, watching_since, replacement) -> AlertFact:
+    return AlertFact(
+        id=pk,
+        severity=severity,
+        rule=rule,
+        rule_words=word(rule, "rule"),
+        summary=summary,
+        recommendation=recommendation,
+        url=reverse("alert-detail", args=[pk]),
+        silenced=silenced,
+        watching=watching_since is not None,
+        replacement=replacement,
+    )
+
+
+def _segment_what(label: str, role: str) -> str:
+    return f"{word(role, 'role').lower() or 'cable'} {label} segment"
+
+
+def _test_fail(label: str, role: str, t: LatestTest, *, own: bool) -> FailFact:
+    """A failed test as a failure with its segment, figure and limit."""
+    url = f"{cable_url(label)}#tests"
+    what = _segment_what(label, role)
+    kind = _KIND_WORDS.get(t.kind, t.kind)
+    if t.loss_db is not None and t.budget_db is not None:
+        std = (
+            "channel limit"
+            if t.link_id
+            else ("TIA-568.3 budget" if t.kind == TestKind.OLTS else "loss budget")
+        )
+        return FailFact(
+            label, f"{what} ({kind})", f"{t.loss_db:.2f} dB", f"{t.budget_db:.2f} dB {std}", url, own, t.kind
+        )
+    if t.loss_db is not None and t.margin_db is not None:
+        limit = t.loss_db + t.margin_db
+        return FailFact(
+            label, f"{what} ({kind})", f"{t.loss_db:.2f} dB", f"{limit:.2f} dB limit", url, own, t.kind
+        )
+    return FailFact(label, f"{what} ({kind})", f"failed on {human_date(t.tested_at)}", "", url, own, t.kind)
+
+
+def fail_facts(
+    *, cable_id: int, label: str, role: str, own: dict[str, LatestTest], links: list[LinkVerdict]
+) -> list[FailFact]:
+    """Every failure that concerns the cable: its own latest tests, every other segment of each
+    link through it, and each link's channel over its PMD limit (named by its worst segment)."""
+    out: list[FailFact] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(f: FailFact) -> None:
+        if (f.segment, f.kind) not in seen:
+            seen.add((f.segment, f.kind))
+            out.append(f)
+
+    for kind in (TestKind.OLTS, TestKind.OTDR, TestKind.INSPECTION, TestKind.QUALIFICATION):
+        t = own.get(kind)
+        if t is not None and t.verdict == Verdict.FAIL:
+            add(_test_fail(label, role, t, own=True))
+    for lv in links:
+        for sv in lv.segments:
+            if sv.cable_id == cable_id:
+                continue
+            for t in (sv.olts, sv.otdr, sv.qualification):
+                if t is not None and t.verdict == Verdict.FAIL:
+                    add(_test_fail(sv.label, sv.role, t, own=False))
+        if (
+            lv.pmd_verdict == Verdict.FAIL
+            and lv.channel_loss_db is not None
+            and lv.channel_limit_db is not None
+        ):
+            measured = [s for s in lv.segments if s.olts is not None and s.olts.loss_db is not None]
+            worst = max(measured, key=lambda s: s.olts.loss_db) if measured else None
+            name = worst.label if worst else label
+            by = f"worst segment {worst.label}, {worst.olts.loss_db:.2f} dB" if worst else ""
+            add(
+                FailFact(
+                    name,
+                    f"link {lv.a} \u2194 {lv.b} channel",
+                    f"{lv.channel_loss_db:.2f} dB",
+                    f"{lv.channel_limit_db:.2f} dB {lv.pmd or 'PMD'} channel limit",
+                    f"{cable_url(name)}#tests",
+                    (worst.cable_id if worst else cable_id) == cable_id,
+                    "channel",
+                    by,
+                )
+            )
+    return out
+
+
+def cable_evidence(
+    cable: Cable,
+    *,
+    own: dict[str, LatestTest],
+    links: list[LinkVerdict],
+    missing: list[str],
+    alerts: list[AlertFact],
+    faults: list[FaultFact],
+    today: date,
+    replaced_by: str = "",
+) -> CableEvidence:
+    """The evidence ``core.decision.cable_decide`` weighs, from what has been read
+    (``replaced_by``: the replacement's label, for a retired cable)."""
+    return CableEvidence(
+        label=cable.label,
+        status=cable.status,
+        gated=cable.kind in FIBRE_KINDS or cable.kind in SEALED_KINDS,
+        fibre=cable.kind in FIBRE_KINDS,
+        alerts=sorted(alerts, key=lambda a: a.id),
+        faults=sorted(faults, key=lambda f: (f.at, f.text)),
+        fails=fail_facts(cable_id=cable.pk, label=cable.label, role=cable.role, own=own, links=links),
+        missing=list(missing),
+        retest_due=cable.retest_due,
+        today=today,
+        last_test_at=max((t.tested_at for t in own.values()), default=None),
+        replaced_by=replaced_by,
+        replaced_by_url=cable_url(replaced_by) if replaced_by else "",
+    )
+
+
+_STEP_ROUTES = {"olts": "cable-test-olts", "otdr": "cable-test-otdr", "replace": "cable-replace"}
+
+
+def step_with_url(step: Step | None, label: str) -> Step | None:
+    """The step with the URL of the form that takes it (alert and segment steps carry theirs)."""
+    if step is None or step.url or step.key not in _STEP_ROUTES and step.key != "status":
+        return step
+    if step.key == "status":
+        return replace(step, url=reverse("cable-set-status", args=[label]))
+    return replace(step, url=reverse(_STEP_ROUTES[step.key], args=[label]))
+
+
+_FACT_COLUMNS = (
+    "pk",
+    "severity",
+    "rule",
+    "summary",
+    "recommendation",
+    "silenced",
+    "watching_since",
+    "replacement",
+)
+
+
+def _open_alerts_of(cable_ids: list[int]) -> dict[int, list[AlertFact]]:
+    """Open alerts per cable: as the suspect, as a segment of the path, or on an active link
+    through it. One query (a union of the three), whatever the number of cables or alerts."""
+    open_ = Alert.objects.filter(state=AlertState.OPEN).order_by()
+    suspect = open_.filter(cable_id__any=cable_ids).values_list(*_FACT_COLUMNS, "cable_id")
+    on_path = (
+        Alert.cables.through.objects.filter(alert__state=AlertState.OPEN, cable_id__any=cable_ids)
+        .order_by()
+        .values_list(*(f"alert__{c}" for c in _FACT_COLUMNS), "cable_id")
+    )
+    on_link = (
+        LinkSegment.objects.filter(
+            cable_id__any=cable_ids, link__active=True, link__alerts__state=AlertState.OPEN
+        )
+        .order_by()
+        .values_list(*(f"link__alerts__{c}" for c in _FACT_COLUMNS), "cable_id")
+    )
+    out: dict[int, list[AlertFact]] = {}
+    seen: set[tuple[int, int]] = set()
+    for row in sorted(suspect.union(on_path, on_link, all=True), key=lambda r: r[0]):
+        if (row[0], row[-1]) in seen:
+            continue
+        seen.add((row[0], row[-1]))
+        out.setdefault(row[-1], []).append(_fact(*row[:-1]))
+    return out
+
+
+def open_faults(cable_ids: list[int]) -> dict[int, list[FaultFact]]:
+    out: dict[int, list[FaultFact]] = {}
+    rows = (
+        FieldNote.objects.filter(cable_id__in=cable_ids, kind=FieldNoteKind.FAULT, closed_at__isnull=True)
+        .order_by("at", "pk")
+        .values_list("cable_id", "at", "text", "actor__username")
+    )
+    for cable_id, at, text, who in rows:
+        out.setdefault(cable_id, []).append(FaultFact(text, at, who or ""))
+    return out
+
+
+def blocking_alerts(*, cable: Cable) -> list[AlertFact]:
+    """The open alerts that hold this cable out of production (warning level and above)."""
+    return [a for a in _open_alerts_of([cable.pk]).get(cable.pk, []) if a.blocks]
+
+
+def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict[int, Decision]:
+    """The decision for each cable (a page of a list, the API), in a fixed number of queries:
+    the links through them, their verdicts, the cables' latest tests and gate, open alerts and
+    open faults."""
+    now = now or timezone.now()
+    today = timezone.localdate(now)
+    if not cables:
+        return {}
+    live = [c for c in cables if c.status != CableStatus.RETIRED]
+    live_ids = [c.pk for c in live]
+    links_of: dict[int, list[int]] = {}
+    verdicts: dict[int, LinkVerdict] = {}
+    latest: dict[int, dict[str, LatestTest]] = {}
+    gate: dict[int, list[str]] = {}
+    alerts: dict[int, list[AlertFact]] = {}
+    faults: dict[int, list[FaultFact]] = {}
+    if live_ids:
+        for cable_id, link_id in (
+            LinkSegment.objects.filter(cable_id__any=live_ids, link__active=True)
+            .order_by("cable_id", "link_id")
+            .values_list("cable_id", "link_id")
+        ):
+            links_of.setdefault(cable_id, []).append(link_id)
+        link_ids = sorted({lid for lids in links_of.values() for lid in lids})
+        latest = latest_tests(cable_ids=live_ids)
+        if link_ids:
+            links = list(
+                Link.objects.filter(pk__in=link_ids)
+                .select_related("a_port__device", "b_port__device")
+                .order_by("pk")
+            )
+            verdicts = link_verdicts(links=links, now=now)
+        ends: dict[int, list[CableEnd]] = {}
+        for e in CableEnd.objects.filter(cable_id__any=live_ids).only(
+            "cable_id", "connector_type", "fibre_count", "polish"
+        ):
+            ends.setdefault(e.cable_id, []).append(e)
+        gate = gate_missing(cables=live, latest=latest, ends=ends, now=now)
+        alerts = _open_alerts_of(live_ids)
+        faults = open_faults(live_ids)
+    replaced_ids = [c.replaced_by_id for c in cables if c.replaced_by_id]
+    replaced = (
+        dict(Cable.objects.filter(pk__in=replaced_ids).values_list("pk", "label")) if replaced_ids else {}
+    )
+    out: dict[int, Decision] = {}
+    for c in cables:
+        ev = cable_evidence(
+            c,
+            own=latest.get(c.pk, {}),
+            links=[verdicts[lid] for lid in links_of.get(c.pk, []) if lid in verdicts],
+            missing=gate.get(c.pk, []),
+            alerts=alerts.get(c.pk, []),
+            faults=faults.get(c.pk, []),
+            today=today,
+            replaced_by=replaced.get(c.replaced_by_id, ""),
+        )
+        d = cable_decide(ev)
+        d.step = step_with_url(d.step, c.label)
+        out[c.pk] = d
+    return out
