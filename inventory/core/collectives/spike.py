@@ -99,6 +99,9 @@ def judge_series(
                 break
             start = v
         since = now - timedelta(seconds=end - start)
+        # "for 5 minutes" means the slow run has lasted that long, not that a quiet minute (a
+        # checkpoint, no operations) let four slow ones fill the window
+        firing = firing and end - start >= hold - MINUTE / 2
     return Verdict(
         comm_id=s.comm_id,
         coll=s.coll,
