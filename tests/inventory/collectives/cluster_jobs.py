@@ -11,7 +11,9 @@ world communicator (all ranks) carries the occasional global all-reduce over all
 * Healthy: a 256 MiB all-reduce per data-parallel communicator every 10 s (about 2.6 ms at
   180 GB/s bus bandwidth), each rank's time lognormal (+-5%); 1.5% of the operations straggle
   (1.2-1.7x: a late rank, a host hiccup), a rank's own view jitters a little; a 64 MiB world
-  all-reduce every 30 s; a one-minute pause every 20 min (a checkpoint: no collectives).
+  all-reduce every 30 s; a one-minute pause every 20 min (a checkpoint: no collectives); once,
+  at 50 min, a host hiccup makes one operation of ring 6 8x slower (a page-cache flush, a
+  daemon waking up: a blip, not a fault).
 * Cable fault (a bent or dirty jumper on one node's NIC of rail R): from its onset, both
   receivers of that link see pre-FEC BER go from ~1e-9..1e-8 to ~3e-5 with a few uncorrectable
   codewords a minute and 2.5 dB less light; RDMA retransmits make half the operations of
@@ -111,6 +113,8 @@ class Job:
                 worst = max(worst, self.rng.uniform(6, 10) if r < 0.5 else 1.2)
         if worst == 1.0 and r > 0.985:
             worst = self.rng.uniform(1.2, 1.7)  # a straggler
+        if rails == [6] and t == 3000.0:
+            worst = 8.0  # the one-off host hiccup
         return worst
 
     def _objects(
