@@ -59,6 +59,28 @@ def _p(values: np.ndarray, q: float) -> float:
     return float(np.quantile(values, q, method="inverted_cdf"))
 
 
+def _baseline(s: Series, *, upto: float, t: Thresholds) -> float | None:
+    """The ``spike_quantile`` of the operations in the ``spike_baseline_s`` ending at ``upto``."""
+    mask = (s.ts > upto - t.spike_baseline_s) & (s.ts <= upto)
+    if int(mask.sum()) < t.spike_baseline_min_ops:
+        return None
+    return _p(s.exec_us[mask], t.spike_quantile)
+
+
+def _run_start(s: Series, *, bar: float, end: float) -> float | None:
+    """When the current run of slow operations began: walk back from the newest slow operation
+    while the gaps between slow ones stay under two minutes (None: no slow operation lately)."""
+    slow = s.ts[(s.exec_us > bar) & (s.ts > end - 2 * 3600)]
+    if not slow.size or end - slow[-1] > 2 * MINUTE:
+        return None
+    start = slow[-1]
+    for v in slow[::-1]:
+        if start - v > 2 * MINUTE:
+            break
+        start = v
+    return float(start)
+
+
 def judge_series(
     s: Series, *, now: datetime, t: Thresholds, frozen_baseline_us: float | None = None
 ) -> Verdict | None:
@@ -72,10 +94,14 @@ def judge_series(
         return None
     baseline = frozen_baseline_us
     if baseline is None:
-        base = (s.ts > end - hold - t.spike_baseline_s) & ~judged
-        if int(base.sum()) < t.spike_baseline_min_ops:
+        # A slow run that began before the judged window must not count in its own baseline:
+        # find where it began against the baseline of the hour before a guard band of one hold
+        # (which it cannot have reached unnoticed), and end the baseline there.
+        guard = _baseline(s, upto=end - 2 * hold, t=t)
+        start = _run_start(s, bar=t.spike_factor * guard, end=end) if guard is not None else None
+        baseline = _baseline(s, upto=min(end - hold, start - 1e-6) if start is not None else end - hold, t=t)
+        if baseline is None:
             return None
-        baseline = _p(s.exec_us[base], t.spike_quantile)
     if baseline <= 0:
         return None
     bar = t.spike_factor * baseline
@@ -91,13 +117,7 @@ def judge_series(
     slowest = float(np.nanmax(worst))
     since = None
     if firing or holding:
-        slow = s.ts[(s.exec_us > (bar if firing else t.hold_ratio * bar)) & (s.ts > end - hold - 3600)]
-        # the start of the slow run: walk back while the gaps between slow operations stay short
-        start = slow[-1] if slow.size else end
-        for v in slow[::-1]:
-            if start - v > 2 * MINUTE:
-                break
-            start = v
+        start = _run_start(s, bar=bar if firing else t.hold_ratio * bar, end=end) or end
         since = now - timedelta(seconds=end - start)
         # "for 5 minutes" means the slow run has lasted that long, not that a quiet minute (a
         # checkpoint, no operations) let four slow ones fill the window
@@ -139,7 +159,7 @@ class LinkEvidence:
 
     reporting: bool = False
     pre_fec_ber: float | None = None
-    ber_reference: float | None = None  # the port's learnt baseline, else the candidates' median
+    ber_reference: float | None = None  # the port's learnt baseline, else the candidates' lower quartile
     uncorrectable_cw: int = 0
     rx_drop_db: float | None = None  # below the lane's own learnt baseline
     flaps: int = 0
@@ -220,13 +240,15 @@ def localise(
 ) -> Localisation:
     """Rank the candidate links of a spike; say how sure the top one is."""
     cands, how = candidates(slow, fast)
+    # A link with no learnt baseline is judged against its peers: the lower quartile of the
+    # candidates' BER (robust while fewer than three in four of them are bad).
     peers = [evidence[c].pre_fec_ber for c in cands if c in evidence and evidence[c].pre_fec_ber]
-    peer_median = float(np.median(peers)) if peers else None
+    peer_ref = float(np.percentile(peers, 25)) if peers else None
     ranked = []
     for c in cands:
         e = evidence.get(c) or LinkEvidence()
         if e.ber_reference is None:
-            e.ber_reference = peer_median
+            e.ber_reference = peer_ref
         s = evidence_score(e, t=t, fec_limit=fec_limits.get(c, 2.4e-4))
         s.link_id = c
         ranked.append(s)

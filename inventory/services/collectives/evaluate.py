@@ -112,10 +112,16 @@ def collectives_evaluate(*, now: datetime, config: engine.RuleConfig | None = No
     findings = []
     hosts_of = _job_hosts({comms[c].job_id for c in firing})
     for job_id, members in by_job.items():
-        slow = [c for c in members if c in verdicts and (verdicts[c].firing or verdicts[c].holding)]
+        # Slow: firing, or holding an alert already open. A ring with a blip (holding, no alert)
+        # is neither slow nor fast: it neither adds candidates nor clears any.
+        slow = [
+            c
+            for c in members
+            if c in verdicts and (verdicts[c].firing or (verdicts[c].holding and c in frozen))
+        ]
         if not any(verdicts[c].firing for c in slow):
             continue
-        fast = [c for c in members if c not in slow]
+        fast = [c for c in members if c not in slow and not (c in verdicts and verdicts[c].holding)]
         start = min(verdicts[c].since or now for c in slow) - timedelta(seconds=EVIDENCE_LEAD_S)
         cands_links = set().union(*(links.get(c, set()) for c in slow))
         evidence, limits, _pairs = link_evidence(link_ids=sorted(cands_links), start=start, end=now)

@@ -102,7 +102,7 @@ def cable_of(host: str, port: str):
     return link, LinkSegment.objects.get(link=link).cable
 
 
-def test_a_fault_on_one_cable_raises_a_spike_whose_top_suspect_is_that_cable(cluster):
+def test_a_fault_on_one_cable_raises_a_spike_whose_top_suspect_is_that_cable(cluster, client, user_with_role):
     start = timezone.now().replace(second=0, microsecond=0) - timedelta(minutes=53)
     job = Job(
         job_id="4242",
@@ -132,6 +132,14 @@ def test_a_fault_on_one_cable_raises_a_spike_whose_top_suspect_is_that_cable(clu
     # every spike this fault raised (the world communicator's too) names that cable
     assert {a.cable_id for a in spikes} == {cable.pk}
     assert AlertNotification.objects.filter(alert=rail4, kind="opened").exists()  # mail
+    # the alert page and the API say it to a person
+    client.force_login(user_with_role("viewer", "eve"))
+    page = client.get(f"/alerts/{rail4.pk}/").content.decode()
+    for text in ("Suspects", cable.label, "gpu-0005 OSFP2", "leaf-s01-r4", "dp-rail4", "How sure", "high ("):
+        assert text in page, text
+    api = client.get("/api/alerts/", {"rule": "tail_latency_spike"}).json()
+    rows = api["results"] if isinstance(api, dict) else api
+    assert {r["cable"] for r in rows} >= {cable.label}
 
 
 def test_congestion_without_a_physical_fault_names_no_cable_and_says_so(cluster):

@@ -84,6 +84,8 @@ class Thresholds:
     spike_hold_s: float = 300.0
     spike_baseline_s: float = 3600.0
     spike_baseline_min_ops: int = 20
+    # Safe to drain: a leaf keeps at least this share of its uplinks in service (CorrOpt).
+    drain_min_uplink_share: float = 0.75
 
 
 PRESETS: dict[str, Thresholds] = {
