@@ -8,12 +8,13 @@ per-item policy (bad items refused by index, the others kept) and ``Idempotency-
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Annotated
 
 import msgspec
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import status
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, ParseError, UnsupportedMediaType
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -33,24 +34,57 @@ from inventory.services.collectives import (
     ranks_from_hosts,
 )
 
-
-class _Rank(msgspec.Struct, forbid_unknown_fields=True):
-    rank: int
-    host: str
-    gpu: int
-    local_rank: int | None = None
-    pid: int | None = None
+MAX_HOSTS = 512
+Gpu = Annotated[int, msgspec.Meta(ge=0, le=255)]
+HostName = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 
 
-class _Job(msgspec.Struct, forbid_unknown_fields=True):
-    job_id: str
+class _Rank(msgspec.Struct):
+    rank: Annotated[int, msgspec.Meta(ge=0, le=1 << 24)]
+    host: HostName
+    gpu: Gpu
+    local_rank: Annotated[int, msgspec.Meta(ge=0, le=255)] | None = None
+    pid: Annotated[int, msgspec.Meta(ge=0, le=1 << 32)] | None = None
+
+
+class _Job(msgspec.Struct):
+    """Unknown fields are ignored, as the telemetry ingest ignores them."""
+
+    job_id: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
     started_at: datetime | None = None
     ended_at: datetime | None = None
-    name: str = ""
-    hosts: list[str] | None = None
-    tasks_per_node: int | None = None
-    visible_devices: str | list[int] | None = None
+    name: Annotated[str, msgspec.Meta(max_length=200)] = ""
+    hosts: Annotated[list[HostName], msgspec.Meta(max_length=MAX_HOSTS)] | None = None
+    tasks_per_node: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
+    visible_devices: str | Annotated[list[Gpu], msgspec.Meta(max_length=64)] | None = None
     ranks: list[_Rank] | None = None
+
+
+class _RankSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(min_value=0, max_value=1 << 24)
+    host = serializers.CharField(min_length=1, max_length=100)
+    gpu = serializers.IntegerField(min_value=0, max_value=255)
+    local_rank = serializers.IntegerField(min_value=0, max_value=255, required=False)
+    pid = serializers.IntegerField(min_value=0, max_value=1 << 32, required=False)
+
+
+JOB_REQUEST = inline_serializer(
+    "JobRegistration",
+    {
+        "job_id": serializers.CharField(min_length=1, max_length=100),
+        "name": serializers.CharField(max_length=200, required=False),
+        "started_at": serializers.DateTimeField(required=False),
+        "ended_at": serializers.DateTimeField(required=False),
+        "hosts": serializers.ListField(
+            child=serializers.CharField(min_length=1, max_length=100), required=False, max_length=MAX_HOSTS
+        ),
+        "tasks_per_node": serializers.IntegerField(min_value=1, max_value=64, required=False),
+        "visible_devices": serializers.CharField(
+            required=False, help_text="CUDA_VISIBLE_DEVICES, e.g. 0,1,2,3"
+        ),
+        "ranks": serializers.ListField(child=_RankSerializer(), required=False),
+    },
+)
 
 
 def _devices(v: str | list[int] | None) -> list[int] | None:
@@ -84,7 +118,7 @@ class JobRegisterView(APIView):
         operation_id="job_register",
         summary="Register a job: its ranks on hosts and GPUs",
         description=JOB_DESCRIPTION,
-        request={"application/json": OpenApiTypes.OBJECT},
+        request={"application/json": JOB_REQUEST},
         responses={
             200: OpenApiTypes.OBJECT,
             201: OpenApiTypes.OBJECT,
@@ -100,19 +134,15 @@ class JobRegisterView(APIView):
             j = msgspec.json.decode(body, type=_Job)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise ParseError(f"Not a job registration: {exc}") from exc
-        if not j.job_id.strip() or len(j.job_id) > 100:
-            raise ParseError("job_id: 1 to 100 characters")
         for ts in (j.started_at, j.ended_at):
             if ts is not None and ts.tzinfo is None:
                 raise ParseError("started_at/ended_at need a timezone (e.g. 2026-12-04T12:00:00Z)")
         if (j.ranks is None) == (j.hosts is None):
-            raise ParseError("give either hosts (with tasks_per_node) or ranks")
+            raise ParseError("Choose at least one of hosts (with tasks_per_node) or ranks, not both.")
         try:
             if j.hosts is not None:
-                if not j.tasks_per_node or not 1 <= j.tasks_per_node <= 64:
-                    raise ParseError("tasks_per_node: 1 to 64, with hosts")
-                if len(j.hosts) * j.tasks_per_node > app_settings.telemetry_max_samples:
-                    raise ParseError("too many ranks for one registration")
+                if not j.tasks_per_node:
+                    raise ParseError("Choose at least one task per node: tasks_per_node goes with hosts.")
                 specs = ranks_from_hosts(
                     hosts=j.hosts,
                     tasks_per_node=j.tasks_per_node,
@@ -134,10 +164,8 @@ class JobRegisterView(APIView):
                         )
                     )
                     local[r.host] = local.get(r.host, 0) + 1
-            if any(not 0 <= s.gpu <= 255 or s.rank < 0 or (s.pid is not None and s.pid < 0) for s in specs):
-                raise ParseError("rank >= 0, gpu 0..255, pid >= 0")
             job, created = job_register(
-                job_id=j.job_id.strip(),
+                job_id=j.job_id,
                 ranks=specs,
                 started_at=j.started_at or now,
                 ended_at=j.ended_at,
@@ -189,10 +217,36 @@ class CollectivesIngestView(APIView):
         description=COLLECTIVES_DESCRIPTION,
         parameters=[
             OpenApiParameter("format", OpenApiTypes.STR, enum=list(formats.FORMATS)),
-            OpenApiParameter("job", OpenApiTypes.STR, description="The job's id as registered"),
-            OpenApiParameter("ts", OpenApiTypes.STR, description="nccl-tests: when the run ended"),
+            OpenApiParameter(
+                "job",
+                {"type": "string", "minLength": 1, "maxLength": 100},
+                required=True,
+                description="The job's id as registered (cabletrack's JSON may name it in the body instead)",
+            ),
+            OpenApiParameter(
+                "ts",
+                {
+                    "anyOf": [
+                        {"type": "string", "format": "date-time"},
+                        {"type": "string", "pattern": r"^\d{1,10}(\.\d+)?$"},
+                    ]
+                },
+                description="nccl-tests: when the run ended (RFC 3339 with a zone, or epoch seconds)",
+            ),
+            OpenApiParameter("test", OpenApiTypes.STR, description="nccl-tests: the binary, when the output lacks it"),
         ],
-        request={"application/json": OpenApiTypes.OBJECT, "text/plain": OpenApiTypes.STR},
+        request={
+            "application/json": inline_serializer(
+                "CollectiveRecords",
+                {
+                    "job": serializers.CharField(required=False, max_length=100),
+                    "records": serializers.ListField(
+                        child=serializers.JSONField(), help_text="Records (see above)"
+                    ),
+                },
+            ),
+            "text/plain": OpenApiTypes.STR,
+        },
         responses={
             200: OpenApiTypes.OBJECT,
             400: OpenApiResponse(description="Body not readable as the format; nothing stored"),

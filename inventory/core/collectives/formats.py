@@ -176,7 +176,7 @@ def _json_stream(body: bytes, max_items: int) -> list[Any]:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise FormatError(f"Body is not UTF-8 text: {exc}") from exc
+        raise FormatError(f"Body is not UTF-8 text (the format's output is): {exc}") from exc
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if lines and all(ln.lstrip().startswith("{") and ln.rstrip().endswith("}") for ln in lines):
         try:  # the common case: one object per line (fast path)
@@ -198,9 +198,11 @@ def _json_stream(body: bytes, max_items: int) -> list[Any]:
         try:
             obj, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            raise FormatError(f"Not a stream of Inspector JSON objects: {exc}") from exc
+            raise FormatError(f"Not a stream of Inspector JSON objects (format=inspector): {exc}") from exc
         except RecursionError:
-            raise FormatError("Body is nested too deeply to be Inspector output.") from None
+            raise FormatError(
+                "Body is nested too deeply to be Inspector output (format=inspector)."
+            ) from None
         out.append(obj)
 
 
@@ -312,7 +314,7 @@ def parse_nccl_tests(body: bytes, *, max_items: int, ts: datetime, test: str | N
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise FormatError(f"Body is not UTF-8 text: {exc}") from exc
+        raise FormatError(f"Body is not UTF-8 text (the format's output is): {exc}") from exc
     out = Parsed()
     columns: list[str] | None = None
     rows: list[tuple[int, list[str]]] = []
@@ -337,9 +339,13 @@ def parse_nccl_tests(body: bytes, *, max_items: int, ts: datetime, test: str | N
             if len(rows) > max_items:
                 raise FormatError(f"Too many rows: more than {max_items:,} per request.")
     if columns is None:
-        raise FormatError("No nccl-tests result table (its '#  size  count  type ...' header) in the body.")
+        raise FormatError(
+            "No nccl-tests result table (its '#  size  count  type ...' header) in the body: not that format."
+        )
     if not out.devices:
-        raise FormatError("No '# Using devices' lines: the output does not say which ranks ran where.")
+        raise FormatError(
+            "No '# Using devices' lines: the output does not say which ranks ran where (format=nccl-tests)."
+        )
     out.received = len(rows)
     t_col = columns.index("time")
     bw_col = columns.index("busbw") if "busbw" in columns else None

@@ -35,7 +35,9 @@ def ranks_from_hosts(
     local rank's GPU the local-rank-th of the visible devices (``CUDA_VISIBLE_DEVICES``)."""
     devices = visible_devices if visible_devices is not None else list(range(tasks_per_node))
     if len(devices) < tasks_per_node:
-        raise JobError(f"visible_devices names {len(devices)} GPUs for {tasks_per_node} tasks per node")
+        raise JobError(
+            f"Choose at least {tasks_per_node} visible_devices: it names {len(devices)} GPUs for {tasks_per_node} tasks per node"
+        )
     return [
         RankSpec(rank=h * tasks_per_node + k, host=host, local_rank=k, gpu=devices[k])
         for h, host in enumerate(hosts)
@@ -56,18 +58,18 @@ def job_register(
     """Register a job (or confirm it: the same rank map again changes only name and end time).
     Returns (job, created). Unknown hosts, duplicate ranks or GPUs are refused by name."""
     if not ranks:
-        raise JobError("a job needs at least one rank")
+        raise JobError("Choose at least one rank: a job needs one.")
     if len({r.rank for r in ranks}) != len(ranks):
-        raise JobError("a rank is named twice")
+        raise JobError("rank and job must make a unique set: a rank is named twice")
     if len({(r.host, r.gpu) for r in ranks}) != len(ranks):
-        raise JobError("a GPU of a host is given to two ranks")
+        raise JobError("host and gpu must make a unique set: a GPU of a host is given to two ranks")
     if sorted(r.rank for r in ranks) != list(range(len(ranks))):
-        raise JobError(f"ranks must be 0..{len(ranks) - 1}, each once")
+        raise JobError(f"ranks must make a unique set numbered 0..{len(ranks) - 1}, each once")
     names = {r.host for r in ranks}
     hosts = {d.name: d for d in Device.objects.filter(name__in=names, retired_at__isnull=True)}
     unknown = sorted(names - set(hosts))
     if unknown:
-        raise JobError(f"unknown hosts: {', '.join(unknown[:10])}{' ...' if len(unknown) > 10 else ''}")
+        raise JobError(f"No host named {', '.join(unknown[:10])}{' ...' if len(unknown) > 10 else ''}")
     nic = {
         (m.device_model, m.gpu): m
         for m in GpuNicMap.objects.filter(device_model__in={d.model for d in hosts.values()})
