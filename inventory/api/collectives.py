@@ -233,7 +233,9 @@ class CollectivesIngestView(APIView):
                 },
                 description="nccl-tests: when the run ended (RFC 3339 with a zone, or epoch seconds)",
             ),
-            OpenApiParameter("test", OpenApiTypes.STR, description="nccl-tests: the binary, when the output lacks it"),
+            OpenApiParameter(
+                "test", OpenApiTypes.STR, description="nccl-tests: the binary, when the output lacks it"
+            ),
         ],
         request={
             "application/json": inline_serializer(
