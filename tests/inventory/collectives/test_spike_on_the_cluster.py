@@ -8,6 +8,11 @@ A job is registered through ``POST /api/jobs/`` (ranks with their pids, as a pro
 its Inspector records arrive through ``POST /api/collectives/?format=inspector`` every minute and
 the rail links' telemetry through ``POST /api/telemetry/``; the rollup and the spike rule run
 every minute, as beat runs them (``cluster_jobs`` generates it all).
+
+What each test guards: the fault test, that the suspects are ranked by physical evidence among the
+links the slow rings share and that the spike is judged against a baseline it did not drag up; the
+congestion test, that PFC pauses are never taken for a cable; the healthy hour, that stragglers,
+checkpoint pauses and a one-off host hiccup page nobody.
 """
 
 from __future__ import annotations
