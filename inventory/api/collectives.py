@@ -197,6 +197,9 @@ own JSON may name it in the body). `?format=`:
   "msg_bytes": 268435456, "exec_us": 15234.0, "busbw_gbs": 350.2, "ts": "2026-12-04T12:00:00Z",
   "host": "gpu-0004", "gpu": 3}]}` (`host`/`gpu` or `host`/`pid` optional: they place the rank).
 * `inspector`: the NCCL Inspector plugin's JSON output, as written (objects one after another).
+* `inspector-prom`: the Inspector's Prometheus textfile (`NCCL_INSPECTOR_PROM_DUMP=1`): each
+  series (node, GPU, communicator name, collective, message-size bucket) is one operation of that
+  GPU's rank, dated `?ts=` (the file's time; else the time of receipt).
 * `nccl-tests`: the text output of an nccl-tests binary; it registers the job from its
   "# Using devices" lines when the job is unknown. `?ts=` dates it (else the time of receipt).
 
@@ -231,7 +234,7 @@ class CollectivesIngestView(APIView):
                         {"type": "string", "pattern": r"^\d{1,10}(\.\d+)?$"},
                     ]
                 },
-                description="nccl-tests: when the run ended (RFC 3339 with a zone, or epoch seconds)",
+                description="nccl-tests: when the run ended; inspector-prom: the file's time (RFC 3339 or epoch s)",
             ),
             OpenApiParameter(
                 "test", OpenApiTypes.STR, description="nccl-tests: the binary, when the output lacks it"
@@ -272,6 +275,10 @@ class CollectivesIngestView(APIView):
                 parsed = formats.parse_own(body, max_items=cap)
             elif fmt == "inspector":
                 parsed = formats.parse_inspector(body, max_items=cap)
+            elif fmt == "inspector-prom":
+                parsed = formats.parse_inspector_prom(
+                    body, max_items=cap, ts=_default_ts(request, now).astimezone(UTC)
+                )
             else:
                 parsed = formats.parse_nccl_tests(
                     body,

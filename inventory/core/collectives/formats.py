@@ -28,7 +28,10 @@ import msgspec
 
 from inventory.core.telemetry.decode import ItemError
 
-FORMATS = ("json", "inspector", "nccl-tests")
+FORMATS = ("json", "inspector", "inspector-prom", "nccl-tests")
+# An op placed by its host and GPU alone (the Inspector's Prometheus mode names no rank): the
+# service gives it the job rank of that GPU.
+RANK_BY_GPU = -2
 U63 = (1 << 63) - 1
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
@@ -288,6 +291,93 @@ def parse_inspector(body: bytes, *, max_items: int) -> Parsed:
             out.ops.append((i, inspector_op(obj)))
         except ValueError as exc:
             out.errors.append(ItemError(i, "invalid", str(exc)))
+    return out
+
+
+# --- NCCL Inspector, Prometheus textfile mode --------------------------------------------------
+
+_PROM = re.compile(r"^(nccl_[a-zA-Z0-9_]+)\{(.*)\}\s+(\S+)(?:\s+\d+)?$")
+_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+_SIZE = re.compile(r"^(\d+)(?:-\d+)?\s*([KMGT]?B)$", re.I)
+_UNIT = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
+
+
+def parse_inspector_prom(body: bytes, *, max_items: int, ts: datetime) -> Parsed:
+    """The Inspector's Prometheus textfile (``NCCL_INSPECTOR_PROM_DUMP=1``): per (node, GPU,
+    communicator name, collective, message-size bucket) the latest execution time and bus
+    bandwidth. It names the GPU (``gpu="GPU3"``) but no rank: each series is one operation of
+    that GPU's rank, dated ``ts`` (the file's time), its sequence the dump's second."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"Body is not UTF-8 text (the format's output is): {exc}") from exc
+    series: dict[tuple, dict] = {}
+    order: list[tuple] = []
+    bad: list[tuple[int, str]] = []
+    for n, line in enumerate(ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")):
+        m = _PROM.match(line.strip())
+        if not m:
+            bad.append((n, f"not a Prometheus sample line: {line[:80]}"))
+            continue
+        name, labels, value = m.group(1), dict(_LABEL.findall(m.group(2))), m.group(3)
+        if name not in ("nccl_collective_exec_time_microseconds", "nccl_bus_bandwidth_gbs"):
+            continue  # p2p series: not collectives
+        key = tuple(
+            labels.get(k, "")
+            for k in ("node", "gpu", "comm_name", "collective", "message_size", "algo_proto")
+        )
+        if key not in series:
+            if len(order) >= max_items:
+                raise FormatError(f"Too many series: more than {max_items:,} per request.")
+            series[key] = {"labels": labels, "line": n}
+            order.append(key)
+        series[key][name] = value
+    out = Parsed(received=len(order) + len(bad))
+    out.errors += [ItemError(i, "invalid", msg) for i, msg in bad]
+    for i, key in enumerate(order, start=len(bad)):
+        d = series[key]
+        lab = d["labels"]
+        try:
+            gpu = re.fullmatch(r"GPU(\d+)", lab.get("gpu", ""))
+            size = _SIZE.match(lab.get("message_size", "").replace(" ", ""))
+            if not gpu or not size:
+                raise ValueError("gpu (GPU<n>) and message_size (<n>-<m><unit>) labels are required")
+            exec_us = float(d.get("nccl_collective_exec_time_microseconds", "nan"))
+            if not math.isfinite(exec_us) or exec_us < 0:
+                raise ValueError("nccl_collective_exec_time_microseconds: a non-negative number is required")
+            bw = d.get("nccl_bus_bandwidth_gbs")
+            busbw = float(bw) if bw is not None else None
+            if busbw is not None and not (math.isfinite(busbw) and busbw >= 0):
+                raise ValueError("nccl_bus_bandwidth_gbs: a non-negative number is required")
+            name = lab.get("comm_name") or "unknown"
+            nranks = int(lab.get("nranks") or 0)
+            if not lab.get("node") or nranks < 1:
+                raise ValueError("node and nranks labels are required")
+            out.ops.append(
+                (
+                    i,
+                    Op(
+                        comm=name[:64],
+                        comm_name=name[:128],
+                        n_ranks=nranks,
+                        n_nodes=int(lab.get("n_nodes") or 0) or None,
+                        rank=RANK_BY_GPU,
+                        coll=lab.get("collective", "")[:32] or "unknown",
+                        seq=int(ts.timestamp()),
+                        msg_bytes=int(size.group(1)) * _UNIT[size.group(2).upper()],
+                        exec_us=exec_us,
+                        busbw_gbs=busbw,
+                        ts=ts,
+                        source="inspector-prom",
+                        host=lab["node"][:128],
+                        gpu=int(gpu.group(1)),
+                    ),
+                )
+            )
+        except ValueError as exc:
+            out.errors.append(ItemError(i, "invalid", str(exc)))
+    if lab_job := next((series[k]["labels"].get("slurm_job_id") for k in order), None):
+        out.job = None if lab_job == "unknown" else lab_job
     return out
 
 

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 
 from inventory.conf import app_settings
-from inventory.core.collectives.formats import Op, Parsed
+from inventory.core.collectives.formats import RANK_BY_GPU, Op, Parsed
 from inventory.core.telemetry.decode import ItemError
 from inventory.models import CollectiveJob, CollectiveRecord, Communicator, CommunicatorRank, JobRank
 from inventory.services.collectives.jobs import RankSpec, job_register
@@ -105,6 +105,14 @@ def collective_records_ingest(*, job_id: str, parsed: Parsed, now: datetime) -> 
     good: list[tuple[int, Op, Communicator]] = []
     for i, op in ops:
         comm = comms[op.comm]
+        if op.rank == RANK_BY_GPU:  # named by host and GPU only: its job rank is its rank
+            jr = by_gpu.get((op.host, op.gpu))
+            if jr is None:
+                out.errors.append(
+                    ItemError(i, "unknown_rank", f"GPU {op.gpu} of {op.host} runs no rank of job {job_id}")
+                )
+                continue
+            op.rank = jr.rank
         if op.rank >= 0 and (comm.pk, op.rank) not in known and (comm.pk, op.rank) not in new_members:
             jr = None
             if op.host is not None and op.gpu is not None:

@@ -168,3 +168,26 @@ def test_an_nccl_tests_run_registers_its_ranks_from_its_own_output(client):
         f"/api/collectives/?format=nccl-tests&job=burnin-1&ts={ts}", data=body, content_type="text/plain"
     )
     assert again.json()["duplicates"] == 6
+
+
+def test_inspector_prometheus_series_are_placed_by_host_and_gpu(client):
+    post_job(client, {"job_id": "82", "hosts": ["gpu-0001", "gpu-0002"], "tasks_per_node": 8})
+    line = (
+        'nccl_collective_exec_time_microseconds{{version="v5.1",slurm_job_id="82",node="{node}",gpu="GPU{g}",'
+        'comm_name="DP Group 3",n_nodes="2",nranks="2",collective="AllReduce",message_size="256-257MB",'
+        'algo_proto="Ring_simple"}} 2650.5\n'
+    )
+    body = (
+        line.format(node="gpu-0001", g=3)
+        + line.format(node="gpu-0002", g=3)
+        + line.format(node="gpu-0009", g=3)
+    )
+    ts = int((timezone.now() - timedelta(minutes=1)).timestamp())
+    r = client.post(f"/api/collectives/?format=inspector-prom&ts={ts}", data=body, content_type="text/plain")
+    assert r.status_code == 200, r.content
+    out = r.json()
+    assert out["stored"] == 2 and [(e["index"], e["code"]) for e in out["errors"]] == [(2, "unknown_rank")]
+    ranks = sorted(
+        CollectiveRecord.objects.filter(communicator__job__job_id="82").values_list("rank", flat=True)
+    )
+    assert ranks == [3, 11]  # the job ranks of GPU 3 on each host

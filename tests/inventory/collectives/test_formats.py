@@ -101,3 +101,28 @@ def test_own_json_items_are_checked_one_by_one():
     ((i, op),) = p.ops
     assert (i, op.comm, op.rank, op.seq, op.exec_us, op.host, op.gpu) == (0, "c1", 1, 5, 12.5, "gpu-0001", 1)
     assert [(e.index, e.code) for e in p.errors] == [(1, "invalid")]
+
+
+PROM = TEST_DATA / "real" / "nccl" / "inspector-prom-doc-example.prom"
+
+
+def test_the_inspector_prometheus_example_of_the_nccl_documentation_reads_value_by_value():
+    ts = datetime(2026, 12, 4, 12, 0, 30, tzinfo=UTC)
+    p = formats.parse_inspector_prom(PROM.read_bytes(), max_items=100, ts=ts)
+    assert p.errors == [] and p.received == 1 and p.job is None  # slurm_job_id="unknown"
+    ((_, op),) = p.ops  # the two collective series of one label set are one operation; p2p left out
+    assert (op.host, op.gpu, op.comm, op.comm_name, op.n_ranks, op.n_nodes) == (
+        "nvl72004-T01",
+        0,
+        "DP Group 0",
+        "DP Group 0",
+        4,
+        1,
+    )
+    assert (op.coll, op.msg_bytes, op.exec_us, op.busbw_gbs) == ("AllReduce", 4 << 30, 9498.47, 678.263)
+    assert (op.rank, op.ts, op.seq, op.source) == (
+        formats.RANK_BY_GPU,
+        ts,
+        int(ts.timestamp()),
+        "inspector-prom",
+    )
