@@ -265,6 +265,7 @@ CABLETRACK_MAX_BODY_BYTES = env.int("CABLETRACK_MAX_BODY_BYTES", default=DATA_UP
 CABLETRACK_MAX_UPLOAD_BYTES = env.int("CABLETRACK_MAX_UPLOAD_BYTES", default=32 * 1024 * 1024)
 CABLETRACK_BODY_LIMITS = {  # path prefix -> cap, for the bulk endpoints
     "/api/telemetry/": CABLETRACK_MAX_IMPORT_BYTES,
+    "/api/collectives/": CABLETRACK_MAX_IMPORT_BYTES,
     "/api/import/": CABLETRACK_MAX_IMPORT_BYTES,
     "/api/imports/": CABLETRACK_MAX_IMPORT_BYTES,
     "/api/cables/import/": CABLETRACK_MAX_IMPORT_BYTES,
@@ -533,6 +534,8 @@ CELERY_BEAT_SCHEDULE = {
     # Alerts: the rules over telemetry, then the mails of what they opened.
     "alerts-evaluate": {"task": "inventory.alerts_evaluate", "schedule": CABLETRACK_ALERT_EVERY_S},
     "alert-notifications-sweep": {"task": "inventory.alert_notifications_send", "schedule": 300.0},
+    # tail_latency_spike over the collective timings, as often as the telemetry rules.
+    "collectives-evaluate": {"task": "inventory.collectives_evaluate", "schedule": CABLETRACK_ALERT_EVERY_S},
     # Security/reliability: resend what the broker refused during an outage; forget old idempotency keys.
     "outbox-flush": {"task": "inventory.outbox_flush", "schedule": 30.0},
     "idempotency-purge": {"task": "inventory.idempotency_purge", "schedule": 3600.0},

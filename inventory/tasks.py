@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from inventory.conf import app_settings
 from inventory.services import alerts as alert_services
+from inventory.services import collectives as collective_services
 from inventory.services.forecast import snapshot as forecast_services
 from inventory.services.interop.netbox import netbox_sync
 from inventory.services.labels import printing as label_services
@@ -70,6 +71,17 @@ def alerts_evaluate_task() -> dict:
     """Evaluate every alert rule over the telemetry window ending now (idempotent)."""
     report = alert_services.alerts_evaluate(now=timezone.now())
     return {"ports": report.ports, "findings": report.findings, "opened": len(report.opened)}
+
+
+@shared_task(name="inventory.collectives_evaluate", acks_late=True)
+def collectives_evaluate_task() -> dict:
+    """Judge the communicators that reported lately for ``tail_latency_spike`` (idempotent)."""
+    report = collective_services.collectives_evaluate(now=timezone.now())
+    return {
+        "communicators": report.communicators,
+        "firing": len(report.firing),
+        "opened": len(report.alerts.opened),
+    }
 
 
 @shared_task(name="inventory.alert_notifications_send", acks_late=True)

@@ -277,3 +277,12 @@ class SyncRunAdmin(admin.ModelAdmin):
 class InstrumentMappingAdmin(admin.ModelAdmin):
     list_display = ["instrument", "updated_at"]
     search_fields = ["instrument"]
+
+
+@admin.register(m.GpuNicMap)
+class GpuNicMapAdmin(admin.ModelAdmin):
+    """Each server model's GPU-to-NIC map (data, not code): which NIC port and rail serve GPU k."""
+
+    list_display = ("device_model", "gpu", "port_name", "rail")
+    list_filter = ("device_model",)
+    ordering = ("device_model", "gpu")

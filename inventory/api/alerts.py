@@ -21,6 +21,7 @@ from inventory.selectors.alerts import queries as alert_selectors
 from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
 from inventory.services import alerts as alert_services
+from inventory.services.collectives import drain_verdict
 
 
 class AlertSerializer(StrictModelSerializer):
@@ -88,6 +89,22 @@ class AlertViewSet(
             alert=self.get_object(), actor=request.user, now=timezone.now()
         )
         return Response(AlertSerializer(alert).data)
+
+    @extend_schema(
+        request=None,
+        responses={200: OpenApiTypes.OBJECT},
+        description=(
+            "Safe to take the alert's link out of service? `safe`, `reasons` (what must be repaired "
+            "or wait first), `notes`, the leaf's uplinks against its minimum, the GPUs that lose their "
+            "rail and the running jobs that would be hit. 404 for an alert on no link."
+        ),
+    )
+    @action(detail=True, methods=["get"])
+    def drain(self, request, pk=None):
+        alert = self.get_object()
+        if alert.link_id is None:
+            return Response({"detail": "This alert names no link."}, status=status.HTTP_404_NOT_FOUND)
+        return Response(drain_verdict(link_id=alert.link_id, now=timezone.now()).as_dict())
 
     @extend_schema(request=SilenceSerializer, responses={200: AlertSerializer})
     @action(detail=True, methods=["post"])

@@ -11,6 +11,7 @@ from inventory.api import sync as sync_api
 from inventory.api import testing as test_api
 from inventory.api import tokens as token_api
 from inventory.api import views
+from inventory.api.collectives import CollectivesIngestView, JobRegisterView
 from inventory.api.telemetry import TelemetryIngestView, TelemetryPipelineView
 
 _DOCS_CSP = csp_update({"style-src": ["'unsafe-inline'"], "worker-src": ["'self'", "blob:"]})
@@ -41,6 +42,8 @@ urlpatterns = [
     path("docs/", _DOCS_CSP(SpectacularSwaggerSplitView.as_view(url_name="schema")), name="api-docs"),
     path("redoc/", _DOCS_CSP(SpectacularRedocView.as_view(url_name="schema")), name="api-redoc"),
     path("telemetry/", TelemetryIngestView.as_view(), name="telemetry-ingest"),
+    path("jobs/", JobRegisterView.as_view(), name="job-register"),
+    path("collectives/", CollectivesIngestView.as_view(), name="collectives-ingest"),
     path("telemetry/pipeline/", TelemetryPipelineView.as_view(), name="telemetry-pipeline"),
     path(
         "reports/commissioning/", test_api.CommissioningReportView.as_view(), name="api-commissioning-report"

@@ -218,6 +218,7 @@ class AlertRule(models.TextChoices):
     MISWIRE = "miswire", "Miswire"
     UNRECORDED_SWAP = "unrecorded_swap", "Unrecorded module swap"
     LOSS_INCREASE = "loss_increase", "Loss increase"
+    TAIL_LATENCY_SPIKE = "tail_latency_spike", "Tail latency spike (collectives)"
 
 
 class TokenKind(models.TextChoices):

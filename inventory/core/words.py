@@ -241,7 +241,19 @@ def human_reason(text: str | None) -> str:
 # itself (ports, modules, the path, the per-end cards), the product's own bookkeeping (the
 # recommendation's code, earlier readings) and record ids (every ``*_id`` key too).
 EVIDENCE_HIDDEN = frozenset(
-    {"ports", "modules", "segments", "ends", "history", "recommendation_code", "id", "baseline_test"}
+    {
+        "ports",
+        "modules",
+        "segments",
+        "ends",
+        "history",
+        "recommendation_code",
+        "id",
+        "baseline_test",
+        "collective",
+        "suspects",
+        "host_ids",
+    }
 )
 _ENDS = {"a", "b", "port"}
 _UNIT = re.compile(r"^(.*) \(([^)]+)\)$")  # "Speed (Gb/s)": the unit is said with the value

@@ -2,6 +2,14 @@ from inventory.models.accounts import ApiToken
 from inventory.models.alerts import Alert, AlertNotification, MaintenanceWindow, PortBaseline
 from inventory.models.base import UntrackedWriteError, sanctioned_bulk_write
 from inventory.models.cables import Cable, CableEnd, Link, LinkSegment
+from inventory.models.collectives import (
+    CollectiveJob,
+    CollectiveRecord,
+    Communicator,
+    CommunicatorRank,
+    GpuNicMap,
+    JobRank,
+)
 from inventory.models.devices import Cage, Device, Port, PortAlias, PortMapping, Vendor
 from inventory.models.external import ExternalRef, SyncRun
 from inventory.models.fieldwork import FieldNote
@@ -37,6 +45,12 @@ from inventory.models.testing import (
 from inventory.models.transceivers import RmaCase, Transceiver, TransceiverModel, TransceiverPlacement
 
 __all__ = [
+    "CollectiveJob",
+    "CollectiveRecord",
+    "Communicator",
+    "CommunicatorRank",
+    "GpuNicMap",
+    "JobRank",
     "TelemetryIngestBatch",
     "TelemetryLaneSample",
     "TelemetryHistogram",

@@ -28,6 +28,7 @@ from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
 from inventory.selectors.telemetry.metrics import metrics_exposition
 from inventory.services import alerts as alert_services
+from inventory.services.collectives import drain_verdict
 
 ALERTS_PER_PAGE = 50
 
@@ -71,10 +72,17 @@ def alert_detail(request, pk: int):
         ),
         pk=pk,
     )
+    drain = drain_verdict(link_id=alert.link_id, now=timezone.now()) if alert.link_id else None
     return render(
         request,
         "inventory/alert_detail.html",
-        {"alert": alert, "silence_form": SilenceForm(), "ev": alert.evidence, **alert_page(alert)},
+        {
+            "alert": alert,
+            "silence_form": SilenceForm(),
+            "ev": alert.evidence,
+            "drain": drain,
+            **alert_page(alert),
+        },
     )
 
 

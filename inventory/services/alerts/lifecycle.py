@@ -81,6 +81,7 @@ def alerts_apply(
     report: EvaluateReport | None = None,
     resolve: bool = True,
     rules_evaluated: set[str] | None = None,
+    reporting_keys: set[str] | None = None,
 ) -> EvaluateReport:
     """Open, update and resolve alerts to match this evaluation. Safe to run twice."""
     report = report or EvaluateReport()
@@ -171,7 +172,11 @@ def alerts_apply(
 
     if resolve:
         report.resolved += _resolve_cleared(
-            keep=holding | set(by_key), reporting=reporting_port_ids, now=now, rules=rules_evaluated
+            keep=holding | set(by_key),
+            reporting=reporting_port_ids,
+            now=now,
+            rules=rules_evaluated,
+            reporting_keys=reporting_keys or set(),
         )
 
     # Side effects of newly opened, unsilenced alerts: cable status and mail.
@@ -249,7 +254,12 @@ def _alert_port_ids(alert: Alert) -> set[int]:
     return ids
 
 
-def _resolve_cleared(*, keep: set[str], reporting: set[int], now: datetime, rules: set[str] | None) -> int:
+def _resolve_cleared(
+    *, keep: set[str], reporting: set[int], now: datetime, rules: set[str] | None, reporting_keys: set[str]
+) -> int:
+    """Resolve the open alerts (of ``rules``) whose condition is gone and whose subject reported
+    in the window: a port of the alert's link or port, or (alerts on no port, such as a
+    communicator's) the alert's key among ``reporting_keys``."""
     qs = Alert.objects.filter(state=AlertState.OPEN).exclude(key__in=list(keep)).select_related("link")
     if rules is not None:
         qs = qs.filter(rule__in=rules)
@@ -257,7 +267,7 @@ def _resolve_cleared(*, keep: set[str], reporting: set[int], now: datetime, rule
     for a in qs:
         if a.watching_since is not None and not _clean_window_passed(a, now):
             continue  # replaced, watching: the window still holds samples from before the repair
-        if _alert_port_ids(a) & reporting:
+        if _alert_port_ids(a) & reporting or a.key in reporting_keys:
             done.append(a.pk)
     if not done:
         return 0

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from inventory.core.choices import AlertRule, CableKind
 from inventory.core.telemetry import rules as engine
-from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, Port
+from inventory.models import Cable, CableEnd, CableTest, Device, Link, LinkSegment, Port
 
 PORT_RELATED = (
     "device__rack__row__room__site",
@@ -56,19 +56,35 @@ class FindingContext:
     segments: dict[int, list[Cable]]
     last_tests: dict[int, dict]
     sealed: dict[int, CableEnd] = field(default_factory=dict)  # cage id -> DAC/ACC/AOC end in it
+    hosts: dict[int, Device] = field(default_factory=dict)  # job hosts named by collective findings
 
 
 def findings_context(findings: list[engine.Finding]) -> FindingContext:
     link_ids = {f.link_id for f in findings if f.link_id is not None}
+    link_ids |= {
+        s["link_id"]
+        for f in findings
+        if f.rule == AlertRule.TAIL_LATENCY_SPIKE
+        for s in f.evidence.get("suspects", [])
+    }
+    port_ids = {f.port_id for f in findings if f.port_id is not None}
+    host_ids = {
+        h for f in findings if f.rule == AlertRule.TAIL_LATENCY_SPIKE for h in f.evidence.get("host_ids", [])
+    }
+    return links_context(link_ids=link_ids, port_ids=port_ids, host_ids=host_ids)
+
+
+def links_context(
+    *, link_ids: set[int], port_ids: set[int] = frozenset(), host_ids: set[int] = frozenset()
+) -> FindingContext:
+    """The links and ports named, their segments, last tests and modules, in a fixed number of queries."""
     links = {
         lk.pk: lk
         for lk in Link.objects.filter(pk__in=link_ids).select_related(
             *(f"a_port__{r}" for r in PORT_RELATED), *(f"b_port__{r}" for r in PORT_RELATED)
         )
     }
-    port_ids = {f.port_id for f in findings} - {
-        p for lk in links.values() for p in (lk.a_port_id, lk.b_port_id)
-    }
+    port_ids = set(port_ids) - {p for lk in links.values() for p in (lk.a_port_id, lk.b_port_id)}
     ports = {p.pk: p for p in Port.objects.filter(pk__in=port_ids).select_related(*PORT_RELATED)}
     for lk in links.values():
         ports[lk.a_port_id] = lk.a_port
@@ -96,7 +112,33 @@ def findings_context(findings: list[engine.Finding]) -> FindingContext:
             active=True, cage_id__in=cage_ids, cable__kind__in=CableKind.sealed()
         ).select_related("cable__vendor")
     }
-    return FindingContext(links, ports, segments, last_tests, sealed)
+    hosts = (
+        {d.pk: d for d in Device.objects.filter(pk__in=host_ids).select_related("rack__row__room__site")}
+        if host_ids
+        else {}
+    )
+    return FindingContext(links, ports, segments, last_tests, sealed, hosts)
+
+
+def link_brief(link_id: int, ctx: FindingContext) -> dict | None:
+    """One link as an alert names a suspect: both ends, the cable to look at first and every
+    segment, both modules."""
+    lk = ctx.links.get(link_id)
+    if lk is None:
+        return None
+    cables = ctx.segments.get(lk.pk, [])
+    cable = _suspect(cables, ctx.last_tests)
+    return {
+        "link_id": lk.pk,
+        "a": _port_label(lk.a_port),
+        "b": _port_label(lk.b_port),
+        "a_cage": f"{lk.a_port.device.name} {lk.a_port.cage.name}" if lk.a_port.cage_id else None,
+        "b_cage": f"{lk.b_port.device.name} {lk.b_port.cage.name}" if lk.b_port.cage_id else None,
+        "cable": cable.label if cable else None,
+        "cable_id": cable.pk if cable else None,
+        "segments": [c.label for c in cables],
+        "modules": {"a": _module(lk.a_port, ctx.sealed), "b": _module(lk.b_port, ctx.sealed)},
+    }
 
 
 def _suspect(cables: list[Cable], last_tests: dict[int, dict]) -> Cable | None:
@@ -112,6 +154,8 @@ def _suspect(cables: list[Cable], last_tests: dict[int, dict]) -> Cable | None:
 
 
 def finding_describe(f: engine.Finding, ctx: FindingContext) -> dict:
+    if f.rule == AlertRule.TAIL_LATENCY_SPIKE:
+        return _spike_describe(f, ctx)
     lk = ctx.links.get(f.link_id) if f.link_id is not None else None
     if lk is not None:
         a, b = lk.a_port, lk.b_port
@@ -169,4 +213,65 @@ def finding_describe(f: engine.Finding, ctx: FindingContext) -> dict:
         "suspect": _suspect(cables, ctx.last_tests) if f.rule in engine.PHYSICAL_RULES else None,
         "devices": devices,
         "port": a if f.port_id is None else ctx.ports.get(f.port_id, a),
+    }
+
+
+def _spike_describe(f: engine.Finding, ctx: FindingContext) -> dict:
+    """A ``tail_latency_spike``: the job and communicator in the summary; the most likely
+    cable's link (when physical evidence names one) as the alert's link, path and modules; the
+    ranked suspects, each with both ends, its cable and modules, in the evidence."""
+    lk = ctx.links.get(f.link_id) if f.link_id is not None else None
+    cables = ctx.segments.get(lk.pk, []) if lk is not None else []
+    suspects = []
+    for s in f.evidence.get("suspects", []):
+        brief = link_brief(s["link_id"], ctx) or {}
+        suspects.append({**s, **brief})
+    hosts = [ctx.hosts[h] for h in f.evidence.get("host_ids", []) if h in ctx.hosts]
+    evidence = {
+        "ports": {"a": _port_label(lk.a_port), "b": _port_label(lk.b_port)} if lk is not None else {},
+        "link": None if lk is None else {"id": lk.pk, "pmd": lk.pmd, "fec": lk.fec, "class": lk.link_class},
+        "segments": [
+            {
+                "seq": i,
+                "cable_id": c.pk,
+                "label": c.label,
+                "kind": c.kind,
+                "last_test": ctx.last_tests.get(c.pk),
+            }
+            for i, c in enumerate(cables)
+        ],
+        "modules": {"a": _module(lk.a_port, ctx.sealed), "b": _module(lk.b_port, ctx.sealed)}
+        if lk is not None
+        else {},
+        "ends": {},
+        "collective": f.evidence.get("collective", {}),
+        "suspects": suspects,
+        "recommendation_code": f.recommendation_code,
+    }
+    devices = [lk.a_port.device, lk.b_port.device] if lk is not None else hosts
+    headline, recommendation = f.headline, f.recommendation
+    top = suspects[0] if suspects and lk is not None and suspects[0].get("link_id") == lk.pk else None
+    if top is not None:
+        sure = f.evidence.get("collective", {}).get("sure", "")
+        where = f"{top['a_cage'] or top['a']} ({top['a']}) <-> {top['b_cage'] or top['b']} ({top['b']})"
+        headline = f"{headline}; most likely cable {top['cable']} {where} (sure: {sure})"
+        mods = top["modules"]
+        serials = ", ".join(
+            f"module {side.upper()} {m['vendor']} {m['part_number']} s/n {m['serial']}"
+            for side, m in (("a", mods.get("a")), ("b", mods.get("b")))
+            if m
+        )
+        recommendation = (
+            f"Most likely cable {top['cable']} between {where}"
+            + (f"; {serials}" if serials else "")
+            + f" {recommendation}"
+        )
+    return {
+        "summary": f"{AlertRule.TAIL_LATENCY_SPIKE.label}: {headline}"[:300],
+        "recommendation": recommendation[:500],
+        "evidence": evidence,
+        "cables": cables,
+        "suspect": _suspect(cables, ctx.last_tests) if lk is not None else None,
+        "devices": devices,
+        "port": lk.a_port if lk is not None else None,
     }

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from inventory.core.choices import ConnectorType, DeviceRole, Fabric, FormFactor, Polish, PortKind
 from inventory.db import bulk
-from inventory.models import PortAlias, PortMapping, Rack, Vendor
+from inventory.models import GpuNicMap, PortAlias, PortMapping, Rack, Vendor
 from inventory.services.demo.builder import (
     IB_BUS,
     LEAF_CAGES,
@@ -22,6 +22,16 @@ from inventory.services.demo.builder import (
     Rec,
 )
 from inventory.services.demo.catalogue import Locations
+
+GPU_NODE_MODEL = "SYS-821GE-TNHR"
+
+
+def gpu_nic_map() -> list[GpuNicMap]:
+    """The GPU node's GPU-to-NIC map: GPU k sits on the PCIe switch of the k-th compute NIC
+    (``eth<k>``, whose ``mlx5_N`` name does not follow that order), which reaches rail k + 1."""
+    return [
+        GpuNicMap(device_model=GPU_NODE_MODEL, gpu=k, port_name=f"eth{k}", rail=k + 1) for k in range(NICS)
+    ]
 
 
 @dataclass
@@ -142,7 +152,7 @@ def seed_nodes(b: Builder, *, loc: Locations, vendors: dict[str, Vendor]) -> Nod
             2 + slot * 9,
             8,
             vendors["Supermicro"],
-            "SYS-821GE-TNHR",
+            GPU_NODE_MODEL,
         )
         cages = [b.cage(node, f"OSFP{c + 1}", c + 1, FormFactor.OSFP) for c in range(NICS // 2)]
         nics = b.twin_ports(node, cages, lambda c, k: f"eth{2 * c + k}")
@@ -222,6 +232,7 @@ def write_equipment(b: Builder, *, nodes: Nodes, panels: Panels, now: datetime, 
             aliases.append([p.pk, node.pk, f"mlx5_{MLX5[k]}", "mlx5", now])
             aliases.append([p.pk, node.pk, f"ibp{IB_BUS[k]}s0", "ib", now])
     bulk.bulk_insert_rows(PortAlias, ["port_id", "device_id", "name", "source", "valid_from"], aliases, **w)
+    GpuNicMap.objects.bulk_create(gpu_nic_map(), ignore_conflicts=True)
     bulk.bulk_insert_rows(
         PortMapping,
         ["front_port_id", "rear_port_id", "rear_position"],

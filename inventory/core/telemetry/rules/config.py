@@ -74,6 +74,18 @@ class Thresholds:
     pfc_sustained_rate: float | None = 10.0
     pfc_sustained_s: float = 600.0
     pfc_rates_always: bool = True
+    # tail_latency_spike (collective timings, per job and communicator): the slowest operation
+    # of a series (collective and message size) above ``spike_factor`` x the ``spike_quantile``
+    # of its own operations in the ``spike_baseline_s`` before the judged ``spike_hold_s`` (at
+    # least ``spike_baseline_min_ops`` of them), in every minute of ``spike_hold_s`` that
+    # carries operations (``coverage`` of them must). The seed's team: 3x P99 for 5 minutes.
+    spike_factor: float | None = 3.0
+    spike_quantile: float = 0.99
+    spike_hold_s: float = 300.0
+    spike_baseline_s: float = 3600.0
+    spike_baseline_min_ops: int = 20
+    # Safe to drain: a leaf keeps at least this share of its uplinks in service (CorrOpt).
+    drain_min_uplink_share: float = 0.75
 
 
 PRESETS: dict[str, Thresholds] = {

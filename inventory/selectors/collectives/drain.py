@@ -1,0 +1,125 @@
+"""Safe to drain: what taking one link out of service would do, against what is already down.
+
+* A leaf uplink (link class ``leaf-spine``): the leaf's uplinks still in service afterwards against
+  its minimum (a share of all its uplinks; CorrOpt keeps every top-of-rack switch above one).
+  Already down: an uplink whose cable is faulty or retired, or with an open flap/degraded alert.
+* A GPU node's rail link: the GPU(s) behind that NIC (the server model's GPU-to-NIC map) lose
+  their rail; refused while a running job has a rank on such a GPU (the job would stall).
+
+A fixed handful of queries, whatever the site's size.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Q
+
+from inventory.core.choices import AlertRule, AlertState, CableStatus, DeviceRole
+from inventory.models import Alert, GpuNicMap, JobRank, Link, LinkSegment
+
+UPLINK_CLASS = "leaf-spine"
+DOWN_CABLE = (CableStatus.FAULTY, CableStatus.RETIRED)
+DOWN_RULES = (AlertRule.LINK_FLAP, AlertRule.LINK_DEGRADED)
+
+
+@dataclass
+class DrainVerdict:
+    link_id: int
+    safe: bool
+    reasons: list[str] = field(default_factory=list)  # why not (what to repair or wait for first)
+    notes: list[str] = field(default_factory=list)  # what it does, when safe
+    leaves: list[dict] = field(default_factory=list)
+    gpus: list[dict] = field(default_factory=list)
+    jobs: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {
+            "link": self.link_id,
+            "safe": self.safe,
+            "reasons": self.reasons,
+            "notes": self.notes,
+            "leaves": self.leaves,
+            "gpus": self.gpus,
+            "jobs": self.jobs,
+        }
+
+
+def _down_links(link_ids: set[int]) -> dict[int, str]:
+    """Of ``link_ids``, those already out of service, with why."""
+    out: dict[int, str] = {}
+    for lid, label, st in LinkSegment.objects.filter(
+        link_id__in=link_ids, cable__status__in=DOWN_CABLE
+    ).values_list("link_id", "cable__label", "cable__status"):
+        out[lid] = f"cable {label} is {st}"
+    for lid, rule in Alert.objects.filter(
+        link_id__in=link_ids, state=AlertState.OPEN, rule__in=DOWN_RULES
+    ).values_list("link_id", "rule"):
+        out.setdefault(lid, f"open {rule} alert")
+    return out
+
+
+def drain_check(*, link_id: int, now: datetime, min_uplink_share: float) -> DrainVerdict:
+    link = Link.objects.select_related("a_port__device", "b_port__device").get(pk=link_id)
+    v = DrainVerdict(link_id=link_id, safe=True)
+    ends = [link.a_port, link.b_port]
+    if link.link_class == UPLINK_CLASS:
+        for port in ends:
+            dev = port.device
+            if dev.role != DeviceRole.LEAF:
+                continue
+            uplinks = set(
+                Link.objects.filter(
+                    Q(a_port__device=dev) | Q(b_port__device=dev), active=True, link_class=UPLINK_CLASS
+                ).values_list("id", flat=True)
+            )
+            down = _down_links(uplinks - {link_id})
+            remaining = len(uplinks) - len(down) - 1
+            minimum = math.ceil(min_uplink_share * len(uplinks))
+            v.leaves.append(
+                {
+                    "leaf": dev.name,
+                    "uplinks": len(uplinks),
+                    "down": len(down),
+                    "remaining": remaining,
+                    "minimum": minimum,
+                }
+            )
+            if remaining < minimum:
+                v.safe = False
+                first = "; ".join(sorted(set(down.values()))[:5])
+                v.reasons.append(
+                    f"{dev.name} would keep {remaining} of its {len(uplinks)} uplinks, below its minimum of "
+                    f"{minimum} ({min_uplink_share:.0%}): {len(down)} already down ({first}); repair those first"
+                )
+            else:
+                v.notes.append(
+                    f"{dev.name} keeps {remaining} of its {len(uplinks)} uplinks (minimum {minimum})"
+                )
+    for port in ends:
+        dev = port.device
+        if dev.role != DeviceRole.GPU_NODE:
+            continue
+        gpus = list(GpuNicMap.objects.filter(device_model=dev.model, port_name=port.name))
+        for g in gpus:
+            v.gpus.append({"host": dev.name, "gpu": g.gpu, "rail": g.rail})
+        running = list(
+            JobRank.objects.filter(port=port, job__started_at__lte=now)
+            .filter(Q(job__ended_at__isnull=True) | Q(job__ended_at__gt=now))
+            .select_related("job")
+        )
+        for jr in running:
+            v.jobs.append({"job": jr.job.job_id, "rank": jr.rank, "host": dev.name, "gpu": jr.gpu})
+        what = (
+            ", ".join(f"GPU {g.gpu} of {dev.name} loses rail {g.rail}" for g in gpus)
+            or f"{dev.name}:{port.name} goes dark"
+        )
+        if running:
+            v.safe = False
+            jobs = ", ".join(sorted({f"job {jr.job.job_id} (rank {jr.rank})" for jr in running}))
+            v.reasons.append(f"{what} while {jobs} runs on it: wait for the job to end or move it first")
+        else:
+            v.notes.append(f"{what}; no running job uses it")
+    return v

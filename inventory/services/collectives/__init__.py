@@ -1,0 +1,32 @@
+"""Collective timings: ``jobs`` (registration: ranks on GPUs, GPUs on NIC ports), ``ingest``
+(timing records), ``evaluate`` (the ``tail_latency_spike`` rule and its suspect links)."""
+
+from inventory.services.collectives.drain import drain_verdict
+from inventory.services.collectives.evaluate import SpikeReport, collectives_evaluate, spike_key
+from inventory.services.collectives.ingest import (
+    CollectiveIngestResult,
+    UnknownJob,
+    collective_records_ingest,
+)
+from inventory.services.collectives.jobs import (
+    JobConflict,
+    JobError,
+    RankSpec,
+    job_register,
+    ranks_from_hosts,
+)
+
+__all__ = [
+    "CollectiveIngestResult",
+    "JobConflict",
+    "JobError",
+    "RankSpec",
+    "SpikeReport",
+    "UnknownJob",
+    "collective_records_ingest",
+    "collectives_evaluate",
+    "drain_verdict",
+    "job_register",
+    "ranks_from_hosts",
+    "spike_key",
+]
