@@ -60,8 +60,8 @@ SIGNATURES: dict[str, tuple[str, re.Pattern[bytes]]] = {
         re.compile(rb"(?m)^\s*Physical interface:\s*\S"),
     ),
     "arista-eos": (
-        "Arista EOS show interfaces transceiver detail output",
-        re.compile(rb"A2D readouts|\+\+ : high alarm, \+  : high warning"),
+        "Arista EOS show interfaces transceiver detail output (text or | json)",
+        re.compile(rb"A2D readouts|\+\+ : high alarm, \+  : high warning|\"txBias\"\s*:"),
     ),
 }
 # formats whose bodies legitimately carry another's marks (the other is read inside them)
