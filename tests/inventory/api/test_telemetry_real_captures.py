@@ -376,3 +376,56 @@ def test_arista_json_without_interfaces_is_refused(user_with_role):
     )
     assert r.status_code == 400 and '"interfaces"' in r.json()["detail"], r.content
     assert not TelemetrySample.objects.exists()
+
+
+JUNOS_XML = "junos_get-interface-optics-diagnostics-information_xe_sfp_napalm.xml"
+
+
+def test_junos_optics_xml_rpc_reply(junos_leaf, user_with_role):
+    """napalm's Junos get_optics fixture: the get-interface-optics-diagnostics-information reply of
+    an SFP+ port, every reading, threshold and flag stored as the XML carries it."""
+    port = f.port(Device.objects.get(name="qfx-1"), "xe-0/0/0")
+    r = _post_as(user_with_role, JUNOS_XML, "junos", "qfx-1", ctype="application/xml")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample, lanes, state = _stored(port)
+    assert sample.temperature_c == approx(45.0)
+    assert sample.voltage_v == approx(3.315)
+    assert lanes.bias_ma == approx([44.298])
+    assert lanes.tx_power_dbm == approx([-1.35])
+    assert lanes.rx_power_dbm == approx([-3.42])
+    assert (state.rx_power_low_warn_dbm, state.rx_power_low_alarm_dbm) == (approx(-18.01), approx(-20.00))
+    assert state.temperature_high_warn_c == approx(73.0)
+    assert state.module_thresholds == thresholds(
+        bias=(85.0, 80.0, 15.0, 20.0),
+        tx_power=(2.00, 1.00, -8.01, -7.01),
+        temperature=(78.0, 73.0, -13.0, -8.0),
+        voltage=(3.700, 3.600, 2.900, 3.000),
+        rx_power=(2.50, 2.00, -20.00, -18.01),
+    )
+    assert state.module_flags == {
+        f"{q}_{lvl}": False
+        for q in ("bias", "tx_power", "temperature", "voltage", "rx_power")
+        for lvl in ("high_alarm", "low_alarm", "high_warn", "low_warn")
+    }
+    assert state.dom_suspect is None
+    # the mW duplicates of what is stored in dBm, named
+    ignored = r.json()["ignored"]
+    assert ignored["count"] == 10
+    assert (
+        ignored["fields"]["laser-output-power"] == 1 and ignored["fields"]["rx-signal-avg-optical-power"] == 1
+    )
+
+
+def test_junos_xml_posted_as_another_format_is_refused_naming_junos(junos_leaf, user_with_role):
+    r = _post_as(user_with_role, JUNOS_XML, "ethtool-module", "qfx-1", ctype="application/xml")
+    assert r.status_code == 400 and "?format=junos" in r.json()["detail"], r.content
+    assert not TelemetrySample.objects.exists()
+
+
+def test_junos_xml_with_an_entity_declaration_is_refused(junos_leaf, user_with_role):
+    client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
+    body = b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]>' + (REAL / JUNOS_XML).read_bytes()
+    r = client.post("/api/telemetry/?format=junos&device=qfx-1", data=body, content_type="application/xml")
+    assert r.status_code == 400 and "entity" in r.json()["detail"], r.content
+    assert not TelemetrySample.objects.exists()
