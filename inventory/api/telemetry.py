@@ -46,6 +46,7 @@ JSON_TYPES = {"application/json"}
 NDJSON_TYPES = {"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"}
 PROMETHEUS_TYPES = {"application/openmetrics-text"}
 TEXT_TYPES = {"text/plain"}
+XML_TYPES = {"application/xml", "text/xml"}  # native XML outputs (Junos RPC replies), with ?format=
 
 
 class _NoFormatNegotiation(DefaultContentNegotiation):
@@ -176,8 +177,8 @@ Bulk telemetry import. Bodies:
   "ts": "2026-11-29T12:00:00Z", "fec_corrected_codewords": 1234, ...}, ...]}` (fields as in
   the README; counters are cumulative unsigned 64-bit; `ts` RFC 3339 with a zone, or epoch s).
 * `application/x-ndjson` (also `application/jsonl`): one sample object per line.
-* Native collector outputs, chosen with `?format=` (Content-Type `text/plain` or
-  `application/json` as the tool prints it): """
+* Native collector outputs, chosen with `?format=` (Content-Type `text/plain`,
+  `application/json` or `application/xml` as the tool prints it): """
     + ", ".join(f"`{k}`" for k in adapters.FORMATS)
     + """.
   Prometheus text (`text/plain; version=0.0.4` or `application/openmetrics-text`) needs no
@@ -305,7 +306,7 @@ class TelemetryIngestView(APIView):
                         "application/x-ndjson, Prometheus text, or a native output with ?format=."
                     ),
                 )
-        elif ctype not in JSON_TYPES | NDJSON_TYPES | PROMETHEUS_TYPES | TEXT_TYPES:
+        elif ctype not in JSON_TYPES | NDJSON_TYPES | PROMETHEUS_TYPES | TEXT_TYPES | XML_TYPES:
             raise UnsupportedMediaType(
                 ctype or "none", detail=f"Content-Type {ctype or '(none)'!r} is not accepted."
             )

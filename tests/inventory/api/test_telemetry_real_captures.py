@@ -318,3 +318,114 @@ def test_arista_output_with_a_line_the_template_does_not_know_is_refused(user_wi
     r = client.post("/api/telemetry/?format=arista-eos&device=eos-1", data=body, content_type="text/plain")
     assert r.status_code == 400 and "LINE NOT FOUND" in r.json()["detail"]
     assert not TelemetrySample.objects.exists()
+
+
+def test_arista_eos_transceiver_json_napalm_capture(user_with_role):
+    """napalm's EOS get_optics fixture: ``show interfaces transceiver | json`` on three lanes of a
+    40GBASE-SR4 breakout, every reading stored exactly as EOS printed it (full float precision)."""
+    dev = Device.objects.create(name="eos-1", role="leaf")
+    ports = {name: f.port(dev, name) for name in ("Ethernet3/1/1", "Ethernet3/1/2", "Ethernet3/1/3")}
+    r = _post_as(
+        user_with_role,
+        "arista_eos_show_interfaces_transceiver_napalm_40gbase-sr4.json",
+        "arista-eos",
+        "eos-1",
+        ctype="application/json",
+    )
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (3, 0)
+    expected = {
+        "Ethernet3/1/1": (-1.8025870272698974, -0.9103269958161198, 6.306),
+        "Ethernet3/1/2": (-2.287800980504664, -0.70785496262606, 6.496),
+        "Ethernet3/1/3": (-2.5034096790510008, -0.7494587968815747, 6.562),
+    }
+    for name, (rx, tx, bias) in expected.items():
+        sample, lanes, state = _stored(ports[name])
+        assert sample.temperature_c == approx(35.26171875)
+        assert sample.voltage_v == approx(3.2731000000000003)
+        assert lanes.rx_power_dbm == approx([rx])
+        assert lanes.tx_power_dbm == approx([tx])
+        assert lanes.bias_ma == approx([bias])
+        assert state.module_serial == "XMD1401000RP"
+        assert state.dom_suspect is None
+    # what EOS printed and cabletrack does not store, named
+    assert r.json()["ignored"] == {"count": 6, "fields": {"mediaType": 3, "updateTime": 3}}
+
+
+def test_arista_json_posted_as_another_format_is_refused_naming_arista(user_with_role):
+    Device.objects.create(name="eos-1", role="leaf")
+    r = _post_as(
+        user_with_role,
+        "arista_eos_show_interfaces_transceiver_napalm_40gbase-sr4.json",
+        "sonic-dom",
+        "eos-1",
+        ctype="application/json",
+    )
+    assert r.status_code == 400 and "Arista EOS" in r.json()["detail"], r.content
+    assert "?format=arista-eos" in r.json()["detail"]
+    assert not TelemetrySample.objects.exists()
+
+
+def test_arista_json_without_interfaces_is_refused(user_with_role):
+    Device.objects.create(name="eos-1", role="leaf")
+    client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
+    r = client.post(
+        "/api/telemetry/?format=arista-eos&device=eos-1",
+        data=b'{"interface": {"Ethernet1": {"txBias": 6.3}}}',
+        content_type="application/json",
+    )
+    assert r.status_code == 400 and '"interfaces"' in r.json()["detail"], r.content
+    assert not TelemetrySample.objects.exists()
+
+
+JUNOS_XML = "junos_get-interface-optics-diagnostics-information_xe_sfp_napalm.xml"
+
+
+def test_junos_optics_xml_rpc_reply(junos_leaf, user_with_role):
+    """napalm's Junos get_optics fixture: the get-interface-optics-diagnostics-information reply of
+    an SFP+ port, every reading, threshold and flag stored as the XML carries it."""
+    port = f.port(Device.objects.get(name="qfx-1"), "xe-0/0/0")
+    r = _post_as(user_with_role, JUNOS_XML, "junos", "qfx-1", ctype="application/xml")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (1, 0)
+    sample, lanes, state = _stored(port)
+    assert sample.temperature_c == approx(45.0)
+    assert sample.voltage_v == approx(3.315)
+    assert lanes.bias_ma == approx([44.298])
+    assert lanes.tx_power_dbm == approx([-1.35])
+    assert lanes.rx_power_dbm == approx([-3.42])
+    assert (state.rx_power_low_warn_dbm, state.rx_power_low_alarm_dbm) == (approx(-18.01), approx(-20.00))
+    assert state.temperature_high_warn_c == approx(73.0)
+    assert state.module_thresholds == thresholds(
+        bias=(85.0, 80.0, 15.0, 20.0),
+        tx_power=(2.00, 1.00, -8.01, -7.01),
+        temperature=(78.0, 73.0, -13.0, -8.0),
+        voltage=(3.700, 3.600, 2.900, 3.000),
+        rx_power=(2.50, 2.00, -20.00, -18.01),
+    )
+    assert state.module_flags == {
+        f"{q}_{lvl}": False
+        for q in ("bias", "tx_power", "temperature", "voltage", "rx_power")
+        for lvl in ("high_alarm", "low_alarm", "high_warn", "low_warn")
+    }
+    assert state.dom_suspect is None
+    # the mW duplicates of what is stored in dBm, named
+    ignored = r.json()["ignored"]
+    assert ignored["count"] == 10
+    assert (
+        ignored["fields"]["laser-output-power"] == 1 and ignored["fields"]["rx-signal-avg-optical-power"] == 1
+    )
+
+
+def test_junos_xml_posted_as_another_format_is_refused_naming_junos(junos_leaf, user_with_role):
+    r = _post_as(user_with_role, JUNOS_XML, "ethtool-module", "qfx-1", ctype="application/xml")
+    assert r.status_code == 400 and "?format=junos" in r.json()["detail"], r.content
+    assert not TelemetrySample.objects.exists()
+
+
+def test_junos_xml_with_an_entity_declaration_is_refused(junos_leaf, user_with_role):
+    client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
+    body = b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]>' + (REAL / JUNOS_XML).read_bytes()
+    r = client.post("/api/telemetry/?format=junos&device=qfx-1", data=body, content_type="application/xml")
+    assert r.status_code == 400 and "entity" in r.json()["detail"], r.content
+    assert not TelemetrySample.objects.exists()

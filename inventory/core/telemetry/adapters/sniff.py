@@ -56,12 +56,12 @@ SIGNATURES: dict[str, tuple[str, re.Pattern[bytes]]] = {
     "prometheus": ("Prometheus text exposition", re.compile(rb"(?m)^# TYPE |^node_ethtool_|^cabletrack_")),
     "xena": ("Xena PP_RXFECSTATS output", re.compile(rb"PP_RXFECSTATS")),
     "junos": (
-        "Junos show interfaces output (diagnostics optics / extensive)",
-        re.compile(rb"(?m)^\s*Physical interface:\s*\S"),
+        "Junos show interfaces output (diagnostics optics / extensive, or the optics RPC's XML)",
+        re.compile(rb"(?m)^\s*Physical interface:\s*\S|<optics-diagnostics>"),
     ),
     "arista-eos": (
-        "Arista EOS show interfaces transceiver detail output",
-        re.compile(rb"A2D readouts|\+\+ : high alarm, \+  : high warning"),
+        "Arista EOS show interfaces transceiver detail output (text or | json)",
+        re.compile(rb"A2D readouts|\+\+ : high alarm, \+  : high warning|\"txBias\"\s*:"),
     ),
 }
 # formats whose bodies legitimately carry another's marks (the other is read inside them)

@@ -43,7 +43,7 @@ node_ethtool_link_down_events_phy{device="eth1"} 3
 node_ethtool_rx_prio3_pause{device="eth1"} 42
 """
 
-# format -> (body, ?port=, the source names the adapter reads from it)
+# format (or "format#form" for a second input form) -> (body, ?port=, the source names it reads)
 CASES: dict[str, tuple[bytes, str | None, tuple[str, ...]]] = {
     "ethtool-fec": (
         (SHARED / "01_ethtool_show-fec_stats.txt").read_bytes(),
@@ -135,11 +135,28 @@ CASES: dict[str, tuple[bytes, str | None, tuple[str, ...]]] = {
         None,
         ("Temperature", "Voltage", "Current", "Tx Power", "Rx Power"),
     ),
+    "arista-eos#json": (
+        (REAL / "arista_eos_show_interfaces_transceiver_napalm_40gbase-sr4.json").read_bytes(),
+        None,
+        ("temperature", "voltage", "txBias", "txPower", "rxPower", "vendorSn"),
+    ),
+    "junos#xml": (
+        (REAL / "junos_get-interface-optics-diagnostics-information_xe_sfp_napalm.xml").read_bytes(),
+        None,
+        (
+            "laser-bias-current",
+            "laser-output-power-dbm",
+            "rx-signal-avg-optical-power-dbm",
+            "module-temperature",
+            "module-voltage",
+            "laser-rx-power-low-warn-threshold-dbm",
+        ),
+    ),
 }
 
 
 def test_every_adapter_has_a_case():
-    assert set(CASES) | {"openconfig"} == set(adapters.FORMATS)
+    assert {k.split("#")[0] for k in CASES} | {"openconfig"} == set(adapters.FORMATS)
 
 
 def _read(fmt: str, body: bytes, port: str | None):
@@ -171,9 +188,10 @@ def _lost(objs0: list[dict], objs: list[dict]) -> bool:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), fmt=st.sampled_from(sorted(CASES)))
-def test_renamed_fields_are_never_a_silent_partial_sample(data, fmt):
-    body, port, tokens = CASES[fmt]
+@given(data=st.data(), case=st.sampled_from(sorted(CASES)))
+def test_renamed_fields_are_never_a_silent_partial_sample(data, case):
+    body, port, tokens = CASES[case]
+    fmt = case.split("#")[0]
     renamed = data.draw(st.sets(st.sampled_from(tokens), min_size=1, max_size=len(tokens)), label="renamed")
     objs0, decoded0, _ = _read(fmt, body, port)
     assert objs0 and not decoded0.errors  # the untouched capture reads cleanly
