@@ -3,6 +3,7 @@
 from datetime import datetime, timedelta
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
@@ -44,8 +45,13 @@ def telemetry_rollup_task() -> int:
 def telemetry_rollup_shard_task(shard: int) -> int:
     """Roll up one shard's queued telemetry batches; re-enqueues itself until that queue is
     empty. A second task for a shard already being rolled up returns at once (the first one
-    goes on until the queue is empty)."""
-    outcome = telemetry_rollup(now=timezone.now(), shard=shard)
+    goes on until the queue is empty). A run stopped by its soft time limit (rolled back, the
+    queue untouched) asks for the next one at once rather than waiting for the beat."""
+    try:
+        outcome = telemetry_rollup(now=timezone.now(), shard=shard)
+    except SoftTimeLimitExceeded:
+        telemetry_rollup_shard_task.delay(shard)
+        raise
     if outcome.remaining:
         telemetry_rollup_shard_task.delay(shard)
     return outcome.buckets

@@ -32,12 +32,16 @@ def database_url() -> str:
 
 
 class Worker:
+    _started = 0  # workers made by this test process: each gets its own node name and log
+
     def __init__(self, *, concurrency: int = 1, env: dict | None = None):
+        Worker._started += 1
+        self.name = f"{queue_name()}-{Worker._started}"
         self.queue = queue_name()
         self.concurrency = concurrency
         self.extra_env = env or {}
         self.proc: subprocess.Popen | None = None
-        self.log = Path(os.environ.get("CABLETRACK_VAR_DIR", ROOT / "var")) / f"{self.queue}.log"
+        self.log = Path(os.environ.get("CABLETRACK_VAR_DIR", ROOT / "var")) / f"{self.name}.log"
 
     def start(self) -> Worker:
         env = os.environ.copy()
@@ -67,7 +71,7 @@ class Worker:
                 "--pool=prefork",
                 "--loglevel=INFO",
                 "-n",
-                f"{self.queue}@%h",
+                f"{self.name}@%h",
             ],
             cwd=ROOT,
             env=env,

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
 import numpy as np
-from django.db import connection, transaction
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Q, QuerySet
 
 from inventory.conf import app_settings
@@ -29,6 +30,13 @@ log = logging.getLogger(__name__)
 # search stops splitting and sets the rest aside in groups instead of retrying each port.
 MAX_SINGLE_TRIES = 64
 MAX_ERROR_CHARS = 500
+
+# Failures of the run, not of a port: the task's soft time limit, the connection or the server
+# gone, a lock or statement timeout, a deadlock. They end the run (its transaction rolls back,
+# the queue keeps its rows for the next one) instead of setting ports aside as poison: a run
+# blocked on a lock past its time limit once set its healthy ports aside, then failed on its
+# broken transaction.
+NOT_POISON = (SoftTimeLimitExceeded, OperationalError, InterfaceError)
 
 
 # The advisory-lock namespace of the rollup shards (the second key is the shard): any constant
@@ -116,6 +124,8 @@ def isolating(ports: list[int], run: Callable[[list[int]], int], failed: dict[in
         try:
             with transaction.atomic():
                 return run(part)
+        except NOT_POISON:
+            raise
         except Exception as exc:  # noqa: BLE001 - any failure of one part must not stop the others
             reason = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
             if len(part) == 1 or budget[0] <= 0:

@@ -206,3 +206,37 @@ def test_a_collector_account_cannot_read_the_pipeline(user_with_role):
 
     collector = f.api_token_client(user_with_role("collector"), TokenKind.FULL)
     assert collector.get("/api/telemetry/pipeline/").status_code == 403
+
+
+@pytest.mark.parametrize("failure", ["time limit", "lock timeout"])
+def test_a_run_stopped_by_its_time_limit_or_a_lock_timeout_sets_no_port_aside(ports, monkeypatch, failure):
+    """A run blocked past its soft time limit (or whose statement the server cancelled) failed
+    for itself, not for its ports: it stops, its transaction rolls back, and every port stays
+    queued as it was, none set aside as poison to wait out a backoff."""
+    from celery.exceptions import SoftTimeLimitExceeded
+    from django.db import OperationalError
+
+    from inventory.services.telemetry import rollup
+
+    for p in ports:
+        assert ingest(series(p, 12, fec_corrected_bits=lambda i: 1000 * i)).stored == 12
+    queued = sorted(TelemetryIngestBatch.objects.values_list("id", "attempts"))
+    exc = (
+        SoftTimeLimitExceeded()
+        if failure == "time limit"
+        else OperationalError("canceling statement due to lock timeout")
+    )
+
+    def stuck(*args, **kwargs):
+        raise exc
+
+    monkeypatch.setattr(rollup, "_rollup_chunk", stuck)
+    with pytest.raises(type(exc)):
+        telemetry_rollup(now=NOW)
+    assert sorted(TelemetryIngestBatch.objects.values_list("id", "attempts")) == queued  # nothing set aside
+    assert not PortRollup.objects.exists()
+
+    monkeypatch.undo()
+    telemetry_rollup(now=NOW)
+    assert not TelemetryIngestBatch.objects.exists()
+    assert set(PortRollup.objects.values_list("port_id", flat=True)) == {p.pk for p in ports}
