@@ -35,7 +35,10 @@ def _esc(s: str) -> str:
 
 
 # Overlay of one fibre's traces over time: the baseline in blue, the latest in black, earlier
-# retests in grey. Sized for a phone (360 px wide) so its labels stay readable when scaled down.
+# retests in grey. Sized for a phone (360 px wide) so its labels stay readable when scaled down:
+# the page draws the 360-unit viewBox about 310 px wide, so a 15-unit label is 12.9 px, above the
+# 12 px phone rule (11 units were 9.5 px, the event numbers' 10 units 8.6 px).
+LABEL_FONT = 15
 OVERLAY_STYLE = {
     "baseline": ("#0d5fa6", "2", ""),
     "latest": ("#111111", "1.5", ""),
@@ -61,7 +64,7 @@ def traces_overlay_svg(
     series = [(pts, role) for pts, role in series if len(pts) > 1]
     if not series:
         return ""
-    pad_l, pad_r, pad_t, pad_b = 34, 8, 8, 28
+    pad_l, pad_r, pad_t, pad_b = 40, 10, 8, 36
     xs = [float(p[0]) for pts, _ in series for p in pts]
     ys = [float(p[1]) for pts, _ in series for p in pts]
     ev_x = [float(e["distance_m"]) for e in events if e.get("distance_m") is not None]
@@ -88,7 +91,8 @@ def traces_overlay_svg(
         if t >= x0:
             parts.append(
                 f'<line x1="{sx(t):.1f}" y1="{pad_t}" x2="{sx(t):.1f}" y2="{pad_t + ph}" stroke="#e3e3e3"/>'
-                f'<text x="{sx(t):.1f}" y="{height - 15}" font-size="11" text-anchor="middle">{_fmt_m(t)}</text>'
+                f'<text x="{sx(t):.1f}" y="{height - 19}" font-size="{LABEL_FONT}" text-anchor="middle">'
+                f"{_fmt_m(t)}</text>"
             )
         t += step
     ystep = _nice_step(y1 - y0)
@@ -96,7 +100,7 @@ def traces_overlay_svg(
     while t <= y1:
         if t >= y0:
             parts.append(
-                f'<text x="{pad_l - 3}" y="{sy(t) + 4:.1f}" font-size="11" text-anchor="end">{t:g}</text>'
+                f'<text x="{pad_l - 3}" y="{sy(t) + 5:.1f}" font-size="{LABEL_FONT}" text-anchor="end">{t:g}</text>'
             )
         t += ystep
     order = {"earlier": 0, "baseline": 1, "latest": 2}  # the latest drawn on top
@@ -117,11 +121,12 @@ def traces_overlay_svg(
         colour = KIND_COLOUR.get(str(e.get("kind")), "#555")
         parts.append(
             f'<line x1="{x:.1f}" y1="{pad_t}" x2="{x:.1f}" y2="{pad_t + ph}" stroke="{colour}" '
-            f'stroke-dasharray="2,3"/><circle cx="{x:.1f}" cy="{pad_t + 8}" r="7" fill="{colour}"/>'
-            f'<text x="{x:.1f}" y="{pad_t + 12}" font-size="10" fill="#fff" text-anchor="middle">'
+            f'stroke-dasharray="2,3"/><circle cx="{x:.1f}" cy="{pad_t + 10}" r="10" fill="{colour}"/>'
+            f'<text x="{x:.1f}" y="{pad_t + 15}" font-size="{LABEL_FONT}" fill="#fff" text-anchor="middle">'
             f"{int(e.get('number') or 0)}</text>"
         )
     parts.append(
-        f'<text x="{pad_l + pw / 2:.0f}" y="{height - 2}" font-size="11" text-anchor="middle">distance</text></svg>'
+        f'<text x="{pad_l + pw / 2:.0f}" y="{height - 2}" font-size="{LABEL_FONT}" text-anchor="middle">'
+        "distance</text></svg>"
     )
     return "".join(parts)
