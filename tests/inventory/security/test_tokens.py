@@ -9,9 +9,10 @@ from rest_framework.test import APIClient, APIRequestFactory
 
 from inventory.api.permissions import IngestPermission, PlantPermission
 from inventory.core.choices import TokenKind
-from inventory.models import ApiToken
+from inventory.models import ApiToken, TelemetrySample
 from inventory.models.accounts import hash_token
 from inventory.services.access import tokens as token_services
+from tests.inventory.security.conftest import one_sample_batch
 
 pytestmark = pytest.mark.django_db
 
@@ -163,9 +164,11 @@ def test_telemetry_endpoint_when_present_accepts_an_ingest_token(plant, raw_toke
         )
         return
     response = _bearer(raw_token("collector", TokenKind.INGEST)).post(
-        "/api/telemetry/", {"samples": []}, format="json"
+        "/api/telemetry/", one_sample_batch(), format="json"
     )
-    assert response.status_code not in (401, 403)
+    assert response.status_code == 200, response.content
+    assert response.json()["stored"] == 1
+    assert TelemetrySample.objects.filter(port__device__name="leaf-n").count() == 1
     read_only = _bearer(raw_token("engineer", TokenKind.READ_ONLY)).post(
         "/api/telemetry/", {"samples": []}, format="json"
     )
