@@ -44,11 +44,13 @@ bench: install
 screenshots: install
 	$(BIN)/python -m tools.screenshots $(SCREENSHOT_ARGS)
 
-# ruff (lint and format) and the import contracts (layers, no cycles, pure cores) of pyproject.toml.
+# ruff (lint and format), the import contracts (layers, no cycles, pure cores) of pyproject.toml,
+# and the test guard (every test asserts something, no assert that cannot fail: tools/test_guard.py).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/python -m tools.test_guard tests
 
 # Re-pin after changing a dependency in pyproject.toml: the dev lock (make test/lint/bench) and the
 # production lock (the image: runtime and the NetBox extra).
