@@ -93,3 +93,54 @@ def test_bin_severity_kp4():
     assert [b for b, s in sev.items() if s == "warn"] == [6, 7, 8, 9, 10, 11]
     assert [b for b, s in sev.items() if s == "crit"] == [12, 13, 14, 15]
     assert bin_severity(bin_low=3, limit=7) == "warn" and bin_severity(bin_low=6, limit=7) == "crit"
+
+
+# --- Prometheus' extrapolation, edge by edge (each found by make mutation) -----------------------
+
+
+def _series(times, values):
+    return [Point(t, v) for t, v in zip(times, values, strict=True)]
+
+
+def test_extrapolation_reaches_each_edge_only_within_1_1_average_intervals():
+    big = [1000, 1010, 1020, 1030]
+    # Gaps of 3 s and 7 s (< 11 s): extrapolated to both edges, 30 counted over 30 s -> 40 over 40 s.
+    assert extrapolated_increase(_series([103, 113, 123, 133], big), start=100, end=140) == pytest.approx(40)
+    # A 20 s gap at the start (> 11 s): only half an average interval (5 s) is added.
+    three = _series([120, 130, 140], big[:3])
+    assert extrapolated_increase(three, start=100, end=140) == pytest.approx(25)
+    # A gap of exactly 1.1 average intervals is "too far" too (Prometheus: strictly below).
+    at_start = _series([111, 121, 131], big[:3])
+    assert extrapolated_increase(at_start, start=100, end=131) == pytest.approx(25)
+    at_end = _series([100, 110, 120], big[:3])
+    assert extrapolated_increase(at_end, start=100, end=131) == pytest.approx(25)
+
+
+def test_samples_on_the_window_edges_are_inside_it():
+    values = [1000, 1010, 1020, 1030]
+    first_on_start = _series([100, 125, 130, 135], values)
+    assert extrapolated_increase(first_on_start, start=100, end=135) == pytest.approx(30)
+    last_on_end = _series([100, 105, 110, 135], values)
+    assert extrapolated_increase(last_on_end, start=100, end=135) == pytest.approx(30)
+
+
+def test_two_samples_one_second_apart_are_enough():
+    two = _series([110, 120], [1000, 1010])
+    assert extrapolated_increase(two, start=100, end=130) == pytest.approx(30)
+    close = _series([110, 111], [1000, 1001])
+    assert extrapolated_increase(close, start=110, end=111) == pytest.approx(1)
+
+
+def test_a_new_counter_is_not_extrapolated_below_zero():
+    # 5 at t=110 rising 1/s: it was 0 at t=105, so the start is reached at 105, not at 100.
+    young = _series([110, 120, 130], [5, 15, 25])
+    assert extrapolated_increase(young, start=100, end=130) == pytest.approx(25)
+    from_zero = _series([110, 120, 130], [0, 10, 20])
+    assert extrapolated_increase(from_zero, start=100, end=130) == pytest.approx(20)
+    flat = _series([110, 120, 130], [7, 7, 7])
+    assert extrapolated_increase(flat, start=100, end=130) == 0
+
+
+def test_extrapolation_counts_a_wrap_of_a_32_bit_counter():
+    wrapped = _series([100, 110], [2**32 - 10, 5])
+    assert extrapolated_increase(wrapped, start=100, end=110, wrap_bits=32) == pytest.approx(15)
