@@ -3,6 +3,7 @@
 import pytest
 
 from inventory.core.telemetry.rates import (
+    MAX_INCREASE,
     Point,
     bin_severity,
     extrapolated_increase,
@@ -11,6 +12,7 @@ from inventory.core.telemetry.rates import (
     lane_signalling_gbps,
     pre_fec_ber,
     rate,
+    step,
 )
 
 
@@ -144,3 +146,22 @@ def test_a_new_counter_is_not_extrapolated_below_zero():
 def test_extrapolation_counts_a_wrap_of_a_32_bit_counter():
     wrapped = _series([100, 110], [2**32 - 10, 5])
     assert extrapolated_increase(wrapped, start=100, end=110, wrap_bits=32) == pytest.approx(15)
+
+
+def test_a_jump_of_exactly_the_largest_plausible_increase_counts_and_one_more_does_not():
+    top = MAX_INCREASE
+    assert step(0, top) == (top, False)
+    assert step(0, top + 1) == (0, True)  # implausible: a reset that added nothing
+    assert step(top + 5, top) == (top, True)  # a drop: counted from zero
+    assert step(top + 5, top + 1) == (0, True)
+
+
+def test_a_wrap_is_a_drop_from_the_top_quarter_to_the_bottom_quarter_only():
+    top = 1 << 32
+    quarter = top >> 2
+    assert step(top - quarter, 0, wrap_bits=32) == (quarter, True)  # the top quarter's first value
+    assert step(top - quarter - 1, 0, wrap_bits=32) == (0, True)  # below it: a reset
+    assert step(top - 1, quarter - 1, wrap_bits=32) == (quarter, True)  # the bottom quarter's last
+    assert step(top - 1, quarter, wrap_bits=32) == (quarter, True)  # past it: a reset from zero
+    assert step(top, 3, wrap_bits=32) == (3, True)  # not a 32-bit value: a reset
+    assert step(top - 1, top >> 3, wrap_bits=32) == (1 + (top >> 3), True)
