@@ -4,12 +4,14 @@ import pytest
 
 from inventory.core.telemetry.rates import (
     MAX_INCREASE,
+    Increase,
     Point,
     bin_severity,
     extrapolated_increase,
     hist_increase,
     increase,
     lane_signalling_gbps,
+    line_bits,
     pre_fec_ber,
     rate,
     step,
@@ -165,3 +167,40 @@ def test_a_wrap_is_a_drop_from_the_top_quarter_to_the_bottom_quarter_only():
     assert step(top - 1, quarter, wrap_bits=32) == (quarter, True)  # past it: a reset from zero
     assert step(top, 3, wrap_bits=32) == (3, True)  # not a 32-bit value: a reset
     assert step(top - 1, top >> 3, wrap_bits=32) == (1 + (top >> 3), True)
+
+
+def test_a_histogram_whose_bins_change_in_number_or_drop_is_a_reset_counted_from_zero():
+    assert hist_increase([5, 5], [7, 9]) == ([2.0, 4.0], False)
+    assert hist_increase([5, 5], [1, 2, 3]) == ([1.0, 2.0, 3.0], True)  # a bin more: reset
+    assert hist_increase([5, 5], [4, 9]) == ([4.0, 9.0], True)  # one bin dropped: reset
+
+
+def test_an_increase_needs_two_samples_and_spans_first_to_last():
+    assert increase([]) == Increase(0.0, 0, 0.0)
+    assert increase([Point(100, 7)]) == Increase(0.0, 0, 0.0)
+    shuffled = [Point(130, 30), Point(110, 10), Point(120, 20)]
+    assert increase(shuffled) == Increase(20.0, 0, 20.0)  # sorted by time: no false reset
+
+
+def test_rate_is_per_second_of_the_window_and_follows_a_wrap():
+    steady = [Point(100, 1000), Point(110, 1010), Point(120, 1020)]
+    assert rate(steady, start=100, end=120) == pytest.approx(1.0)
+    wrapped = [Point(100, 2**32 - 10), Point(110, 10)]
+    assert rate(wrapped, start=100, end=110, wrap_bits=32) == pytest.approx(2.0)
+    assert rate(steady, start=120, end=120) is None  # an empty window
+
+
+def test_line_rate_and_ber_arithmetic():
+    assert line_bits(seconds=2, lanes=4, lane_gbps=53.125) == 2 * 4 * 53.125e9
+    assert lane_signalling_gbps(speed_gbps=400, lanes=4) == 106.25
+    assert lane_signalling_gbps(speed_gbps=200, lanes=3) is None  # 66 Gb/s lanes: no such rate
+    assert lane_signalling_gbps(speed_gbps=400, lanes=None) is None
+    assert lane_signalling_gbps(speed_gbps=None, lanes=4) is None
+    assert pre_fec_ber(corrected_bits=425, seconds=1, lanes=8, lane_gbps=53.125) == pytest.approx(1e-9)
+    assert pre_fec_ber(corrected_bits=5, seconds=0, lanes=8, lane_gbps=53.125) is None
+
+
+def test_the_severity_of_a_histogram_bin_needs_a_correction_limit():
+    assert bin_severity(bin_low=0, limit=0) is None
+    assert bin_severity(bin_low=1, limit=1) == "crit"
+    assert bin_severity(bin_low=12, limit=15) == "crit" and bin_severity(bin_low=6, limit=15) == "warn"
