@@ -12,6 +12,7 @@ from inventory.core.telemetry.rates import (
     increase,
     lane_signalling_gbps,
     line_bits,
+    ordered,
     pre_fec_ber,
     rate,
     step,
@@ -204,3 +205,12 @@ def test_the_severity_of_a_histogram_bin_needs_a_correction_limit():
     assert bin_severity(bin_low=0, limit=0) is None
     assert bin_severity(bin_low=1, limit=1) == "crit"
     assert bin_severity(bin_low=12, limit=15) == "crit" and bin_severity(bin_low=6, limit=15) == "warn"
+
+
+def test_a_repeated_timestamp_keeps_its_first_value():
+    assert ordered([Point(20, 7), Point(10, 1), Point(10, 5), Point(20, 9)]) == [Point(10, 1), Point(20, 7)]
+
+
+def test_a_counter_that_gained_one_from_zero_is_not_extrapolated_before_its_start():
+    first = [Point(110, 0), Point(120, 1)]
+    assert extrapolated_increase(first, start=100, end=120) == pytest.approx(1)
