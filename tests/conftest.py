@@ -4,9 +4,30 @@ browser must not pass silently."""
 import os
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from tests import factories as f
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+# Property tests: the same examples on every CI run (``derandomize``: each test's seed is derived
+# from the test itself, so a red CI run is red again on a re-run and on a laptop with
+# ``HYPOTHESIS_PROFILE=ci``), and no example database to carry state between runs. Locally the
+# ``dev`` profile draws new examples each run (and replays the failures it found) to dig deeper.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+hypothesis_settings.register_profile("dev", print_blob=True)
+HYPOTHESIS_PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if _in_ci() else "dev")
+hypothesis_settings.load_profile(HYPOTHESIS_PROFILE)
+
+
+def pytest_report_header(config):
+    s = hypothesis_settings.default
+    seed = "fixed per test (derandomize)" if s.derandomize else "random each run"
+    return f"hypothesis profile: {HYPOTHESIS_PROFILE} (examples: {seed}; print_blob: {s.print_blob})"
 
 
 def pytest_collection_modifyitems(config, items):
@@ -25,7 +46,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+    if _in_ci():
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         skipped = reporter.stats.get("skipped", []) if reporter else []
         if skipped and session.exitstatus == 0:

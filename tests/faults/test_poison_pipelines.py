@@ -125,7 +125,11 @@ def test_poison_is_set_aside_and_normal_work_is_rolled_up_alerted_and_swept_in_o
     # the normal ones: rolled up, alerted on, swept
     assert sum(PortRollup.objects.filter(port=leaf[0]).values_list("link_down_events", flat=True)) == 1
     assert "J-PX0" in list(alert.cables.values_list("label", flat=True))
-    assert Cable.objects.get(label="J-PX0").retest_due == timezone.localdate() + timedelta(days=90)
+    # 90 days from the day the test was recorded (not from "today" now: that flips at midnight UTC)
+    recorded = timezone.localdate(
+        CableTest.objects.filter(cable__label="J-PX0").latest("tested_at").tested_at
+    )
+    assert Cable.objects.get(label="J-PX0").retest_due == recorded + timedelta(days=90)
     assert PortRollup.objects.filter(port=leaf[3]).exists()  # the 64-bit jump rolled up too
     assert Cable.objects.get(label="J-PX1").retest_due == date.max  # the legacy test: no overflow
     assert run.set_aside == []

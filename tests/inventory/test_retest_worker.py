@@ -10,14 +10,16 @@ tasks as an argument (frozen time does not reach another process).
 
 import contextlib
 import threading
+import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import psutil
 import pytest
+from django.db import connection, transaction
 
 from inventory.core.choices import DigestStatus
-from inventory.models import ReminderDigest
+from inventory.models import ReminderDigest, RetestSweepRun
 from inventory.tasks import reminders_dispatch_task, retests_sweep_task
 from tests import factories as f
 from tests.workers import Worker, wait_for
@@ -70,14 +72,51 @@ def counts(sink) -> Counter:
     return Counter(m.to for m in sink.messages())
 
 
-def test_two_concurrent_sweeps_mail_each_recipient_once(plant, smtp_sink):
+def _sweep_twice_and_settle(worker) -> None:
+    retests_sweep_task.delay(NOW.isoformat())
+    retests_sweep_task.delay(NOW.isoformat())
+    wait_for(lambda: worker.log.read_text().count("inventory.retests_sweep[") >= 4, timeout=60)
+    wait_for(settled, timeout=60)
+
+
+def _sweeps_waiting() -> int:
+    """Backends waiting for a lock on the sweep's run table (the sweeps' first read)."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+            "WHERE c.relname = %s AND NOT l.granted",
+            [RetestSweepRun._meta.db_table],
+        )
+        return cur.fetchone()[0]
+
+
+def test_two_sweeps_queued_together_mail_each_recipient_once(plant, smtp_sink):
+    """Two sweeps queued at once on a two-process worker (they may still run one after the other:
+    the test below makes them overlap on PostgreSQL)."""
     worker = start_worker(smtp_sink, concurrency=2)
     try:
-        retests_sweep_task.delay(NOW.isoformat())
-        retests_sweep_task.delay(NOW.isoformat())
-        wait_for(lambda: worker.log.read_text().count("inventory.retests_sweep[") >= 4, timeout=60)
+        _sweep_twice_and_settle(worker)
+        wait_for(lambda: sum(counts(smtp_sink).values()) >= len(EXPECTED), timeout=30)
+    finally:
+        worker.stop()
+    assert counts(smtp_sink) == EXPECTED
+
+
+@pytest.mark.postgres  # the lock that holds both sweeps at the gate is PostgreSQL's
+def test_two_concurrent_sweeps_mail_each_recipient_once(plant, smtp_sink):
+    """The race made to happen: the test locks the sweep's run table, so both sweeps (two worker
+    processes) block on their first read; once both are seen waiting in ``pg_locks`` the lock is
+    released and they claim and mail at the same moment. Each recipient still gets one mail."""
+    worker = start_worker(smtp_sink, concurrency=2)
+    try:
+        with transaction.atomic(), connection.cursor() as cur:
+            cur.execute(f"LOCK TABLE {RetestSweepRun._meta.db_table} IN ACCESS EXCLUSIVE MODE")
+            retests_sweep_task.delay(NOW.isoformat())
+            retests_sweep_task.delay(NOW.isoformat())
+            wait_for(lambda: _sweeps_waiting() >= 2, timeout=60)
         wait_for(settled, timeout=60)
         wait_for(lambda: sum(counts(smtp_sink).values()) >= len(EXPECTED), timeout=30)
+        time.sleep(2)  # a duplicate would arrive now
     finally:
         worker.stop()
     assert counts(smtp_sink) == EXPECTED

@@ -18,4 +18,6 @@ def test_a_real_worker_runs_the_link_refresh_task(celery_worker_proc):
     link.active = False
     link.save()
     links_refresh_task.delay([gpu[0].pk])
-    wait_for(lambda: Link.objects.filter(active=True, segments__cable=cable).exists())
+    refreshed = wait_for(lambda: Link.objects.filter(active=True, segments__cable=cable).first())
+    # The worker found the link again over J-W: the GPU port to the leaf port.
+    assert {refreshed.a_port_id, refreshed.b_port_id} == {gpu[0].pk, leaf[0].pk}

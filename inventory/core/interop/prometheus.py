@@ -27,6 +27,7 @@ ingest's rate maths (resets included) work on them as on a collector's samples.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -155,7 +156,7 @@ def samples_from_matrix(result: list[dict], mapping: dict) -> Pulled:
                 value = float(raw)
             except (TypeError, ValueError):
                 continue
-            if value != value or value in (float("inf"), float("-inf")):
+            if not math.isfinite(value):  # NaN or an infinity
                 continue
             g = groups.setdefault((device, port, float(ts)), {"ethtool": {}, "direct": {}, "lanes": {}})
             if name in direct and direct[name] in LANE_FIELDS and labels.get(lane_label, "").isdigit():

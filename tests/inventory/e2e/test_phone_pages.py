@@ -1,5 +1,6 @@
 """Every page a technician or engineer opens (but the cable pages and the 404, which the cable
-page's own tests check), on a 360x740 phone in real Chromium: no sideways scroll, no text
+page's own tests check), logged in as a technician and as an engineer (neither a superuser), on a
+360x740 phone in real Chromium: no sideways scroll, no text
 under 12 px, 44 px touch targets, no raw codes or ISO timestamps
 (``tests/inventory/phone_checks.py``). And the pictures do what they are for: the rack
 drawing opens a device, a device opens a port, the port shows its path through the panels.
@@ -50,18 +51,32 @@ def alert(plant):
 
 
 @pytest.fixture
-def phone_as_admin(browser, live_server):
-    f.UserFactory(username="ada", role="admin", is_superuser=True)
-    context = phone_context(browser)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(live_server.url + "/login/")
-    page.fill("input[name=username]", "ada")
-    page.fill("input[name=password]", "pw-for-tests-1")
-    page.click("button[type=submit]")
-    page.wait_for_url(live_server.url + "/")
-    yield page
-    context.close()
+def phone_as(browser, live_server):
+    """``phone_as(role)``: a phone (360x740) logged in as a new user of that role (not a superuser)."""
+    contexts = []
+
+    def login(role: str):
+        user = f.UserFactory(username=f"{role}-on-phone", role=role)
+        assert not user.is_superuser
+        context = phone_context(browser)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        page.goto(live_server.url + "/login/")
+        page.fill("input[name=username]", user.username)
+        page.fill("input[name=password]", "pw-for-tests-1")
+        page.click("button[type=submit]")
+        page.wait_for_url(live_server.url + "/")
+        return page
+
+    yield login
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def phone_as_technician(phone_as):
+    return phone_as("technician")
 
 
 PAGES = [
@@ -83,23 +98,29 @@ PAGES = [
 ]
 
 
-def test_every_page_reads_on_a_phone(live_server, plant, alert, phone_as_admin, artifacts):
-    page = phone_as_admin
+# Pages a technician may not open (importing cables is an engineer's action): refused, not shown.
+ENGINEER_ONLY = {"/cables/import"}
+
+
+@pytest.mark.parametrize("role", ["technician", "engineer"])
+def test_every_page_reads_on_a_phone(live_server, plant, alert, phone_as, artifacts, role):
+    page = phone_as(role)
     found = {}
     for path in [*PAGES, f"/alerts/{alert.pk}/"]:
         response = page.goto(live_server.url + path)
-        assert response.status == 200, path
+        refused = role == "technician" and path in ENGINEER_ONLY
+        assert response.status == (403 if refused else 200), (role, path, response.status)
         problems = phone_problems(page)
         if problems:
             found[path] = problems
-            page.screenshot(path=str(artifacts / f"phone{path.replace('/', '_')}.png"), full_page=True)
+            page.screenshot(path=str(artifacts / f"phone-{role}{path.replace('/', '_')}.png"), full_page=True)
     assert not found, "\n".join(f"{path}: {problems}" for path, problems in found.items())
 
 
 def test_the_rack_drawing_opens_the_device_and_the_port_shows_the_path_through_both_panels(
-    live_server, plant, phone_as_admin
+    live_server, plant, phone_as_technician
 ):
-    page = phone_as_admin
+    page = phone_as_technician
     page.goto(live_server.url + "/r/A01")
     drawing = page.locator("svg.elevation")
     # The first screen shows the picture of the rack (the rack's buttons come after it) under a
@@ -126,15 +147,15 @@ def test_the_rack_drawing_opens_the_device_and_the_port_shows_the_path_through_b
     assert path.index("pp-a") < path.index("T-100") < path.index("pp-b") < path.index("leaf-01")
 
 
-def test_searching_a_device_name_opens_its_device_page(live_server, plant, phone_as_admin):
-    page = phone_as_admin
+def test_searching_a_device_name_opens_its_device_page(live_server, plant, phone_as_technician):
+    page = phone_as_technician
     page.goto(live_server.url + "/search/?q=gpu-0001")
     assert page.url == live_server.url + "/d/gpu-0001"
     assert page.locator("h1").inner_text() == "gpu-0001"
 
 
-def test_an_alerts_evidence_reads_in_words_on_the_phone(live_server, plant, alert, phone_as_admin):
-    page = phone_as_admin
+def test_an_alerts_evidence_reads_in_words_on_the_phone(live_server, plant, alert, phone_as_technician):
+    page = phone_as_technician
     page.goto(live_server.url + f"/alerts/{alert.pk}/")
     text = page.locator("main").inner_text()
     for shown in ("PMD", "400GBASE-DR4", "400 Gb/s", "Link-down events", "Sample interval", "60 s"):
@@ -143,9 +164,11 @@ def test_an_alerts_evidence_reads_in_words_on_the_phone(live_server, plant, aler
         assert naive not in text, naive
 
 
-def test_the_alert_list_shows_the_first_alert_on_the_first_screen(live_server, plant, alert, phone_as_admin):
+def test_the_alert_list_shows_the_first_alert_on_the_first_screen(
+    live_server, plant, alert, phone_as_technician
+):
     """The filters fold away (named in words, not "Exclude acknowledged at is null")."""
-    page = phone_as_admin
+    page = phone_as_technician
     page.goto(live_server.url + "/alerts/")
     first = page.locator("ul.alerts li.alert").first
     assert first.bounding_box()["y"] + 44 < 740, first.bounding_box()

@@ -77,3 +77,9 @@ def raw_token(plant):
         )[1]
 
     return make
+
+
+def one_sample_batch(port: str = "Ethernet1/1", fec: int = 1234) -> dict:
+    """A telemetry batch of one valid sample on leaf-n (stored when the token may ingest)."""
+    ts = timezone.now().replace(microsecond=0).isoformat()
+    return {"samples": [{"device": "leaf-n", "port": port, "ts": ts, "fec_corrected_codewords": fec}]}

@@ -2,6 +2,7 @@
 
 import pytest
 
+from inventory.api.views.devices import VendorViewSet
 from inventory.models import Cable, IdempotencyRecord, Vendor
 
 pytestmark = pytest.mark.django_db
@@ -62,15 +63,33 @@ def test_keys_are_per_user(plant, client_for):
 
 
 def test_put_and_patch_replay_too(plant, client_for):
+    """A retried PUT and a retried PATCH return the first answer and do not write again, even when
+    someone else changed the record in between (the retry would otherwise overwrite them)."""
     client = client_for("engineer")
+    vendor = Vendor.objects.create(name="Acme", slug="acme")
+    body = {"name": "Acme Optics", "slug": "acme"}
+    r1 = client.put(f"/api/vendors/{vendor.pk}/", body, format="json", HTTP_IDEMPOTENCY_KEY="put-1")
+    assert r1.status_code == 200 and r1.json()["name"] == "Acme Optics"
+    vendor.refresh_from_db()
+    vendor.name = "Renamed elsewhere"  # someone else writes in between
+    vendor.save()
+    r2 = client.put(f"/api/vendors/{vendor.pk}/", body, format="json", HTTP_IDEMPOTENCY_KEY="put-1")
+    assert r2.status_code == 200
+    assert r2["Idempotent-Replayed"] == "true" and r2.content == r1.content
+    assert Vendor.objects.get(pk=vendor.pk).name == "Renamed elsewhere"  # the retry wrote nothing
+
     r1 = client.patch("/api/cables/N-1/", {"notes": "a"}, format="json", HTTP_IDEMPOTENCY_KEY="p")
-    Cable.objects.filter(label="N-1")  # someone else writes in between
+    assert r1.status_code == 200 and r1.json()["notes"] == "a"
+    cable = Cable.objects.get(label="N-1")
+    cable.notes = "someone else"  # someone else writes in between
+    cable.save()
     r2 = client.patch("/api/cables/N-1/", {"notes": "a"}, format="json", HTTP_IDEMPOTENCY_KEY="p")
     assert r2["Idempotent-Replayed"] == "true" and r2.content == r1.content
+    assert Cable.objects.get(label="N-1").notes == "someone else"
     assert Cable.history.filter(label="N-1", notes="a").count() == 1
 
 
-def test_a_refused_request_is_remembered_but_a_server_error_is_not(plant, client_for):
+def test_a_refused_request_is_remembered_but_a_server_error_is_not(plant, client_for, monkeypatch):
     client = client_for("viewer")
     assert (
         client.post(
@@ -79,6 +98,34 @@ def test_a_refused_request_is_remembered_but_a_server_error_is_not(plant, client
         == 403
     )
     assert IdempotencyRecord.objects.get(key="x").status_code == 403
+    again = client.post("/api/vendors/", {"name": "A", "slug": "a"}, format="json", HTTP_IDEMPOTENCY_KEY="x")
+    assert again.status_code == 403 and again["Idempotent-Replayed"] == "true"
+
+    # A server error after the view wrote: the write and the key both roll back, so the client's
+    # retry with the same key runs for real.
+    original = VendorViewSet.perform_create
+
+    def write_then_fail(self, serializer):
+        original(self, serializer)
+        assert Vendor.objects.filter(name="B").exists()
+        raise RuntimeError("the server fails after writing")
+
+    monkeypatch.setattr(VendorViewSet, "perform_create", write_then_fail)
+    engineer = client_for("engineer")
+    engineer.raise_request_exception = False
+    failed = engineer.post(
+        "/api/vendors/", {"name": "B", "slug": "b"}, format="json", HTTP_IDEMPOTENCY_KEY="y"
+    )
+    assert failed.status_code == 500
+    assert not IdempotencyRecord.objects.filter(key="y").exists()
+    assert not Vendor.objects.filter(name="B").exists()
+    monkeypatch.setattr(VendorViewSet, "perform_create", original)
+    retry = engineer.post(
+        "/api/vendors/", {"name": "B", "slug": "b"}, format="json", HTTP_IDEMPOTENCY_KEY="y"
+    )
+    assert retry.status_code == 201
+    assert "Idempotent-Replayed" not in retry
+    assert Vendor.objects.filter(name="B").count() == 1
 
 
 @pytest.mark.parametrize("key", ["", "x" * 256, "tab\there"])

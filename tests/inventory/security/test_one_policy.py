@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from inventory.models import Cable
+from inventory.models import Cable, FieldNote
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -42,11 +42,33 @@ PAGE_CHANGES = {
         {"notes": "page edit", "polarity": cable.polarity, "version": cable.updated_at.isoformat()},
     ),
     "status": lambda c, cable: c.post("/cables/status", {"cable": [cable.pk], "status": "faulty"}),
-    "fault": lambda c, cable: c.post(f"/c/{cable.label}/fault", {"symptom": "no_link", "notes": "dark"}),
+    # The fault form's own fields (``FaultForm``: what was seen, and the status it leaves).
+    "fault": lambda c, cable: c.post(f"/c/{cable.label}/fault", {"seen": "dark", "status": "faulty"}),
     "replace": lambda c, cable: c.post(
         f"/c/{cable.label}/replace", {"new_label": "N-1-NEW", "reason": "bent"}
     ),
 }
+
+
+def _changed(change: str) -> bool:
+    """Whether ``change`` (as posted by ``PAGE_CHANGES``) is in the database for N-1."""
+    cable = Cable.objects.get(label="N-1")
+    return {
+        "edit": cable.notes == "page edit",
+        "status": cable.status == "faulty",
+        "fault": cable.status == "faulty" and FieldNote.objects.filter(cable=cable, text="dark").exists(),
+        "replace": Cable.objects.filter(label="N-1-NEW").exists(),
+    }[change]
+
+
+@pytest.mark.parametrize("change", list(PAGE_CHANGES))
+def test_each_page_change_as_posted_here_writes_for_an_engineer(plant, change):
+    """The bodies posted below are the forms' real fields: an engineer's post makes the change
+    (so a refused one that changes nothing means the refusal, not a form that ignored the post)."""
+    assert not _changed(change)
+    response = PAGE_CHANGES[change](_page(plant.users["engineer"]), Cable.objects.get(label="N-1"))
+    assert response.status_code == 302, response.content[:300]
+    assert _changed(change)
 
 
 @pytest.mark.parametrize("change", list(PAGE_CHANGES))
@@ -58,7 +80,8 @@ def test_a_technician_in_no_team_gets_the_apis_403_on_every_page_that_changes_a_
     assert page.status_code == 403, page.content[:300]
     after = Cable.objects.get(label="N-1")
     assert (after.status, after.notes, after.updated_at) == (cable.status, cable.notes, cable.updated_at)
-    assert not Cable.objects.filter(label="N-1-NEW").exists()
+    assert not _changed(change)
+    assert not FieldNote.objects.filter(cable=cable).exists()
 
 
 def test_a_fault_page_answers_like_the_api_status_in_another_site(plant):
@@ -68,6 +91,10 @@ def test_a_fault_page_answers_like_the_api_status_in_another_site(plant):
     assert _page(tech).get("/c/S-1/fault").status_code == 403
     assert PAGE_CHANGES["fault"](_page(tech), south).status_code == 403
     assert Cable.objects.get(label="S-1").status == south.status
+    assert not FieldNote.objects.filter(cable=south).exists()
+    # The same post in the technician's own site records the fault.
+    assert PAGE_CHANGES["fault"](_page(tech), Cable.objects.get(label="N-1")).status_code == 302
+    assert _changed("fault")
 
 
 def test_replacing_a_cable_needs_add_cable_as_the_api_does(plant):

@@ -70,19 +70,29 @@ def test_axes_locks_out_after_repeated_failures(tech, settings):
     for _ in range(3):
         response = _login(client, password="wrong")
     assert AccessAttempt.objects.filter(username="tina").exists()
-    # Locked: even the right password is refused now.
+    assert AccessAttempt.objects.get(username="tina").failures_since_start == 3
+    # Locked: even the right password is refused now, in this browser and in a fresh one.
     response = _login(client)
     assert response.status_code == 429
     assert "_auth_user_id" not in client.session
-    assert Client().get("/", REMOTE_ADDR="10.0.0.7").status_code == 302
+    fresh = Client()
+    assert _login(fresh).status_code == 429
+    assert fresh.get("/", REMOTE_ADDR="10.0.0.7").status_code == 302  # not logged in
 
 
 def test_a_failure_below_the_limit_does_not_lock_and_success_resets(tech, settings):
     settings.AXES_FAILURE_LIMIT = 3
     client = Client()
-    _login(client, password="wrong")
+    for _ in range(2):
+        assert _login(client, password="wrong").status_code == 200  # the form again, with its error
     assert _login(client).status_code == 302
     assert client.get("/").status_code == 200
+    # The success reset the count: two more failures (four in all) still do not lock tina out.
+    assert not AccessAttempt.objects.filter(username="tina").exists()
+    other = Client()
+    for _ in range(2):
+        assert _login(other, password="wrong").status_code == 200
+    assert _login(other).status_code == 302
 
 
 @pytest.mark.parametrize("path", ["/c/N-1", "/r/N01", "/", "/search/?q=x", "/profile/"])

@@ -23,10 +23,11 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from inventory.core.choices import TokenKind
-from inventory.models import ApiToken, IdempotencyRecord
+from inventory.models import ApiToken, IdempotencyRecord, TelemetrySample
 from inventory.models.accounts import hash_token
 from inventory.services.access import tokens as token_services
 from tests import factories as f
+from tests.inventory.security.conftest import one_sample_batch
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -185,7 +186,8 @@ def test_the_command_mints_lists_and_revokes_a_collector_token(plant):
     assert timezone.now() + timedelta(days=29) < token.expires_at < timezone.now() + timedelta(days=31)
     bearer = APIClient()
     bearer.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    assert bearer.post("/api/telemetry/", {"samples": []}, format="json").status_code != 401
+    minted = bearer.post("/api/telemetry/", one_sample_batch(), format="json")
+    assert minted.status_code == 200 and minted.json()["stored"] == 1, minted.content
 
     listing = io.StringIO()
     call_command("api_token", "list", "collector", stdout=listing)
@@ -195,7 +197,9 @@ def test_the_command_mints_lists_and_revokes_a_collector_token(plant):
     call_command("api_token", "revoke", token.prefix, stdout=io.StringIO())
     token.refresh_from_db()
     assert token.revoked_at is not None
-    assert bearer.post("/api/telemetry/", {"samples": []}, format="json").status_code == 401
+    revoked = bearer.post("/api/telemetry/", one_sample_batch(fec=5678), format="json")
+    assert revoked.status_code == 401
+    assert TelemetrySample.objects.count() == 1  # the revoked token's sample was not stored
 
 
 def test_the_command_refuses_a_kind_the_accounts_role_does_not_allow(plant):

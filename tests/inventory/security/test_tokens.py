@@ -9,9 +9,10 @@ from rest_framework.test import APIClient, APIRequestFactory
 
 from inventory.api.permissions import IngestPermission, PlantPermission
 from inventory.core.choices import TokenKind
-from inventory.models import ApiToken
+from inventory.models import ApiToken, Cable, Site, TelemetrySample, Vendor
 from inventory.models.accounts import hash_token
 from inventory.services.access import tokens as token_services
+from tests.inventory.security.conftest import one_sample_batch
 
 pytestmark = pytest.mark.django_db
 
@@ -108,6 +109,11 @@ def test_read_only_token_gets_200_on_get_and_403_on_every_write(plant, raw_token
         == 403
     )
     assert client.post(f"/api/cables/{plant.north_cable.label}/retire/", {}, format="json").status_code == 403
+    # and nothing was written
+    assert not Vendor.objects.filter(slug="x").exists()
+    cable = Cable.objects.get(pk=plant.north_cable.pk)
+    assert (cable.notes, cable.status) == (plant.north_cable.notes, plant.north_cable.status)
+    assert Site.objects.get(pk=plant.north.pk).name == plant.north.name
 
 
 def _ingest_permission(raw, method="POST"):
@@ -163,10 +169,13 @@ def test_telemetry_endpoint_when_present_accepts_an_ingest_token(plant, raw_toke
         )
         return
     response = _bearer(raw_token("collector", TokenKind.INGEST)).post(
-        "/api/telemetry/", {"samples": []}, format="json"
+        "/api/telemetry/", one_sample_batch(), format="json"
     )
-    assert response.status_code not in (401, 403)
+    assert response.status_code == 200, response.content
+    assert response.json()["stored"] == 1
+    assert TelemetrySample.objects.filter(port__device__name="leaf-n").count() == 1
     read_only = _bearer(raw_token("engineer", TokenKind.READ_ONLY)).post(
-        "/api/telemetry/", {"samples": []}, format="json"
+        "/api/telemetry/", one_sample_batch(port="Ethernet1/2"), format="json"
     )
     assert read_only.status_code == 403
+    assert not TelemetrySample.objects.filter(port__name="Ethernet1/2").exists()

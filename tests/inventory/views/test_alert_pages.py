@@ -159,9 +159,12 @@ def test_metrics_are_not_served_to_the_world(scene, settings):
     assert r.status_code == 200
     body = r.content.decode()
     link = scene["alert"].link_id
-    assert 'cabletrack_link_info{a_device="gpu-p"' in body or "cabletrack_link_info{" in body
+    assert (
+        'cabletrack_link_info{a_device="gpu-p",a_port="eth1",a_rack="R-PAGES",b_device="leaf-p",'
+        f'b_port="Ethernet1/2",b_rack="R-PAGES",cable="J-P1",link="{link}",vendor="NVIDIA"}} 1.0'
+    ) in body.splitlines()
     assert 'cable="J-P1"' in body and 'rack="R-PAGES"' in body
-    assert 'cabletrack_link_pre_fec_ber{end="' in body or "cabletrack_link_pre_fec_ber{" in body
+    assert f'cabletrack_link_pre_fec_ber{{end="b",link="{link}"}} 0.0001' in body.splitlines()
     assert f'cabletrack_link_alert_open{{link="{link}",rule="fec_degradation"}} 1.0' in body
     assert 'cabletrack_alerts_open{rule="fec_degradation",severity="notify",silenced="false"} 1.0' in body
     assert "cabletrack_cables_retest_overdue" in body

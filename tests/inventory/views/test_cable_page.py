@@ -1,5 +1,4 @@
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from inventory.core.choices import CableStatus
@@ -208,10 +207,6 @@ def test_replace_with_a_label_in_use_writes_nothing(plant, engineer_client):
     assert resp.status_code == 200
     assert "already on another cable" in resp.content.decode()
     assert Cable.objects.get(label="J-102").status == CableStatus.IN_PRODUCTION
-
-
-def test_login_user_model_is_the_default():
-    assert get_user_model().USERNAME_FIELD == "username"
 
 
 def test_a_trunk_carrying_several_links_says_how_many(plant, tech_client):

@@ -1,13 +1,12 @@
 import csv
 import io
-from datetime import timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from inventory.core.choices import CableKind, CableStatus, ConnectorType, FormFactor, Polish
+from inventory.core.choices import CableKind, ConnectorType, Polish
 from inventory.models import Alert, Cable, Transceiver
 from inventory.services.plant import cables as cable_services
 from tests import factories as f
@@ -324,10 +323,6 @@ def test_edit_transceiver_refuses_a_stale_form(plant, engineer_client):
     assert "changed since you opened it" in stale.content.decode()
     xcvr.refresh_from_db()
     assert xcvr.firmware == "1.2"
-
-
-def test_unused_imports_are_used():
-    assert FormFactor and CableStatus and timedelta
 
 
 def test_an_alert_on_the_path_marks_every_segment(plant, engineer_client):

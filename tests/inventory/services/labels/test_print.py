@@ -233,7 +233,9 @@ def test_large_selection_becomes_a_batch(
     assert r.status_code == 302 and r["Location"] == batch.get_absolute_url()
     assert batch.total == 7 and batch.status == LabelBatchStatus.QUEUED and len(callbacks) == 1
     page = client.get(batch.get_absolute_url())
-    assert "0 of <span" in page.content.decode() or "of" in page.content.decode()
+    html = page.content.decode()
+    assert "row A" in html
+    assert '<span id="batch-done">0</span> of <span id="batch-total">7</span> labels' in html
     status = client.get(reverse("label-batch-status", kwargs={"uid": batch.uid})).json()
     assert status["status"] == "queued" and status["download"] is None
     assert client.get(reverse("label-batch-download", kwargs={"uid": batch.uid})).status_code == 404

@@ -173,15 +173,21 @@ def test_two_tests_recorded_at_once_on_one_cable_keep_the_newer():
     (entered later, dated earlier) waits on the cable's row; each saw only its own test. The row
     must end on the newer test, not on whichever transaction wrote last."""
     jumper = os2_jumper()
-    first_wrote, errors, ids = threading.Event(), [], {}
+    first_wrote, second_done, errors, ids = threading.Event(), threading.Event(), [], {}
+    seen = {"lock_wait": False}
 
     def first() -> None:
         try:
             with transaction.atomic():
                 ids["newer"] = olts(jumper, [0.2] * 8, when=NOW).pk
                 first_wrote.set()
-                deadline = time.monotonic() + 10
-                while not _waits_on_a_lock() and time.monotonic() < deadline:
+                # Hold the transaction open until the second writer is seen waiting on our lock
+                # in pg_stat_activity: then both are in flight at once, the race this test is for.
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline and not second_done.is_set():
+                    if _waits_on_a_lock():
+                        seen["lock_wait"] = True
+                        break
                     time.sleep(0.05)
         except Exception as exc:  # noqa: BLE001 - reported by the assertion below
             errors.append(exc)
@@ -196,6 +202,7 @@ def test_two_tests_recorded_at_once_on_one_cable_keep_the_newer():
         except Exception as exc:  # noqa: BLE001
             errors.append(exc)
         finally:
+            second_done.set()
             connection.close()
 
     threads = [threading.Thread(target=first), threading.Thread(target=second)]
@@ -204,5 +211,8 @@ def test_two_tests_recorded_at_once_on_one_cable_keep_the_newer():
     for th in threads:
         th.join()
     assert not errors, errors
+    # The race happened: the second writer waited on the first's open transaction (observed in
+    # pg_stat_activity), not merely ran after it.
+    assert seen["lock_wait"], "the second writer never waited on the first: the two did not overlap"
     assert kept()[jumper.pk]["olts_test_id"] == ids["newer"] != ids["older"]
     assert kept() == expected()

@@ -1,0 +1,140 @@
+"""`make mutation`: mutation testing (mutmut 3) of the modules where a silent mistake costs most.
+
+For each module: mutmut copies the project to ./mutants/ (the work tree is never changed), makes
+every small change it knows to the module (``<`` for ``<=``, ``+`` for ``-``, a constant off by
+one, a condition negated, ...) and runs the tests that cover the changed function. A mutant the
+tests do not notice *survives*: either a test is missing or the change is equivalent. Prints the
+score per module ((killed + timed out) / (killed + timed out + survived); "no tests": no test runs
+the mutated line at all) and every survivor with its diff. Not run in CI:
+a module takes minutes to an hour.
+
+    make mutation                                   # every module below, one at a time
+    make mutation MUTATION_ARGS="retest_rules"      # modules whose path contains a word
+    python -m tools.mutation --list
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+# module -> the tests that exercise it (mutmut runs, per mutant, only those that cover its function).
+MODULES: dict[str, list[str]] = {
+    # retest due rules
+    "inventory/core/retest_rules.py": ["tests/inventory/core/test_retest_rules.py"],
+    # loss budgets and verdicts
+    "inventory/core/optics/budgets.py": ["tests/inventory/core/optics/"],
+    "inventory/core/optics/trace_checks.py": ["tests/inventory/core/optics/"],
+    # forecast maths
+    "inventory/core/forecast/maths.py": [
+        "tests/inventory/core/forecast/",
+        "tests/inventory/services/forecast/",
+    ],
+    "inventory/core/forecast/risk.py": [
+        "tests/inventory/core/forecast/",
+        "tests/inventory/services/forecast/",
+    ],
+    # telemetry: decoders, rates, rollup arithmetic, rules
+    "inventory/core/telemetry/decode.py": ["tests/inventory/core/telemetry/"],
+    "inventory/core/telemetry/rates.py": ["tests/inventory/core/telemetry/"],
+    "inventory/core/telemetry/rollup.py": [
+        "tests/inventory/core/telemetry/",
+        "tests/inventory/services/telemetry/",
+    ],
+    "inventory/core/telemetry/rules/*": [
+        "tests/inventory/core/telemetry/",
+        "tests/inventory/services/alerts/",
+    ],
+    "inventory/core/telemetry/adapters/*": ["tests/inventory/core/telemetry/"],
+    # permission policy
+    "inventory/access/authz.py": ["tests/inventory/security/"],
+}
+
+# mutmut's exit codes. A mutant that hangs the tests (a loop that never ends) is caught: the run
+# times out, so it counts as killed in the score and is listed apart.
+STATUS = {1: "killed", 3: "killed", 37: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped"}
+STATUS.update(dict.fromkeys((36, 24, -24, 152, 255), "timeout"))
+
+
+def _config(module: str, tests: list[str]) -> str:
+    lines = "\n    ".join
+    return (
+        "[mutmut]\n"
+        "source_paths = inventory/\n"
+        f"only_mutate = {module}\n"
+        "also_copy =\n    cabletrack/\n    templates/\n    manage.py\n    tools/\n"
+        f"pytest_add_cli_args_test_selection =\n    {lines(tests)}\n"
+        "pytest_add_cli_args =\n    -p\n    no:cacheprovider\n    -p\n    no:randomly\n    -n\n    0\n    -q\n"
+    )
+
+
+def _results(module: str) -> dict[str, str]:
+    """Mutant name -> status, from mutmut's per-file ``.meta`` files under ./mutants/."""
+    out: dict[str, str] = {}
+    pattern = module.replace("/*", "/**/*.py") if module.endswith("*") else module
+    for meta in (ROOT / "mutants").glob(pattern + ".meta"):
+        for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():
+            out[name] = "not checked" if code is None else STATUS.get(code, "suspicious")
+    return out
+
+
+def run(module: str, tests: list[str], max_children: int) -> dict[str, str]:
+    setup = ROOT / "setup.cfg"
+    if setup.exists():
+        raise SystemExit("setup.cfg exists; this tool writes its own mutmut section there and removes it")
+    shutil.rmtree(ROOT / "mutants", ignore_errors=True)
+    setup.write_text(_config(module, tests))
+    try:
+        subprocess.run(
+            [str(BIN / "mutmut"), "run", "--max-children", str(max_children)], cwd=ROOT, check=False
+        )
+        results = _results(module)
+        for name, status in sorted(results.items()):
+            if status == "survived":
+                print(f"\n--- survived: {name}")
+                subprocess.run([str(BIN / "mutmut"), "show", name], cwd=ROOT, check=False)
+    finally:
+        setup.unlink()
+    return results
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("words", nargs="*", help="run the modules whose path contains one of these")
+    parser.add_argument("--list", action="store_true", help="list the modules and their tests")
+    parser.add_argument("--max-children", type=int, default=1, help="parallel mutants (default 1)")
+    args = parser.parse_args(argv)
+    chosen = {m: t for m, t in MODULES.items() if not args.words or any(w in m for w in args.words)}
+    if args.list:
+        for module, tests in chosen.items():
+            print(f"{module}: {' '.join(tests)}")
+        return 0
+    scores = {}
+    for module, tests in chosen.items():
+        print(f"\n=== {module} ({' '.join(tests)})", flush=True)
+        scores[module] = Counter(run(module, tests, args.max_children).values())
+    print("\n=== mutation score per module ((killed + timeout) / (killed + timeout + survived))")
+    for module, c in scores.items():
+        caught = c["killed"] + c["timeout"]
+        judged = caught + c["survived"]
+        score = f"{100 * caught / judged:5.1f}%" if judged else "   n/a"
+        rest = ", ".join(f"{k} {v}" for k, v in sorted(c.items()) if k not in ("killed", "survived"))
+        print(
+            f"{score}  {module}: {c['killed']} killed, {c['survived']} survived"
+            + (f", {rest}" if rest else "")
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
