@@ -40,7 +40,12 @@ def _cable(label: str) -> Cable:
     return get_object_or_404(Cable, label=label)
 
 
-@authz.requires_action("record_test")
+def _cable_of(request, label: str) -> Cable:
+    """The cable a ``/c/<label>/test/...`` page is about, for ``requires_action``."""
+    return _cable(label)
+
+
+@authz.requires_action("record_test", obj=_cable_of)
 def cable_test_olts(request, label: str):
     cable = _cable(label)
     fibres = fibres_in_use(cable)
@@ -81,7 +86,7 @@ def cable_test_olts(request, label: str):
     return render(request, "inventory/test_olts.html", {"cable": cable, "form": form})
 
 
-@authz.requires_action("record_test")
+@authz.requires_action("record_test", obj=_cable_of)
 def cable_test_otdr(request, label: str):
     cable = _cable(label)
     form = OtdrForm(request.POST or None, request.FILES or None)
@@ -110,7 +115,7 @@ def cable_test_otdr(request, label: str):
     return render(request, "inventory/test_otdr.html", {"cable": cable, "form": form})
 
 
-@authz.requires_action("inspect")
+@authz.requires_action("inspect", obj=_cable_of)
 def cable_inspect(request, label: str):
     cable = _cable(label)
     ends = list(cable.ends.select_related("port__device", "cage__device").order_by("side", "leg"))

@@ -87,7 +87,8 @@ class PortViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     filterset_class = PortFilter
 
     def perform_create(self, serializer):
-        port = serializer.save()
+        super().perform_create(serializer)
+        port = serializer.instance
         port_services.port_alias_add(port=port, name=port.name, source="canonical")
 
     @extend_schema(request=None, responses={200: OpenApiResponse(description="The traced path")})
