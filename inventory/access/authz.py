@@ -22,10 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
 
 from inventory.core.choices import TokenKind
-from inventory.models import Cable, CableEnd, Device, Rack, Site, Transceiver
+from inventory.models import Cable, CableEnd, Rack, Site
 
 # Custom permissions (no model of their own): created by ``roles.sync_roles`` on the Cable
 # content type, so they need no migration.
@@ -55,9 +54,7 @@ ACTIONS: dict[str, Rule] = {
     "report_fault": Rule("inventory.report_fault", site_scoped=True, label="Report a fault"),
     "journal": Rule("inventory.report_fault", site_scoped=True, label="Write in the journal"),
     "swap_module": Rule("inventory.change_transceiver", site_scoped=True, label="Swap a module"),
-    "service_cable": Rule(
-        "inventory.change_cable", site_scoped=True, label="Record re-seating or cleaning"
-    ),
+    "service_cable": Rule("inventory.change_cable", site_scoped=True, label="Record re-seating or cleaning"),
     "edit_cable": Rule("inventory.change_cable", site_scoped=True, label="Edit the cable"),
     "retire_cable": Rule("inventory.change_cable", site_scoped=True, label="Retire the cable"),
     # New label on the same ports, the old cable retired: a change of the old cable (site-scoped)
@@ -294,10 +291,15 @@ def object_change_allowed(user, obj) -> bool:
     return True
 
 
-def check_object_change(user, obj) -> None:
-    """``object_change_allowed`` as a 403 (the API's and the admin's writes after they build the
-    object, in their transaction: a create, or a move into another site, rolls back)."""
-    if not object_change_allowed(user, obj):
+def check_object_change(user, obj, before: frozenset[int] = frozenset()) -> None:
+    """After a write, in its transaction (the API's and the admin's creates and changes): 403
+    unless ``object_change_allowed`` and the object is in no site that is neither the user's nor
+    one it was in ``before`` (a create has none). A technician edits a trunk between two
+    buildings from their end, but moves nothing, and creates nothing, in another site."""
+    if not object_change_allowed(user, fresh(obj)):
+        raise PermissionDenied(SCOPE_MESSAGE)
+    outside = site_ids_of(obj) - before - user_site_ids(user) if is_site_scoped(obj) else frozenset()
+    if outside and not has_perm(user, "inventory.edit_any_site"):
         raise PermissionDenied(SCOPE_MESSAGE)
 
 

@@ -21,6 +21,12 @@ class SiteScopedAdmin:
             return False
         return obj is None or authz.object_change_allowed(request.user, obj)
 
+    def save_model(self, request, obj, form, change):
+        # The sites it is in before this change (read from the database: nothing saved yet).
+        request._ct_sites_before = authz.site_ids_of(authz.fresh(obj)) if change else frozenset()
+        super().save_model(request, obj, form, change)
+
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
-        authz.check_object_change(request.user, authz.fresh(form.instance))
+        before = getattr(request, "_ct_sites_before", frozenset())
+        authz.check_object_change(request.user, form.instance, before)

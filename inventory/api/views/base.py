@@ -30,11 +30,12 @@ class NoDeleteModelViewSet(
 
     def perform_create(self, serializer):
         super().perform_create(serializer)
-        authz.check_object_change(self.request.user, authz.fresh(serializer.instance))
+        authz.check_object_change(self.request.user, serializer.instance)
 
     def perform_update(self, serializer):
+        before = authz.site_ids_of(serializer.instance)  # as PlantPermission read it
         super().perform_update(serializer)
-        authz.check_object_change(self.request.user, authz.fresh(serializer.instance))
+        authz.check_object_change(self.request.user, serializer.instance, before)
 
 
 class MovesCablesMixin:

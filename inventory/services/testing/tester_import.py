@@ -68,7 +68,9 @@ def _apply(
         # The person importing records every one of these tests: each cable's site is decided
         # by the one policy (all or nothing, before anything is read into the database).
         authz.check_each(
-            technician, "record_test", [cables[label] for label in sorted({*readings_by_cable, *sors_by_cable})]
+            technician,
+            "record_test",
+            [cables[label] for label in sorted({*readings_by_cable, *sors_by_cable})],
         )
     written: list[str] = []
     try:
