@@ -28,7 +28,8 @@ class DeviceViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     serializer_class = s.DeviceSerializer
     filterset_class = DeviceFilter
     lookup_field = "name"
-    lookup_value_regex = "[^/]+"
+    # Any name stored, "/" (sent as %2F) and an older line break included (core.names).
+    lookup_value_regex = r"[\s\S]+"
 
     @extend_schema(
         summary="Import devices from NetBox's device CSV (dry run first, then all-or-nothing)",
