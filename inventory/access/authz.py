@@ -1,9 +1,11 @@
 """Who may do what: one policy for the pages, the API and the admin.
 
 An *action* is what a person does (``record_test``, ``edit_cable``, ...). Each maps to a Django
-permission that a role (group, see ``roles.py``) grants, and some are *site-scoped*: a
-technician edits cables only in the sites their team is assigned to (``Team.members`` +
-``Site.team``), while an engineer (``inventory.edit_any_site``) edits anywhere.
+permission that a role (group, see ``roles.py``) grants, and every action on one object is
+*site-scoped* (issue 32): a technician acts only in the sites their team is assigned to
+(``Team.members`` + ``Site.team``), while an engineer (``inventory.edit_any_site``) acts
+anywhere. ``site_ids_of`` knows the site of every model that has one (``SITE_PATHS``,
+``SITE_PARENTS``); an object that could have a site but has none is for ``edit_any_site`` only.
 
 Use it from:
 * pages: ``{% load authz %}{% can "record_test" cable as may_test %}`` or the context from
@@ -11,8 +13,10 @@ Use it from:
   ``@requires_action("edit_cable", obj=cable_from_label)`` (a bulk write also calls
   ``check_each`` on what it changes), so a refused write is a 403 that changes nothing.
 * the API: ``PlantPermission`` applies the same model permissions and ``object_change_allowed``
-  (the site scope of ``in_user_sites``).
-* the admin: ``NoDeleteAdmin`` applies ``object_change_allowed``.
+  (the site scope of ``in_user_sites``) before a change, ``check_object_change`` after a create or
+  a change (the base viewset); views whose body names the object call ``check`` with it.
+* the admin: ``admin.scope.SiteScopedAdmin`` applies ``object_change_allowed`` and
+  ``check_object_change``.
 """
 
 from __future__ import annotations

@@ -4,13 +4,15 @@ Nautobot sync, the URL converter and the QR labels all read it.
 
 The rule: any printable text up to the field's length, "/" included (NetBox allows it, racks are
 named ``S01-G02/B``). Refused: control characters (NUL, CR, LF, tab, DEL, C1 controls, the
-Unicode line and paragraph separators), a name that is empty or only spaces, leading or trailing
-spaces, and the names ``.`` and ``..`` (a browser rewrites them out of a path).
+Unicode line and paragraph separators), a name that is empty or only spaces, and leading or
+trailing spaces. ``NAME_PATTERN`` says the same as a regular expression (the OpenAPI schema
+publishes it).
 
 In a page URL a name is one path segment: ``%`` and ``/`` are escaped as ``%25`` and ``%2F``
 before the URL itself is quoted (so ``S01-G02/B`` is ``/r/S01-G02%252FB``), because the server
-decodes ``%2F`` to ``/`` before routing. A name without ``%`` or ``/`` keeps the URL it always
-had: the URLs printed on labels do not change.
+decodes ``%2F`` to ``/`` before routing; the names ``.`` and ``..``, which a browser would
+rewrite out of a path, are written ``%2E`` and ``%2E%2E``. A name without ``%`` or ``/`` keeps
+the URL it always had: the URLs printed on labels do not change.
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-NAME_RULE = (
-    "Printable text: no control characters (line breaks, tabs, NUL), no leading or trailing "
-    'spaces, not empty, not "." or "..".'
-)
+NAME_RULE = "Printable text: no control characters (line breaks, tabs, NUL), no leading or trailing spaces."
+
+_CONTROL = r"\x00-\x1f\x7f-\x9f\u2028\u2029"
+NAME_PATTERN = rf"^[^\s{_CONTROL}](?:[^{_CONTROL}]*[^\s{_CONTROL}])?\Z"
 
 
 def name_problem(name: str) -> str | None:
@@ -34,19 +36,20 @@ def name_problem(name: str) -> str | None:
         return f"A name cannot contain control characters or line breaks ({shown})."
     if name != name.strip():
         return "A name cannot start or end with a space."
-    if name in (".", ".."):
-        return f'"{name}" cannot be a name.'
     return None
 
 
 def url_segment(name: str) -> str:
     """``name`` as one path segment, before URL quoting (see the module docstring)."""
+    if name in (".", ".."):
+        return name.replace(".", "%2E")
     return name.replace("%", "%25").replace("/", "%2F")
 
 
-_ESCAPED = re.compile(r"%(25|2[Ff])")
+_ESCAPED = re.compile(r"%(25|2[Ff]|2[Ee])")
+_UNESCAPED = {"25": "%", "2F": "/", "2E": "."}
 
 
 def from_url_segment(segment: str) -> str:
-    """The inverse of ``url_segment`` (only its two escapes are read)."""
-    return _ESCAPED.sub(lambda m: "%" if m.group(1) == "25" else "/", segment)
+    """The inverse of ``url_segment`` (only its escapes are read)."""
+    return _ESCAPED.sub(lambda m: _UNESCAPED[m.group(1).upper()], segment)

@@ -7,7 +7,7 @@ import re
 from types import SimpleNamespace
 
 from django.contrib import messages
-from django.core.exceptions import BadRequest, ValidationError
+from django.core.exceptions import BadRequest, PermissionDenied, ValidationError
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -277,6 +277,9 @@ def test_import_page(request):
             result = tester_import.instrument_project_import(files=[("upload.sor", data)], **kwargs)
         else:
             result = tester_import.instrument_csv_import(data=data, **kwargs)
+    except PermissionDenied:
+        import_uploads.import_upload_delete(token=token)  # a cable of another site: nothing kept
+        raise
     except ValidationError as exc:
         ctx.update(
             {"error": "; ".join(f"{k}: {', '.join(v)}" for k, v in exc.message_dict.items()), "token": token}

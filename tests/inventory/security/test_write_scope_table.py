@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from django.apps import apps
+from django.conf import settings
 from django.contrib import admin
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
@@ -632,8 +633,9 @@ def test_the_table_covers_every_write_path_in_the_urlconf():
 
 
 def _fingerprint() -> dict[str, str]:
-    """Every inventory table, row by row (history tables included), as a digest per table."""
-    out = {}
+    """Every inventory table, row by row (history tables included), as a digest per table, and
+    the files under MEDIA_ROOT (uploads, SOR files, photos, import uploads)."""
+    out = {"media": repr(sorted(str(p) for p in Path(settings.MEDIA_ROOT).rglob("*") if p.is_file()))}
     for model in apps.get_app_config("inventory").get_models():
         rows = model._base_manager.order_by("pk").values_list()
         out[model._meta.db_table] = hashlib.sha256(repr(list(rows)).encode()).hexdigest()
