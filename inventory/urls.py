@@ -1,6 +1,7 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, register_converter
 
+from inventory.converters import NameConverter
 from inventory.views import account, alerts, desk, docs, pages
 from inventory.views import forecast as forecast_views
 from inventory.views import labels as label_views
@@ -9,6 +10,9 @@ from inventory.views import reconciliation as recon_views
 from inventory.views import retests as retest_pages
 from inventory.views import sync as sync_views
 from inventory.views import testing as test_views
+
+# Rack and device names may hold "/" (NetBox allows it): one path segment each (core.names).
+register_converter(NameConverter, "name")
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
@@ -20,7 +24,7 @@ urlpatterns = [
     path("search/", pages.search, name="search"),
     # Printed on QR labels: these two URLs never change.
     path("c/<str:label>", pages.cable_page, name="cable-page"),
-    path("r/<str:name>", pages.rack_page, name="rack-page"),
+    path("r/<name:name>", pages.rack_page, name="rack-page"),
     path("racks/", pages.rack_list, name="rack-list"),
     path("favicon.ico", pages.favicon, name="favicon"),
     # Tests (issue 4): phone forms, original files, commissioning report.
@@ -39,7 +43,7 @@ urlpatterns = [
     path("alerts/<int:pk>/silence", alerts.alert_silence, name="alert-silence"),
     path("maintenance/", alerts.maintenance, name="maintenance"),
     path("vendors/compare/", alerts.vendor_comparison, name="vendor-compare"),
-    path("r/<str:name>/bringup", alerts.bringup, name="rack-bringup"),
+    path("r/<name:name>/bringup", alerts.bringup, name="rack-bringup"),
     path("topology/export.<str:fmt>", alerts.topology_export, name="topology-export"),
     path("metrics", alerts.metrics, name="metrics"),
     path("telemetry/pipeline/", pipeline_views.pipeline, name="telemetry-pipeline"),
@@ -63,12 +67,12 @@ urlpatterns = [
     path("c/<str:label>/edit", desk.cable_edit, name="cable-edit"),
     path("c/<str:label>/status", pages.cable_set_status, name="cable-set-status"),
     # The journal of a cable, module, device or rack (kind: cable, module, device, rack).
-    path("journal/<str:kind>/<str:key>/add", pages.journal_add, name="journal-add"),
+    path("journal/<str:kind>/<name:key>/add", pages.journal_add, name="journal-add"),
     path("journal/<int:pk>/close", pages.journal_close, name="journal-close"),
     path("t/<int:pk>", pages.transceiver_detail, name="transceiver-detail"),
     # Device and port pages (issue 15): linked from device names everywhere.
-    path("d/<str:name>", pages.device_page, name="device-page"),
-    path("d/<str:name>/p/<path:port>", pages.port_page, name="port-page"),
+    path("d/<name:name>", pages.device_page, name="device-page"),
+    path("d/<name:name>/p/<path:port>", pages.port_page, name="port-page"),
     # Desk pages.
     path("cables/", desk.cable_list, name="cable-list"),
     path("cables/new", desk.cable_create, name="cable-create"),

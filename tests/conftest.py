@@ -58,8 +58,15 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.fixture
 def user_with_role(db):
+    """A user of ``role``. A technician acts only in their team's sites (issue 32), so this one
+    is in the team of every site that has none yet: the plant's field crew (tests of the site
+    scope itself build their own teams, in ``tests/inventory/security/conftest.py``)."""
+
     def make(role: str, username: str | None = None):
-        return f.UserFactory(username=username or f"{role}-user", role=role)
+        user = f.UserFactory(username=username or f"{role}-user", role=role)
+        if role == "technician":
+            f.field_crew(user)
+        return user
 
     return make
 

@@ -28,6 +28,7 @@ from inventory.models import (
     Room,
     Row,
     Site,
+    Team,
     Transceiver,
     TransceiverModel,
     Vendor,
@@ -52,6 +53,17 @@ class UserFactory(factory.django.DjangoModelFactory):
         self.save()
 
 
+def field_crew(user) -> Team:
+    """Put ``user`` in the field crew, the team of every site that has no team yet (and of the
+    sites made later by ``SiteFactory``): a technician acts only in their team's sites."""
+    team, _ = Team.objects.get_or_create(name="Field crew")
+    team.members.add(user)
+    for site in Site.objects.filter(team__isnull=True):
+        site.team = team
+        site.save(update_fields=["team"])
+    return team
+
+
 class SiteFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Site
@@ -59,6 +71,7 @@ class SiteFactory(factory.django.DjangoModelFactory):
 
     name = factory.Sequence(lambda n: f"Site {n}")
     slug = factory.LazyAttribute(lambda o: o.name.lower().replace(" ", "-"))
+    team = factory.LazyFunction(lambda: Team.objects.filter(name="Field crew").first())
 
 
 class RackFactory(factory.django.DjangoModelFactory):

@@ -1,9 +1,11 @@
 """Who may do what: one policy for the pages, the API and the admin.
 
 An *action* is what a person does (``record_test``, ``edit_cable``, ...). Each maps to a Django
-permission that a role (group, see ``roles.py``) grants, and some are *site-scoped*: a
-technician edits cables only in the sites their team is assigned to (``Team.members`` +
-``Site.team``), while an engineer (``inventory.edit_any_site``) edits anywhere.
+permission that a role (group, see ``roles.py``) grants, and every action on one object is
+*site-scoped* (issue 32): a technician acts only in the sites their team is assigned to
+(``Team.members`` + ``Site.team``), while an engineer (``inventory.edit_any_site``) acts
+anywhere. ``site_ids_of`` knows the site of every model that has one (``SITE_PATHS``,
+``SITE_PARENTS``); an object that could have a site but has none is for ``edit_any_site`` only.
 
 Use it from:
 * pages: ``{% load authz %}{% can "record_test" cable as may_test %}`` or the context from
@@ -11,8 +13,10 @@ Use it from:
   ``@requires_action("edit_cable", obj=cable_from_label)`` (a bulk write also calls
   ``check_each`` on what it changes), so a refused write is a 403 that changes nothing.
 * the API: ``PlantPermission`` applies the same model permissions and ``object_change_allowed``
-  (the site scope of ``in_user_sites``).
-* the admin: ``NoDeleteAdmin`` applies ``object_change_allowed``.
+  (the site scope of ``in_user_sites``) before a change, ``check_object_change`` after a create or
+  a change (the base viewset); views whose body names the object call ``check`` with it.
+* the admin: ``admin.scope.SiteScopedAdmin`` applies ``object_change_allowed`` and
+  ``check_object_change``.
 """
 
 from __future__ import annotations
@@ -22,10 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
 
 from inventory.core.choices import TokenKind
-from inventory.models import Cable, CableEnd, Device, Rack, Site, Transceiver
+from inventory.models import Cable, CableEnd, Rack, Site
 
 # Custom permissions (no model of their own): created by ``roles.sync_roles`` on the Cable
 # content type, so they need no migration.
@@ -48,12 +51,14 @@ class Rule:
 
 ACTIONS: dict[str, Rule] = {
     "view": Rule("inventory.view_cable", label="See the plant"),
-    "record_test": Rule("inventory.add_cabletest", label="Record a test"),
-    "inspect": Rule("inventory.add_inspection", label="Record an inspection"),
-    # A fault sets the cable's status (faulty), which the API allows only in the user's sites.
+    # Every action on an object is decided with the object's site: a technician acts only in the
+    # sites their team is assigned to; ``edit_any_site`` (engineers, admins) acts anywhere.
+    "record_test": Rule("inventory.add_cabletest", site_scoped=True, label="Record a test"),
+    "inspect": Rule("inventory.add_inspection", site_scoped=True, label="Record an inspection"),
     "report_fault": Rule("inventory.report_fault", site_scoped=True, label="Report a fault"),
-    "swap_module": Rule("inventory.change_transceiver", label="Swap a module"),
-    "service_cable": Rule("inventory.change_cable", label="Record re-seating or cleaning"),
+    "journal": Rule("inventory.report_fault", site_scoped=True, label="Write in the journal"),
+    "swap_module": Rule("inventory.change_transceiver", site_scoped=True, label="Swap a module"),
+    "service_cable": Rule("inventory.change_cable", site_scoped=True, label="Record re-seating or cleaning"),
     "edit_cable": Rule("inventory.change_cable", site_scoped=True, label="Edit the cable"),
     "retire_cable": Rule("inventory.change_cable", site_scoped=True, label="Retire the cable"),
     # New label on the same ports, the old cable retired: a change of the old cable (site-scoped)
@@ -61,22 +66,68 @@ ACTIONS: dict[str, Rule] = {
     "replace_cable": Rule(
         "inventory.change_cable", site_scoped=True, label="Replace the cable", also=("inventory.add_cable",)
     ),
-    "install_cable": Rule("inventory.add_cable", label="Record a new cable"),
-    "add_module": Rule("inventory.add_transceiver", label="Record a new module"),
-    "edit_module": Rule("inventory.change_transceiver", label="Edit the module"),
+    "install_cable": Rule("inventory.add_cable", site_scoped=True, label="Record a new cable"),
+    "add_module": Rule("inventory.add_transceiver", site_scoped=True, label="Record a new module"),
+    "edit_module": Rule("inventory.change_transceiver", site_scoped=True, label="Edit the module"),
     # Put a cable in production while a warning-or-worse alert is open on its link, with a
     # reason for the journal: engineers (who edit every site), not technicians.
     "override_alert": Rule("inventory.edit_any_site", label="Put a cable in production over an open alert"),
-    "acknowledge_alert": Rule("inventory.change_alert", label="Acknowledge an alert"),
-    "silence": Rule("inventory.add_maintenancewindow", label="Silence (maintenance window)"),
+    "acknowledge_alert": Rule("inventory.change_alert", site_scoped=True, label="Acknowledge an alert"),
+    "silence": Rule(
+        "inventory.add_maintenancewindow", site_scoped=True, label="Silence (maintenance window)"
+    ),
+    "print_cable_label": Rule(
+        "inventory.print_cable_label", site_scoped=True, label="Print this cable's labels"
+    ),
+    # Whole-plant actions (no one object): the role alone decides.
     "sweep_retests": Rule("inventory.change_cable", label="Run the retest sweep now"),
     "import": Rule("inventory.import_plant", label="Import"),
     "print_labels": Rule("inventory.print_labels", label="Print labels"),
     "manage_settings": Rule("inventory.manage_settings", label="Settings"),
 }
 
-# Models whose *change* is site-scoped for users without ``edit_any_site``.
-SITE_SCOPED_MODELS = {"cable", "cableend"}
+# Where each model's site comes from, for ``site_ids_of``: paths (``values_list``) from the model
+# to a site id, and related objects whose sites it shares. A model in neither table (a vendor, a
+# transceiver model, a team, a site's own settings) has no site: the role alone decides.
+_LOC = "rack__row__room__site_id"
+SITE_PATHS: dict[str, tuple[str, ...]] = {
+    "room": ("site_id",),
+    "row": ("room__site_id",),
+    "rack": ("row__room__site_id",),
+    "device": (_LOC,),
+    "cage": (f"device__{_LOC}",),
+    "port": (f"device__{_LOC}",),
+    "portalias": (f"port__device__{_LOC}", f"device__{_LOC}"),
+    "portmapping": (f"front_port__device__{_LOC}", f"rear_port__device__{_LOC}"),
+    "link": (f"a_port__device__{_LOC}", f"b_port__device__{_LOC}"),
+    "transceiver": (f"cage__device__{_LOC}", "stock_site_id"),
+    "transceiverplacement": (f"cage__device__{_LOC}",),
+    "alert": (f"link__a_port__device__{_LOC}", f"link__b_port__device__{_LOC}", f"port__device__{_LOC}"),
+    "maintenancewindow": (
+        f"links__a_port__device__{_LOC}",
+        f"links__b_port__device__{_LOC}",
+        f"devices__{_LOC}",
+        "racks__row__room__site_id",
+    ),
+    "portbaseline": (f"port__device__{_LOC}",),
+    "retestpolicy": ("site_id",),
+}
+SITE_PARENTS: dict[str, tuple[str, ...]] = {
+    "alert": ("cable",),
+    "alertnotification": ("alert",),
+    "linksegment": ("link", "cable"),
+    "cabletest": ("cable", "link"),
+    "fibreresult": ("test",),
+    "otdrtrace": ("test",),
+    "inspection": ("cable_end", "port", "test"),
+    "cabletestlatest": ("cable",),
+    "fieldnote": ("cable", "transceiver", "device", "rack"),
+    "rmacase": ("transceiver", "cable"),
+    "retesttrigger": ("cable",),
+    "retestreminder": ("cable",),
+}
+# Models whose writes are site-scoped for users without ``edit_any_site`` (the API, the admin).
+SITE_SCOPED_MODELS = {"site", "cable", "cableend", *SITE_PATHS, *SITE_PARENTS}
 
 
 def user_site_ids(user) -> frozenset[int]:
@@ -93,43 +144,48 @@ def user_site_ids(user) -> frozenset[int]:
     return ids
 
 
+def _cable_site_ids(cable_id) -> frozenset[int]:
+    # From the cable's own ends up to their sites (the end's cable index, then keys): a query
+    # that started from the sites and OR-ed the port and cage paths down to the ends joined every
+    # device's ports and cages first, 1.1 s a call on the 4,096-GPU demo, and it ran for every
+    # technician's cable page and test upload.
+    return frozenset(
+        site
+        for pair in CableEnd.objects.filter(active=True, cable_id=cable_id)
+        .order_by()
+        .values_list("port__device__rack__row__room__site_id", "cage__device__rack__row__room__site_id")
+        for site in pair
+        if site is not None
+    )
+
+
 def site_ids_of(obj) -> frozenset[int]:
-    """The sites an object is in (a cable: every site one of its active ends is in)."""
+    """The sites an object is in (a cable: every site one of its active ends is in; a test, an
+    alert, a journal entry: its cable's, link's, port's ...; a maintenance window: every site it
+    silences). Read from the saved object; cached on it for the request."""
     if obj is None:
         return frozenset()
     cached = getattr(obj, "_ct_site_ids", None)
     if cached is not None:
         return cached
+    name = obj._meta.model_name if obj._meta.app_label == "inventory" else ""
     if isinstance(obj, Site):
         ids = frozenset([obj.pk])
     elif isinstance(obj, Cable | CableEnd):
-        # From the cable's own ends up to their sites (the end's cable index, then keys): a
-        # query that started from the sites and OR-ed the port and cage paths down to the ends
-        # joined every device's ports and cages first, 1.1 s a call on the 4,096-GPU demo, and it
-        # ran for every technician's cable page and test upload.
-        cable_id = obj.pk if isinstance(obj, Cable) else obj.cable_id
-        ids = frozenset(
-            site
-            for pair in CableEnd.objects.filter(active=True, cable_id=cable_id)
-            .order_by()
-            .values_list("port__device__rack__row__room__site_id", "cage__device__rack__row__room__site_id")
-            for site in pair
-            if site is not None
-        )
-    elif isinstance(obj, Rack):
-        if Rack.row.is_cached(obj) and type(obj.row).room.is_cached(obj.row):
-            ids = frozenset([obj.row.room.site_id])  # the rack page read its row and room already
-        else:
-            ids = frozenset(Site.objects.filter(rooms__rows__racks=obj).values_list("pk", flat=True))
-    elif isinstance(obj, Device):
-        ids = frozenset(Site.objects.filter(rooms__rows__racks__devices=obj).values_list("pk", flat=True))
-    elif isinstance(obj, Transceiver):
-        q = Q(rooms__rows__racks__devices__cages__transceiver=obj)
-        if obj.stock_site_id:
-            q |= Q(pk=obj.stock_site_id)
-        ids = frozenset(Site.objects.filter(q).values_list("pk", flat=True))
+        ids = _cable_site_ids(obj.pk if isinstance(obj, Cable) else obj.cable_id)
+    elif isinstance(obj, Rack) and Rack.row.is_cached(obj) and type(obj.row).room.is_cached(obj.row):
+        ids = frozenset([obj.row.room.site_id])  # the rack page read its row and room already
     else:
-        ids = frozenset()
+        found: set[int] = set()
+        if obj.pk is not None:
+            rows = type(obj)._base_manager.filter(pk=obj.pk).order_by()
+            for path in SITE_PATHS.get(name, ()):
+                found.update(s for s in rows.values_list(path, flat=True) if s is not None)
+        for attr in SITE_PARENTS.get(name, ()):
+            parent = getattr(obj, attr, None)
+            if parent is not None:
+                found |= site_ids_of(parent)
+        ids = frozenset(found)
     obj._ct_site_ids = ids
     return ids
 
@@ -240,13 +296,43 @@ def actions_for(user, obj=None) -> dict[str, bool]:
     return {name: can(user, name, obj) for name in ACTIONS}
 
 
+def fresh(obj):
+    """``obj`` with its cached sites forgotten (after a write that may have moved it)."""
+    if obj is not None and hasattr(obj, "_ct_site_ids"):
+        del obj._ct_site_ids
+    return obj
+
+
+def is_site_scoped(obj) -> bool:
+    """Whether writes on ``obj`` are decided with its site (every model that has one)."""
+    return obj._meta.app_label == "inventory" and obj._meta.model_name in SITE_SCOPED_MODELS
+
+
 def object_change_allowed(user, obj) -> bool:
-    """The object-level rule shared by the API and the admin for any write on ``obj``."""
+    """The object-level rule shared by the API and the admin for any write on ``obj``: an object
+    that has a site is changed only by a user of that site's team (or ``edit_any_site``); one
+    that could have a site but has none (a spare with no stock site, a device in no rack) only
+    with ``edit_any_site``."""
     if obj is None:
         return True
-    if obj._meta.app_label == "inventory" and obj._meta.model_name in SITE_SCOPED_MODELS:
+    if is_site_scoped(obj):
         return in_user_sites(user, obj)
     return True
+
+
+def check_object_change(user, obj, before: frozenset[int] = frozenset()) -> None:
+    """After a write, in its transaction (the API's and the admin's creates and changes): 403
+    unless ``object_change_allowed`` and the object is in no site that is neither the user's nor
+    one it was in ``before`` (a create has none). A technician edits a trunk between two
+    buildings from their end, but moves nothing, and creates nothing, in another site."""
+    if not object_change_allowed(user, fresh(obj)):
+        raise PermissionDenied(SCOPE_MESSAGE)
+    outside = site_ids_of(obj) - before - user_site_ids(user) if is_site_scoped(obj) else frozenset()
+    if outside and not has_perm(user, "inventory.edit_any_site"):
+        raise PermissionDenied(SCOPE_MESSAGE)
+
+
+SCOPE_MESSAGE = "You may change this only in the sites your team is assigned to."
 
 
 def requires_action(action: str, obj: Callable | None = None):

@@ -5,23 +5,18 @@ from django.utils import timezone
 from simple_history.admin import SimpleHistoryAdmin
 
 from inventory import models as m
-from inventory.access import authz
+from inventory.admin.scope import SiteScopedAdmin
 from inventory.services.access import tokens as token_services
 from inventory.services.plant import cable_sites
 from inventory.services.retests.due import retest_due_refresh_on_commit
 from inventory.services.testing.latest_table import cable_test_latest_refresh
 
 
-class NoDeleteAdmin(SimpleHistoryAdmin):
+class NoDeleteAdmin(SiteScopedAdmin, SimpleHistoryAdmin):
     """No deletes; object-level rules (a technician's sites) as on the pages and the API."""
 
     def has_delete_permission(self, request, obj=None):
         return False
-
-    def has_change_permission(self, request, obj=None):
-        if not super().has_change_permission(request, obj):
-            return False
-        return obj is None or authz.object_change_allowed(request.user, obj)
 
 
 class MovesCablesAdmin(NoDeleteAdmin):
@@ -212,14 +207,14 @@ class CableTestAdmin(NoDeleteAdmin):
 
 
 @admin.register(m.Alert)
-class AlertAdmin(admin.ModelAdmin):
+class AlertAdmin(SiteScopedAdmin, admin.ModelAdmin):
     list_display = ["rule", "severity", "state", "link", "opened_at", "resolved_at", "silenced"]
     list_filter = ["rule", "severity", "state"]
     raw_id_fields = ["link", "port", "cable"]
 
 
 @admin.register(m.MaintenanceWindow)
-class MaintenanceWindowAdmin(admin.ModelAdmin):
+class MaintenanceWindowAdmin(SiteScopedAdmin, admin.ModelAdmin):
     list_display = ["reason", "starts_at", "ends_at"]
     raw_id_fields = ["links", "devices", "racks"]
 

@@ -4,6 +4,7 @@ from django.contrib import admin, messages
 from django.utils import timezone
 
 from inventory import models as m
+from inventory.admin.scope import SiteScopedAdmin
 from inventory.core.choices import DigestStatus
 from inventory.services.ops.enqueue import enqueue_on_commit
 from inventory.services.retests import reminders as reminder_services
@@ -16,7 +17,7 @@ def run_sweep(modeladmin, request, queryset):
 
 
 @admin.register(m.RetestPolicy)
-class RetestPolicyAdmin(admin.ModelAdmin):
+class RetestPolicyAdmin(SiteScopedAdmin, admin.ModelAdmin):
     list_display = [
         "__str__",
         "site",
@@ -31,7 +32,7 @@ class RetestPolicyAdmin(admin.ModelAdmin):
 
 
 @admin.register(m.RetestTrigger)
-class RetestTriggerAdmin(admin.ModelAdmin):
+class RetestTriggerAdmin(SiteScopedAdmin, admin.ModelAdmin):
     list_display = ["cable", "reason", "occurred_at", "created_by", "note"]
     list_filter = ["reason"]
     list_select_related = ["cable", "created_by"]

@@ -14,6 +14,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from inventory.access import authz
 from inventory.api.concurrency import AtomicWritesMixin
 from inventory.api.strict import StrictModelSerializer, StrictSlugRelatedField
 from inventory.models import Alert, Cable, Device, Link, MaintenanceWindow, Rack
@@ -83,11 +84,9 @@ class AlertViewSet(
     @extend_schema(request=None, responses={200: AlertSerializer})
     @action(detail=True, methods=["post"])
     def acknowledge(self, request, pk=None):
-        if not request.user.has_perm("inventory.change_alert"):
-            return Response({"detail": "Your role does not allow this."}, status=status.HTTP_403_FORBIDDEN)
-        alert = alert_services.alert_acknowledge(
-            alert=self.get_object(), actor=request.user, now=timezone.now()
-        )
+        alert = self.get_object()
+        authz.check(request.user, "acknowledge_alert", alert)
+        alert = alert_services.alert_acknowledge(alert=alert, actor=request.user, now=timezone.now())
         return Response(AlertSerializer(alert).data)
 
     @extend_schema(
@@ -109,11 +108,10 @@ class AlertViewSet(
     @extend_schema(request=SilenceSerializer, responses={200: AlertSerializer})
     @action(detail=True, methods=["post"])
     def silence(self, request, pk=None):
-        if not request.user.has_perm("inventory.add_maintenancewindow"):
-            return Response({"detail": "Your role does not allow this."}, status=status.HTTP_403_FORBIDDEN)
+        alert = self.get_object()
+        authz.check(request.user, "silence", alert)
         body = SilenceSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        alert = self.get_object()
         alert_services.alert_silence(
             alert=alert, actor=request.user, now=timezone.now(), **body.validated_data
         )
@@ -175,6 +173,8 @@ class MaintenanceWindowViewSet(
         body.is_valid(raise_exception=True)
         now = timezone.now()
         data = dict(body.validated_data)
+        targets = [*data.get("links", []), *data.get("devices", []), *data.get("racks", [])]
+        authz.check_each(request.user, "silence", targets)  # every link, device and rack silenced
         mw = alert_services.maintenance_start(
             starts_at=data.pop("starts_at", now),
             ends_at=data.pop("ends_at"),
@@ -190,9 +190,9 @@ class MaintenanceWindowViewSet(
     @extend_schema(request=None, responses={200: MaintenanceWindowSerializer})
     @action(detail=True, methods=["post"])
     def end(self, request, pk=None):
-        if not request.user.has_perm("inventory.add_maintenancewindow"):
-            return Response({"detail": "Your role does not allow this."}, status=status.HTTP_403_FORBIDDEN)
-        mw = alert_services.maintenance_end(window=self.get_object(), now=timezone.now())
+        window = self.get_object()
+        authz.check(request.user, "silence", window)
+        mw = alert_services.maintenance_end(window=window, now=timezone.now())
         return Response(self.get_serializer(mw).data)
 
 

@@ -12,6 +12,7 @@ from django.db import DataError, IntegrityError, connection, transaction
 from rest_framework import exceptions
 from rest_framework.views import exception_handler as drf_handler
 
+from inventory.api.concurrency import UNSAFE
 from inventory.core.help import api_help
 from inventory.middleware.failsafe import is_unavailable, server_error_json, unavailable_response
 
@@ -19,7 +20,12 @@ from inventory.middleware.failsafe import is_unavailable, server_error_json, una
 def _undo_the_write(context) -> None:
     """Roll back the request's own transaction (``concurrency.AtomicWritesMixin``); outside one
     the refused statement was its own transaction and is already gone."""
-    if getattr(context.get("view"), "atomic_writes", False) and connection.in_atomic_block:
+    request = context.get("request")
+    if (
+        getattr(context.get("view"), "atomic_writes", False)
+        and getattr(request, "method", "GET") in UNSAFE  # a read opened no transaction of its own
+        and connection.in_atomic_block
+    ):
         transaction.set_rollback(True)
 
 
@@ -39,6 +45,9 @@ def _broken_rule(exc: IntegrityError) -> tuple[str, bool]:
 
 
 def exception_handler(exc, context):
+    # Any error ends the request's write: a refusal raised after a part was written (a create
+    # checked against the site scope once built, a bad row late in a batch) leaves nothing.
+    _undo_the_write(context)
     if isinstance(exc, DjangoValidationError):
         if hasattr(exc, "message_dict"):
             exc = exceptions.ValidationError(exc.message_dict)

@@ -19,6 +19,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from inventory.access import authz
 from inventory.api.concurrency import AtomicWritesMixin
 from inventory.api.parsers import StrictJSONParser
 from inventory.api.strict import StrictModelSerializer
@@ -258,10 +259,13 @@ class InspectionCreateSerializer(serializers.Serializer):
     photo = serializers.FileField(required=False)
 
 
-def _cable(label: str) -> Cable:
+def _cable(label: str, user=None, action: str = "record_test") -> Cable:
+    """The cable a body names; with ``user``, one they may ``action`` (the site scope: 403)."""
     cable = Cable.objects.filter(label=label).first()
     if cable is None:
         raise serializers.ValidationError({"cable": [f"No cable labelled {label!r}."]})
+    if user is not None:
+        authz.check(user, action, cable)
     return cable
 
 
@@ -295,7 +299,7 @@ class CableTestViewSet(
         body = OltsCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         d = body.validated_data
-        cable = _cable(d["cable"])
+        cable = _cable(d["cable"], request.user)
         link = get_object_or_404(Link, pk=d["link"]) if d.get("link") else None
         test = svc.cable_test_record_olts(
             cable=cable,
@@ -331,7 +335,7 @@ class CableTestViewSet(
         body = OtdrUploadSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         d = body.validated_data
-        cable = _cable(d["cable"])
+        cable = _cable(d["cable"], request.user)
         cap = sor_max_bytes()
         big = [
             f"{f.name}: the file is {f.size:,} bytes, over the {cap:,}-byte limit."
@@ -396,7 +400,7 @@ class CableTestViewSet(
         body = QualificationSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         d = dict(body.validated_data)
-        cable = _cable(d.pop("cable"))
+        cable = _cable(d.pop("cable"), request.user)
         test = svc.link_qualify(cable=cable, data=svc.QualificationInput(**d, technician=request.user))
         return Response(
             CableTestSerializer(self.get_queryset().get(pk=test.pk)).data, status=status.HTTP_201_CREATED
@@ -487,7 +491,7 @@ class InspectionViewSet(AtomicWritesMixin, mixins.ListModelMixin, viewsets.Gener
         d = body.validated_data
         cable = end = port = None
         if d.get("cable"):
-            cable = _cable(d["cable"])
+            cable = _cable(d["cable"], request.user, "inspect")
             end = CableEnd.objects.filter(
                 cable=cable, side=d.get("side") or "A", leg=d.get("leg") or 0
             ).first()
@@ -497,6 +501,7 @@ class InspectionViewSet(AtomicWritesMixin, mixins.ListModelMixin, viewsets.Gener
             port = Port.objects.filter(pk=d["port"]).first()
             if port is None:  # a body naming a missing object is a 400, not a 404 of the URL
                 raise serializers.ValidationError({"port": ["No such port."]})
+            authz.check(request.user, "inspect", port)
         photo = d.get("photo")
         insp = svc.cable_inspect(
             cable=cable,

@@ -1,5 +1,5 @@
 from csp.decorators import csp_update
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
@@ -49,7 +49,10 @@ urlpatterns = [
         "reports/commissioning/", test_api.CommissioningReportView.as_view(), name="api-commissioning-report"
     ),
     path("vendor-comparison/", alert_views.VendorComparisonView.as_view(), name="api-vendor-comparison"),
-    path("racks/<str:name>/bringup/", alert_views.BringupView.as_view(), name="api-rack-bringup"),
+    # Any rack name stored ("/" sent as %2F, an older line break): core.names.
+    re_path(
+        r"^racks/(?P<name>[\s\S]+)/bringup/$", alert_views.BringupView.as_view(), name="api-rack-bringup"
+    ),
     path("topology/<str:fmt>/", alert_views.TopologyExportView.as_view(), name="api-topology-export"),
     path("reconciliation/", recon_api.ReconciliationReportView.as_view(), name="api-reconciliation"),
     path(

@@ -9,6 +9,8 @@ from django.utils.http import RFC3986_SUBDELIMS
 from simple_history.models import HistoricalRecords
 
 from inventory.core.choices import ConnectorType, DeviceRole, Fabric, FormFactor, Polish, PortKind
+from inventory.core.names import NAME_RULE, url_segment
+from inventory.core.validators import validate_name
 from inventory.models.base import TimestampedModel, TrackedManager
 from inventory.models.locations import Rack
 
@@ -19,8 +21,9 @@ def _device_url_prefix(script_prefix: str) -> str:
 
 
 def device_url(name: str) -> str:
-    """``/d/<name>``, the device page, without resolving the URL per row (as ``cable_url``)."""
-    return _device_url_prefix(get_script_prefix()) + quote(name, safe=RFC3986_SUBDELIMS + "~:@")
+    """``/d/<name>``, the device page, without resolving the URL per row (as ``cable_url``); the
+    name as the ``name`` path converter writes it (``core.names.url_segment``)."""
+    return _device_url_prefix(get_script_prefix()) + quote(url_segment(name), safe=RFC3986_SUBDELIMS + "~:@")
 
 
 def port_url(device: str, port: str) -> str:
@@ -49,7 +52,7 @@ class Device(TimestampedModel):
     asset tag or serial: hostnames change, so old names stay resolvable as port aliases.
     """
 
-    name = models.CharField(max_length=100, unique=True)
+    name = models.CharField(max_length=100, unique=True, validators=[validate_name], help_text=NAME_RULE)
     role = models.CharField(max_length=20, choices=DeviceRole.choices)
     rack = models.ForeignKey(Rack, null=True, blank=True, on_delete=models.PROTECT, related_name="devices")
     position_u = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Lowest U occupied.")

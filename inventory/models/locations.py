@@ -3,6 +3,8 @@ from django.db import models
 from django.urls import reverse
 from simple_history.models import HistoricalRecords
 
+from inventory.core.names import NAME_RULE
+from inventory.core.validators import validate_name
 from inventory.models.base import TimestampedModel, TrackedManager
 
 
@@ -26,7 +28,7 @@ class Team(TimestampedModel):
 
 
 class Site(TimestampedModel):
-    name = models.CharField(max_length=100, unique=True)
+    name = models.CharField(max_length=100, unique=True, validators=[validate_name])
     slug = models.SlugField(max_length=100, unique=True)
     description = models.TextField(blank=True)
     team = models.ForeignKey(Team, null=True, blank=True, on_delete=models.SET_NULL, related_name="sites")
@@ -48,7 +50,7 @@ class Room(TimestampedModel):
     """A hall or room within a site."""
 
     site = models.ForeignKey(Site, on_delete=models.PROTECT, related_name="rooms")
-    name = models.CharField(max_length=100)
+    name = models.CharField(max_length=100, validators=[validate_name])
 
     objects = TrackedManager()
     history = HistoricalRecords()
@@ -63,7 +65,7 @@ class Room(TimestampedModel):
 
 class Row(TimestampedModel):
     room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="rows")
-    name = models.CharField(max_length=50)
+    name = models.CharField(max_length=50, validators=[validate_name])
     team = models.ForeignKey(Team, null=True, blank=True, on_delete=models.SET_NULL, related_name="rows")
 
     objects = TrackedManager()
@@ -78,10 +80,11 @@ class Row(TimestampedModel):
 
 
 class Rack(TimestampedModel):
-    """A rack. Its name is globally unique: it is printed on labels as ``/r/<name>``."""
+    """A rack. Its name is globally unique: it is printed on labels as ``/r/<name>`` (a "/" in
+    it travels as ``%252F``: ``core.names``)."""
 
     row = models.ForeignKey(Row, on_delete=models.PROTECT, related_name="racks")
-    name = models.CharField(max_length=64, unique=True)
+    name = models.CharField(max_length=64, unique=True, validators=[validate_name], help_text=NAME_RULE)
     u_height = models.PositiveSmallIntegerField(default=48)
     position = models.PositiveSmallIntegerField(default=0, help_text="Order along the row (walk order).")
     team = models.ForeignKey(Team, null=True, blank=True, on_delete=models.SET_NULL, related_name="racks")

@@ -86,8 +86,13 @@ def alert_detail(request, pk: int):
     )
 
 
+def _alert_of(request, pk: int) -> Alert:
+    """The alert an acknowledge or silence is about, for ``requires_action`` (its site)."""
+    return get_object_or_404(Alert, pk=pk)
+
+
 @require_POST
-@authz.requires_action("acknowledge_alert")
+@authz.requires_action("acknowledge_alert", obj=_alert_of)
 def alert_acknowledge(request, pk: int):
     alert = get_object_or_404(Alert, pk=pk)
     alert_services.alert_acknowledge(alert=alert, actor=request.user, now=timezone.now())
@@ -96,7 +101,7 @@ def alert_acknowledge(request, pk: int):
 
 
 @require_POST
-@authz.requires_action("silence")
+@authz.requires_action("silence", obj=_alert_of)
 def alert_silence(request, pk: int):
     alert = get_object_or_404(Alert.objects.select_related("link", "port__device"), pk=pk)
     form = SilenceForm(request.POST)
@@ -169,29 +174,30 @@ class MaintenanceForm(forms.Form):
 
 @require_http_methods(["GET", "POST"])
 def maintenance(request):
+    """The windows in force (every role reads them) and the form that starts one."""
     now = timezone.now()
     initial = {"targets": request.GET.get("targets", "")}
     form = MaintenanceForm(request.POST or None, initial=initial)
     if request.method == "POST":
-        if not authz.can(request.user, "silence"):
-            return HttpResponse("Your role does not allow maintenance windows.", status=403)
-        if form.is_valid():
-            t = form.cleaned_data["targets"]
-            try:
-                alert_services.maintenance_start(
-                    starts_at=now,
-                    ends_at=now + timedelta(hours=form.cleaned_data["hours"]),
-                    reason=form.cleaned_data["reason"],
-                    actor=request.user,
-                    now=now,
-                    **t,
-                )
-            except ValidationError as exc:
-                for errs in exc.message_dict.values():
-                    form.add_error(None, errs)
-            else:
-                messages.success(request, "Maintenance window started: alerts there are recorded silently.")
-                return redirect("maintenance")
+        authz.check(request.user, "silence")  # the role first, then every target's site
+    if request.method == "POST" and form.is_valid():
+        t = form.cleaned_data["targets"]
+        authz.check_each(request.user, "silence", [*t["links"], *t["devices"], *t["racks"]])
+        try:
+            alert_services.maintenance_start(
+                starts_at=now,
+                ends_at=now + timedelta(hours=form.cleaned_data["hours"]),
+                reason=form.cleaned_data["reason"],
+                actor=request.user,
+                now=now,
+                **t,
+            )
+        except ValidationError as exc:
+            for errs in exc.message_dict.values():
+                form.add_error(None, errs)
+        else:
+            messages.success(request, "Maintenance window started: alerts there are recorded silently.")
+            return redirect("maintenance")
     status = 400 if request.method == "POST" else 200
     return render(
         request,

@@ -73,7 +73,7 @@ PAGE_ACTION_RULES = {
     "otdr": "record_test",
     "inspect": "inspect",
     "fault": "report_fault",
-    "note": "report_fault",
+    "note": "journal",
     "serviced": "service_cable",
     "swap": "swap_module",
     "replace": "replace_cable",
@@ -157,7 +157,7 @@ def _back(request, target) -> str:
     return rack.get_absolute_url() if rack is not None else "/"
 
 
-@authz.requires_action("report_fault", obj=_journal_target)
+@authz.requires_action("journal", obj=_journal_target)
 @require_http_methods(["GET", "POST"])
 def journal_add(request, kind: str, key: str):
     """Add a note (or a fault seen, or a service action) to a cable, module, device or rack."""
@@ -182,7 +182,7 @@ def _entry_target(request, pk: int):
     return entry.cable or entry.transceiver or entry.device or entry.rack
 
 
-@authz.requires_action("report_fault", obj=_entry_target)
+@authz.requires_action("journal", obj=_entry_target)
 @require_http_methods(["POST"])
 def journal_close(request, pk: int):
     """Settle an open fault or note: it leaves the top of its page and stays in the history."""
@@ -310,6 +310,7 @@ def cable_swap(request, label: str):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         cage = get_object_or_404(Cage.objects.select_related("device"), pk=data["cage"])
+        authz.check(request.user, "swap_module", cage)  # a trunk's far end may be another site's
         try:
             old, new = xcvr_services.transceiver_swap(
                 cage=cage,

@@ -7,7 +7,7 @@ import re
 from types import SimpleNamespace
 
 from django.contrib import messages
-from django.core.exceptions import BadRequest, ValidationError
+from django.core.exceptions import BadRequest, PermissionDenied, ValidationError
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -41,7 +41,12 @@ def _cable(label: str) -> Cable:
     return get_object_or_404(Cable, label=label)
 
 
-@authz.requires_action("record_test")
+def _cable_of(request, label: str) -> Cable:
+    """The cable a ``/c/<label>/test/...`` page is about, for ``requires_action``."""
+    return _cable(label)
+
+
+@authz.requires_action("record_test", obj=_cable_of)
 def cable_test_olts(request, label: str):
     cable = _cable(label)
     fibres = fibres_in_use(cable)
@@ -100,7 +105,7 @@ def cable_test_olts(request, label: str):
     )
 
 
-@authz.requires_action("record_test")
+@authz.requires_action("record_test", obj=_cable_of)
 def cable_test_otdr(request, label: str):
     cable = _cable(label)
     form = OtdrForm(request.POST or None, request.FILES or None)
@@ -129,7 +134,7 @@ def cable_test_otdr(request, label: str):
     return render(request, "inventory/test_otdr.html", {"cable": cable, "form": form})
 
 
-@authz.requires_action("inspect")
+@authz.requires_action("inspect", obj=_cable_of)
 def cable_inspect(request, label: str):
     """Every end of the cable on one screen, each with its latest result; one submission records
     the ends given a result (one inspection test, the worst end's verdict)."""
@@ -302,6 +307,9 @@ def test_import_page(request):
             result = tester_import.instrument_project_import(files=[("upload.sor", data)], **kwargs)
         else:
             result = tester_import.instrument_csv_import(data=data, **kwargs)
+    except PermissionDenied:
+        import_uploads.import_upload_delete(token=token)  # a cable of another site: nothing kept
+        raise
     except ValidationError as exc:
         ctx.update(
             {"error": "; ".join(f"{k}: {', '.join(v)}" for k, v in exc.message_dict.items()), "token": token}

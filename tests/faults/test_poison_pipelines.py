@@ -52,7 +52,9 @@ def scene(transactional_db):
     legacy.status = CableStatus.INSTALLED
     legacy.save()
     tech = APIClient()
-    tech.force_authenticate(f.UserFactory(username="tech-px", role="technician"))
+    tech_user = f.UserFactory(username="tech-px", role="technician")
+    f.field_crew(tech_user)  # a technician records tests in their team's sites
+    tech.force_authenticate(tech_user)
     collector = f.api_token_client(f.UserFactory(username="collector-px", role="collector"), TokenKind.INGEST)
     return {"now": now, "leaf": leaf, "tech": tech, "collector": collector, "legacy": legacy}
 

@@ -3,6 +3,7 @@
 from django.db import transaction
 from rest_framework import mixins, viewsets
 
+from inventory.access import authz
 from inventory.api.concurrency import OptimisticConcurrencyMixin
 from inventory.api.server_owned import ServerOwnedFieldsMixin
 from inventory.services.plant import cable_sites
@@ -21,7 +22,20 @@ class NoDeleteModelViewSet(
 
     Reads carry an ``ETag``; writes honour ``If-Match`` (``concurrency.py``); server-owned
     fields are read-only on every serializer (``server_owned.py``).
+
+    The site scope (``authz.object_change_allowed``) is asked of the object as it is before a
+    change (``PlantPermission``) and as it is after a create or a change, in the request's
+    transaction: nobody creates an object in, or moves one into, a site that is not theirs.
     """
+
+    def perform_create(self, serializer):
+        super().perform_create(serializer)
+        authz.check_object_change(self.request.user, serializer.instance)
+
+    def perform_update(self, serializer):
+        before = authz.site_ids_of(serializer.instance)  # as PlantPermission read it
+        super().perform_update(serializer)
+        authz.check_object_change(self.request.user, serializer.instance, before)
 
 
 class MovesCablesMixin:

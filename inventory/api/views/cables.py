@@ -14,6 +14,7 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from inventory.access import authz
 from inventory.api import serializers as s
 from inventory.api.server_owned import ServerOwnedFieldsMixin
 from inventory.api.views.base import NoDeleteModelViewSet
@@ -168,6 +169,7 @@ class CableViewSet(NoDeleteModelViewSet):
         if vendor_name and vendor is None:
             raise DjangoValidationError({"vendor": f"Unknown vendor {vendor_name!r}."})
         cable, warnings = cable_services.cable_install(a=a, b=b, vendor=vendor, **data)
+        authz.check(request.user, "install_cable", cable)  # in this request's transaction
         out = s.CableSerializer(self.get_queryset().get(pk=cable.pk)).data
         out["warnings"] = warnings
         return Response(out, status=status.HTTP_201_CREATED)
@@ -175,7 +177,7 @@ class CableViewSet(NoDeleteModelViewSet):
     def perform_update(self, serializer):
         if serializer.instance.retired_at:
             raise DjangoValidationError({"label": "A retired cable cannot be edited."})
-        serializer.save()
+        super().perform_update(serializer)
 
     def update(self, request, *args, **kwargs):
         super().update(request, *args, **kwargs)

@@ -28,7 +28,8 @@ class DeviceViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     serializer_class = s.DeviceSerializer
     filterset_class = DeviceFilter
     lookup_field = "name"
-    lookup_value_regex = "[^/]+"
+    # Any name stored, "/" (sent as %2F) and an older line break included (core.names).
+    lookup_value_regex = r"[\s\S]+"
 
     @extend_schema(
         summary="Import devices from NetBox's device CSV (dry run first, then all-or-nothing)",
@@ -87,7 +88,8 @@ class PortViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     filterset_class = PortFilter
 
     def perform_create(self, serializer):
-        port = serializer.save()
+        super().perform_create(serializer)
+        port = serializer.instance
         port_services.port_alias_add(port=port, name=port.name, source="canonical")
 
     @extend_schema(request=None, responses={200: OpenApiResponse(description="The traced path")})

@@ -28,4 +28,5 @@ class RackViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     serializer_class = s.RackSerializer
     filterset_fields = ["row", "name"]
     lookup_field = "name"
-    lookup_value_regex = "[^/]+"
+    # Any name stored, "/" (sent as %2F) and an older line break included (core.names).
+    lookup_value_regex = r"[\s\S]+"

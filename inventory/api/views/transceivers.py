@@ -5,6 +5,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from inventory.access import authz
 from inventory.api import serializers as s
 from inventory.api.views.base import NoDeleteModelViewSet
 from inventory.models import Transceiver, TransceiverModel, TransceiverPlacement
@@ -42,6 +43,8 @@ class TransceiverViewSet(NoDeleteModelViewSet):
         xcvr = self.get_object()
         body = s.InstallSerializer(data=request.data)
         body.is_valid(raise_exception=True)
+        authz.check(request.user, "swap_module", xcvr)  # where it is now (its stock site)
+        authz.check(request.user, "swap_module", body.validated_data["cage"])  # and where it goes
         xcvr = xcvr_services.transceiver_install(
             transceiver=xcvr, cage=body.validated_data["cage"], actor=request.user
         )
@@ -51,6 +54,7 @@ class TransceiverViewSet(NoDeleteModelViewSet):
     @action(detail=True, methods=["post"])
     def remove(self, request, pk=None):
         xcvr = self.get_object()
+        authz.check(request.user, "swap_module", xcvr)
         body = s.RemoveSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         reason = "failed" if body.validated_data["failed"] else "removed"

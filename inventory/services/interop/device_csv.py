@@ -25,6 +25,7 @@ from simple_history.utils import bulk_update_with_history
 
 from inventory.core import csvsafe
 from inventory.core.choices import DeviceRole
+from inventory.core.names import name_problem
 from inventory.db import bulk
 from inventory.models import Device, Rack, Vendor
 from inventory.models.base import sanctioned_bulk_write
@@ -260,6 +261,8 @@ def _parse(n: int, raw: dict) -> _Row:
         err["name"] = "Required."
     elif len(name) > 100:
         err["name"] = "At most 100 characters."
+    elif problem := name_problem(name):
+        err["name"] = problem  # the models' rule (a bulk write does not run their validators)
     role_slug = text("role").lower()
     role = ROLE_MAP.get(role_slug) or (role_slug if role_slug in DeviceRole.values else None)
     if role is None:

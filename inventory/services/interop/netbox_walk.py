@@ -13,6 +13,7 @@ from django.utils.text import slugify
 from inventory.core.choices import DeviceRole, FormFactor, PortKind, TransceiverStatus
 from inventory.core.interop.netbox import NetboxSnapshot, choice
 from inventory.core.interop.netbox_vocab import MODULE_STATUS_FROM_NETBOX
+from inventory.core.names import name_problem
 from inventory.models import (
     Cage,
     Device,
@@ -106,6 +107,16 @@ class NetboxImporter(NetboxCableStep):
         self.remember(kind, ext_id, obj)
         return obj
 
+    def _refused(self, kind: str, ext_id, name) -> bool:
+        """A name this plant cannot take (``core.names``): a conflict naming the object, and the
+        object is left out of this run (the rest of the site is imported)."""
+        problem = name_problem(name)
+        if problem is None:
+            return False
+        detail = f"{self.name} {kind} #{ext_id} is named {name!r}: {problem} Rename it in {self.name}."
+        self.plan.changes.append(Change(kind, repr(name), "conflict", detail))
+        return True
+
     # --- the walk ------------------------------------------------------------------------
     def run(self) -> None:
         sites = [
@@ -116,6 +127,10 @@ class NetboxImporter(NetboxCableStep):
         if not sites:
             raise ValidationError(f"{self.name} has no site {self.snap.site!r}.")
         nb_site = sites[0]
+        problem = name_problem(nb_site.get("name"))
+        if problem and not self.ref("site", nb_site["id"]):
+            # Nothing can be imported without the site: the run stops and says why.
+            raise ValidationError(f"{self.name} site #{nb_site['id']} {nb_site.get('name')!r}: {problem}")
         self.vendors = {}
         for m in self.snap["manufacturers"]:
             self.vendors[m["id"]] = self.upsert(
@@ -134,11 +149,18 @@ class NetboxImporter(NetboxCableStep):
             {"name": nb_site["name"]},
             {"slug": nb_site["slug"], "description": nb_site.get("facility") or ""},
         )
-        room, _ = Room.objects.get_or_create(site=site, name=nb_site.get("facility") or "Default")
+        facility = nb_site.get("facility") or "Default"
+        if self._refused("site facility", nb_site["id"], facility):
+            facility = "Default"
+        room, _ = Room.objects.get_or_create(site=site, name=facility)
         row, _ = Row.objects.get_or_create(room=room, name=self.name)
         self.racks = {}
+        refused_racks = set()
         for r in self.snap["racks"]:
             name = r["name"]
+            if self._refused("rack", r["id"], name):
+                refused_racks.add(r["id"])
+                continue
             clash = Rack.objects.filter(name=name).exclude(row__room__site=site).exists()
             if clash and not self.ref("rack", r["id"]):
                 name = f"{site.slug}-{name}"
@@ -152,6 +174,8 @@ class NetboxImporter(NetboxCableStep):
             )
         self.devices = {}
         for d in self.snap["devices"]:
+            if self._refused("device", d["id"], d.get("name")):
+                continue
             dt = d.get("device_type") or {}
             mfr = (dt.get("manufacturer") or {}).get("id")
             role = ROLE_MAP.get((d.get("role") or {}).get("slug", ""), DeviceRole.OTHER)
@@ -164,6 +188,8 @@ class NetboxImporter(NetboxCableStep):
                 "serial": d.get("serial") or "",
                 "asset_tag": d.get("asset_tag") or None,
             }
+            if (d.get("rack") or {}).get("id") in refused_racks:
+                del values["rack"], values["position_u"]  # where it is here stays as it is
             self.devices[d["id"]] = self.upsert(
                 Device, "device", d["id"], d["name"], {"name": d["name"]}, values
             )

@@ -19,10 +19,11 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
+from inventory.access import authz
 from inventory.conf import app_settings
 from inventory.core import labels as layout
 from inventory.core.choices import LabelBatchStatus, LabelKind
-from inventory.models import LabelBatch
+from inventory.models import Cable, LabelBatch
 from inventory.selectors.labels import facts as label_selectors
 from inventory.selectors.labels.facts import LabelSelection
 from inventory.services.ops.enqueue import enqueue_now, enqueue_on_commit
@@ -89,9 +90,9 @@ def labels_plan(
 
 def labels_check_permission(*, user, plan: LabelPlan, selection: LabelSelection) -> None:
     """Engineers print anything; technicians one cable's labels; viewers nothing."""
-    if user.has_perm("inventory.print_labels"):
+    if authz.can(user, "print_labels"):
         return
-    if user.has_perm("inventory.print_cable_label"):
+    if authz.can(user, "print_cable_label"):
         single = (
             plan.kind == LabelKind.CABLE
             and len(plan.cable_ids) == 1
@@ -99,6 +100,7 @@ def labels_check_permission(*, user, plan: LabelPlan, selection: LabelSelection)
             and not (selection.racks or selection.rows or selection.changed_since)
         )
         if single:
+            authz.check(user, "print_cable_label", Cable.objects.get(pk=plan.cable_ids[0]))  # its site
             return
         raise PermissionDenied(
             "Technicians print the labels of one cable at a time; batches are for engineers."

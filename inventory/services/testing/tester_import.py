@@ -17,6 +17,7 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
+from inventory.access import authz
 from inventory.conf import app_settings
 from inventory.core.optics import trace_checks
 from inventory.core.optics.sor.data import SorError
@@ -63,6 +64,14 @@ def _apply(
     result: ImportResult,
     apply: bool,
 ) -> None:
+    if technician is not None:
+        # The person importing records every one of these tests: each cable's site is decided
+        # by the one policy (all or nothing, before anything is read into the database).
+        authz.check_each(
+            technician,
+            "record_test",
+            [cables[label] for label in sorted({*readings_by_cable, *sors_by_cable})],
+        )
     written: list[str] = []
     try:
         with transaction.atomic():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
@@ -89,7 +90,9 @@ def transceiver_create(request):
     form = TransceiverCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            xcvr = xcvr_services.transceiver_create(actor=request.user, **form.cleaned_data)
+            with transaction.atomic():  # recorded only where the user may record it (else 403)
+                xcvr = xcvr_services.transceiver_create(actor=request.user, **form.cleaned_data)
+                authz.check(request.user, "add_module", xcvr)
         except ValidationError as exc:
             apply_errors(form, exc)
         else:
@@ -98,7 +101,11 @@ def transceiver_create(request):
     return render(request, "inventory/transceiver_form.html", {"form": form, "creating": True})
 
 
-@authz.requires_action("edit_module")
+def _transceiver_of(request, pk: int) -> Transceiver:
+    return get_object_or_404(Transceiver, pk=pk)
+
+
+@authz.requires_action("edit_module", obj=_transceiver_of)
 @require_http_methods(["GET", "POST"])
 def transceiver_edit(request, pk: int):
     xcvr = get_object_or_404(Transceiver.objects.select_related("model__vendor"), pk=pk)

@@ -29,7 +29,7 @@ def login(page, base: str, path: str, username: str) -> None:
 def test_technician_scans_a_cable_records_a_test_swaps_a_module_and_sees_the_history(
     live_server, plant, phone, artifacts
 ):
-    f.UserFactory(username="walker", role="technician")
+    f.field_crew(f.UserFactory(username="walker", role="technician"))  # tests and swaps: their sites
     cage = plant["gpu"][0].cage
     old = cage.transceiver
     f.module(serial="SPARE-777")

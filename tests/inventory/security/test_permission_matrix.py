@@ -1,6 +1,6 @@
 """Role x action x path: the same answer through the API (session and every token kind), the
-admin and the pages. A technician edits cables only in their team's site (North); records
-faults and swaps modules anywhere."""
+admin and the pages. A technician acts only in their team's site (North): edits, faults, tests
+and module swaps alike (issue 32: every action is decided with the object's site)."""
 
 import re
 
@@ -26,7 +26,7 @@ MATRIX = {
     "edit_own_site": {"viewer": NO, "technician": OK, "engineer": OK, "admin": OK, "collector": NO},
     "edit_other_site": {"viewer": NO, "technician": NO, "engineer": OK, "admin": OK, "collector": NO},
     "fault_other_site": {"viewer": NO, "technician": NO, "engineer": OK, "admin": OK, "collector": NO},
-    "swap_module_other_site": {"viewer": NO, "technician": OK, "engineer": OK, "admin": OK, "collector": NO},
+    "swap_module_other_site": {"viewer": NO, "technician": NO, "engineer": OK, "admin": OK, "collector": NO},
     "install_cable": {"viewer": NO, "technician": NO, "engineer": OK, "admin": OK, "collector": NO},
 }
 WRITES = [a for a in MATRIX if a != "read"]
@@ -167,15 +167,16 @@ PAGE_LINKS = {
     "/labels/print/": "print",
 }
 EVERYTHING = set(PAGE_LINKS.values())
-TECHNICIAN_ANYWHERE = {"olts", "otdr", "inspect", "serviced", "swap", "print"}  # one cable's label
+TECHNICIAN_IN_SITE = {"olts", "otdr", "inspect", "serviced", "swap", "print", "fault", "note", "edit"}
 
 PAGE_ACTIONS = {
     ("viewer", "N-1"): set(),
     ("viewer", "S-1"): set(),
-    # in the team's site: a fault and a note (they set the status) and an edit; no replacement
-    # (it adds a cable: engineers)
-    ("technician", "N-1"): TECHNICIAN_ANYWHERE | {"fault", "note", "edit"},
-    ("technician", "S-1"): TECHNICIAN_ANYWHERE,
+    # in the team's site: tests, service, swaps, one cable's label, a fault and a note (they set the
+    # status) and an edit; no replacement (it adds a cable: engineers). Elsewhere nothing: every
+    # action is decided with the cable's site (issue 32).
+    ("technician", "N-1"): TECHNICIAN_IN_SITE,
+    ("technician", "S-1"): set(),
     ("engineer", "S-1"): EVERYTHING,
     ("admin", "S-1"): EVERYTHING,
     ("collector", "N-1"): set(),

@@ -44,7 +44,9 @@ def scene():
 @pytest.fixture
 def tech_client():
     c = Client()
-    c.force_login(f.UserFactory(username="tech-pages", role="technician"))
+    tech = f.UserFactory(username="tech-pages", role="technician")
+    f.field_crew(tech)  # a technician acknowledges and silences in their team's sites
+    c.force_login(tech)
     return c
 
 

@@ -26,7 +26,9 @@ def media(settings, tmp_path):
 
 @pytest.fixture
 def tech(client):
-    client.force_login(f.UserFactory(username="tina", role="technician"))
+    tina = f.UserFactory(username="tina", role="technician")
+    f.field_crew(tina)  # a technician records tests in their team's sites
+    client.force_login(tina)
     return client
 
 
