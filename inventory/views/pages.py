@@ -82,10 +82,10 @@ PAGE_ACTION_RULES = {
 }
 
 
-def _may_print(user) -> bool:
-    return authz.has_perm(user, "inventory.print_labels") or authz.has_perm(
-        user, "inventory.print_cable_label"
-    )
+def _may_print(user, cable) -> bool:
+    """The print view's own decision (``labels_check_permission``): any selection, or this one
+    cable's labels in the user's sites, so the page never offers a print the view refuses."""
+    return authz.can(user, "print_labels") or authz.can(user, "print_cable_label", cable)
 
 
 def cable_page(request, label: str):
@@ -101,7 +101,7 @@ def cable_page(request, label: str):
             status=404,
         )
     may = {key: authz.can(request.user, rule, cable) for key, rule in PAGE_ACTION_RULES.items()}
-    may["print"] = _may_print(request.user)
+    may["print"] = _may_print(request.user, cable)
     may["override"] = authz.can(request.user, "override_alert", cable)
     ctx = page_selectors.cable_page(cable, may=may)
     # A role that may report faults, refused here by the site scope, is told why in one sentence.

@@ -184,7 +184,9 @@ PAGE_ACTIONS = {
 
 
 def _offered(html: str, label: str) -> set[str]:
-    """The action keys the cable page's HTML links to (``href`` or a form's ``action``)."""
+    """The action keys the cable page's HTML links to (``href`` or a form's ``action``), in the page
+    itself: the header's menu (Labels for everyone who may open the print form) is not the cable's."""
+    html = html.split("</header>", 1)[-1]
     targets = set(re.findall(r'(?:href|action)="([^"]+)"', html))
     return {key for url, key in PAGE_LINKS.items() if url.format(label=label) in targets}
 

@@ -490,9 +490,7 @@ PAGE_ROWS: dict[str, Row] = {
     ),
     "cable-inspect": Row(
         "site",
-        _form(
-            "/c/{s.cable.label}/inspect", lambda s: {"end": str(s.cable.ends.get(side="A").pk), "passed": "1"}
-        ),
+        _form("/c/{s.cable.label}/inspect", lambda s: {f"e{s.cable.ends.get(side='A').pk}_result": "pass"}),
     ),
     "test-import": Row(
         "site",
@@ -577,6 +575,8 @@ NOT_PLANT: dict[str, str] = {
     "api apitoken-list POST": "a user's own tokens, never more than their role (test_tokens.py)",
     "api apitoken-revoke POST": "a user's own tokens (test_tokens.py)",
     "api telemetry-ingest POST": "telemetry ingest: the ingest permission (test_token_scope.py)",
+    "api job-register POST": "a job's ranks from its launcher: the ingest permission (tests/inventory/collectives/test_api.py)",
+    "api collectives-ingest POST": "collective timings: the ingest permission (tests/inventory/collectives/test_api.py)",
     "profile": "a user's own profile and tokens (test_tokens.py)",
     "token-revoke": "a user's own token (test_tokens.py)",
     "reminder-preferences": "a user's own reminder settings (tests/inventory/views/test_retest_pages.py)",
@@ -742,6 +742,7 @@ ADMIN_ROWS: dict[str, str] = {
     "team": "no site: teams are assigned to sites by engineers",
     "vendor": "no site: catalogue data",
     "transceivermodel": "no site: catalogue data",
+    "gpunicmap": "no site: catalogue data (a server model's GPU-to-NIC map)",
     "apitoken": "a user's tokens (test_tokens.py)",
     "syncrun": "read-only record of a sync",
     "instrumentmapping": "no site: a tester's column mapping",
