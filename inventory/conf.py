@@ -257,6 +257,13 @@ class AppSettings:
         "CABLETRACK_TRUSTED_PROXIES",
         "Reverse proxies (IPs/CIDRs) whose X-Forwarded-For and X-Forwarded-Proto are believed.",
     )
+    token_failure_limit = Setting[int](
+        "CABLETRACK_TOKEN_FAILURE_LIMIT",
+        "Failed API token authentications a client address may make in the window before a 429.",
+    )
+    token_failure_window_seconds = Setting[int](
+        "CABLETRACK_TOKEN_FAILURE_WINDOW_SECONDS", "The window of the failed-token throttle (s)."
+    )
     permissions_policy = Setting[str](
         "CABLETRACK_PERMISSIONS_POLICY", "The Permissions-Policy header on every response."
     )

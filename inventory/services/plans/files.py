@@ -220,6 +220,7 @@ def plan_rows_from_netbox_csv(text: str) -> list[dict]:
                 "install_date": install,
                 "status": "planned" if status == "planned" else ("installed" if install else "planned"),
                 "notes": raw.get("description", ""),
+                "polarity": (raw.get("cf_polarity") or "").strip(),
             }
         )
     return rows
@@ -369,6 +370,7 @@ NETBOX_CSV_COLUMNS = [
     "length_unit",
     "description",
     "cf_install_date",
+    "cf_polarity",
 ]
 
 
@@ -437,6 +439,8 @@ def netbox_csv_export(*, cables=None) -> tuple[str, list[dict]]:
                 "color": c.color,
                 "description": c.notes,
                 "cf_install_date": r["install_date"],
+                # NetBox has no polarity field: a custom field, so the CSV imports back unchanged.
+                "cf_polarity": r["polarity"],
             }
         )
     return buf.getvalue(), not_exported
