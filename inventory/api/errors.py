@@ -12,7 +12,13 @@ from django.db import DataError, IntegrityError, connection, transaction
 from rest_framework import exceptions
 from rest_framework.views import exception_handler as drf_handler
 
-from inventory.middleware.failsafe import is_unavailable, server_error_json, unavailable_response
+from inventory.db.storage import is_storage_full
+from inventory.middleware.failsafe import (
+    is_unavailable,
+    server_error_json,
+    storage_full_response,
+    unavailable_response,
+)
 
 
 def _undo_the_write(context) -> None:
@@ -67,6 +73,9 @@ def exception_handler(exc, context):
         return response
     request = context.get("request")
     django_request = getattr(request, "_request", request)
+    if is_storage_full(exc):
+        _undo_the_write(context)
+        return storage_full_response(django_request, exc)
     if is_unavailable(exc):
         return unavailable_response(django_request, exc)
     if settings.DEBUG:
