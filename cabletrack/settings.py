@@ -469,6 +469,9 @@ CABLETRACK_NETBOX_TOKEN = env.str("CABLETRACK_NETBOX_TOKEN", default="")
 CABLETRACK_NETBOX_SITES = env.list("CABLETRACK_NETBOX_SITES", default=[])
 # "netbox" (4.x) or "nautobot" (2.x/3.x; the sites are then Nautobot location names)
 CABLETRACK_NETBOX_FLAVOR = env.str("CABLETRACK_NETBOX_FLAVOR", default="netbox")
+# Who owns each cable field the sync compares (inventory/core/interop/ownership.py): a JSON object
+# of overrides, e.g. {"length_m": "both"}; owners are netbox, cabletrack or both. Empty: defaults.
+CABLETRACK_NETBOX_FIELD_OWNERS = env.json("CABLETRACK_NETBOX_FIELD_OWNERS", default={})
 
 # --- Prometheus pull (optional): read FEC/DOM/PFC series a site already scrapes ---------------
 CABLETRACK_PROMETHEUS_URL = env.str("CABLETRACK_PROMETHEUS_URL", default="")

@@ -152,6 +152,10 @@ class AppSettings:
     netbox_sites = Setting[list[str]](
         "CABLETRACK_NETBOX_SITES", "Site slugs (Nautobot: location names) the sync imports."
     )
+    netbox_field_owners = Setting[dict[str, str]](
+        "CABLETRACK_NETBOX_FIELD_OWNERS",
+        "Per-field owner overrides for the sync (netbox, cabletrack or both); empty: the defaults.",
+    )
     netbox_flavor = Setting[str]("CABLETRACK_NETBOX_FLAVOR", '"netbox" (4.x) or "nautobot" (2.x/3.x).')
     prometheus_url = Setting[str]("CABLETRACK_PROMETHEUS_URL", "Prometheus URL; set, beat pulls every 5 min.")
     prometheus_mapping = Setting[dict[str, Any]](
