@@ -8,6 +8,8 @@ from django.db import transaction
 
 from inventory.conf import app_settings
 from inventory.core.choices import CableStatus
+from inventory.core.interop.netbox import choice
+from inventory.core.interop.netbox_vocab import CABLE_TYPE_FROM_NETBOX, cable_kept
 from inventory.core.interop.ownership import (
     CABLE_FIELDS,
     CONFLICT,
@@ -17,8 +19,6 @@ from inventory.core.interop.ownership import (
     cable_field_owners,
     field_decision,
 )
-from inventory.core.interop.netbox import choice
-from inventory.core.interop.netbox_vocab import CABLE_TYPE_FROM_NETBOX, cable_kept
 from inventory.models import Cable, Port, Transceiver
 from inventory.selectors.plant.cable_ends import cable_end_names
 from inventory.services.interop.netbox_map import (

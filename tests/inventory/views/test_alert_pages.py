@@ -162,7 +162,10 @@ def test_metrics_are_not_served_to_the_world(scene, settings):
     assert 'cabletrack_link_info{a_device="gpu-p"' in body or "cabletrack_link_info{" in body
     assert 'cable="J-P1"' in body and 'rack="R-PAGES"' in body
     assert 'cabletrack_link_pre_fec_ber{end="' in body or "cabletrack_link_pre_fec_ber{" in body
-    assert f'cabletrack_link_alert_open{{link="{link}",rule="fec_degradation"}} 1.0' in body
+    assert (
+        f'cabletrack_link_alert_open{{link="{link}",rule="fec_degradation",severity="notify",silenced="false"}} 1.0'
+        in body
+    )
     assert 'cabletrack_alerts_open{rule="fec_degradation",severity="notify",silenced="false"} 1.0' in body
     assert "cabletrack_cables_retest_overdue" in body
 
@@ -186,7 +189,16 @@ def test_the_grafana_dashboard_queries_only_what_metrics_serves(scene, settings)
 
     from prometheus_client.parser import text_string_to_metric_families
 
+    from django.utils import timezone
+
+    from inventory.models import Link, PortBaseline
+
     settings.CABLETRACK_METRICS_TOKEN = "scrape-secret-1"
+    link = Link.objects.filter(active=True).first()  # a learned Rx baseline, for the Rx panel
+    now = timezone.now()
+    PortBaseline.objects.update_or_create(
+        port_id=link.a_port_id, defaults={"rx_power_dbm": [-1.0] * 4, "first_at": now, "updated_at": now}
+    )
     body = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-secret-1").content.decode()
     served: dict[str, set[str]] = {}
     for family in text_string_to_metric_families(body):
