@@ -26,8 +26,18 @@ def _readme_table_names() -> set[str]:
     return {name for row in rows for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", row.split("|")[1])}
 
 
+def _pending_table_names() -> set[str]:
+    """Settings documented in docs-pending/*.md table rows, waiting for the docs move (README is
+    not edited while it becomes a documentation site)."""
+    names: set[str] = set()
+    for doc in (ROOT / "docs-pending").glob("*.md"):
+        rows = [line for line in doc.read_text().splitlines() if line.startswith("| `CABLETRACK_")]
+        names |= {n for row in rows for n in re.findall(r"`([A-Z][A-Z0-9_]+)`", row.split("|")[1])}
+    return names
+
+
 def test_every_cabletrack_setting_is_in_the_readme_configuration_table():
-    missing = _settings_names() - _readme_table_names()
+    missing = _settings_names() - _readme_table_names() - _pending_table_names()
     assert not missing, f"add these to README's configuration table: {sorted(missing)}"
 
 

@@ -187,9 +187,8 @@ def test_the_grafana_dashboard_queries_only_what_metrics_serves(scene, settings)
     import re
     from pathlib import Path
 
-    from prometheus_client.parser import text_string_to_metric_families
-
     from django.utils import timezone
+    from prometheus_client.parser import text_string_to_metric_families
 
     from inventory.models import Link, PortBaseline
 
