@@ -59,6 +59,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "inventory.middleware.proxy.TrustedProxyMiddleware",
+    "inventory.middleware.cleanurl.CleanURLMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "inventory.middleware.requestid.RequestIdMiddleware",
@@ -247,7 +248,8 @@ STATIC_URL = "static/"
 STATIC_ROOT = Path(env.str("DJANGO_STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "inventory" / "static"]
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Django's file storage that removes a partly written file when the disk fills (507).
+    "default": {"BACKEND": "inventory.db.storage.UploadStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
         if not DEBUG
@@ -356,6 +358,10 @@ EMAIL_TIMEOUT = 10
 # HTTPS (X-Forwarded-Proto); from anyone else those headers are dropped (middleware/proxy.py).
 CABLETRACK_TRUSTED_PROXIES = env.list("CABLETRACK_TRUSTED_PROXIES", default=[])
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Failed API token authentications per client address (inventory/api/auth.py): after this many
+# within the window, every token request from that address is a 429 until the window ends.
+CABLETRACK_TOKEN_FAILURE_LIMIT = env.int("CABLETRACK_TOKEN_FAILURE_LIMIT", default=20)
+CABLETRACK_TOKEN_FAILURE_WINDOW_SECONDS = env.int("CABLETRACK_TOKEN_FAILURE_WINDOW_SECONDS", default=300)
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
@@ -404,7 +410,13 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"request_id": {"()": "inventory.middleware.requestid.RequestIdFilter"}},
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"}},
+    "formatters": {
+        "plain": {
+            # One line per record: control characters in logged values are escaped.
+            "class": "inventory.middleware.requestid.OneLineFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s",
+        }
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]}
     },
@@ -478,6 +490,9 @@ CABLETRACK_NETBOX_TOKEN = env.str("CABLETRACK_NETBOX_TOKEN", default="")
 CABLETRACK_NETBOX_SITES = env.list("CABLETRACK_NETBOX_SITES", default=[])
 # "netbox" (4.x) or "nautobot" (2.x/3.x; the sites are then Nautobot location names)
 CABLETRACK_NETBOX_FLAVOR = env.str("CABLETRACK_NETBOX_FLAVOR", default="netbox")
+# Who owns each cable field the sync compares (inventory/core/interop/ownership.py): a JSON object
+# of overrides, e.g. {"length_m": "both"}; owners are netbox, cabletrack or both. Empty: defaults.
+CABLETRACK_NETBOX_FIELD_OWNERS = env.json("CABLETRACK_NETBOX_FIELD_OWNERS", default={})
 
 # --- Prometheus pull (optional): read FEC/DOM/PFC series a site already scrapes ---------------
 CABLETRACK_PROMETHEUS_URL = env.str("CABLETRACK_PROMETHEUS_URL", default="")

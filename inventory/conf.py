@@ -168,6 +168,10 @@ class AppSettings:
     netbox_sites = Setting[list[str]](
         "CABLETRACK_NETBOX_SITES", "Comma-separated site slugs (Nautobot: location names) to sync."
     )
+    netbox_field_owners = Setting[dict[str, str]](
+        "CABLETRACK_NETBOX_FIELD_OWNERS",
+        "Per-field owner overrides for the sync (netbox, cabletrack or both); empty: the defaults.",
+    )
     netbox_flavor = Setting[str]("CABLETRACK_NETBOX_FLAVOR", '"netbox" (4.x) or "nautobot" (2.x/3.x).')
     prometheus_url = Setting[str](
         "CABLETRACK_PROMETHEUS_URL",
@@ -281,6 +285,13 @@ class AppSettings:
     trusted_proxies = Setting[list[str]](
         "CABLETRACK_TRUSTED_PROXIES",
         "Reverse proxies / load balancers in front of gunicorn (IPs or CIDRs, comma-separated). Only from them are `X-Forwarded-For` (the client address: login throttle, `/metrics` networks) and `X-Forwarded-Proto` (HTTPS) believed; from anyone else those headers are dropped. Set it to your load balancer's address.",
+    )
+    token_failure_limit = Setting[int](
+        "CABLETRACK_TOKEN_FAILURE_LIMIT",
+        "Failed API token authentications a client address may make in the window before a 429.",
+    )
+    token_failure_window_seconds = Setting[int](
+        "CABLETRACK_TOKEN_FAILURE_WINDOW_SECONDS", "The window of the failed-token throttle (s)."
     )
     permissions_policy = Setting[str](
         "CABLETRACK_PERMISSIONS_POLICY",

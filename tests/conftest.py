@@ -1,6 +1,7 @@
 """Shared fixtures. Under CI (``CI=true``), a skipped test fails the run: a missing service or
 browser must not pass silently."""
 
+import contextlib
 import os
 
 import pytest
@@ -113,6 +114,19 @@ def smtp_sink(settings):
     settings.EMAIL_USE_SSL = False
     yield sink
     sink.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_token_failure_count():
+    """Every test starts with no failed token authentications counted for the test client's
+    address (the count lives in the cache, which outlives a test)."""
+    from django.core.cache import cache
+
+    from inventory.api.auth import token_failures_key
+
+    # A fault test's stopped Redis has no count to clear.
+    with contextlib.suppress(Exception):
+        cache.delete(token_failures_key("127.0.0.1"))
 
 
 @pytest.fixture(autouse=True, scope="session")

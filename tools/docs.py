@@ -344,12 +344,24 @@ def take_bench(source: Path = ROOT / "var" / "bench.json") -> Path:
     return target
 
 
+# --- NetBox field ownership ---------------------------------------------------------------------
+
+
+def netbox_ownership() -> str:
+    """The default owner of each cable field the sync compares, as the code decides it."""
+    sys.path.insert(0, str(ROOT))
+    from inventory.core.interop.ownership import cable_field_owners, ownership_table_markdown
+
+    return ownership_table_markdown(cable_field_owners({})).rstrip() + "\n"
+
+
 # --- Entry points --------------------------------------------------------------------------------
 
 GENERATED = {
     "operator/configuration.md": configuration_reference,
     "developer/performance.md": performance_page,
     "integrator/openapi.json": openapi_schema,
+    "_generated/netbox-ownership.md": netbox_ownership,
 }
 
 

@@ -14,7 +14,13 @@ from rest_framework.views import exception_handler as drf_handler
 
 from inventory.api.concurrency import UNSAFE
 from inventory.core.help import api_help
-from inventory.middleware.failsafe import is_unavailable, server_error_json, unavailable_response
+from inventory.db.storage import is_storage_full
+from inventory.middleware.failsafe import (
+    is_unavailable,
+    server_error_json,
+    storage_full_response,
+    unavailable_response,
+)
 
 
 def _undo_the_write(context) -> None:
@@ -75,6 +81,9 @@ def exception_handler(exc, context):
     response = drf_handler(exc, context)
     request = context.get("request")
     django_request = getattr(request, "_request", request)
+    if is_storage_full(exc):
+        _undo_the_write(context)
+        return storage_full_response(django_request, exc)
     if response is not None:
         _link_the_fix(response, django_request)
         return response

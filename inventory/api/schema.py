@@ -72,7 +72,7 @@ def _error_codes(path: str, method: str, operation: dict) -> list[str]:
     )
     if "{" in path or paginated:  # a page past the last one is 404 too
         codes.append("404")
-    if method in _WRITES or has_query:
+    if method in _WRITES or has_query or "{" in path:  # a path naming with a control character: 400
         codes.append("400")
     if method in _WRITES:
         codes += ["409", "413", "415", "422"]
@@ -104,6 +104,8 @@ def add_error_responses(result, generator, request, public):
             for param in operation.get("parameters", []):
                 if param.get("in") == "query":
                     _no_nul(param.get("schema", {}))
+                elif param.get("in") == "path":
+                    _no_control(param.get("schema", {}))
             for media in operation.get("requestBody", {}).get("content", {}).values():
                 _no_nul(media.get("schema", {}))
             responses = operation["responses"]
@@ -175,6 +177,22 @@ NO_NUL = "^[^\\u0000]*$"
 #: a required text: DRF trims whitespace (``str.strip``: Python's ``\\s``, which the fuzzer's
 #: regex engine shares) before refusing a blank value, so it needs one other character
 NOT_BLANK = "^[^\\u0000]*[^\\u0000\\s][^\\u0000]*$"
+
+
+#: what a name in a URL path may not hold: a control character (``middleware.cleanurl``: 400)
+CONTROL_CLASS = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029"
+
+
+def _no_control(schema: dict) -> None:
+    """A string path parameter says it holds no control character: its own ``^[^/]+$`` (a
+    router's lookup) gains them in its negated class; one without a pattern gets one."""
+    if not isinstance(schema, dict) or schema.get("type") != "string":
+        return
+    pattern = schema.get("pattern")
+    if pattern is None:
+        schema["pattern"] = f"^[^{CONTROL_CLASS}]*$"
+    elif pattern == "^[^/]+$":
+        schema["pattern"] = f"^[^/{CONTROL_CLASS}]+$"
 
 
 def _no_nul(schema: dict) -> None:

@@ -8,6 +8,8 @@ import logging
 import re
 import uuid
 
+from inventory.core.safetext import log_escaped
+
 # A client-chosen X-Request-ID is used only if it is 1-64 of these characters (a UUID, a trace id):
 # never markup on the 503 page, never a forged line in the logs.
 VALID_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
@@ -19,6 +21,15 @@ class RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = _request_id.get()
         return True
+
+
+class OneLineFormatter(logging.Formatter):
+    """Each record's message on one line: a control character in a logged value (a module serial
+    a collector posted, a path, a name) is written as an escape (``\\n``, ``\\x00``), so no value
+    can forge a log line. A traceback, appended after the message, keeps its own lines."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return log_escaped(super().formatMessage(record))
 
 
 class RequestIdMiddleware:

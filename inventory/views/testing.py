@@ -3,7 +3,6 @@ original files, and the commissioning report. Thin: forms check shape, services 
 
 from __future__ import annotations
 
-import re
 from types import SimpleNamespace
 
 from django.contrib import messages
@@ -17,6 +16,7 @@ from django.views.decorators.http import require_GET
 from inventory.access import authz
 from inventory.conf import app_settings
 from inventory.core.pdf.commissioning import commissioning_pdf
+from inventory.core.safetext import safe_filename
 from inventory.forms.testing import InspectionForm, OltsForm, OtdrForm
 from inventory.models import Cable, Inspection, OtdrTrace, Rack, Row, Site
 from inventory.selectors.testing import forms as form_reads
@@ -179,7 +179,7 @@ def cable_inspect(request, label: str):
 def _attachment(name: str, path_name: str, fallback: str) -> FileResponse:
     if not path_name or not default_storage.exists(path_name):
         raise Http404("The file is not in storage.")
-    safe = re.sub(r"[^A-Za-z0-9._ -]", "_", name or fallback)[:120] or fallback
+    safe = safe_filename(name, fallback=fallback)
     resp = FileResponse(
         default_storage.open(path_name, "rb"),
         as_attachment=True,

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from inventory.core.safetext import has_control
 from inventory.core.telemetry.dom import DOM_FIELDS, MODULE_KEYS, SUPPLY_V, dom_suspect_reasons
 
 U64_MAX = (1 << 64) - 1
@@ -194,7 +195,9 @@ def too_many(max_samples: int) -> BodyError:
 TOO_DEEP = "Body is nested too deeply to be a telemetry batch."
 
 # Text fields of a sample: PostgreSQL refuses the NUL character in any text, so an item that
-# carries one is refused by itself (it would otherwise fail the whole batch's write).
+# carries one is refused by itself (it would otherwise fail the whole batch's write). Any other
+# control character (CR, LF, ...) is refused too: these names reach alert summaries, mail
+# subjects and log lines, where a line break splits a header or forges a line.
 TEXT_FIELDS = ("device", "port", *IDENTITY_FIELDS)
 NUL = "\x00"
 # The earliest and latest epoch seconds an item may carry at all (before the window checks):
@@ -231,6 +234,8 @@ def _check(s: Sample, *, latest: datetime, earliest: datetime | None = None) -> 
         v = getattr(s, name)
         if v is not None and NUL in v:
             return f"{name}: text cannot contain the NUL character"
+        if v is not None and has_control(v):
+            return f"{name}: text cannot contain control characters (CR, LF, tab, ...)"
     for name in COUNTER_FIELDS:
         v = getattr(s, name)
         if v is not None and v > U64_MAX:
@@ -300,8 +305,8 @@ def _column_checks_pass(
         return False
     columns["ts"] = ts
     for name in TEXT_FIELDS:
-        if NUL in "".join(filter(None, map(attrgetter(name), samples))):
-            return False
+        if has_control("".join(filter(None, map(attrgetter(name), samples)))):
+            return False  # NUL or another control character: _check names the item
     for name in COUNTER_FIELDS:
         col = column(name)
         if col is not None and max(filter(None, col), default=0) > U64_MAX:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.db.models import Count, Q
+from django.db.models.functions import Coalesce
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -204,14 +205,14 @@ class _PlantCollector:
         link_alert = GaugeMetricFamily(
             "cabletrack_link_alert_open",
             "1 while an alert of this rule is open on the link",
-            labels=["link", "rule"],
+            labels=["link", "rule", "severity", "silenced"],
         )
-        for lid, rule in (
+        for lid, rule, severity, silenced in (
             Alert.objects.filter(state=AlertState.OPEN, link__isnull=False)
-            .values_list("link_id", "rule")
+            .values_list("link_id", "rule", "severity", "silenced")
             .distinct()
         ):
-            link_alert.add_metric([str(lid), rule], 1)
+            link_alert.add_metric([str(lid), rule, severity, "true" if silenced else "false"], 1)
         yield link_alert
 
     def _cable_families(self):
@@ -228,6 +229,41 @@ class _PlantCollector:
         g = GaugeMetricFamily("cabletrack_cables_degraded", "Cables marked degraded")
         g.add_metric([], counts["degraded"])
         yield g
+        # The same counts per rack (a cable counts in every rack it has an end in), for the
+        # dashboard's stat panels that follow the rack selection; every rack has a series.
+        by_rack = dict.fromkeys(Rack.objects.values_list("name", flat=True), (0, 0))
+        for rack, overdue, degraded in (
+            CableEnd.objects.filter(active=True)
+            .annotate(rack=Coalesce("port__device__rack__name", "cage__device__rack__name"))
+            .exclude(rack=None)
+            .values("rack")
+            .annotate(
+                overdue=Count(
+                    "cable",
+                    distinct=True,
+                    filter=Q(cable__retest_due__lt=today) & ~Q(cable__status=CableStatus.RETIRED),
+                ),
+                degraded=Count("cable", distinct=True, filter=Q(cable__status=CableStatus.DEGRADED)),
+            )
+            .order_by()
+            .values_list("rack", "overdue", "degraded")
+        ):
+            by_rack[rack] = (overdue, degraded)
+        overdue_g = GaugeMetricFamily(
+            "cabletrack_rack_cables_retest_overdue",
+            "Cables with an end in this rack whose retest is overdue",
+            labels=["rack"],
+        )
+        degraded_g = GaugeMetricFamily(
+            "cabletrack_rack_cables_degraded",
+            "Cables with an end in this rack marked degraded",
+            labels=["rack"],
+        )
+        for rack, (overdue, degraded) in by_rack.items():
+            overdue_g.add_metric([rack], overdue)
+            degraded_g.add_metric([rack], degraded)
+        yield overdue_g
+        yield degraded_g
 
     def _pipeline_families(self):
         """The rollup queue (waiting, how long the oldest has waited: the "stalled" signal, set

@@ -13,6 +13,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from inventory.conf import app_settings
+from inventory.core.safetext import one_line
 from inventory.models import Alert, AlertNotification, Device
 
 log = logging.getLogger(__name__)
@@ -108,7 +109,9 @@ def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
             ]
         )
         msg = EmailMessage(
-            subject=f"[cabletrack] {a.get_severity_display()}: {a.summary}"[:200],
+            # The summary names modules as collectors report them: one line, or the mail library
+            # refuses the header and the notice is never delivered.
+            subject=one_line(f"[cabletrack] {a.get_severity_display()}: {a.summary}", limit=200),
             body=body,
             to=n.recipients,
             headers={"Message-ID": n.message_id},

@@ -6,9 +6,19 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from inventory.conf import app_settings
 from inventory.core.choices import CableStatus
 from inventory.core.interop.netbox import choice
 from inventory.core.interop.netbox_vocab import CABLE_TYPE_FROM_NETBOX, cable_kept
+from inventory.core.interop.ownership import (
+    CABLE_FIELDS,
+    CONFLICT,
+    NETBOX,
+    SAME,
+    TAKE,
+    cable_field_owners,
+    field_decision,
+)
 from inventory.models import Cable, Port, Transceiver
 from inventory.selectors.plant.cable_ends import cable_end_names
 from inventory.services.interop.netbox_map import (
@@ -67,6 +77,7 @@ class NetboxCableStep:
                     Change("cable", label, "conflict", "; ".join(validation_messages(exc)))
                 )
                 continue
+            kept["synced"] = {k: change_value(getattr(cable, k)) for k in CABLE_FIELDS}
             self.remember("cable", c["id"], cable, kept)
             self.plan.changes.append(Change("cable", label, "create", "; ".join(warnings + _kept_note(kept))))
             touched += [p.pk for p in a + b]
@@ -97,21 +108,32 @@ class NetboxCableStep:
             )
             self.remember("cable", c["id"], cable)
             return
-        editable = {
-            k: v
-            for k, v in values.items()
-            if k in ("length_m", "color", "install_date") and v not in (None, "")
-        }
-        diff = {
-            k: {"old": change_value(getattr(cable, k)), "new": change_value(v)}
-            for k, v in editable.items()
-            if getattr(cable, k) != v
-        }
+        owners = cable_field_owners(app_settings.netbox_field_owners)
+        synced = (self.kept.get(("cable", str(c["id"]))) or {}).get("synced") or {}
+        diff: dict = {}
+        conflicts: list[dict] = []
+        # The value each field had when both sides last agreed: moved on only where they agree
+        # now (same, or NetBox's taken); a kept or conflicting local edit stays an edit.
+        agreed = {k: synced.get(k, change_value(getattr(cable, k))) for k in CABLE_FIELDS}
+        for k in CABLE_FIELDS:
+            source = values.get(k)
+            if source in (None, ""):
+                continue
+            here_v, source_v = change_value(getattr(cable, k)), change_value(source)
+            decision = field_decision(owners[k], here=here_v, synced=synced.get(k), source=source_v)
+            if decision in (TAKE, SAME):
+                agreed[k] = source_v
+            if decision == TAKE:
+                diff[k] = {"old": here_v, "new": source_v}
+                setattr(cable, k, source)
+            elif decision == CONFLICT:
+                conflicts.append(self._field_conflict(c, cable, k, owners[k], here_v, source_v))
         if diff:
-            for k in diff:
-                setattr(cable, k, editable[k])
             cable._change_reason = f"synced from {self.snap.source}"
             cable.save()
+        kept["synced"] = agreed
+        for conflict in conflicts:
+            self.plan.changes.append(Change("cable", label, "conflict", conflict))
         before = (self.kept.get(("cable", str(c["id"]))) or {}).get("netbox") or {}
         diff |= {
             f"{self.name} {k}": {"old": before.get(k), "new": v}
@@ -120,6 +142,23 @@ class NetboxCableStep:
         }
         self.plan.changes.append(Change("cable", label, "change" if diff else "unchanged", diff or ""))
         self.remember("cable", c["id"], cable, kept)
+
+    def _field_conflict(self, c: dict, cable: Cable, field: str, owner: str, here, source) -> dict:
+        """A field edited here that the sync may not overwrite: both values named, nothing changed."""
+        whose = f"{self.name} owns it" if owner == NETBOX else "it was changed on both sides"
+        return {
+            "message": (
+                f"{field} is {here} here and {source} in {self.name}; {whose}, so the sync changed "
+                f"nothing: set it in {self.name} to {here}, or set it back here to {source}"
+            ),
+            "cable": cable.label,
+            "external_id": str(c["id"]),
+            "field": field,
+            "owner": owner,
+            "here": {field: [str(here)]},
+            "source": {field: [str(source)]},
+            "resolutions": [],
+        }
 
     def _conflict(self, c: dict, cable: Cable, a: list[Port], b: list[Port], netbox_ports: dict) -> dict:
         """A conflict that names the ports on both sides and the two ways out of it."""

@@ -84,6 +84,10 @@ def cable_netbox_values(c: dict) -> dict:
         "length": netbox_number(c.get("length")) or None,
         "length_unit": choice(c.get("length_unit")) or None,
         "profile": choice(c.get("profile")) or None,
+        # Kept so the NetBox CSV export writes them back (cabletrack has no tags; comments are
+        # NetBox's long text, apart from the description that becomes our notes).
+        "tags": ",".join(sorted(t.get("slug") or t.get("name") or "" for t in c.get("tags") or [])) or None,
+        "comments": c.get("comments") or None,
     }
 
 

@@ -72,7 +72,8 @@ class PlanRow:
 _KINDS = frozenset(CableKind.values)
 _ROLES = frozenset(CableRole.values)
 _POLARITIES = frozenset(Polarity.values)
-_CONNECTORS = frozenset(ConnectorType.values)
+# Connector words are read whatever their case ("none", "NONE", "lc"), as the recorded value.
+_CONNECTORS = {v.upper(): v for v in ConnectorType.values}
 _POLISHES = frozenset(Polish.values)
 
 
@@ -151,9 +152,12 @@ def plan_row_parse(n: int, raw: dict) -> PlanRow:
     attrs["vendor_name"] = _text(raw, "vendor")
     ends = {}
     for side in ("a", "b"):
-        conn = _text(raw, f"{side}_connector").upper()
-        if conn and conn not in _CONNECTORS:
-            err[f"{side}_connector"] = f"Unknown connector {conn!r}."
+        conn_text = _text(raw, f"{side}_connector")
+        conn = _CONNECTORS.get(conn_text.upper(), "")
+        if conn_text and not conn:
+            err[f"{side}_connector"] = (
+                f"Unknown connector {conn_text!r}; one of {', '.join(ConnectorType.values)}."
+            )
         fibres = _text(raw, f"{side}_fibres")
         fc = None
         if fibres:

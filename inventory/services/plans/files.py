@@ -220,6 +220,7 @@ def plan_rows_from_netbox_csv(text: str) -> list[dict]:
                 "install_date": install,
                 "status": "planned" if status == "planned" else ("installed" if install else "planned"),
                 "notes": raw.get("description", ""),
+                "polarity": (raw.get("cf_polarity") or "").strip(),
             }
         )
     return rows
@@ -354,9 +355,11 @@ def plan_export(*, cables=None, fmt: str = "yaml") -> str:
 
 
 NETBOX_CSV_COLUMNS = [
+    "side_a_site",
     "side_a_device",
     "side_a_type",
     "side_a_name",
+    "side_b_site",
     "side_b_device",
     "side_b_type",
     "side_b_name",
@@ -369,6 +372,9 @@ NETBOX_CSV_COLUMNS = [
     "length_unit",
     "description",
     "cf_install_date",
+    "cf_polarity",
+    "tags",
+    "comments",
 ]
 
 
@@ -399,12 +405,19 @@ def netbox_csv_export(*, cables=None) -> tuple[str, list[dict]]:
     w = csvsafe.DictWriter(buf, fieldnames=NETBOX_CSV_COLUMNS, lineterminator="\r\n")
     w.writeheader()
     nb_type = {"front": "dcim.frontport", "rear": "dcim.rearport"}
-    end_kind = {
-        (cid, side): nb_type.get(kind or "", "dcim.interface")
-        for cid, side, kind in CableEnd.objects.filter(cable__in=cables, active=True).values_list(
-            "cable_id", "side", "port__kind"
-        )
-    }
+    end_kind, end_site = {}, {}
+    for cid, side, kind, port_site, cage_site in CableEnd.objects.filter(
+        cable__in=cables, active=True
+    ).values_list(
+        "cable_id",
+        "side",
+        "port__kind",
+        "port__device__rack__row__room__site__name",
+        "cage__device__rack__row__room__site__name",
+    ):
+        end_kind[(cid, side)] = nb_type.get(kind or "", "dcim.interface")
+        # NetBox names a device within its site: the site qualifies the device name.
+        end_site.setdefault((cid, side), port_site or cage_site or "")
     not_exported = []
     for r in rows:
         c = by_label[r["label"]]
@@ -424,8 +437,13 @@ def netbox_csv_export(*, cables=None) -> tuple[str, list[dict]]:
             return end_kind.get((cable_id, side.upper()), "dcim.interface")
 
         netbox = cable_to_netbox(kind=c.kind, status=c.status, length_m=c.length_m, kept=kept.get(c.pk))
+        nb_kept = (kept.get(c.pk) or {}).get("netbox") or {}
         w.writerow(
             {
+                "side_a_site": end_site.get((c.pk, "A"), ""),
+                "side_b_site": end_site.get((c.pk, "B"), ""),
+                "tags": nb_kept.get("tags") or "",
+                "comments": nb_kept.get("comments") or "",
                 "side_a_device": r["a_device"],
                 "side_a_type": term("a"),
                 "side_a_name": r["a_port"],
@@ -437,6 +455,8 @@ def netbox_csv_export(*, cables=None) -> tuple[str, list[dict]]:
                 "color": c.color,
                 "description": c.notes,
                 "cf_install_date": r["install_date"],
+                # NetBox has no polarity field: a custom field, so the CSV imports back unchanged.
+                "cf_polarity": r["polarity"],
             }
         )
     return buf.getvalue(), not_exported

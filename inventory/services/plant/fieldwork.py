@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from inventory.conf import app_settings
 from inventory.core.choices import CableStatus, FieldNoteKind
+from inventory.core.safetext import one_line
 from inventory.core.words import human_when, word
 from inventory.models import Cable, Device, FieldNote, Rack, Transceiver
 from inventory.selectors.plant.responsible import cable_teams, team_addresses
@@ -80,7 +81,7 @@ def fault_notice(note: FieldNote) -> EmailMessage:
     )
     host = app_settings.base_url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "cabletrack"
     return EmailMessage(
-        subject=f"[cabletrack] Fault on {cable.label}: {note.get_status_after_display()}",
+        subject=one_line(f"[cabletrack] Fault on {cable.label}: {note.get_status_after_display()}"),
         body=body,
         to=note.notified,
         headers={"Message-ID": f"<fault-{note.pk}@{host}>"},

@@ -29,6 +29,7 @@ from inventory.core.choices import PASSING, CableKind, TestKind
 from inventory.core.optics import budgets, trace_checks
 from inventory.core.optics.sor.data import SorError, SorFile
 from inventory.core.optics.sor.parse import parse_sor
+from inventory.core.safetext import one_line
 from inventory.core.words import human_date
 from inventory.db import bulk
 from inventory.models import Cable, CableEnd, CableTest, Link, OtdrTrace
@@ -374,7 +375,7 @@ def _trace_row(test: CableTest, f: SorUpload, sor: SorFile, name: str) -> list:
         test.pk,
         f.fibre,
         name,
-        f.name[:255],
+        one_line(f.name, limit=255),  # the client's file name: shown on pages, logged, offered back
         hashlib.sha256(f.data).hexdigest(),
         sor.version,
         sor.make[:64],

@@ -2,7 +2,7 @@ import pytest
 import yaml
 
 from inventory.core.choices import DeviceRole
-from inventory.models import Cable
+from inventory.models import Cable, Device
 from inventory.services.plans import files as plan_files
 from tests import factories as f
 
@@ -71,7 +71,11 @@ def test_netbox_csv_both_ways(engineer_api, plant):
     cable = Cable.objects.get(label="N-1")
     assert str(cable.length_m) == "12.19"
     out = engineer_api.get("/api/cables/export/?as=netbox").content.decode()
-    assert "gpu-1,dcim.interface,eth2,leaf-1,dcim.interface,Ethernet2/1,smf-os2,connected,,N-1" in out
+    site = Device.objects.get(name="gpu-1").rack.row.room.site.name  # the device's site qualifies it
+    assert (
+        f"{site},gpu-1,dcim.interface,eth2,{site},leaf-1,dcim.interface,Ethernet2/1,smf-os2,connected,,N-1"
+        in out
+    )
     back = plan_files.plan_rows_from_netbox_csv(out)
     assert back[0]["length_m"] == "12.19"
     assert back[0]["install_date"] == "2026-11-20"

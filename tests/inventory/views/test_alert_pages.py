@@ -167,7 +167,10 @@ def test_metrics_are_not_served_to_the_world(scene, settings):
     ) in body.splitlines()
     assert 'cable="J-P1"' in body and 'rack="R-PAGES"' in body
     assert f'cabletrack_link_pre_fec_ber{{end="b",link="{link}"}} 0.0001' in body.splitlines()
-    assert f'cabletrack_link_alert_open{{link="{link}",rule="fec_degradation"}} 1.0' in body
+    assert (
+        f'cabletrack_link_alert_open{{link="{link}",rule="fec_degradation",severity="notify",silenced="false"}} 1.0'
+        in body
+    )
     assert 'cabletrack_alerts_open{rule="fec_degradation",severity="notify",silenced="false"} 1.0' in body
     assert "cabletrack_cables_retest_overdue" in body
 
@@ -189,9 +192,17 @@ def test_the_grafana_dashboard_queries_only_what_metrics_serves(scene, settings)
     import re
     from pathlib import Path
 
+    from django.utils import timezone
     from prometheus_client.parser import text_string_to_metric_families
 
+    from inventory.models import Link, PortBaseline
+
     settings.CABLETRACK_METRICS_TOKEN = "scrape-secret-1"
+    link = Link.objects.filter(active=True).first()  # a learned Rx baseline, for the Rx panel
+    now = timezone.now()
+    PortBaseline.objects.update_or_create(
+        port_id=link.a_port_id, defaults={"rx_power_dbm": [-1.0] * 4, "first_at": now, "updated_at": now}
+    )
     body = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-secret-1").content.decode()
     served: dict[str, set[str]] = {}
     for family in text_string_to_metric_families(body):

@@ -34,7 +34,7 @@ import pytest
 from django.utils import timezone
 
 from inventory.core.choices import AlertState, DeviceRole
-from inventory.models import Alert, Rack
+from inventory.models import Alert, PortBaseline, Rack
 from inventory.services import alerts as alert_services
 from tests import factories as f
 from tests.workers import ROOT, database_url
@@ -109,6 +109,8 @@ def plant():
     for p in (gpu[0], gpu[1], leaf[0], leaf[2], spine[0]):
         f.rollups(p, start, 20)
     f.rollups(leaf[1], start, 20, ber=1e-4, fec_uncorrectable_cw=120)
+    for p in (gpu[0], gpu[1], leaf[0], leaf[1]):  # baselines learned while healthy, 1 dB above now
+        PortBaseline.objects.create(port=p, rx_power_dbm=[-1.0] * 4, first_at=start, updated_at=start)
     alert_services.alerts_evaluate(now=now)
     assert Alert.objects.filter(state=AlertState.OPEN, link__isnull=False).exists()
 
@@ -226,6 +228,21 @@ def test_every_dashboard_query_answers_for_a_gpu_rack_a_leaf_rack_and_all_with_t
     assert alerts == {"GPU-R": on_j1, "LEAF-R": on_j1, "PATCH-R": 0.0, "SPINE-R": 0.0}  # not doubled
     # Two replicas are scraped, and nothing is counted twice.
     assert len(prometheus('count by (instance) (up{job="cabletrack"} == 1)')) == 2
-    by_severity = dict(exprs)["Open alerts by severity"]
-    open_alerts = sum(float(r["value"][1]) for r in prometheus(by_severity))
-    assert open_alerts == Alert.objects.filter(state=AlertState.OPEN, silenced=False).count()
+    by_severity = dict(exprs)["Open link alerts by severity (selected racks)"]
+    open_alerts = sum(float(r["value"][1]) for r in prometheus(by_severity.replace("$rack", ".*")))
+    assert (
+        open_alerts == Alert.objects.filter(state=AlertState.OPEN, silenced=False, link__isnull=False).count()
+    )
+    # The stat panels follow the rack selection: the degraded-link alerts are in GPU-R, not SPINE-R.
+    assert sum(float(r["value"][1]) for r in prometheus(by_severity.replace("$rack", "SPINE-R"))) == 0
+    assert sum(float(r["value"][1]) for r in prometheus(by_severity.replace("$rack", "GPU-R"))) == open_alerts
+    degraded = dict(exprs)["Degraded cables (in the selected racks)"]
+    # Rx power beside its baseline, PFC both ways: one series per link end in the rack.
+    rx = [(t["expr"]) for p in doc["panels"] if p["title"].startswith("Rx power") for t in p["targets"]]
+    assert (
+        len(prometheus(rx[0].replace("$rack", "GPU-R"))) == 4
+        and len(prometheus(rx[1].replace("$rack", "GPU-R"))) == 4
+    )
+    pfc = [(t["legendFormat"]) for p in doc["panels"] if p["title"].startswith("PFC") for t in p["targets"]]
+    assert [x.rsplit(" ", 1)[1] for x in pfc] == ["sent", "received"]
+    assert float(prometheus(degraded.replace("$rack", "SPINE-R"))[0]["value"][1]) == 0

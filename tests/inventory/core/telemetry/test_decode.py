@@ -15,13 +15,12 @@ LIMITS = dict(now=NOW, max_future=timedelta(minutes=5), max_samples=10_000)
 
 good_sample = st.fixed_dictionaries(
     {
-        # text without NUL: an item carrying one is refused (PostgreSQL cannot store it)
+        # text without control characters: an item carrying NUL (PostgreSQL cannot store it) or
+        # CR, LF, ... (they reach mail subjects and log lines) is refused
         "device": st.text(
-            st.characters(exclude_characters="\x00", exclude_categories=("Cs",)), min_size=1, max_size=20
+            st.characters(exclude_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=20
         ),
-        "port": st.text(
-            st.characters(exclude_characters="\x00", exclude_categories=("Cs",)), min_size=1, max_size=20
-        ),
+        "port": st.text(st.characters(exclude_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=20),
         "ts": st.datetimes(
             min_value=datetime(2020, 1, 1), max_value=datetime(2026, 11, 29), timezones=st.just(UTC)
         ).map(lambda d: d.isoformat()),
@@ -35,7 +34,9 @@ good_sample = st.fixed_dictionaries(
         "fec_hist": st.lists(st.integers(0, (1 << 63) - 1), max_size=16),
         "pre_fec_ber": st.floats(0, 1),
         "module_serial": st.text(
-            st.characters(exclude_characters="\x00", exclude_categories=("Cs",)), max_size=30
+            # control characters (NUL, CR, LF, ...) are refused per item: a good serial has none
+            st.characters(exclude_categories=("Cs", "Cc", "Zl", "Zp")),
+            max_size=30,
         ),
     },
 ).filter(lambda d: len(d) > 3)  # a sample with a reading (device, port and ts alone: no_data)

@@ -126,6 +126,8 @@ def test_import_traces_the_same_paths_as_netbox(netbox):
         "length": "40",
         "length_unit": "ft",
         "profile": None,
+        "tags": "gpu-fabric",
+        "comments": "Replaced by structured path; remove during next maintenance window.",
     }
     assert Cable.objects.get(label="C-H1-0006").status == "planned"
     assert str(Cable.objects.get(label="C-H1-0001").install_date) == "2026-10-14"

@@ -120,6 +120,14 @@ def test_round_trip_of_the_fixtures_keeps_every_netbox_value(netbox):
     assert (rows["C-H1-0007"]["length"], rows["C-H1-0007"]["length_unit"]) == ("40", "ft")
     assert rows["TRK-A01-B01-1"]["profile"] == "single-1c12p"
     assert rows["C-H1-0006"]["status"] == "planned"
+    # Tags, comments and the site that qualifies each device name are written too (issue 32).
+    for label, row in rows.items():
+        assert row["tags"] == ",".join(sorted(t["slug"] for t in original[label]["tags"])), label
+        assert row["comments"] == original[label]["comments"], label
+        for side in ("a", "b"):
+            term = original[label][f"{side}_terminations"][0]["object"]
+            assert row[f"side_{side}_site"] == _site_of(term["device"]["name"]), label
+    assert rows["C-H1-0007"]["comments"].startswith("Replaced by structured path")
 
     # NetBox takes the CSV back (each row updates the cable of its label) ...
     docs = copy.deepcopy(netbox.docs["cables"])
@@ -143,6 +151,12 @@ def test_round_trip_of_the_fixtures_keeps_every_netbox_value(netbox):
     failed = Transceiver.objects.get(serial="MT2431FT00104")
     ref = ExternalRef.objects.get(kind="module", object_id=failed.pk)
     assert module_to_netbox(status=failed.status, kept=ref.attributes) == "failed"
+
+
+def _site_of(device: str) -> str:
+    from inventory.models import Device
+
+    return Device.objects.select_related("rack__row__room__site").get(name=device).rack.row.room.site.name
 
 
 def test_a_value_changed_here_is_exported_as_ours(netbox):

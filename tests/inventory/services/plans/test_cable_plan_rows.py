@@ -147,7 +147,7 @@ def test_every_row_error_is_reported_word_for_word(plant):
                 ("serial_b", "At most 100 characters."),
                 ("lot", "At most 40 characters."),
                 ("notes", "At most 2000 characters."),
-                ("a_connector", "Unknown connector 'SC'."),
+                ("a_connector", "Unknown connector 'SC'; one of LC, MPO, RJ45, none."),
                 ("a_fibres", "A fibre count from 1 to 32."),
                 ("a_pinned", "yes/no."),
                 ("a_polish", "UPC or APC."),
