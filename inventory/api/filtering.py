@@ -19,11 +19,16 @@ class StrictRestFilterSet(drf_filters.FilterSet):
 
 class StrictFilterBackend(drf_filters.DjangoFilterBackend):
     """``?passed=maybe`` is a 400 ("Use true or false."), not a silently ignored filter; so is a
-    date, time or number filter given with no value (``?changed_since=``), which the HTML lists'
+    date, time, number or object filter given with no value (``?changed_since=``, ``?row=``), which the HTML lists'
     forms send for "any" but an API client means as something."""
 
     filterset_base = StrictRestFilterSet
-    _NEEDS_VALUE = (django_filters.DateTimeFilter, django_filters.DateFilter, django_filters.NumberFilter)
+    _NEEDS_VALUE = (
+        django_filters.DateTimeFilter,
+        django_filters.DateFilter,
+        django_filters.NumberFilter,
+        django_filters.ModelChoiceFilter,  # ?row= : an object's id, never "any"
+    )
 
     def get_filterset(self, request, queryset, view):
         filterset = super().get_filterset(request, queryset, view)

@@ -117,6 +117,11 @@ NOT_EXPRESSIBLE = re.compile(
             r"^Not valid YAML: |^Expected a list under 'cables:'\.$|^Every cable is a mapping of columns\.$",
             r"^Line \d+: expected 'a_device a_port b_device b_port cables'|^A new cable needs a kind: ",
             r"^The file has no devices: |^The header needs at least: name|^Unknown role .*; one of ",
+            # collective timings: the body's format is the query's (nccl-tests tables, the NCCL
+            # Inspector's JSON), which the schema cannot express for a text body
+            r"^No nccl-tests result table |: not that format\.$",
+            # a NUL in a path parameter: refused before any view (inventory/middleware/cleanurl.py)
+            r"^The URL path contains a NUL character",
             # a token only this server can sign
             r"^This is not a preview token from this server\.$",
         ]

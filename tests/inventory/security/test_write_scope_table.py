@@ -589,7 +589,7 @@ READ_PAGES = {
     "rack-bringup", "topology-export", "metrics", "telemetry-pipeline", "reconciliation", "sync-conflicts",
     "label-batch", "label-batch-status", "label-batch-download", "transceiver-detail", "device-page",
     "port-page", "cable-list", "transceiver-list", "retests-plan", "retests-csv", "retests-pdf", "forecast",
-    "forecast-spares-csv",
+    "forecast-spares-csv", "rack-list", "favicon", "docs", "docs-page",
 }  # fmt: skip
 
 WRITE_METHODS = ("post", "put", "patch", "delete")
