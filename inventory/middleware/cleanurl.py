@@ -14,7 +14,6 @@ from urllib.parse import unquote_to_bytes
 
 from django.http import HttpResponseBadRequest, JsonResponse
 
-
 NUL_BYTE = b"\x00"
 PATH_DETAIL = "The URL path contains a NUL character; no page has such a name."
 QUERY_DETAIL = "The URL query contains a NUL character; no parameter takes one."
