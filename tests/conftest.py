@@ -3,9 +3,11 @@ browser must not pass silently."""
 
 import contextlib
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings as hypothesis_settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 from rest_framework.test import APIClient
 
 from tests import factories as f
@@ -20,7 +22,16 @@ def _in_ci() -> bool:
 # ``HYPOTHESIS_PROFILE=ci``), and no example database to carry state between runs. Locally the
 # ``dev`` profile draws new examples each run (and replays the failures it found) to dig deeper.
 hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-hypothesis_settings.register_profile("dev", print_blob=True)
+# Explicitly random and with a database: hypothesis's own default turns derandomized with no
+# database wherever a CI variable is set, and ``dev`` would inherit that.
+hypothesis_settings.register_profile(
+    "dev",
+    derandomize=False,
+    database=DirectoryBasedExampleDatabase(
+        str(Path(__file__).resolve().parents[1] / ".hypothesis" / "examples")
+    ),
+    print_blob=True,
+)
 HYPOTHESIS_PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if _in_ci() else "dev")
 hypothesis_settings.load_profile(HYPOTHESIS_PROFILE)
 
