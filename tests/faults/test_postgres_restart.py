@@ -155,6 +155,10 @@ def test_restarts_under_load_leave_every_batch_whole_or_absent(private_site):
             answers[n], headers = post(site, n)
             if answers[n] == 503:
                 waits.append(headers.get("Retry-After"))
+            if answers[n] in (0, 503):
+                # A collector backs off while the service is down (Retry-After, capped here) rather
+                # than spending every batch it holds on the outage; what failed is retried below.
+                time.sleep(min(float(headers.get("Retry-After") or 1), 1.0))
             if answers[n] == 200:
                 stored.release()
 
@@ -172,7 +176,11 @@ def test_restarts_under_load_leave_every_batch_whole_or_absent(private_site):
         t.start()
     for _ in range(2):  # two restarts, each after 15 more batches were stored
         for _ in range(15):
-            assert stored.acquire(timeout=60)
+            # A web worker's kept connection may take up to its age limit (DATABASE_CONN_MAX_AGE,
+            # 60 s) to be replaced after a restart; the batches are retried until then.
+            assert stored.acquire(timeout=150), (
+                f"no batch stored for 150 s; answers so far: {Counter(answers.values())}"
+            )
         site.pg.restart()
     for t in threads:
         t.join(timeout=120)
