@@ -152,6 +152,9 @@ class Decision:
     fails: list[FailFact]
     blocking: list[AlertFact]
     offers_production: bool
+    #: Every open alert that names the cable (as suspect, on its path or on a link through it),
+    #: blocking or not: the desk list's "alert" flag reads this, not a query of its own.
+    alerts: list[AlertFact] = field(default_factory=list)
 
     @property
     def words(self) -> str:
@@ -216,7 +219,7 @@ def cable_decide(ev: CableEvidence) -> Decision:
     fails = list(ev.fails)
 
     def decision(state, tone, head, step, offers=False):
-        return Decision(state, tone, head, reasons, step, fails, blocking, offers)
+        return Decision(state, tone, head, reasons, step, fails, blocking, offers, list(ev.alerts))
 
     if blocking:
         a = _worst(blocking)

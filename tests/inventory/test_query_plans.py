@@ -58,8 +58,12 @@ BIG = {
     "inventory_link",
     "inventory_retestreminder",
 }
-# session, user, permissions, the site ids (with ?site=), bounded count, page, ends, alerts, sites, vendors
-LIST_PAGE_QUERIES = 10
+# session, user, permissions, the site or rack ids (with ?site=, ?rack=), bounded count, page, ends, sites, vendors;
+# then the rows' decision (selectors.decision.cable_decisions, the "Next step" column and the alert
+# flag): links through them, their latest tests, the links, the links' segments, the segments'
+# cables, ends and whole-link tests (and latest tests of segments not on the page), the page's
+# ends for the gate, open alerts, open faults. A fixed number, whatever the page size.
+LIST_PAGE_QUERIES = 20
 
 
 @pytest.fixture

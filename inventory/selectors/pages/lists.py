@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Prefetch, Q
 
-from inventory.models import Alert, Cable, CableEnd
+from inventory.models import Alert, CableEnd
 from inventory.selectors.decision import cable_decisions
 from inventory.selectors.pages.ends import end_lines
 
@@ -37,7 +37,8 @@ def _ordering(sort: str, allowed: dict[str, str], default: str, lead: str = "") 
 def cable_list_queryset(qs, *, sort: str = "label", prefetch_ends: bool = True, within_site: bool = False):
     """The desk cable list: the FilterSet's queryset, sorted, with what each row shows.
 
-    ``prefetch_ends=False`` leaves the ends and the open-alert flag to :func:`attach_end_cells`
+    ``prefetch_ends=False`` leaves the ends to :func:`attach_end_cells` and the alert flag to
+    :func:`attach_decisions`
     (the HTML page reads them for its page of rows only, in two flat queries).
     ``within_site`` (the rows are one site's: ``CableFilter.within_site``) sorts by the site
     first, the same rows in the same order: then only a ``cable_site_*`` index gives the order,
@@ -58,30 +59,24 @@ def _open_alert():
 
 
 def attach_end_cells(cables) -> None:
-    """Set ``end_cells`` on each cable: ``(A lines, B lines)``, ``rack U<u> device port`` each,
-    and ``has_alert`` (an open alert names it).
+    """Set ``end_cells`` on each cable: ``(A lines, B lines)``, ``rack U<u> device port`` each.
 
     One query for the whole page instead of five model instances per end and a template loop
     over every end for each side.
     """
-    by_id = {c.pk: c for c in cables}
-    # The open-alert flag for this page's rows only: as an annotation on the list it was
-    # evaluated for every matching cable before a sort by anything but label (300 ms).
-    alerted = set(
-        Cable.objects.filter(pk__any=list(by_id)).filter(Exists(_open_alert())).values_list("pk", flat=True)
-    )
-    cells = end_lines(list(by_id), active_only=False, keep_unterminated=True)
+    cells = end_lines([c.pk for c in cables], active_only=False, keep_unterminated=True)
     for c in cables:
         c.end_cells = cells[c.pk]
-        c.has_alert = c.pk in alerted
 
 
 def attach_decisions(cables) -> None:
     """Set ``decision`` on each cable of a page: the one decision (``selectors.decision``) its
-    page and the API show, read for the page's rows in a fixed number of queries."""
+    page and the API show, read for the page's rows in a fixed number of queries; ``has_alert``
+    (the row's "alert" flag) is the decision's open alerts, not a second look at the alerts."""
     decisions = cable_decisions(cables=list(cables))
     for c in cables:
         c.decision = decisions[c.pk]
+        c.has_alert = bool(c.decision.alerts)
 
 
 def transceiver_list_queryset(qs, *, sort: str = "serial"):
