@@ -84,6 +84,19 @@ def user_with_role(db):
 
 
 @pytest.fixture
+def media(settings, tmp_path):
+    """Uploads (OTDR files, traces) into the test's own directory: ``usefixtures("media")``."""
+    settings.MEDIA_ROOT = tmp_path / "uploads"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def tech_api(api_as):
+    """An API client logged in as a technician."""
+    return api_as("technician")
+
+
+@pytest.fixture
 def api_as(user_with_role):
     """An API client logged in (session) with the given role."""
 

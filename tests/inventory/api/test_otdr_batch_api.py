@@ -17,14 +17,8 @@ from inventory.models import CableTest, OtdrTrace
 from tests import factories as f
 from tests.sor_builder import build_v1
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 EVENTS = [(0.0, 0.0, -60.0, "1F9999LS"), (3.0, 0.0, -20.0, "1E9999LS")]
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
-    return settings.MEDIA_ROOT
 
 
 @pytest.fixture

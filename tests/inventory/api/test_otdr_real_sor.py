@@ -36,7 +36,7 @@ from inventory.models import CableTest, OtdrTrace
 from tests import factories as f
 from tests.paths import TEST_DATA
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 REAL = TEST_DATA / "real" / "sor"
 C = 299_792_458.0
@@ -449,17 +449,6 @@ def test_the_launch_lead_file_reads_as_otdrparser_published_it():
 
 
 # --- upload through the API: every stored value against the reading -----------------------------
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
-    return settings.MEDIA_ROOT
-
-
-@pytest.fixture
-def tech_api(api_as):
-    return api_as("technician")
 
 
 @pytest.fixture

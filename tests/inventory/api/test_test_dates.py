@@ -22,13 +22,8 @@ from inventory.services.retests import reminders
 from tests import factories as f
 from tests.inventory.testing_scenes import dac_link
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 READINGS = [{"fibre": i, "wavelength_nm": 1310, "loss_db": 0.4} for i in range(1, 9)]
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
 
 
 @pytest.fixture
@@ -42,11 +37,6 @@ def cables():
         cable.status = CableStatus.INSTALLED
         cable.save()
     return one, two
-
-
-@pytest.fixture
-def tech_api(api_as):
-    return api_as("technician")
 
 
 @pytest.mark.parametrize("when", ["9999-12-31", "9999-12-31T23:59:59Z", "0001-01-01", "1999-12-31T10:00:00Z"])

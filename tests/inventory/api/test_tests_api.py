@@ -15,19 +15,8 @@ from tests import factories as f
 from tests.paths import TEST_DATA
 from tests.sor_builder import build_v1
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 SOR = TEST_DATA / "sor"
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
-    return settings.MEDIA_ROOT
-
-
-@pytest.fixture
-def tech_api(api_as):
-    return api_as("technician")
 
 
 @pytest.fixture

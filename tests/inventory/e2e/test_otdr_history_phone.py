@@ -9,12 +9,7 @@ from tests.inventory.e2e.test_phone_flow import login, no_horizontal_scroll
 from tests.inventory.phone_checks import MIN_TEXT_PX, assert_phone_friendly
 from tests.inventory.views.test_cable_traces import shoot
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("media")]
 
 
 def test_the_trace_history_is_readable_at_phone_width(live_server, plant, phone, artifacts):

@@ -12,13 +12,8 @@ from tests.inventory.e2e.test_phone_flow import login, no_horizontal_scroll
 from tests.inventory.phone_checks import assert_phone_friendly, phone_context
 from tests.paths import TEST_DATA
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("media")]
 REAL = TEST_DATA / "real" / "sor"
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
 
 
 def test_real_traces_read_on_a_phone(live_server, plant, browser, artifacts):

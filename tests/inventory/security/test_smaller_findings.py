@@ -207,12 +207,6 @@ def test_ensure_user_makes_a_collector_account(db):
     assert not user.is_staff
 
 
-@pytest.fixture
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
-    return settings.MEDIA_ROOT
-
-
 def _kept(media) -> list:
     return sorted(p.name for p in (media / "imports").glob("*")) if (media / "imports").exists() else []
 

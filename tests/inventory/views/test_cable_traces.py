@@ -15,12 +15,7 @@ from inventory.services import testing as svc
 from tests import factories as f
 from tests.sor_builder import build_v1
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 
 def shoot(cable, *, days_ago: int, connector_loss: float, name: str, wl: int = 1310):

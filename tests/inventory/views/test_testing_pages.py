@@ -14,14 +14,8 @@ from inventory.selectors.testing.traces import cable_traces_context
 from tests import factories as f
 from tests.paths import TEST_DATA
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 SOR = TEST_DATA / "sor"
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
-    return settings.MEDIA_ROOT
 
 
 @pytest.fixture

@@ -25,6 +25,9 @@ from tests.sor_builder import build_v1
 PREFIX = {Kind.OLTS: "olts", Kind.OTDR: "otdr", Kind.QUALIFICATION: "qualification"}
 
 
+pytestmark = pytest.mark.usefixtures("media")
+
+
 def expected() -> dict[int, dict]:
     """From the tests and the ends, in Python: per cable and kind the test with the greatest
     (tested_at, id), as ``selectors.testing.latest`` picks it."""
@@ -56,11 +59,6 @@ def kept() -> dict[int, dict]:
 
 def sor_upload(cable, when):
     return svc.cable_test_upload_otdr(cable=cable, files=[svc.SorUpload("t.sor", build_v1())], now=when)
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
 
 
 @pytest.mark.django_db

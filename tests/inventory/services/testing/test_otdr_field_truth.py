@@ -29,7 +29,7 @@ from tests import factories as f
 from tests.inventory.testing_scenes import NOW, olts
 from tests.sor_builder import build_v1
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 LAUNCH = (0.0, 0.0, -60.0, "1F9999LS")
 
@@ -46,12 +46,6 @@ def upload(cable, name, data, *, fibre=1, days=0):
     return svc.cable_test_upload_otdr(
         cable=cable, files=[svc.SorUpload(name, data, fibre=fibre)], now=NOW + timedelta(days=days)
     )
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
-    return settings.MEDIA_ROOT
 
 
 @pytest.fixture

@@ -30,17 +30,6 @@ GOOD = SEEDS[0]
 
 
 @pytest.fixture
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
-    return settings.MEDIA_ROOT
-
-
-@pytest.fixture
-def tech_api(api_as):
-    return api_as("technician")
-
-
-@pytest.fixture
 def cable():
     _, gpu = f.twin_port_device("gpu-1", role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}")
     _, leaf = f.twin_port_device("leaf-1", u=20)

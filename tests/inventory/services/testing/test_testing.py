@@ -16,7 +16,7 @@ from tests.inventory.testing_scenes import NOW, dac_link, olts, os2_jumper
 from tests.paths import TEST_DATA
 from tests.sor_builder import build_v1
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
 
 
 @pytest.fixture
@@ -25,12 +25,6 @@ def jumper():
 
 
 SOR = TEST_DATA / "sor"
-
-
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "uploads"
-    return settings.MEDIA_ROOT
 
 
 def stored_files(root: Path) -> list[Path]:
