@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inventory.api.permissions import IngestPermission
-from inventory.api.telemetry import _default_ts, _NoFormatNegotiation, _param, read_body
+from inventory.api.telemetry import _default_ts, _NoFormatNegotiation, _param, read_body, ts_parameter
 from inventory.conf import app_settings
 from inventory.core.collectives import formats
 from inventory.services.collectives import (
@@ -226,15 +226,8 @@ class CollectivesIngestView(APIView):
                 required=True,
                 description="The job's id as registered (cabletrack's JSON may name it in the body instead)",
             ),
-            OpenApiParameter(
-                "ts",
-                {
-                    "anyOf": [
-                        {"type": "string", "format": "date-time"},
-                        {"type": "string", "pattern": r"^\d{1,10}(\.\d+)?$"},
-                    ]
-                },
-                description="nccl-tests: when the run ended; inspector-prom: the file's time (RFC 3339 or epoch s)",
+            ts_parameter(
+                "nccl-tests: when the run ended; inspector-prom: the file's time (RFC 3339 or epoch s)"
             ),
             OpenApiParameter(
                 "test", OpenApiTypes.STR, description="nccl-tests: the binary, when the output lacks it"

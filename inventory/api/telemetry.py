@@ -49,6 +49,20 @@ TEXT_TYPES = {"text/plain"}
 XML_TYPES = {"application/xml", "text/xml"}  # native XML outputs (Junos RPC replies), with ?format=
 
 
+def ts_parameter(description: str) -> OpenApiParameter:
+    """The ``?ts=`` query parameter of the ingest endpoints: RFC 3339 or epoch seconds."""
+    return OpenApiParameter(
+        "ts",
+        {
+            "anyOf": [
+                {"type": "string", "format": "date-time"},
+                {"type": "string", "pattern": r"^\d{1,10}(\.\d+)?$"},
+            ]
+        },
+        description=description,
+    )
+
+
 class _NoFormatNegotiation(DefaultContentNegotiation):
     """``?format=`` names the input adapter here, not an output renderer: always answer JSON."""
 
@@ -226,16 +240,7 @@ class TelemetryIngestView(APIView):
             OpenApiParameter("format", OpenApiTypes.STR, enum=["samples", "ndjson", *adapters.FORMATS]),
             OpenApiParameter("device", OpenApiTypes.STR, description="Device name for native outputs"),
             OpenApiParameter("port", OpenApiTypes.STR, description="Port name for native outputs"),
-            OpenApiParameter(
-                "ts",
-                {
-                    "anyOf": [
-                        {"type": "string", "format": "date-time"},
-                        {"type": "string", "pattern": r"^\d{1,10}(\.\d+)?$"},
-                    ]
-                },
-                description="Sample time for native outputs: RFC 3339 with a zone, or epoch seconds",
-            ),
+            ts_parameter("Sample time for native outputs: RFC 3339 with a zone, or epoch seconds"),
         ],
         request={
             "application/json": inline_serializer(
