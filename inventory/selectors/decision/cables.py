@@ -268,7 +268,7 @@ def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict
                 .select_related("a_port__device", "b_port__device")
                 .order_by("pk")
             )
-            verdicts = link_verdicts(links=links, now=now, known_latest=latest)
+            verdicts = link_verdicts(links=links, now=now)
         ends: dict[int, list[CableEnd]] = {}
         for e in CableEnd.objects.filter(cable_id__any=live_ids).only(
             "cable_id", "connector_type", "fibre_count", "polish"
