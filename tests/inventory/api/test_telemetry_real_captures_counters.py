@@ -78,6 +78,38 @@ def test_ethtool_fec_intel_ice_rs_port(ports, post):
     assert {"Active FEC encoding", "Supported/Configured FEC encodings"} <= set(out["ignored"]["fields"])
 
 
+MLX5_STORED = ("fec_corrected_cw", "fec_uncorrectable_cw", "fec_corrected_bits", "rx_bits")
+MLX5_STORED += ("pfc_pause_rx", "pfc_pause_tx", "pfc_pause_duration_us", "link_down_events")
+
+
+@pytest.mark.parametrize(
+    ("name", "tx_pause_ctrl_phy", "counters"),
+    [
+        ("ethtool_S_mlx5_connectx6dx_kernel5.15_nonzero.txt", 5_745_055, 101),
+        ("ethtool_S_mlx5_connectx6dx_kernel6.5_nonzero.txt", 44_414_017, 108),
+    ],
+)
+def test_ethtool_stats_mlx5_connectx6dx(ports, post, name, tx_pause_ctrl_phy, counters):
+    """``ethtool -S`` of a 100G ConnectX-6 Dx (mlx5) under an XDP load, posted to the bpf list
+    cut to the counters that were not zero: of the table's names only ``tx_pause_ctrl_phy`` is
+    there (no ``tx_prioN_pause`` line, so the port's total is the pauses sent); every other
+    counter is named in ``ignored``, none stored."""
+    out = post(name, "ethtool-stats", port="mlx5_0")
+    assert out["stored"] == 1
+    sample = TelemetrySample.objects.get(port=ports["mlx5_0"])
+    assert {f: getattr(sample, f) for f in MLX5_STORED} == {
+        **dict.fromkeys(MLX5_STORED),
+        "pfc_pause_tx": tx_pause_ctrl_phy,
+    }
+    ignored = out["ignored"]["fields"]
+    assert out["ignored"]["count"] == len(ignored) == counters - 1  # every counter but the one read
+    assert "tx_pause_ctrl_phy" not in ignored
+    # the drops, the global (non-PFC) pauses and the prio0 traffic are there and not misread
+    assert {"rx_discards_phy", "tx_global_pause", "tx_global_pause_duration", "rx_prio0_packets"} <= set(
+        ignored
+    )
+
+
 def test_mlxlink_json_connectx7_osfp_dr4(ports, post):
     out = post("mlxlink_400g_dr4_cx7_mft4.34.json", "mlxlink", port="mlx5_0")
     s = TelemetrySample.objects.get(port=ports["mlx5_0"])
