@@ -3,7 +3,7 @@ through POST /api/telemetry/: every stored value is the file's value."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.utils import timezone
@@ -28,7 +28,7 @@ PORTS = (
     "mlx5_0",
     "sw/1",
     "0/1",
-    *(f"Ethernet{i}" for i in (0, 8, 16, 24, 32, 40, 48)),
+    *(f"Ethernet{i}" for i in (0, 8, 16, 24, 32, 40, 48, 49, 50)),
 )
 
 
@@ -179,3 +179,21 @@ def test_xena_pp_rxfecstats(ports, post):
     hist = TelemetryHistogram.objects.select_related("layout").get(port=ports["0/1"])
     assert hist.counts == [11585906049992, 460533565, 106553, 86] + [0] * 12
     assert hist.layout.correction_limit == 15
+
+
+def test_gnmic_get_arista_eos_transceiver_channels(ports, post):
+    """gnmic Get of OpenConfig transceiver channels on an Arista EOS switch: EOS names each
+    interface's transceiver component "<interface> transceiver", read as that interface; one
+    channel per module, input power and bias as strings, ``output-power`` empty (no reading)."""
+    out = post("gnmic_get_arista_eos_transceiver_channels_Ethernet49-50.json", "gnmi")
+    assert out["stored"] == 2
+    for port, rx in (("Ethernet49", 1.15), ("Ethernet50", 1.11)):
+        lanes = TelemetryLaneSample.objects.get(port=ports[port])
+        assert lanes.ts == datetime(2021, 7, 14, 20, 4, 45, 257457, tzinfo=UTC)  # the notification's
+        assert lanes.rx_power_dbm == approx([rx])
+        assert lanes.bias_ma == approx([0.0])
+        assert lanes.tx_power_dbm is None
+    # the channel's own index leaf repeats the path key: named, not stored
+    assert out["ignored"]["fields"] == {
+        "components/component/transceiver/physical-channels/channel/state/index": 2
+    }

@@ -25,7 +25,8 @@ request, for outputs that do not name them) and returns a list of sample dicts. 
 ``gnmi``           gNMI JSON (``openconfig`` is the same adapter): proto-JSON notifications
                    (``notification[].update[]``) or gnmic output (``updates[].values``), with
                    OpenConfig leaves (interfaces, transceiver channels, LLDP) or SONiC
-                   ``COUNTERS/<port>`` hashes.
+                   ``COUNTERS/<port>`` hashes. Arista's component ``<if> transceiver`` is
+                   read as interface ``<if>``.
 ``prometheus``     Prometheus text exposition: node_exporter's ethtool collector
                    (``node_ethtool_<stat>{device="<interface>"}``, ``rx``/``tx`` written
                    ``received``/``transmitted`` as node_exporter does, or not) and

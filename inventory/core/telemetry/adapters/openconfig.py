@@ -76,13 +76,25 @@ def _scalar(v: Any) -> Any:
     return v
 
 
+# Arista EOS names the transceiver component of an interface "<interface> transceiver"
+# ("Ethernet49 transceiver": aristanetworks/openmgmt, gnmic examples); the sample is the interface's
+_EOS_TRANSCEIVER = re.compile(r"(\S+) transceiver", re.IGNORECASE)
+
+
+def _component_port(name: str) -> str:
+    m = _EOS_TRANSCEIVER.fullmatch(name)
+    return m.group(1) if m else name
+
+
 def _oc_leaf(elems: list[tuple[str, dict]]) -> tuple[str | None, str | None, int | None]:
     """(port, field, lane) for an OpenConfig/SONiC leaf path, or Nones."""
     names = [n for n, _ in elems]
     port = None
     for n, keys in elems:
-        if n in ("interface", "component") and "name" in keys:
+        if n == "interface" and "name" in keys:
             port = keys["name"]
+        elif n == "component" and "name" in keys:
+            port = _component_port(keys["name"])
     if len(names) >= 2 and names[0] == "COUNTERS":
         port = names[1]
     leaf = names[-1] if names else ""
