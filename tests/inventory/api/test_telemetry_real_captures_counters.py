@@ -197,3 +197,18 @@ def test_gnmic_get_arista_eos_transceiver_channels(ports, post):
     assert out["ignored"]["fields"] == {
         "components/component/transceiver/physical-channels/channel/state/index": 2
     }
+
+
+def test_goarista_gnmi_get_arista_eos_transceiver_channel(ports, post):
+    """goarista's ``gnmi get`` text (the path, a colon, the JSON value) of one transceiver channel
+    on an Arista EOS switch: input and output power and bias of Ethernet24, at the request's time
+    (the CLI prints no timestamp)."""
+    out = post("goarista_gnmi_get_arista_eos_transceiver_channel_Ethernet24.txt", "gnmi")
+    assert out["stored"] == 1
+    lanes = TelemetryLaneSample.objects.get(port=ports["Ethernet24"])
+    assert lanes.rx_power_dbm == approx([-0.26])
+    assert lanes.tx_power_dbm == approx([0.32])
+    assert lanes.bias_ma == approx([7.49])
+    assert out["ignored"]["fields"] == {
+        "components/component/transceiver/physical-channels/channel/state/index": 1
+    }

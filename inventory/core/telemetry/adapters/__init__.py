@@ -23,7 +23,8 @@ request, for outputs that do not name them) and returns a list of sample dicts. 
                    ``COUNTERS_PORT_NAME_MAP`` lookup naming the port).
 ``sonic-cli``      ``show interfaces counters fec-stats`` and ``... fec-histogram IF`` tables.
 ``gnmi``           gNMI JSON (``openconfig`` is the same adapter): proto-JSON notifications
-                   (``notification[].update[]``) or gnmic output (``updates[].values``), with
+                   (``notification[].update[]``), gnmic output (``updates[].values``) or
+                   goarista's ``gnmi get`` text (``<path>:`` then the value), with
                    OpenConfig leaves (interfaces, transceiver channels, LLDP) or SONiC
                    ``COUNTERS/<port>`` hashes. Arista's component ``<if> transceiver`` is
                    read as interface ``<if>``.

@@ -327,3 +327,21 @@ node_ethtool_received_priority_3_xon_nic{device="ice0"} 10
         "node_ethtool_received_pcs_symbol_err_phy": 1,
         "node_ethtool_received_priority_3_xon_nic": 1,
     }
+
+
+def test_goarista_gnmi_get_text_scalar_and_json_values():
+    """goarista's ``gnmi get`` prints a scalar after the path's colon and JSON on the lines below."""
+    body = b"""/interfaces/interface[name=Ethernet1]/state/admin-status: UP
+/interfaces/interface[name=Ethernet1]/ethernet/state/counters/in-mac-pause-frames: 7
+/components/component[name=Ethernet1 transceiver]/transceiver/physical-channels/channel[index=1]/state:
+{
+  "openconfig-platform-transceiver:input-power": {"instant": "-3.5"}
+}
+"""
+    ctx = adapters.Context(device="leaf-1", port=None, ts=NOW)
+    (s,) = adapters.parse("gnmi", body, ctx)
+    assert (s["port"], s["ts"], s["pfc_pause_rx"]) == ("Ethernet1", NOW, 7)
+    assert s["rx_power_dbm"] == [None, -3.5]  # channel 1; channel 0 not in the output
+    assert dict(ctx.report.ignored) == {"interfaces/interface/state/admin-status": 1}
+    with pytest.raises(adapters.AdapterError, match="before any path"):
+        adapters.parse("gnmi", b"/usr/bin/gnmi exited with status 1\n", ctx)
