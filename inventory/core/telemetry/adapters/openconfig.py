@@ -168,6 +168,8 @@ def _goarista_leaves(text: str, ts: datetime) -> list[tuple[datetime, list, Any]
         try:
             value = body_json(text_value.encode())
         except AdapterError:
+            if len(lines) > 1 or text_value[:1] in ("{", "["):  # JSON cut or damaged: not a scalar
+                raise AdapterError(f"gnmi get output: the value of {path} is not valid JSON.") from None
             value = text_value  # a scalar printed as it is (UP, a name)
         flat: list = []
         _flatten(_path_elems(path), value, flat)

@@ -345,3 +345,6 @@ def test_goarista_gnmi_get_text_scalar_and_json_values():
     assert dict(ctx.report.ignored) == {"interfaces/interface/state/admin-status": 1}
     with pytest.raises(adapters.AdapterError, match="before any path"):
         adapters.parse("gnmi", b"/usr/bin/gnmi exited with status 1\n", ctx)
+    cut = body.rsplit(b"}", 2)[0]  # the JSON value cut short: refused, not read as a string
+    with pytest.raises(adapters.AdapterError, match="not valid JSON"):
+        adapters.parse("gnmi", cut, ctx)
