@@ -12,8 +12,11 @@ The mapping from a site's metric and label names is configuration
 * ``device_labels``: labels that name the host (first present wins); ``device_regex`` keeps
   the first group of it (``leaf-01:9100`` -> ``leaf-01``);
 * ``port_labels``: labels that name the interface;
-* ``ethtool_prefix``: series named ``<prefix><stat>`` are read as mlx5 ``ethtool -S`` stats
+* ``ethtool_prefix``: series named ``<prefix><stat>`` are read as ``ethtool -S`` stats
   (node_exporter's ethtool collector: ``node_ethtool_``) and mapped like that adapter;
+  ``ethtool_stats`` names them in the driver's words and the query asks for both spellings,
+  the driver's and node_exporter's (``rx_corrected_bits_phy`` and
+  ``received_corrected_bits_phy``, ``nic_stats.node_exporter_stat``);
 * ``series``: explicit ``metric name -> telemetry field`` for everything else (SONiC or
   mlxlink exporters), e.g. ``{"sonic_port_fec_correctable_frames": "fec_corrected_codewords"}``;
 * ``lane_label``: for per-lane gauges (receive/transmit power, bias), the label holding the
@@ -35,6 +38,7 @@ from datetime import UTC, datetime, timedelta
 import requests
 
 from inventory.core.telemetry.adapters.ethtool import map_ethtool_stats
+from inventory.core.telemetry.adapters.nic_stats import node_exporter_stat, stat_from_node_exporter
 from inventory.core.telemetry.decode import Sample
 
 DEFAULT_MAPPING = {
@@ -121,9 +125,9 @@ def mapping_effective(mapping: dict | None) -> dict:
 
 
 def _selector(mapping: dict) -> str:
-    names = [mapping["ethtool_prefix"] + s for s in mapping.get("ethtool_stats", [])] + list(
-        mapping.get("series", {})
-    )
+    stats = mapping.get("ethtool_stats", [])
+    spellings = dict.fromkeys(s for stat in stats for s in (stat, node_exporter_stat(stat)))
+    names = [mapping["ethtool_prefix"] + s for s in spellings] + list(mapping.get("series", {}))
     match = f",{mapping['match']}" if mapping.get("match") else ""
     return '{__name__=~"' + "|".join(re.escape(n) for n in names) + '"' + match + "}"
 
@@ -164,7 +168,7 @@ def samples_from_matrix(result: list[dict], mapping: dict) -> Pulled:
             elif name in direct:
                 g["direct"][direct[name]] = value
             elif prefix and name.startswith(prefix):
-                g["ethtool"][name[len(prefix) :]] = int(value)
+                g["ethtool"][stat_from_node_exporter(name[len(prefix) :])] = int(value)
     for (device, port, ts), g in sorted(groups.items()):
         sample = {"device": device, "port": port, "ts": datetime.fromtimestamp(ts, UTC).isoformat()}
         sample.update(map_ethtool_stats(g["ethtool"]))

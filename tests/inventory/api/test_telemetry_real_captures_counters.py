@@ -3,7 +3,7 @@ through POST /api/telemetry/: every stored value is the file's value."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.utils import timezone
@@ -28,7 +28,7 @@ PORTS = (
     "mlx5_0",
     "sw/1",
     "0/1",
-    *(f"Ethernet{i}" for i in (0, 8, 16, 24, 32, 40, 48)),
+    *(f"Ethernet{i}" for i in (0, 8, 16, 24, 32, 40, 48, 49, 50)),
 )
 
 
@@ -76,6 +76,38 @@ def test_ethtool_fec_intel_ice_rs_port(ports, post):
     s = TelemetrySample.objects.get(port=ports["ens21f0np0"])
     assert (s.fec_corrected_cw, s.fec_uncorrectable_cw) == (0, 0)
     assert {"Active FEC encoding", "Supported/Configured FEC encodings"} <= set(out["ignored"]["fields"])
+
+
+MLX5_STORED = ("fec_corrected_cw", "fec_uncorrectable_cw", "fec_corrected_bits", "rx_bits")
+MLX5_STORED += ("pfc_pause_rx", "pfc_pause_tx", "pfc_pause_duration_us", "link_down_events")
+
+
+@pytest.mark.parametrize(
+    ("name", "tx_pause_ctrl_phy", "counters"),
+    [
+        ("ethtool_S_mlx5_connectx6dx_kernel5.15_nonzero.txt", 5_745_055, 101),
+        ("ethtool_S_mlx5_connectx6dx_kernel6.5_nonzero.txt", 44_414_017, 108),
+    ],
+)
+def test_ethtool_stats_mlx5_connectx6dx(ports, post, name, tx_pause_ctrl_phy, counters):
+    """``ethtool -S`` of a 100G ConnectX-6 Dx (mlx5) under an XDP load, posted to the bpf list
+    cut to the counters that were not zero: of the table's names only ``tx_pause_ctrl_phy`` is
+    there (no ``tx_prioN_pause`` line, so the port's total is the pauses sent); every other
+    counter is named in ``ignored``, none stored."""
+    out = post(name, "ethtool-stats", port="mlx5_0")
+    assert out["stored"] == 1
+    sample = TelemetrySample.objects.get(port=ports["mlx5_0"])
+    assert {f: getattr(sample, f) for f in MLX5_STORED} == {
+        **dict.fromkeys(MLX5_STORED),
+        "pfc_pause_tx": tx_pause_ctrl_phy,
+    }
+    ignored = out["ignored"]["fields"]
+    assert out["ignored"]["count"] == len(ignored) == counters - 1  # every counter but the one read
+    assert "tx_pause_ctrl_phy" not in ignored
+    # the drops, the global (non-PFC) pauses and the prio0 traffic are there and not misread
+    assert {"rx_discards_phy", "tx_global_pause", "tx_global_pause_duration", "rx_prio0_packets"} <= set(
+        ignored
+    )
 
 
 def test_mlxlink_json_connectx7_osfp_dr4(ports, post):
@@ -147,3 +179,36 @@ def test_xena_pp_rxfecstats(ports, post):
     hist = TelemetryHistogram.objects.select_related("layout").get(port=ports["0/1"])
     assert hist.counts == [11585906049992, 460533565, 106553, 86] + [0] * 12
     assert hist.layout.correction_limit == 15
+
+
+def test_gnmic_get_arista_eos_transceiver_channels(ports, post):
+    """gnmic Get of OpenConfig transceiver channels on an Arista EOS switch: EOS names each
+    interface's transceiver component "<interface> transceiver", read as that interface; one
+    channel per module, input power and bias as strings, ``output-power`` empty (no reading)."""
+    out = post("gnmic_get_arista_eos_transceiver_channels_Ethernet49-50.json", "gnmi")
+    assert out["stored"] == 2
+    for port, rx in (("Ethernet49", 1.15), ("Ethernet50", 1.11)):
+        lanes = TelemetryLaneSample.objects.get(port=ports[port])
+        assert lanes.ts == datetime(2021, 7, 14, 20, 4, 45, 257457, tzinfo=UTC)  # the notification's
+        assert lanes.rx_power_dbm == approx([rx])
+        assert lanes.bias_ma == approx([0.0])
+        assert lanes.tx_power_dbm is None
+    # the channel's own index leaf repeats the path key: named, not stored
+    assert out["ignored"]["fields"] == {
+        "components/component/transceiver/physical-channels/channel/state/index": 2
+    }
+
+
+def test_goarista_gnmi_get_arista_eos_transceiver_channel(ports, post):
+    """goarista's ``gnmi get`` text (the path, a colon, the JSON value) of one transceiver channel
+    on an Arista EOS switch: input and output power and bias of Ethernet24, at the request's time
+    (the CLI prints no timestamp)."""
+    out = post("goarista_gnmi_get_arista_eos_transceiver_channel_Ethernet24.txt", "gnmi")
+    assert out["stored"] == 1
+    lanes = TelemetryLaneSample.objects.get(port=ports["Ethernet24"])
+    assert lanes.rx_power_dbm == approx([-0.26])
+    assert lanes.tx_power_dbm == approx([0.32])
+    assert lanes.bias_ma == approx([7.49])
+    assert out["ignored"]["fields"] == {
+        "components/component/transceiver/physical-channels/channel/state/index": 1
+    }

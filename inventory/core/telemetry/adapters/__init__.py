@@ -8,8 +8,9 @@ request, for outputs that do not name them) and returns a list of sample dicts. 
 =================  ==========================================================================
 ``ethtool-fec``    ``ethtool [--json] -I --show-fec IF``: corrected/uncorrectable blocks,
                    corrected bits, histogram bins (``bin_low..bin_high``). JSON or text.
-``ethtool-stats``  ``ethtool -S IF`` (mlx5 names: ``rx_corrected_bits_phy``,
-                   ``link_down_events_phy``, ``rx_prioN_pause[_duration]``, ...). Needs port.
+``ethtool-stats``  ``ethtool -S IF``: mlx5, bnxt_en, ice and i40e names, one table in
+                   ``nic_stats`` (``rx_corrected_bits_phy``, ``link_down_events``,
+                   ``rx_priority_N_xoff.nic``, ...). Needs port.
 ``ethtool-module`` ``ethtool -m IF``: DOM per lane, temperature, voltage, EEPROM identity,
                    the module's own warning/alarm thresholds. Needs port.
 ``mlxlink``        ``mlxlink ... [--json]``: module info (DOM, identity), physical counters and
@@ -22,11 +23,14 @@ request, for outputs that do not name them) and returns a list of sample dicts. 
                    ``COUNTERS_PORT_NAME_MAP`` lookup naming the port).
 ``sonic-cli``      ``show interfaces counters fec-stats`` and ``... fec-histogram IF`` tables.
 ``gnmi``           gNMI JSON (``openconfig`` is the same adapter): proto-JSON notifications
-                   (``notification[].update[]``) or gnmic output (``updates[].values``), with
+                   (``notification[].update[]``), gnmic output (``updates[].values``) or
+                   goarista's ``gnmi get`` text (``<path>:`` then the value), with
                    OpenConfig leaves (interfaces, transceiver channels, LLDP) or SONiC
-                   ``COUNTERS/<port>`` hashes.
+                   ``COUNTERS/<port>`` hashes. Arista's component ``<if> transceiver`` is
+                   read as interface ``<if>``.
 ``prometheus``     Prometheus text exposition: node_exporter's ethtool collector
-                   (``node_ethtool_<stat>{device="<interface>"}``, mlx5 stat names) and
+                   (``node_ethtool_<stat>{device="<interface>"}``, ``rx``/``tx`` written
+                   ``received``/``transmitted`` as node_exporter does, or not) and
                    ``cabletrack_<field>{device=..., port=...}``.
 ``xena``           Xena ``PP_RXFECSTATS`` (codeword histogram, uncorrectable, total).
 =================  ==========================================================================

@@ -1,4 +1,5 @@
-"""gNMI / OpenConfig JSON (proto-JSON notifications or gnmic output), OpenConfig leaves and SONiC hashes."""
+"""gNMI / OpenConfig: proto-JSON notifications, gnmic output or goarista's ``gnmi get`` text; OpenConfig
+leaves and SONiC hashes."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from inventory.core.telemetry.adapters.common import (
     as_float,
     as_int,
     body_json,
+    body_text,
     clean,
     lane_list,
     need_device,
@@ -76,13 +78,25 @@ def _scalar(v: Any) -> Any:
     return v
 
 
+# Arista EOS names the transceiver component of an interface "<interface> transceiver"
+# ("Ethernet49 transceiver": aristanetworks/openmgmt, gnmic examples); the sample is the interface's
+_EOS_TRANSCEIVER = re.compile(r"(\S+) transceiver", re.IGNORECASE)
+
+
+def _component_port(name: str) -> str:
+    m = _EOS_TRANSCEIVER.fullmatch(name)
+    return m.group(1) if m else name
+
+
 def _oc_leaf(elems: list[tuple[str, dict]]) -> tuple[str | None, str | None, int | None]:
     """(port, field, lane) for an OpenConfig/SONiC leaf path, or Nones."""
     names = [n for n, _ in elems]
     port = None
     for n, keys in elems:
-        if n in ("interface", "component") and "name" in keys:
+        if n == "interface" and "name" in keys:
             port = keys["name"]
+        elif n == "component" and "name" in keys:
+            port = _component_port(keys["name"])
     if len(names) >= 2 and names[0] == "COUNTERS":
         port = names[1]
     leaf = names[-1] if names else ""
@@ -133,8 +147,46 @@ def _oc_leaf(elems: list[tuple[str, dict]]) -> tuple[str | None, str | None, int
     return port, None, None
 
 
+# goarista's ``gnmi get`` prints each update as its path and a colon, then the value: JSON on the
+# lines below, or a scalar after the colon (``/interfaces/interface[name=Ethernet24]/state/admin-status: UP``)
+_GOARISTA_PATH = re.compile(r"(/(?:[^\s\[\]]|\[[^\]\n]*\])+?):(?:[ \t]+(.*))?")
+
+
+def _goarista_leaves(text: str, ts: datetime) -> list[tuple[datetime, list, Any]]:
+    updates: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        m = _GOARISTA_PATH.fullmatch(line.rstrip())
+        if m:
+            updates.append((m.group(1), [m.group(2)] if m.group(2) is not None else []))
+        elif updates:
+            updates[-1][1].append(line)
+        elif line.strip():
+            raise AdapterError(f"gnmi get output: a value before any path: {line[:80]!r}")
+    leaves: list[tuple[datetime, list, Any]] = []
+    for path, lines in updates:
+        text_value = "\n".join(lines).strip()
+        try:
+            value = body_json(text_value.encode())
+        except AdapterError:
+            if len(lines) > 1 or text_value[:1] in ("{", "["):  # JSON cut or damaged: not a scalar
+                raise AdapterError(f"gnmi get output: the value of {path} is not valid JSON.") from None
+            value = text_value  # a scalar printed as it is (UP, a name)
+        flat: list = []
+        _flatten(_path_elems(path), value, flat)
+        leaves.extend((ts, e, v) for e, v in flat)
+    return leaves
+
+
 def parse_gnmi(body: bytes, ctx: Context) -> list[dict]:
     device = need_device(ctx, "gnmi")
+    if body.lstrip()[:1] == b"/":
+        leaves = _goarista_leaves(body_text(body), ctx.ts)
+    else:
+        leaves = _json_leaves(body, ctx.ts)
+    return _samples(leaves, device, ctx)
+
+
+def _json_leaves(body: bytes, default_ts: datetime) -> list[tuple[datetime, list, Any]]:
     data = body_json(body)
     messages = data if isinstance(data, list) else [data]
     leaves: list[tuple[datetime, list, Any]] = []
@@ -149,7 +201,7 @@ def parse_gnmi(body: bytes, ctx: Context) -> list[dict]:
         if isinstance(notes, dict):
             notes = [notes]
         for note in notes or []:
-            ts = ctx.ts
+            ts = default_ts
             raw_ts = note.get("timestamp")
             if isinstance(raw_ts, (int, str)) and str(raw_ts).isdigit() and int(raw_ts) > 0:
                 ts = datetime.fromtimestamp(int(raw_ts) / 1e9, UTC)
@@ -165,6 +217,10 @@ def parse_gnmi(body: bytes, ctx: Context) -> list[dict]:
                     # gnmic repeats the path without its keys as the value's key: keep the keyed one
                     _flatten(base or _path_elems(k), v, flat)
                     leaves.extend((ts, e, v) for e, v in flat)
+    return leaves
+
+
+def _samples(leaves: list[tuple[datetime, list, Any]], device: str, ctx: Context) -> list[dict]:
     if not leaves:
         raise AdapterError("No gNMI updates found.")
     samples: dict[tuple[str, datetime], dict[str, Any]] = {}

@@ -1,4 +1,8 @@
-"""Prometheus text exposition: node_exporter's ethtool collector and ``cabletrack_<field>`` series."""
+"""Prometheus text exposition: node_exporter's ethtool collector and ``cabletrack_<field>`` series.
+
+node_exporter names a driver's stat ``node_ethtool_<stat>`` with ``rx``/``tx`` spelled
+``received``/``transmitted`` (``nic_stats``); a series in the driver's own words (another
+exporter, a textfile) is read the same way."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from inventory.core.telemetry.adapters.common import AdapterError, Context, as_float, body_text, clean
-from inventory.core.telemetry.adapters.nic_stats import map_ethtool_counters
+from inventory.core.telemetry.adapters.nic_stats import map_ethtool_counters, stat_from_node_exporter
 from inventory.core.telemetry.decode import COUNTER_FIELDS, GAUGE_FIELDS
 
 _PROM_LINE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+(-?\d+))?\s*$")
@@ -34,6 +38,7 @@ def parse_prometheus(body: bytes, ctx: Context) -> list[dict]:
     refused before the rest is read. A series' own timestamp (ms) passes as epoch seconds, so an
     absurd one is refused for its item by the sample checks, not for the body."""
     groups: dict[tuple[str, str, datetime | float], dict[str, Any]] = {}
+    g_names: dict[str, str] = {}  # a stat in the table's words -> the series name it came as
     cap = ctx.max_items
     for found in _LINES.finditer(body_text(body)):
         line = found.group().strip()
@@ -51,7 +56,9 @@ def parse_prometheus(body: bytes, ctx: Context) -> list[dict]:
             continue  # NaN, +Inf
         ts = _series_time(ts_text) if ts_text else ctx.ts
         if name.startswith("node_ethtool_"):
-            stat = name[len("node_ethtool_") :]
+            # node_exporter writes rx_/tx_ as received_/transmitted_: the table's words back
+            stat = stat_from_node_exporter(name[len("node_ethtool_") :])
+            g_names[stat] = name
             port = labels.get("device") or labels.get("interface") or ctx.port
             device = next((labels[k] for k in _HOST_LABELS if k in labels), None) or ctx.device
             kind = "ethtool"
@@ -83,7 +90,7 @@ def parse_prometheus(body: bytes, ctx: Context) -> list[dict]:
         s: dict[str, Any] = {"device": device, "port": port, "ts": ts}
         counters = {k: int(v) for k, v in g["ethtool"].items() if float(v).is_integer()}
         fields, used = map_ethtool_counters(counters)
-        ctx.report.ignore(f"node_ethtool_{k}" for k in g["ethtool"] if k not in used)
+        ctx.report.ignore(g_names[k] for k in g["ethtool"] if k not in used)
         s.update(fields)
         for k, v in g["direct"].items():
             s[k] = v if k in ("pre_fec_ber", "post_fec_ber", "temperature_c", "voltage_v") else int(v)

@@ -52,7 +52,12 @@ SIGNATURES: dict[str, tuple[str, re.Pattern[bytes]]] = {
         "SONiC show interfaces counters fec-stats / fec-histogram table",
         re.compile(rb"FEC_CORR\s+FEC_UNCORR|Symbol Errors Per Codeword"),
     ),
-    "gnmi": ("gNMI JSON", re.compile(rb"\"notification\"\s*:|\"updates\"\s*:")),
+    "gnmi": (
+        "gNMI output (JSON, or goarista's gnmi get text)",
+        re.compile(
+            rb"(?m)\"notification\"\s*:|\"updates\"\s*:|^/[a-z][\w-]*(?:\[[^\]\n]*\])?/[^\n]*:[ \t]*$"
+        ),
+    ),
     "prometheus": ("Prometheus text exposition", re.compile(rb"(?m)^# TYPE |^node_ethtool_|^cabletrack_")),
     "xena": ("Xena PP_RXFECSTATS output", re.compile(rb"PP_RXFECSTATS")),
     "junos": (

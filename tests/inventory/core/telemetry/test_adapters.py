@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from inventory.core.telemetry import adapters
+from inventory.core.telemetry.adapters import nic_stats
 from inventory.core.telemetry.decode import decode_objects
 from tests.paths import TEST_DATA
 
@@ -250,12 +251,100 @@ def test_ethtool_stats_of_bnxt_en_and_ice_map_through_the_one_table():
     assert (s["rx_bits"], s["link_down_events"]) == (123456789, 3)
     assert (s["pfc_pause_rx"], s["pfc_pause_tx"], s["pfc_pause_duration_us"]) == (40, 2, 5000)
     assert dict(ctx.report.ignored) == {"rx_pcs_symbol_err": 1}  # PCS symbols are not FEC symbols
+    # ice_get_strings: "rx_priority_%u_xon.nic", "rx_priority_%u_xoff.nic", and the same for tx
     ice = b"""NIC statistics:
-     port.rx_priority_3_xoff_rx: 11
-     port.rx_priority_3_xon_rx: 10
-     port.tx_priority_3_xoff_tx: 4
+     tx_priority_3_xon.nic: 3
+     tx_priority_3_xoff.nic: 4
+     rx_priority_3_xon.nic: 10
+     rx_priority_3_xoff.nic: 11
+     rx_priority_4_xoff.nic: 1
 """
     ctx = adapters.Context(device="host-a", port="p1", ts=NOW)
     s = adapters.parse("ethtool-stats", ice, ctx)[0]
-    assert (s["pfc_pause_rx"], s["pfc_pause_tx"]) == (11, 4)
-    assert dict(ctx.report.ignored) == {"port.rx_priority_3_xon_rx": 1}
+    assert (s["pfc_pause_rx"], s["pfc_pause_tx"]) == (12, 4)
+    assert dict(ctx.report.ignored) == {"tx_priority_3_xon.nic": 1, "rx_priority_3_xon.nic": 1}
+    # i40e keeps its "port." prefix and no suffix (i40e_ethtool.c)
+    i40e = b"""NIC statistics:
+     port.tx_priority_3_xoff: 2
+     port.rx_priority_3_xon: 5
+     port.rx_priority_3_xoff: 6
+"""
+    ctx = adapters.Context(device="host-a", port="p1", ts=NOW)
+    s = adapters.parse("ethtool-stats", i40e, ctx)[0]
+    assert (s["pfc_pause_rx"], s["pfc_pause_tx"]) == (6, 2)
+    assert dict(ctx.report.ignored) == {"port.rx_priority_3_xon": 1}
+
+
+@pytest.mark.parametrize(
+    ("driver_stat", "series"),
+    [
+        # node_exporter's own expectations (collector/ethtool_linux_test.go @ a7dcc3a0)
+        ("port.rx_errors", "port_received_errors"),
+        ("Queue[0] AllocFails", "queue_0_allocfails"),
+        ("Tx LPI entry count", "transmitted_lpi_entry_count"),
+        ("[3]: tx_bytes", "3_transmitted_bytes"),
+        ("     err", "err"),
+        # and the names the table reads
+        ("rx_prio3_pause", "received_prio3_pause"),
+        ("rx_priority_3_xoff.nic", "received_priority_3_xoff_nic"),
+        ("pfc_pri3_rx_duration_us", "pfc_pri3_received_duration_us"),
+        ("link_down_events_phy", "link_down_events_phy"),
+    ],
+)
+def test_node_exporter_spells_a_driver_stat_as_its_collector_does(driver_stat, series):
+    assert nic_stats.node_exporter_stat(driver_stat) == series
+
+
+def test_prometheus_reads_node_exporter_names_of_mlx5_bnxt_and_ice_counters():
+    """node_exporter writes ``rx``/``tx`` as ``received``/``transmitted`` and a dot as ``_``
+    (buildEthtoolFQName): the one table reads them. Hand-written in that spelling, not proof."""
+    text = b"""node_ethtool_received_corrected_bits_phy{device="ens1f0np0"} 1234567
+node_ethtool_link_down_events_phy{device="ens1f0np0"} 2
+node_ethtool_received_prio3_pause{device="ens1f0np0"} 4242
+node_ethtool_transmitted_prio3_pause{device="ens1f0np0"} 7
+node_ethtool_received_prio3_pause_duration{device="ens1f0np0"} 900
+node_ethtool_received_pcs_symbol_err_phy{device="ens1f0np0"} 38
+node_ethtool_received_fec_corrected_blocks{device="bnxt0"} 17
+node_ethtool_received_pfc_ena_frames_pri3{device="bnxt0"} 40
+node_ethtool_pfc_pri3_received_duration_us{device="bnxt0"} 5000
+node_ethtool_received_priority_3_xoff_nic{device="ice0"} 11
+node_ethtool_transmitted_priority_3_xoff_nic{device="ice0"} 4
+node_ethtool_received_priority_3_xon_nic{device="ice0"} 10
+"""
+    ctx = adapters.Context(device="gpu-node-1", port=None, ts=NOW)
+    by_port = {s["port"]: s for s in adapters.parse("prometheus", text, ctx)}
+    mlx5, bnxt, ice = by_port["ens1f0np0"], by_port["bnxt0"], by_port["ice0"]
+    assert (mlx5["fec_corrected_bits"], mlx5["link_down_events"]) == (1234567, 2)
+    assert (mlx5["pfc_pause_rx"], mlx5["pfc_pause_tx"], mlx5["pfc_pause_duration_us"]) == (4242, 7, 900)
+    assert (bnxt["fec_corrected_codewords"], bnxt["pfc_pause_rx"], bnxt["pfc_pause_duration_us"]) == (
+        17,
+        40,
+        5000,
+    )
+    assert (ice["pfc_pause_rx"], ice["pfc_pause_tx"]) == (11, 4)
+    # what the table does not read is named as it came, not in the table's words
+    assert dict(ctx.report.ignored) == {
+        "node_ethtool_received_pcs_symbol_err_phy": 1,
+        "node_ethtool_received_priority_3_xon_nic": 1,
+    }
+
+
+def test_goarista_gnmi_get_text_scalar_and_json_values():
+    """goarista's ``gnmi get`` prints a scalar after the path's colon and JSON on the lines below."""
+    body = b"""/interfaces/interface[name=Ethernet1]/state/admin-status: UP
+/interfaces/interface[name=Ethernet1]/ethernet/state/counters/in-mac-pause-frames: 7
+/components/component[name=Ethernet1 transceiver]/transceiver/physical-channels/channel[index=1]/state:
+{
+  "openconfig-platform-transceiver:input-power": {"instant": "-3.5"}
+}
+"""
+    ctx = adapters.Context(device="leaf-1", port=None, ts=NOW)
+    (s,) = adapters.parse("gnmi", body, ctx)
+    assert (s["port"], s["ts"], s["pfc_pause_rx"]) == ("Ethernet1", NOW, 7)
+    assert s["rx_power_dbm"] == [None, -3.5]  # channel 1; channel 0 not in the output
+    assert dict(ctx.report.ignored) == {"interfaces/interface/state/admin-status": 1}
+    with pytest.raises(adapters.AdapterError, match="before any path"):
+        adapters.parse("gnmi", b"/usr/bin/gnmi exited with status 1\n", ctx)
+    cut = body.rsplit(b"}", 2)[0]  # the JSON value cut short: refused, not read as a string
+    with pytest.raises(adapters.AdapterError, match="not valid JSON"):
+        adapters.parse("gnmi", cut, ctx)

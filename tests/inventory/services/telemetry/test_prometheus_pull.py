@@ -178,6 +178,8 @@ def test_a_degrading_link_raises_the_same_alert_through_prometheus_as_through_re
     q = prometheus.queries[-1]
     assert q["path"] == "/api/v1/query_range" and q["step"] == "60"
     assert "node_ethtool_rx_fec_corrected_blocks_phy" in q["query"]
+    # ... in node_exporter's spelling too (rx -> received); the recording holds none of those
+    assert "node_ethtool_received_fec_corrected_blocks_phy" in q["query"]
     assert float(q["end"]) - float(q["start"]) == window2
     runs = list(SyncRun.objects.filter(source=f"prometheus:{prometheus.url}").order_by("started_at"))
     assert [r.error for r in runs] == ["", ""]
