@@ -190,7 +190,11 @@ def shoot(base: str, targets: list[tuple[str, str]]) -> list[str]:
             ctx.close()
         browser.close()
     differ = disagreements(seen)
-    report.append("one state per cable across the pages: " + ("ok" if not differ else repr(differ)[:1500]))
+    shared = sum(1 for states in seen.values() if len(states) > 1)
+    report.append(
+        f"one state per cable across the pages ({shared} cables on two pages or more): "
+        + ("ok" if not differ else repr(differ)[:1500])
+    )
     return report
 
 
