@@ -4,7 +4,10 @@ Seeds the demo (unless this database already holds it), starts the development s
 free loopback port, logs in as the demo admin in real Chromium and writes
 ``var/screenshots/<page>-phone.png`` (360x740, full page) and ``<page>-desk.png`` (1440x900),
 plus ``var/screenshots/problems.txt``: what the phone checks of
-``tests/inventory/phone_checks.py`` found on each page (nothing, ideally).
+``tests/inventory/phone_checks.py`` and the story checks of ``tests/inventory/story_checks.py``
+(issue 31: "Mark in production" beside an open alert, "fails" without a named segment, status
+words that disagree with the decision, an alert page that does not say where to go) found on each
+page, and the cables whose pages disagree about their state (nothing, ideally).
 
     make screenshots                      # SQLite by default; DATABASE_URL is honoured
     .venv/bin/python -m tools.screenshots --only rack,device
@@ -25,6 +28,7 @@ import django
 from playwright.sync_api import sync_playwright
 
 from tests.inventory.phone_checks import DESK, PHONE, phone_problems
+from tests.inventory.story_checks import disagreements, page_decisions, story_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "var" / "screenshots"
@@ -153,6 +157,7 @@ def pages() -> list[tuple[str, str]]:
 def shoot(base: str, targets: list[tuple[str, str]]) -> list[str]:
     chromium = os.environ.get("CABLETRACK_CHROMIUM", "/usr/bin/chromium")
     report = []
+    seen: dict[str, dict[str, str]] = {}  # cable label -> {page: the state it shows}
     OUT.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
@@ -174,10 +179,22 @@ def shoot(base: str, targets: list[tuple[str, str]]) -> list[str]:
                     DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
                     page.screenshot(path=str(DOCS_SHOTS / f"{name}.png"))  # the first screen
                 if size == "phone":
+                    html = page.content()
                     found = phone_problems(page)
+                    story = story_problems(html)
+                    if story:
+                        found["one story"] = story
+                    for label, state in page_decisions(html).items():
+                        seen.setdefault(label, {})[name] = state
                     report.append(f"{name} {path}: " + ("ok" if not found else repr(found)[:1500]))
             ctx.close()
         browser.close()
+    differ = disagreements(seen)
+    shared = sum(1 for states in seen.values() if len(states) > 1)
+    report.append(
+        f"one state per cable across the pages ({shared} cables on two pages or more): "
+        + ("ok" if not differ else repr(differ)[:1500])
+    )
     return report
 
 

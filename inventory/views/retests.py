@@ -21,6 +21,7 @@ from inventory.core import csvsafe
 from inventory.core.choices import ReminderMode, Weekday
 from inventory.core.pdf import worklist as worklist_pdf
 from inventory.models import Rack, Row, Site, UserProfile
+from inventory.selectors.decision import cable_decisions_by_id
 from inventory.selectors.pages.ends import end_lines
 from inventory.selectors.retests import worklist as sel
 from inventory.services.retests import reminders as reminder_services
@@ -116,10 +117,16 @@ def retests_plan(request):
     page_query = request.GET.copy()
     page_query.pop("page", None)
     page = Paginator(items, RETESTS_PER_PAGE).get_page(request.GET.get("page"))
-    ends = end_lines([i.cable_id for i in page.object_list])
+    page_ids = [i.cable_id for i in page.object_list]
+    ends = end_lines(page_ids)
+    # Each row says the cable's one decision (what the cable page says), read for the page's rows.
+    decisions = cable_decisions_by_id(cable_ids=page_ids)
     rows: list[dict] = []
     for group in sel.group_by_rack(list(page.object_list)):
-        group.items = [{"item": i, "a": ends[i.cable_id][0], "b": ends[i.cable_id][1]} for i in group.items]
+        group.items = [
+            {"item": i, "a": ends[i.cable_id][0], "b": ends[i.cable_id][1], "decision": decisions[i.cable_id]}
+            for i in group.items
+        ]
         p = group.place
         row_title = f"{p.site} / {p.room} / row {p.row}" if p else "Not in a rack"
         if not rows or rows[-1]["title"] != row_title:

@@ -10,7 +10,9 @@ from inventory.selectors.decision.cables import (
     alert_fact,
     blocking_alerts,
     cable_decisions,
+    cable_decisions_by_id,
     cable_evidence,
+    cables_under_watch,
     fail_facts,
     step_with_url,
 )
@@ -19,7 +21,9 @@ __all__ = [
     "alert_fact",
     "blocking_alerts",
     "cable_decisions",
+    "cable_decisions_by_id",
     "cable_evidence",
+    "cables_under_watch",
     "fail_facts",
     "step_with_url",
 ]

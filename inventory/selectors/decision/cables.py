@@ -297,3 +297,32 @@ def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict
         d.step = step_with_url(d.step, c.label)
         out[c.pk] = d
     return out
+
+
+def cable_decisions_by_id(*, cable_ids: list[int], now: datetime | None = None) -> dict[int, Decision]:
+    """The decision for each of these cables, for pages whose rows are plain values (the rack and
+    device pages, the retest worklist): the cables in one query, then ``cable_decisions``."""
+    if not cable_ids:
+        return {}
+    return cable_decisions(cables=list(Cable.objects.filter(pk__any=sorted(set(cable_ids)))), now=now)
+
+
+def cables_under_watch(cable_ids: list[int]) -> set[int]:
+    """Which of these cables have an open alert on an active link through them or an open fault
+    report: what, besides the alerts naming a cable, makes a rack page list it (its row then says
+    the cable's decision). One query, a union of the two."""
+    if not cable_ids:
+        return set()
+    on_link = (
+        LinkSegment.objects.filter(
+            cable_id__any=cable_ids, link__active=True, link__alerts__state=AlertState.OPEN
+        )
+        .order_by()
+        .values_list("cable_id")
+    )
+    faulted = (
+        FieldNote.objects.filter(cable_id__any=cable_ids, kind=FieldNoteKind.FAULT, closed_at__isnull=True)
+        .order_by()
+        .values_list("cable_id")
+    )
+    return {pk for (pk,) in on_link.union(faulted)}

@@ -14,7 +14,7 @@ from inventory.selectors.plant.trace import port_trace
 
 def device_page(device: Device) -> dict:
     """The device's cables (ports in natural order), its modules and every port it has."""
-    rows, _ = device_rows([device], timezone.localdate())
+    rows, _ = device_rows([device], timezone.now())
     row = rows[device.pk]
     ports = sorted(
         Port.objects.filter(device=device, retired_at__isnull=True)

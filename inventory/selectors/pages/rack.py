@@ -1,9 +1,14 @@
 """The rack page and the device page: every cable and module of a rack (or one device),
-device by device from the top U down, ports in natural order, and the rack's elevation."""
+device by device from the top U down, ports in natural order, and the rack's elevation.
+
+Each cable row a page lists says the cable's one decision (``selectors.decision``: its state
+words and next step, as the cable page, the desk list and the API say them), read for the rows
+listed in a fixed number of queries."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.utils import timezone
 from django.utils.html import format_html_join
@@ -15,6 +20,7 @@ from inventory.models import CableEnd, Cage, Device, Port, Rack, Transceiver
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url
 from inventory.models.devices import device_url, port_url
 from inventory.selectors.alerts.queries import open_alerts_touching, rack_alerts_context
+from inventory.selectors.decision import cable_decisions_by_id, cables_under_watch
 from inventory.selectors.pages.retest import retest_state
 
 ATTENTION_STATUSES = (CableStatus.DEGRADED, CableStatus.FAULTY)
@@ -39,13 +45,10 @@ class RackRow:
 
     @property
     def attention(self) -> list[dict]:
-        """The cables a technician at the rack should look at: an open alert, a retest overdue,
-        degraded or faulty. The rest are on the device page, one tap away."""
-        return [
-            c
-            for c in self.cables
-            if c["alert"] or c["retest"] == "overdue" or c["cable"]["status"] in ATTENTION_STATUSES
-        ]
+        """The cables a technician at the rack should look at (``device_rows`` decided them: an
+        open alert or fault, a retest overdue, degraded or faulty), each with its decision. The
+        rest are on the device page, one tap away."""
+        return [c for c in self.cables if c["decision"] is not None]
 
     @property
     def alert_count(self) -> int:
@@ -69,16 +72,19 @@ def _far_ends(rows: list[tuple], side: str) -> list[dict]:
 
 
 def device_rows(
-    devices: list[Device], today, *, modules: bool = True, rack_alerts: bool = False
+    devices: list[Device], now: datetime, *, modules: bool = True, rack_alerts: bool = False
 ) -> tuple[dict[int, RackRow], list[int]]:
     """What is plugged into these devices, one row per device; and the open alerts found.
 
     Plain rows, not model instances: a network rack has about 800 cables and 1,600 far ends.
     ``modules=False`` (the rack page) reads no modules (its drawing reads which cages hold one)
-    and the far ends of the cables that need attention only (the rows it lists; the others are
-    counted, and coloured in the drawing). ``rack_alerts``: also find the open alerts on these
+    and the far ends and decisions of the cables that need attention only (the rows it lists: an
+    open alert naming the cable or on a link through it, an open fault report, a retest overdue,
+    degraded or faulty; the others are counted, and coloured in the drawing). The device page
+    (``modules=True``) reads them for every cable of the device. ``rack_alerts``: also find the open alerts on these
     devices' ports and links (the ids, for the rack's alert block), in the same query.
     """
+    today = timezone.localdate(now)
     rows = {d.pk: RackRow(device=d) for d in devices}
     dev_ids = list(rows)
     # The ends on these devices' ports UNION ALL those on their cages (an end is on one or the
@@ -116,17 +122,21 @@ def device_rows(
     here = list(on_ports.union(on_cages, all=True))
     here_ids = sorted({h[0] for h in here})
     touching = open_alerts_touching(cable_ids=here_ids, device_ids=dev_ids if rack_alerts else [])
-    alerting = {cable_id for _, cable_id in touching if cable_id is not None}
     if modules:
         far_ids = here_ids
     else:  # the rack page lists only the cables that need attention, with where they go
+        watched = {cable_id for _, cable_id in touching if cable_id is not None}
+        watched |= cables_under_watch(here_ids)
         far_ids = sorted(
             {
                 h[0]
                 for h in here
-                if h[0] in alerting or h[10] in ATTENTION_STATUSES or retest_state(h[11], today) == "overdue"
+                if h[0] in watched or h[10] in ATTENTION_STATUSES or retest_state(h[11], today) == "overdue"
             }
         )
+    # The rows listed say the one decision (state words, next step, the alert flag), as the
+    # cable page does: not a status of their own.
+    decisions = cable_decisions_by_id(cable_ids=far_ids, now=now)
     far_by_cable: dict[int, list[tuple]] = {}
     if far_ids:
         for row in (
@@ -165,7 +175,8 @@ def device_rows(
                 if read
                 else "",
                 "retest": retest_state(due, today),
-                "alert": cable_id in alerting,
+                "decision": decisions.get(cable_id),
+                "alert": bool(read and decisions[cable_id].alerts),
             }
         )
     if modules:
@@ -240,9 +251,10 @@ def _elevation(rack: Rack, devices: list[Device], rows: dict[int, RackRow]):
 
 def rack_page(rack: Rack) -> dict:
     """Every cable and module in the rack, device by device from the top U down, and its drawing."""
-    today = timezone.localdate()
+    now = timezone.now()
+    today = timezone.localdate(now)
     devices = list(Device.objects.filter(rack=rack, retired_at__isnull=True).order_by("-position_u", "name"))
-    rows, alert_ids = device_rows(devices, today, modules=False, rack_alerts=True)
+    rows, alert_ids = device_rows(devices, now, modules=False, rack_alerts=True)
     here_ids = {c["cable"]["pk"] for r in rows.values() for c in r.cables}
     elevation = _elevation(rack, devices, rows)  # also fills each row's module cages
     return {

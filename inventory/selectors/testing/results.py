@@ -350,6 +350,17 @@ def _segment_verdict(c: CableFacts, mine: dict[str, LatestTest], missing: list[s
     )
 
 
+def _segment_failure(s: SegmentVerdict) -> str:
+    """A failing segment in words, named with its figure and limit (never "a segment fails")."""
+    t = s.olts
+    if t is not None and t.loss_db is not None and t.budget_db is not None:
+        return (
+            f"segment {s.label} loses {t.loss_db:.2f} dB, over its {t.budget_db:.2f} dB "
+            "TIA-568.3 component budget"
+        )
+    return f"segment {s.label} failed its power-meter test"
+
+
 def _link_verdict(
     link: Link, seg_v: list[SegmentVerdict], channel: float | None, port_names: dict[int, str]
 ) -> LinkVerdict:
@@ -391,7 +402,10 @@ def _link_verdict(
             f"{link.pmd or 'PMD'} limit of {limit:.2f} dB: the link fails its PMD."
         )
     elif tia == Verdict.FAIL and pv.verdict in PASSING:
-        note = "The channel is within its PMD limit, but a segment fails its TIA-568.3 component budget."
+        failing = "; ".join(
+            _segment_failure(s) for s in fibre_segs if s.olts and s.olts.verdict == Verdict.FAIL
+        )
+        note = f"The channel is within its PMD limit, but {failing}."
     blockers = [f"{s.label}: needs {'; '.join(s.missing)}" for s in seg_v if s.missing]
     if pv.verdict == Verdict.FAIL:
         blockers.append(f"channel loss {channel:.2f} dB is over the {limit:.2f} dB PMD limit")

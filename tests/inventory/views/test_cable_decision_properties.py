@@ -11,7 +11,11 @@ For every cable of every generated plant:
   server refuses it when a technician posts it anyway;
 * every failure names an existing cable as its segment, a figure in dB and its limit, and links
   to that segment; the page never says "Tests fail" without them;
-* the cable page, the API's ``next_step`` and the desk list's row say the same state and step.
+* the cable page, the API's ``next_step``, the desk list's row, the rack pages' rows and the
+  retest worklist's rows say the same state (the rack lists every cable with an open alert or
+  fault, an overdue retest or a degraded or faulty status; the worklist every cable due);
+* no page contradicts itself (``story_checks``: "Mark in production" beside an open alert,
+  "fails" without a segment, status words that are not the decision's).
 
 Each example runs inside a savepoint that is rolled back, so one plant serves them all.
 """
@@ -33,7 +37,9 @@ from rest_framework.test import APIClient
 
 from inventory.core.choices import SEVERITY_ORDER, AlertRule, AlertState, CableStatus, FieldNoteKind, Severity
 from inventory.models import Alert, Cable, FieldNote, Link
+from inventory.selectors.decision import cable_decisions
 from inventory.services.plant import cables as cable_services
+from tests.inventory.story_checks import page_decisions, story_problems
 from tests.inventory.views.test_cable_page_evidence import olts
 
 pytestmark = pytest.mark.django_db
@@ -55,6 +61,9 @@ cable_plan = st.fixed_dictionaries(
         # None: no power-meter test; else the loss every fibre reads (a trunk's budget is ~2.6 dB)
         "loss": st.one_of(st.none(), st.sampled_from([0.3, 0.5, 1.1, 1.6, 2.4, 3.1])),
         "fault": st.booleans(),
+        # The retest: none scheduled, overdue (on the rack page and the worklist), or due in
+        # three days (on the worklist only).
+        "due": st.sampled_from([None, -5, 3]),
     }
 )
 alert_plan = st.fixed_dictionaries(
@@ -103,6 +112,7 @@ def _build(plan: dict, now) -> None:
         if p["loss"] is not None:
             olts(c, p["loss"], FIBRES[label], now - timedelta(hours=2))
         c.status = p["status"]  # a recorded status, whatever the evidence
+        c.retest_due = None if p["due"] is None else timezone.localdate(now) + timedelta(days=p["due"])
         c._change_reason = "test setup"
         c.save()
         if p["fault"]:
@@ -174,15 +184,45 @@ def test_one_decision_over_generated_plants(clients, plan):
     now = timezone.now()
     with transaction.atomic():
         _build(plan, now)
-        listed = _list_states(page.get("/cables/?per_page=100").content.decode())
+        pages = {
+            "list": page.get("/cables/?per_page=100").content.decode(),
+            "rack A01": page.get("/r/A01").content.decode(),
+            "rack B01": page.get("/r/B01").content.decode(),
+            "worklist": page.get("/retests/").content.decode(),
+        }
+        listed = _list_states(pages["list"])
+        shown = {name: page_decisions(html) for name, html in pages.items()}
+        for name, html in pages.items():
+            assert story_problems(html) == [], (name, plan)
         for cable in Cable.objects.order_by("label"):
             html = page.get(f"/c/{cable.label}").content.decode()
+            assert story_problems(html) == [], (cable.label, plan)
             state, step, summary = _page_state(html)
             decision = api.get(f"/api/cables/{cable.label}/").json()["next_step"]
 
-            # The page, the API and the list say the same.
+            # The page, the API and the lists say the same.
             assert state == decision["state"] == listed[cable.label], (cable.label, plan)
             assert step == (decision["step"]["key"] if decision["step"] else None), (cable.label, plan)
+            for name in ("rack A01", "rack B01", "worklist"):
+                assert shown[name].get(cable.label, state) == state, (name, cable.label, plan)
+            live = cable.status not in (CableStatus.RETIRED, CableStatus.PLANNED)
+            if live and cable.retest_due is not None:
+                assert cable.label in shown["worklist"], (cable.label, plan)
+            racks = set(
+                Cable.objects.filter(pk=cable.pk, ends__active=True)
+                .values_list("ends__cage__device__rack__name", "ends__port__device__rack__name")
+                .distinct()
+            )
+            # What the rack lists: an open alert (any severity) naming the cable or on a link
+            # through it, an open fault report, degraded or faulty, or a retest overdue.
+            needs_look = live and (
+                bool(cable_decisions(cables=[cable])[cable.pk].alerts)
+                or FieldNote.objects.filter(cable=cable, kind=FieldNoteKind.FAULT, closed_at=None).exists()
+                or cable.status in (CableStatus.DEGRADED, CableStatus.FAULTY)
+                or (cable.retest_due is not None and cable.retest_due < timezone.localdate(now))
+            )
+            for rack in {r for pair in racks for r in pair if r}:
+                assert (cable.label in shown[f"rack {rack}"]) == needs_look, (rack, cable.label, plan)
 
             # Never "Mark in production" while a warning-or-worse alert is open on its link.
             offers = decision["step"] is not None and decision["step"]["status"] == CableStatus.IN_PRODUCTION

@@ -12,15 +12,22 @@ from datetime import timedelta
 import pypdfium2
 import pytest
 import zxingcpp
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from inventory.models import Room, Row, UserProfile
+from inventory.models import Cable, Rack, Room, Row, UserProfile
+from inventory.selectors.decision import cable_decisions
 from inventory.services.retests import due as retests
 from tests import factories as f
+from tests.inventory.test_query_budget import DECISION_QUERIES
 
 pytestmark = pytest.mark.django_db
 BASE = "https://ct.example.com"
+# Session, user, permissions, the filter's choices, the racks, the due cables' ends, their end
+# lines, the user's teams...; then the page's cables and their decision (``cable_decisions``).
+WORKLIST_QUERIES = 12 + 1 + DECISION_QUERIES
 
 
 @pytest.fixture
@@ -66,13 +73,41 @@ WALK = ["C-A1-low", "C-A1-high", "C-A2-late", "C-B1"]  # row A: RA1 (U4, U20), R
 def test_the_planning_page_lists_due_cables_in_walking_order(
     worklist, tech_client, django_assert_max_num_queries
 ):
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(WORKLIST_QUERIES):
         page = tech_client.get(reverse("retests-plan")).content.decode()
     positions = [page.index(f">{label}<") for label in WALK]
     assert positions == sorted(positions)
     assert "C-B1-later" not in page  # due in two months: not on this list
     assert "10 days overdue" in page
     assert "Rack RA1" in page and "row A" in page
+
+
+def _worklist_queries(client) -> tuple[int, str]:
+    with CaptureQueriesContext(connection) as ctx:
+        page = client.get(reverse("retests-plan")).content.decode()
+    return len(ctx.captured_queries), page
+
+
+def test_each_row_says_the_cables_decision_in_queries_that_do_not_grow_with_the_rows(worklist, tech_client):
+    """Four rows or eight: the same queries; each row says what the cable page says."""
+    few, page = _worklist_queries(tech_client)
+    assert page.count('data-testid="row-next-step"') == 4
+    rack = Rack.objects.get(name="RA1")
+    now = timezone.now()
+    for i in range(4):
+        _, a = f.twin_port_device(f"gpu-more-{i}", rack=rack, u=30 + i, role="gpu_node", cages=1)
+        _, b = f.twin_port_device(f"leaf-more-{i}", rack=rack, u=35 + i, cages=1)
+        cable = f.jumper(f"C-more-{i}", a[0], b[0], install_date=(now - timedelta(days=200)).date())
+        f.record_test(cable, at=now - timedelta(days=95))
+    retests.retest_due_recompute(now=now)
+    more, page = _worklist_queries(tech_client)
+    assert page.count('data-testid="row-next-step"') == 8
+    assert more == few <= WORKLIST_QUERIES
+    late = Cable.objects.get(label="C-A2-late")
+    decision = cable_decisions(cables=[late])[late.pk]
+    row = page.split('href="/c/C-A2-late"', 1)[1].split("</li>", 1)[0]
+    assert f'data-state="{decision.state}"' in row and decision.state in ("retest", "untested")
+    assert decision.words in row and decision.step.label in row  # "Record the power-meter test"
 
 
 def test_the_page_filters_by_row_and_bucket_and_reports_a_bad_filter(worklist, tech_client):
