@@ -27,7 +27,7 @@ from tests import factories as f
 pytestmark = pytest.mark.django_db
 
 # Ceilings, with what they are made of. Raise one only with a reason in the commit message.
-# The one decision (``selectors.decision.cable_decisions``) for a page of cables, 12 queries
+# The one decision (``selectors.decision.cable_decisions``) for a page of cables, at most 12 queries
 # whatever its size: links through the cables, each link's segments, their cables, ends, the
 # latest tests of the segments not on the page and whole-link tests (``link_verdicts``), the
 # cables' own latest tests and ends (the gate), open alerts (one union), open faults, the
@@ -39,8 +39,8 @@ TRACE_QUERIES = 4  # the recursive path read, ports, cages, panel mappings
 # One link: its rows read once, the cable's own latest tests taken from its test list.
 CABLE_PAGE_QUERIES = 17  # session, user, permissions, the page's panels
 TRUNK_PAGE_QUERIES = 27  # many links: traced from A, each link's rows, the drawn path, link positions
-# session, user, permissions, COUNT(*), page, ends, alerts, sites, vendors
-CABLE_LIST_PAGE_QUERIES = 9 + DECISION_QUERIES
+# session, user, permissions, COUNT(*), page, ends, sites, vendors (the alert flag is the decision's)
+CABLE_LIST_PAGE_QUERIES = 8 + DECISION_QUERIES
 
 
 @pytest.fixture
