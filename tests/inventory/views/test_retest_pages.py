@@ -113,6 +113,7 @@ def test_each_row_says_the_cables_decision_in_queries_that_do_not_grow_with_the_
 def test_the_page_filters_by_row_and_bucket_and_reports_a_bad_filter(worklist, tech_client):
     page = tech_client.get(reverse("retests-plan"), {"row": worklist["row_b"].pk}).content.decode()
     assert ">C-B1<" in page and ">C-A1-low<" not in page
+    assert "1 result<" in page and "1+ result" not in page  # an exact count, not "at least"
     page = tech_client.get(reverse("retests-plan"), {"bucket": "overdue"}).content.decode()
     assert ">C-A2-late<" in page and ">C-A1-high<" not in page
     page = tech_client.get(reverse("retests-plan"), {"rack": "NOPE"}).content.decode()
