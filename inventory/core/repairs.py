@@ -226,7 +226,7 @@ class RankedAction:
 class Ranking:
     actions: list[RankedAction]
     scope: str  # in words: which repairs the rates rest on
-    prior_top: str  # the prior's first action (the rule's own first step)
+    prior_top: str  # the rule's own first step (the top of its prior row, before symptoms)
 
     @property
     def top(self) -> RankedAction:
@@ -248,9 +248,18 @@ def prior_for(*, row: str, symptoms: str) -> dict[str, float]:
     return prior
 
 
-def rank_actions(*, prior: dict[str, float], counts: dict[str, tuple[int, int]], scope: str) -> Ranking:
+def rule_first(row: str) -> str:
+    """The first step of the rule's own advice: the top of its prior row, before any symptom."""
+    base = PRIOR.get(row, PRIOR["default"])
+    return max(ACTIONS, key=lambda a: base.get(a, 0.0))
+
+
+def rank_actions(
+    *, prior: dict[str, float], counts: dict[str, tuple[int, int]], scope: str, first: str
+) -> Ranking:
     """Actions by first-time-fix rate, ``(fixed + prior x k) / (judged + k)``; ties keep the
-    prior's order. ``counts``: action -> (fixed, judged) in the scope chosen."""
+    prior's order. ``counts``: action -> (fixed, judged) in the scope chosen; ``first``: the
+    rule's own first step (``rule_first``)."""
     order = sorted(ACTIONS, key=lambda a: -prior.get(a, 0.0))
     ranked = []
     for a in order:
@@ -258,7 +267,7 @@ def rank_actions(*, prior: dict[str, float], counts: dict[str, tuple[int, int]],
         p = prior.get(a, 0.0)
         ranked.append(RankedAction(a, (fixed + p * PRIOR_WEIGHT) / (judged + PRIOR_WEIGHT), p, fixed, judged))
     ranked.sort(key=lambda r: -r.rate)  # stable: ties keep the prior's order
-    return Ranking(ranked, scope, order[0])
+    return Ranking(ranked, scope, first)
 
 
 def recommendation_words(*, advice: str, ranking: Ranking) -> str:
@@ -267,7 +276,8 @@ def recommendation_words(*, advice: str, ranking: Ranking) -> str:
     if not ranking.moved:
         return advice
     top = ranking.top
-    return (
-        f"{top.label} first: it fixed {top.fixed} of {top.judged} repairs like this "
-        f"({top.rate:.0%} first-time fix, {ranking.scope}). The rule's advice: {advice}"
-    )[:500]
+    if top.judged:
+        why = f"it fixed {top.fixed} of {top.judged} repairs like this ({top.rate:.0%} first-time fix, {ranking.scope})"
+    else:
+        why = f"{top.rate:.0%} expected first-time fix ({ranking.scope}; none of this kind judged yet)"
+    return f"{top.label} first: {why}. The rule's advice: {advice}"[:500]

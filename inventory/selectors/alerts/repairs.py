@@ -155,7 +155,9 @@ def rankings(contexts: list[RepairContext]) -> dict[int, core.Ranking]:
         )
         counts = {a: (f, j) for a, (f, j) in tallies.get(keys[level], {}).items()}
         prior = core.prior_for(row=c.row, symptoms=c.symptoms)
-        out[c.alert_id] = core.rank_actions(prior=prior, counts=counts, scope=_scope_words(level))
+        out[c.alert_id] = core.rank_actions(
+            prior=prior, counts=counts, scope=_scope_words(level), first=core.rule_first(c.row)
+        )
     return out
 
 
