@@ -42,7 +42,7 @@ def repair_record(
         raise ValidationError(errors)
     with transaction.atomic():
         # Locked, so a repair and the rule run that resolves the alert do not cross.
-        locked = Alert.objects.select_for_update().select_related("link").filter(pk=alert.pk).first()
+        locked = Alert.objects.select_for_update().filter(pk=alert.pk).first()
         if locked is None or locked.state != AlertState.OPEN:
             raise ValidationError(
                 {
