@@ -264,6 +264,7 @@ def maintenance(request):
     )
 
 
+@require_GET
 def repair_report(request):
     """First-time-fix rate of recorded repairs per month and per vendor (the desk's report)."""
     months = request.GET.get("months", "12")
