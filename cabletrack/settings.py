@@ -476,6 +476,9 @@ CABLETRACK_BASELINE_REFRESH_S = env.float("CABLETRACK_BASELINE_REFRESH_S", defau
 # An alert whose condition returns within this many seconds of its resolution is reopened (same
 # alert, no new mail, no second status change) instead of opened again: no reopen-and-mail churn.
 CABLETRACK_ALERT_REOPEN_S = env.float("CABLETRACK_ALERT_REOPEN_S", default=3600.0)
+# A repair recorded on an alert is judged "fixed" once the alert has resolved (the rule's clean
+# window held after the repair) and stayed clean this many hours; "came back" if it fires again first.
+CABLETRACK_REPAIR_HOLD_HOURS = env.float("CABLETRACK_REPAIR_HOLD_HOURS", default=72.0)
 # A refresh moves a port's baseline this far towards the latest window (exponential average).
 CABLETRACK_BASELINE_WEIGHT = env.float("CABLETRACK_BASELINE_WEIGHT", default=0.1)
 # /metrics: a bearer scrape token and/or source networks (CIDRs). Neither set: 404 to everyone.
@@ -551,6 +554,8 @@ CELERY_BEAT_SCHEDULE = {
     "alert-notifications-sweep": {"task": "inventory.alert_notifications_send", "schedule": 300.0},
     # tail_latency_spike over the collective timings, as often as the telemetry rules.
     "collectives-evaluate": {"task": "inventory.collectives_evaluate", "schedule": CABLETRACK_ALERT_EVERY_S},
+    # Repairs: judge the pending ones by the telemetry that followed (fixed or came back).
+    "repairs-judge": {"task": "inventory.repairs_judge", "schedule": 600.0},
     # Security/reliability: resend what the broker refused during an outage; forget old idempotency keys.
     "outbox-flush": {"task": "inventory.outbox_flush", "schedule": 30.0},
     "idempotency-purge": {"task": "inventory.idempotency_purge", "schedule": 3600.0},

@@ -138,6 +138,10 @@ class AppSettings:
         "CABLETRACK_ALERT_REOPEN_S",
         "An alert whose condition returns within this many seconds of resolving is reopened, not re-mailed.",
     )
+    repair_hold_hours = Setting[float](
+        "CABLETRACK_REPAIR_HOLD_HOURS",
+        'A repair is judged "fixed" once its alert resolved (the rule\'s clean window held after the repair) and stayed clean this many hours; "came back" if the alert fires again or reopens first.',
+    )
     baseline_refresh_s = Setting[float](
         "CABLETRACK_BASELINE_REFRESH_S", "S between two refreshes of a port's baseline."
     )

@@ -79,6 +79,13 @@ def alerts_evaluate_task() -> dict:
     return {"ports": report.ports, "findings": report.findings, "opened": len(report.opened)}
 
 
+@shared_task(name="inventory.repairs_judge", acks_late=True)
+def repairs_judge_task() -> dict:
+    """Judge the pending repairs by the telemetry that followed them (idempotent)."""
+    report = alert_services.repairs_judge(now=timezone.now())
+    return {"pending": report.pending, "fixed": report.fixed, "came_back": report.came_back}
+
+
 @shared_task(name="inventory.collectives_evaluate", acks_late=True)
 def collectives_evaluate_task() -> dict:
     """Judge the communicators that reported lately for ``tail_latency_spike`` (idempotent)."""

@@ -73,6 +73,8 @@ ACTIONS: dict[str, Rule] = {
     # reason for the journal: engineers (who edit every site), not technicians.
     "override_alert": Rule("inventory.edit_any_site", label="Put a cable in production over an open alert"),
     "acknowledge_alert": Rule("inventory.change_alert", site_scoped=True, label="Acknowledge an alert"),
+    # What was done about an alert (issue 35): whoever may swap modules or service cables there.
+    "record_repair": Rule("inventory.add_repair", site_scoped=True, label="Record a repair"),
     "silence": Rule(
         "inventory.add_maintenancewindow", site_scoped=True, label="Silence (maintenance window)"
     ),
@@ -115,6 +117,7 @@ SITE_PATHS: dict[str, tuple[str, ...]] = {
 SITE_PARENTS: dict[str, tuple[str, ...]] = {
     "alert": ("cable",),
     "alertnotification": ("alert",),
+    "repair": ("alert",),
     "linksegment": ("link", "cable"),
     "cabletest": ("cable", "link"),
     "fibreresult": ("test",),

@@ -43,6 +43,7 @@ PLANT_MODELS = [
     "otdrtrace",
     "inspection",
     "alert",
+    "repair",
     "maintenancewindow",
     "instrumentmapping",
 ]
@@ -61,6 +62,7 @@ TECHNICIAN_ACTIONS = [
     "change_transceiverplacement",
     "add_maintenancewindow",
     "change_alert",
+    "add_repair",  # a repair recorded on an alert (site-scoped like the rest)
     "print_cable_label",  # the labels of one cable (the one they replace), inline
 ]
 

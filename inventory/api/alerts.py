@@ -3,12 +3,20 @@ bring-up report; expected-topology export. Thin: serializers validate, services 
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from django.db.models import Prefetch
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -16,17 +24,93 @@ from rest_framework.views import APIView
 
 from inventory.access import authz
 from inventory.api.concurrency import AtomicWritesMixin
-from inventory.api.strict import StrictModelSerializer, StrictSlugRelatedField
-from inventory.models import Alert, Cable, Device, Link, MaintenanceWindow, Rack
+from inventory.api.strict import StrictCharField, StrictModelSerializer, StrictSlugRelatedField
+from inventory.core.choices import RepairAction, RepairEnd, RepairOutcome
+from inventory.models import Alert, Cable, Device, Link, MaintenanceWindow, Rack, Repair
 from inventory.selectors.alerts import queries as alert_selectors
+from inventory.selectors.alerts import repairs as repair_selectors
 from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
 from inventory.services import alerts as alert_services
 from inventory.services.collectives import drain_verdict
 
 
+class RepairSerializer(serializers.ModelSerializer):
+    """A repair recorded on an alert, with its verdict (``core.repairs.repair_outcome``)."""
+
+    done_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    outcome = serializers.SerializerMethodField()
+    judged_at = serializers.SerializerMethodField()
+    outcome_reason = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Repair
+        fields = [
+            "id",
+            "alert",
+            "action",
+            "end",
+            "note",
+            "done_by",
+            "done_at",
+            "symptoms",
+            "symptom_end",
+            "outcome",
+            "judged_at",
+            "outcome_reason",
+        ]
+        read_only_fields = fields
+
+    def _verdict(self, obj):
+        return (self.context.get("verdicts") or {}).get(obj.pk)
+
+    @extend_schema_field(serializers.ChoiceField(choices=RepairOutcome.choices))
+    def get_outcome(self, obj) -> str:
+        v = self._verdict(obj)
+        return v.verdict if v else obj.outcome
+
+    def get_judged_at(self, obj) -> datetime | None:
+        v = self._verdict(obj)
+        at = v.at if v else obj.judged_at
+        return serializers.DateTimeField().to_representation(at) if at else None
+
+    def get_outcome_reason(self, obj) -> str:
+        v = self._verdict(obj)
+        return v.reason if v else obj.outcome_reason
+
+
+class RepairCreateSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=RepairAction.choices)
+    end = serializers.ChoiceField(choices=RepairEnd.choices, default=RepairEnd.NA)
+    note = StrictCharField(max_length=300, required=False, allow_blank=True, default="")
+
+
+class RankedActionSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=RepairAction.choices)
+    label = serializers.CharField()
+    rate = serializers.FloatField(help_text="First-time-fix rate, the prior included")
+    prior = serializers.FloatField(help_text="The documented prior for this rule's advice")
+    fixed = serializers.IntegerField(help_text="Judged repairs of this action that fixed it")
+    repairs = serializers.IntegerField(help_text="Judged repairs of this action the rate rests on")
+
+
+class RankingSerializer(serializers.Serializer):
+    scope = serializers.CharField(help_text="Which repairs the rates rest on")
+    moved = serializers.BooleanField(
+        help_text="Recorded outcomes rank another action above the rule's advice"
+    )
+    symptoms = serializers.CharField()
+    actions = RankedActionSerializer(many=True)
+
+
+class AlertRepairsSerializer(serializers.Serializer):
+    ranking = RankingSerializer()
+    repairs = RepairSerializer(many=True)
+
+
 class AlertSerializer(StrictModelSerializer):
     cable = serializers.SlugRelatedField(slug_field="label", read_only=True)
+    repairs = RepairSerializer(many=True, read_only=True)
     cables = serializers.SlugRelatedField(slug_field="label", many=True, read_only=True)
     acknowledged_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
 
@@ -51,8 +135,23 @@ class AlertSerializer(StrictModelSerializer):
             "summary",
             "recommendation",
             "evidence",
+            "repairs",
         ]
         read_only_fields = fields
+
+
+class AlertDetailSerializer(AlertSerializer):
+    """One alert: its fields, its repairs with their live verdicts, and the ranked actions."""
+
+    ranking = serializers.SerializerMethodField()
+
+    class Meta(AlertSerializer.Meta):
+        fields = [*AlertSerializer.Meta.fields, "ranking"]
+        read_only_fields = fields
+
+    @extend_schema_field(RankingSerializer)
+    def get_ranking(self, obj) -> dict:
+        return self.context["ranking"]
 
 
 class SilenceSerializer(serializers.Serializer):
@@ -70,7 +169,8 @@ class AlertViewSet(
     required_permission = "inventory.change_alert"
     ordering_fields = ["opened_at", "severity", "updated_at"]
     queryset = Alert.objects.select_related("cable", "acknowledged_by").prefetch_related(
-        Prefetch("cables", queryset=Cable.objects.only("id", "label"))
+        Prefetch("cables", queryset=Cable.objects.only("id", "label")),
+        Prefetch("repairs", queryset=Repair.objects.select_related("done_by")),
     )
 
     def get_queryset(self):
@@ -80,6 +180,58 @@ class AlertViewSet(
         # The list's filters (open alerts unless ``?state=`` names one) choose what to list; an
         # alert's own URL (detail, acknowledge, silence) finds it by id whatever the query says.
         return super().filter_queryset(queryset) if self.action == "list" else queryset
+
+    def _repairs_context(self, alert: Alert) -> dict:
+        now = timezone.now()
+        ctx, ranking = repair_selectors.alert_ranking(alert)
+        verdicts = repair_selectors.repair_verdicts(
+            [r for r in alert.repairs.all() if r.outcome == RepairOutcome.PENDING], now=now
+        )
+        return {"ranking": {**ranking.as_dict(), "symptoms": ctx.symptoms}, "verdicts": verdicts}
+
+    @extend_schema(responses={200: AlertDetailSerializer})
+    def retrieve(self, request, *args, **kwargs):
+        alert = self.get_object()
+        context = {**self.get_serializer_context(), **self._repairs_context(alert)}
+        return Response(AlertDetailSerializer(alert, context=context).data)
+
+    @extend_schema(
+        methods=["GET"],
+        request=None,
+        responses={200: AlertRepairsSerializer},
+        description="The repairs recorded on the alert (newest first) with their verdicts, and the "
+        "actions ranked by measured first-time-fix rate for the alert's symptoms.",
+    )
+    @extend_schema(
+        methods=["POST"],
+        request=RepairCreateSerializer,
+        responses={201: RepairSerializer, 200: RepairSerializer},
+        description="Record what was done about the alert (`action`, `end`: the cable's end A or B, "
+        "`both` or `na`, an optional `note`). The alert must be open (else 400); the same repair by the "
+        "same person within 5 minutes is a double tap and answers the first (200). The outcome is "
+        "judged later by the telemetry: `pending`, then `fixed` or `came_back`.",
+    )
+    @action(detail=True, methods=["get", "post"])
+    def repairs(self, request, pk=None):
+        alert = self.get_object()
+        if request.method == "GET":
+            context = self._repairs_context(alert)
+            repairs = list(alert.repairs.all())
+            return Response(
+                {
+                    "ranking": context["ranking"],
+                    "repairs": RepairSerializer(repairs, many=True, context=context).data,
+                }
+            )
+        authz.check(request.user, "record_repair", alert)
+        body = RepairCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        repair, created = alert_services.repair_record(
+            alert=alert, actor=request.user, now=timezone.now(), **body.validated_data
+        )
+        return Response(
+            RepairSerializer(repair).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
 
     @extend_schema(request=None, responses={200: AlertSerializer})
     @action(detail=True, methods=["post"])
@@ -230,6 +382,32 @@ class VendorComparisonView(APIView):
                 "by_model_temperature": data["by_model_temperature"],
             }
         )
+
+
+class RepairReportView(APIView):
+    """First-time-fix rate of recorded repairs, per month and per vendor (judged repairs only)."""
+
+    queryset = Repair.objects.none()
+
+    @extend_schema(
+        parameters=[
+            inline_serializer(
+                "RepairReportQuery",
+                {"months": serializers.IntegerField(required=False, min_value=1, max_value=120, default=12)},
+            )
+        ],
+        responses={
+            200: OpenApiResponse(description="by_month and by_vendor rows: fixed, judged, pending, rate")
+        },
+    )
+    def get(self, request):
+        raw = request.query_params.get("months", "12")
+        if not raw.isdigit() or not 1 <= int(raw) <= 120:
+            return Response(
+                {"months": ["A whole number of months from 1 to 120."]}, status=status.HTTP_400_BAD_REQUEST
+            )
+        since = timezone.now() - timedelta(days=31 * int(raw))
+        return Response({"since": since, **repair_selectors.first_time_fix_report(since=since)})
 
 
 class BringupView(APIView):

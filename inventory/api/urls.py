@@ -49,6 +49,7 @@ urlpatterns = [
         "reports/commissioning/", test_api.CommissioningReportView.as_view(), name="api-commissioning-report"
     ),
     path("vendor-comparison/", alert_views.VendorComparisonView.as_view(), name="api-vendor-comparison"),
+    path("reports/repairs/", alert_views.RepairReportView.as_view(), name="api-repair-report"),
     # Any rack name stored ("/" sent as %2F, an older line break): core.names.
     re_path(
         r"^racks/(?P<name>[\s\S]+)/bringup/$", alert_views.BringupView.as_view(), name="api-rack-bringup"

@@ -221,6 +221,33 @@ class AlertRule(models.TextChoices):
     TAIL_LATENCY_SPIKE = "tail_latency_spike", "Tail latency spike (collectives)"
 
 
+class RepairAction(models.TextChoices):
+    """What a technician did about an alert (``Repair``); the ranked recommendations rank these."""
+
+    CLEAN = "clean", "Clean the connectors"
+    RESEAT = "reseat", "Re-seat"
+    SWAP_MODULE = "swap_module", "Swap the module"
+    REPLACE_CABLE = "replace_cable", "Replace the cable"
+    OTHER = "other", "Other"
+
+
+class RepairEnd(models.TextChoices):
+    """Where: the cable's end as its label and the alert page name it."""
+
+    A = "A", "End A"
+    B = "B", "End B"
+    BOTH = "both", "Both ends"
+    NA = "na", "n.a."
+
+
+class RepairOutcome(models.TextChoices):
+    """Judged by the telemetry after the repair (``core.repairs.repair_outcome``)."""
+
+    PENDING = "pending", "Pending"
+    FIXED = "fixed", "Fixed"
+    CAME_BACK = "came_back", "Came back"
+
+
 class TokenKind(models.TextChoices):
     FULL = "full", "Full (the user's own permissions)"
     READ_ONLY = "read_only", "Read-only"

@@ -248,6 +248,7 @@ EVIDENCE_HIDDEN = frozenset(
         "ends",
         "history",
         "recommendation_code",
+        "advice",
         "id",
         "baseline_test",
         "collective",

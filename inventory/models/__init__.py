@@ -1,5 +1,5 @@
 from inventory.models.accounts import ApiToken
-from inventory.models.alerts import Alert, AlertNotification, MaintenanceWindow, PortBaseline
+from inventory.models.alerts import Alert, AlertNotification, MaintenanceWindow, PortBaseline, Repair
 from inventory.models.base import UntrackedWriteError, sanctioned_bulk_write
 from inventory.models.cables import Cable, CableEnd, Link, LinkSegment
 from inventory.models.collectives import (
@@ -83,6 +83,7 @@ __all__ = [
     "OutboxMessage",
     "Port",
     "PortBaseline",
+    "Repair",
     "PortAlias",
     "PortMapping",
     "Rack",

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from inventory.core.choices import AlertRule, AlertState, Severity
+from inventory.core.choices import AlertRule, AlertState, RepairAction, RepairEnd, RepairOutcome, Severity
 
 
 class Alert(models.Model):
@@ -160,3 +160,63 @@ class PortBaseline(models.Model):
 
     def __str__(self) -> str:
         return f"baseline of port {self.port_id}"
+
+
+class Repair(models.Model):
+    """What a technician did about an alert, and whether it held (issue 35, "repairs that learn").
+
+    Recorded in two taps from the alert page (or ``POST /api/alerts/<id>/repairs/``): the action
+    and the end. What the alert showed at that moment is kept with it (``symptoms``, a compact key
+    such as ``one+rx``: one direction or both, low receive power, high transmit bias, high
+    temperature; ``symptom_end``: the link end whose receiver saw it), with the site and the
+    module model, so outcomes can be counted per symptom, site and model. ``outcome`` is judged
+    by the telemetry that follows (``core.repairs.repair_outcome``, run by the
+    ``inventory.repairs_judge`` task): pending, then fixed or came back. Rows are never deleted.
+    """
+
+    alert = models.ForeignKey(Alert, on_delete=models.PROTECT, related_name="repairs")
+    rule = models.CharField(max_length=20, choices=AlertRule.choices, help_text="The alert's rule")
+    action = models.CharField(max_length=16, choices=RepairAction.choices)
+    end = models.CharField(max_length=4, choices=RepairEnd.choices, default=RepairEnd.NA)
+    note = models.CharField(max_length=300, blank=True)
+    done_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    done_at = models.DateTimeField()
+    symptoms = models.CharField(max_length=40, help_text="Compact key: one|both, then +rx, +bias, +temp")
+    symptom_end = models.CharField(max_length=4, blank=True, help_text="The link end whose receiver saw it")
+    site = models.ForeignKey(
+        "inventory.Site", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    module_model = models.ForeignKey(
+        "inventory.TransceiverModel", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    vendor = models.ForeignKey(
+        "inventory.Vendor",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The module's vendor (a sealed cable's own vendor when no module)",
+    )
+    outcome = models.CharField(max_length=10, choices=RepairOutcome.choices, default=RepairOutcome.PENDING)
+    judged_at = models.DateTimeField(null=True, blank=True, help_text="When the outcome became known")
+    outcome_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-done_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(outcome=RepairOutcome.PENDING, judged_at__isnull=True)
+                | (~Q(outcome=RepairOutcome.PENDING) & Q(judged_at__isnull=False)),
+                name="repair_judged_has_time",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["outcome"], name="repair_pending", condition=Q(outcome="pending")),
+            models.Index(fields=["rule", "symptoms", "action"], name="repair_rule_symptoms"),
+            models.Index(fields=["judged_at"], name="repair_judged_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} at {self.end} on alert {self.alert_id}: {self.outcome}"

@@ -20,9 +20,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from inventory.access import authz
 from inventory.conf import app_settings
-from inventory.core.choices import AlertRule, AlertState, Severity
+from inventory.core.choices import AlertRule, AlertState, RepairAction, RepairEnd, Severity
 from inventory.models import Alert, Device, Link, Rack
 from inventory.selectors.alerts import queries as alert_selectors
+from inventory.selectors.alerts import repairs as repair_selectors
 from inventory.selectors.alerts.page import alert_page
 from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
@@ -60,9 +61,50 @@ def alert_list(request):
     )
 
 
+def _alert_of(request, pk: int) -> Alert:
+    """The alert an acknowledge, silence or repair is about, for ``requires_action`` (its site)."""
+    return get_object_or_404(Alert, pk=pk)
+
+
 class SilenceForm(forms.Form):
     hours = forms.FloatField(min_value=0.25, max_value=336, initial=4, label="Silence for (hours)")
     reason = forms.CharField(max_length=200, required=False)
+
+
+class RepairForm(forms.Form):
+    """Two taps: where (preset to the end to look at first), then the action button."""
+
+    end = forms.ChoiceField(choices=RepairEnd.choices, initial=RepairEnd.NA, widget=forms.RadioSelect)
+    action = forms.ChoiceField(choices=RepairAction.choices)
+    note = forms.CharField(max_length=300, required=False, label="Note (optional)")
+
+
+def _detail(request, alert: Alert, *, silence_form=None, repair_form=None, status: int = 200):
+    """The alert page: the alert, its ends and path, safe to drain, the ranked repairs and the
+    repairs recorded (each with its verdict), and the forms."""
+    now = timezone.now()
+    page = alert_page(alert, now=now)
+    ctx, ranking = repair_selectors.alert_ranking(alert)
+    worst = page["worst_end"]
+    initial_end = worst.name[:1] if worst is not None and worst.name[:1] in ("A", "B") else RepairEnd.NA
+    return render(
+        request,
+        "inventory/alert_detail.html",
+        {
+            "alert": alert,
+            "silence_form": silence_form or SilenceForm(),
+            "repair_form": repair_form or RepairForm(initial={"end": initial_end}),
+            "ev": alert.evidence,
+            "drain": drain_verdict(link_id=alert.link_id, now=now) if alert.link_id else None,
+            "ranking": ranking,
+            "symptoms": ctx.symptoms,
+            "repairs": repair_selectors.alert_repairs(alert, now=now),
+            "may_repair": authz.can(request.user, "record_repair", alert),
+            "repair_refusal": authz.refusal(request.user, "record_repair", alert),
+            **page,
+        },
+        status=status,
+    )
 
 
 def alert_detail(request, pk: int):
@@ -72,23 +114,43 @@ def alert_detail(request, pk: int):
         ),
         pk=pk,
     )
-    drain = drain_verdict(link_id=alert.link_id, now=timezone.now()) if alert.link_id else None
-    return render(
-        request,
-        "inventory/alert_detail.html",
-        {
-            "alert": alert,
-            "silence_form": SilenceForm(),
-            "ev": alert.evidence,
-            "drain": drain,
-            **alert_page(alert),
-        },
+    return _detail(request, alert)
+
+
+@require_POST
+@authz.requires_action("record_repair", obj=_alert_of)
+def alert_repair(request, pk: int):
+    """Record a repair from the alert page (``services.alerts.repair_record``)."""
+    alert = get_object_or_404(
+        Alert.objects.select_related(
+            "link__a_port__device", "link__b_port__device", "cable", "acknowledged_by"
+        ),
+        pk=pk,
     )
-
-
-def _alert_of(request, pk: int) -> Alert:
-    """The alert an acknowledge or silence is about, for ``requires_action`` (its site)."""
-    return get_object_or_404(Alert, pk=pk)
+    form = RepairForm(request.POST)
+    if form.is_valid():
+        try:
+            repair, created = alert_services.repair_record(
+                alert=alert,
+                action=form.cleaned_data["action"],
+                end=form.cleaned_data["end"],
+                note=form.cleaned_data["note"],
+                actor=request.user,
+                now=timezone.now(),
+            )
+        except ValidationError as exc:
+            for field, errs in exc.message_dict.items():
+                form.add_error(field if field in form.fields else None, errs)
+        else:
+            what = f"{repair.get_action_display()} ({repair.get_end_display()})"
+            messages.success(
+                request,
+                f"Recorded: {what}. Watching the telemetry: the outcome shows here."
+                if created
+                else f"Already recorded: {what}.",
+            )
+            return redirect("alert-detail", pk=pk)
+    return _detail(request, alert, repair_form=form, status=400)
 
 
 @require_POST
@@ -120,12 +182,7 @@ def alert_silence(request, pk: int):
         else:
             messages.success(request, f"Silenced for {form.cleaned_data['hours']:g} h.")
             return redirect("alert-detail", pk=pk)
-    return render(
-        request,
-        "inventory/alert_detail.html",
-        {"alert": alert, "silence_form": form, "ev": alert.evidence, **alert_page(alert)},
-        status=400,
-    )
+    return _detail(request, alert, silence_form=form, status=400)
 
 
 class MaintenanceForm(forms.Form):
@@ -204,6 +261,19 @@ def maintenance(request):
         "inventory/maintenance.html",
         {"form": form, "windows": alert_selectors.maintenance_windows(now=now)},
         status=status,
+    )
+
+
+@require_GET
+def repair_report(request):
+    """First-time-fix rate of recorded repairs per month and per vendor (the desk's report)."""
+    months = request.GET.get("months", "12")
+    months = max(1, min(int(months), 120)) if months.isdigit() else 12
+    since = timezone.now() - timedelta(days=31 * months)
+    return render(
+        request,
+        "inventory/repair_report.html",
+        {"months": months, "since": since, **repair_selectors.first_time_fix_report(since=since)},
     )
 
 

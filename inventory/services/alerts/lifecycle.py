@@ -26,8 +26,10 @@ from inventory.conf import app_settings
 from inventory.core.choices import SEVERITY_ORDER, AlertState, CableStatus, Severity
 from inventory.core.telemetry import rules as engine
 from inventory.models import Alert, AlertNotification
+from inventory.selectors.alerts.repairs import rule_clean_window_s
 from inventory.services.alerts.naming import finding_describe, findings_context
 from inventory.services.alerts.notify import alert_recipients, notice_message_id
+from inventory.services.alerts.repairs import recommendations_refresh
 from inventory.services.alerts.silencing import Silence, maintenance_active
 from inventory.services.ops.enqueue import enqueue_now
 from inventory.services.plant import cables as cable_services
@@ -166,6 +168,10 @@ def alerts_apply(
         )
     report.updated += len(changed)
 
+    # The recommendation of what opened or changed: the rule's words, or the repair that
+    # recorded outcomes rank first (``repairs.recommendations_refresh``).
+    recommendations_refresh(alerts=[*opened, *changed])
+
     # Conditions that still show (below the opening bar) keep their alert open.
     still = Alert.objects.filter(state=AlertState.OPEN, key__in=list(holding - set(by_key)))
     report.updated += still.update(updated_at=now)
@@ -277,6 +283,5 @@ def _resolve_cleared(
 
 
 def _clean_window_passed(alert: Alert, now: datetime) -> bool:
-    """Has the rule's clean window passed since the alert's part was replaced?"""
-    window = engine.clean_window_s(alert.rule, engine.RuleConfig.from_dict(app_settings.alert_rules).default)
-    return (now - alert.watching_since).total_seconds() >= window
+    """Has the rule's clean window passed since the alert's part was replaced (or repaired)?"""
+    return (now - alert.watching_since).total_seconds() >= rule_clean_window_s(alert.rule)

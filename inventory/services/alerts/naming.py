@@ -204,6 +204,7 @@ def finding_describe(f: engine.Finding, ctx: FindingContext) -> dict:
         "ends": f.ends,
         **f.evidence,
         "recommendation_code": code,
+        "advice": recommendation[:500],  # the rule's own words (the alert's recommendation may rank repairs)
     }
     return {
         "summary": f"{rule_label}: {pair}: {f.headline}"[:300],
@@ -266,6 +267,7 @@ def _spike_describe(f: engine.Finding, ctx: FindingContext) -> dict:
             + (f"; {serials}" if serials else "")
             + f" {recommendation}"
         )
+    evidence["advice"] = recommendation[:500]
     return {
         "summary": f"{AlertRule.TAIL_LATENCY_SPIKE.label}: {headline}"[:300],
         "recommendation": recommendation[:500],

@@ -453,6 +453,9 @@ API_ROWS: dict[str, Row] = {
     # alerts and maintenance
     "alert-acknowledge POST": Row("site", _json("post", "/api/alerts/{s.alert.pk}/acknowledge/")),
     "alert-silence POST": Row("site", _json("post", "/api/alerts/{s.alert.pk}/silence/", {"hours": 2})),
+    "alert-repairs POST": Row(
+        "site", _json("post", "/api/alerts/{s.alert.pk}/repairs/", {"action": "clean", "end": "A"})
+    ),
     "maintenancewindow-list POST": Row(
         "site",
         lambda c, s, sc: c.post(
@@ -508,6 +511,9 @@ PAGE_ROWS: dict[str, Row] = {
         ),
     ),
     "alert-acknowledge": Row("site", _form("/alerts/{s.alert.pk}/acknowledge")),
+    "alert-repair": Row(
+        "site", _form("/alerts/{s.alert.pk}/repairs", lambda s: {"action": "clean", "end": "A"})
+    ),
     "alert-silence": Row(
         "site", _form("/alerts/{s.alert.pk}/silence", lambda s: {"hours": "2", "reason": "x"})
     ),
@@ -589,7 +595,7 @@ READ_PAGES = {
     "rack-bringup", "topology-export", "metrics", "telemetry-pipeline", "reconciliation", "sync-conflicts",
     "label-batch", "label-batch-status", "label-batch-download", "transceiver-detail", "device-page",
     "port-page", "cable-list", "transceiver-list", "retests-plan", "retests-csv", "retests-pdf", "forecast",
-    "forecast-spares-csv", "rack-list", "favicon", "docs", "docs-page",
+    "forecast-spares-csv", "rack-list", "favicon", "docs", "docs-page", "repair-report",
 }  # fmt: skip
 
 WRITE_METHODS = ("post", "put", "patch", "delete")
