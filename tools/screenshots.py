@@ -63,6 +63,16 @@ DOCS_PAGES = {
     "cable-faulty",
     "cable-patched",
     "404-rack",
+    "spike",
+    "spike-cable",
+}
+# The story of a slow all-reduce (docs/engineer/collectives.md, README) shows parts of two desk
+# pages, in its order: <picture name>: (page, the part's selector), taken by every run.
+DOCS_DESK_PARTS = {
+    "spike-job": ("spike", "[data-testid=alert-collective]"),
+    "spike-suspects": ("spike", "[data-testid=alert-suspects]"),
+    "spike-cable-evidence": ("spike-cable", "section.cable-alerts"),
+    "spike-drain": ("spike", "[data-testid=alert-drain]"),
 }
 USER, PASSWORD = "demo", "demo-cabletrack"
 
@@ -84,7 +94,7 @@ def pages() -> list[tuple[str, str]]:
     """
     from django.db.models import Count
 
-    from inventory.core.choices import CableKind, CableRole, DeviceRole
+    from inventory.core.choices import AlertRule, CableKind, CableRole, DeviceRole
     from inventory.models import Alert, Cable, Device, Port, Rack
 
     def first_cable(**kw) -> str:
@@ -107,7 +117,10 @@ def pages() -> list[tuple[str, str]]:
     node = Device.objects.filter(role=DeviceRole.GPU_NODE).order_by("name")[0]
     leaf = Device.objects.filter(role=DeviceRole.LEAF).order_by("name")[0]
     port = Port.objects.filter(device=node, cage__isnull=False).order_by("cage__index", "name")[0]
-    alert = Alert.objects.filter(state="open").order_by("-pk").first()
+    # the newest open alert of the hall's incidents; the demo job's spike has pages of its own
+    open_alerts = Alert.objects.filter(state="open").order_by("-pk")
+    alert = open_alerts.exclude(rule=AlertRule.TAIL_LATENCY_SPIKE).first()
+    spike = open_alerts.filter(rule=AlertRule.TAIL_LATENCY_SPIKE, cable__isnull=False).first()
     faulty = first_cable(status="faulty")
     # A leaf's uplink jumper to a patch panel: its page names the two real ends of the link.
     patched = first_cable(role=CableRole.JUMPER, ends__port__device__role=DeviceRole.PATCH_PANEL)
@@ -151,7 +164,18 @@ def pages() -> list[tuple[str, str]]:
     ]
     if alert:
         out.insert(14, ("alert", f"/alerts/{alert.pk}/"))
+    if spike:
+        out += [("spike", f"/alerts/{spike.pk}/"), ("spike-cable", f"/c/{spike.cable.label}")]
     return out
+
+
+def _shoot_part(page, selector: str, path: Path, margin: int = 12) -> None:
+    """One part of the page with a margin of the page around it (a bare element's picture cuts
+    its border and heading flush)."""
+    box = page.locator(selector).first.bounding_box()  # the page is at its top: page coordinates
+    x, y = max(0.0, box["x"] - margin), max(0.0, box["y"] - margin)
+    clip = {"x": x, "y": y, "width": box["width"] + 2 * margin, "height": box["height"] + 2 * margin}
+    page.screenshot(path=str(path), full_page=True, clip=clip)
 
 
 def shoot(base: str, targets: list[tuple[str, str]]) -> list[str]:
@@ -178,6 +202,11 @@ def shoot(base: str, targets: list[tuple[str, str]]) -> list[str]:
                 if size == "phone" and name in DOCS_PAGES:
                     DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
                     page.screenshot(path=str(DOCS_SHOTS / f"{name}.png"))  # the first screen
+                if size == "desk":
+                    for part, (of, selector) in DOCS_DESK_PARTS.items():
+                        if of == name:
+                            DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
+                            _shoot_part(page, selector, DOCS_SHOTS / f"{part}.png")
                 if size == "phone":
                     html = page.content()
                     found = phone_problems(page)

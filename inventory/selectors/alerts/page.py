@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from inventory.core.words import evidence_rows
-from inventory.models import Alert, CableEnd, LinkSegment, Port, Rack
+from inventory.models import Alert, CableEnd, CollectiveJob, LinkSegment, Port, Rack
 from inventory.selectors.decision import cable_decisions
 
 # What makes one end worse than the other, per rule (keys of that rule's per-end evidence):
@@ -28,6 +28,7 @@ _END_SCORE = {
     "rx_power_drift": (("worst_drop_db",), "the end whose receive power dropped"),
     "link_degraded": ((), "the end running below its speed or width"),
     "pfc_storm": (("pause_frames_sent_per_s", "burst_sent_per_s"), "the end that sends the pause frames"),
+    "tail_latency_spike": ((), "either end"),  # the FEC evidence is the suspect link's, both ends
 }
 
 
@@ -176,6 +177,15 @@ def alert_page(alert: Alert, *, now: datetime | None = None) -> dict:
         }
         for i, c in enumerate(cables, start=1)
     ]
+    # A spike's job as its launcher registered it: its name, size and hosts (one query).
+    job_id = (ev.get("collective") or {}).get("job")
+    job = (
+        CollectiveJob.objects.filter(job_id=job_id)
+        .annotate(hosts=Count("ranks__host", distinct=True))
+        .first()
+        if job_id
+        else None
+    )
     # The rule's words say "A end" for the link's first port; say it as the cable page does.
     names = {e.key: e.name for e in ends}
     swap = names.get("a") == "B" and names.get("b") == "A"
@@ -184,6 +194,7 @@ def alert_page(alert: Alert, *, now: datetime | None = None) -> dict:
     stale = hours >= 1
     return {
         "ends": ends,
+        "job": job,
         "worst_end": next((e for e in ends if e.worst), None),
         "worst_words": _END_SCORE.get(alert.rule, ((), "the end to look at first"))[1],
         "path_rows": rows,

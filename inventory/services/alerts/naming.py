@@ -19,6 +19,14 @@ def _port_label(p: Port | None) -> str:
     return f"{p.device.name}:{p.name}" if p else "?"
 
 
+def _cage_label(p: Port) -> str | None:
+    """The cage as the faceplate and the cable page name it: "gpu-0001 OSFP2/2" for the second
+    port of a twin-port cage."""
+    if not p.cage_id:
+        return None
+    return f"{p.device.name} {p.cage.name}" + (f"/{p.connector}" if (p.connector or 1) > 1 else "")
+
+
 def _module(p: Port | None, sealed: dict[int, CableEnd] | None = None) -> dict | None:
     """The module in the port's cage or, for a DAC/ACC/AOC plugged into it, that cable's end
     (its EEPROM: part and serial of that end); None when the cage holds neither."""
@@ -132,8 +140,8 @@ def link_brief(link_id: int, ctx: FindingContext) -> dict | None:
         "link_id": lk.pk,
         "a": _port_label(lk.a_port),
         "b": _port_label(lk.b_port),
-        "a_cage": f"{lk.a_port.device.name} {lk.a_port.cage.name}" if lk.a_port.cage_id else None,
-        "b_cage": f"{lk.b_port.device.name} {lk.b_port.cage.name}" if lk.b_port.cage_id else None,
+        "a_cage": _cage_label(lk.a_port),
+        "b_cage": _cage_label(lk.b_port),
         "cable": cable.label if cable else None,
         "cable_id": cable.pk if cable else None,
         "segments": [c.label for c in cables],
@@ -256,17 +264,14 @@ def _spike_describe(f: engine.Finding, ctx: FindingContext) -> dict:
         sure = f.evidence.get("collective", {}).get("sure", "")
         where = f"{top['a_cage'] or top['a']} ({top['a']}) <-> {top['b_cage'] or top['b']} ({top['b']})"
         headline = f"{headline}; most likely cable {top['cable']} {where} (sure: {sure})"
-        mods = top["modules"]
-        serials = ", ".join(
-            f"module {side.upper()} {m['vendor']} {m['part_number']} s/n {m['serial']}"
-            for side, m in (("a", mods.get("a")), ("b", mods.get("b")))
-            if m
-        )
-        recommendation = (
-            f"Most likely cable {top['cable']} between {where}"
-            + (f"; {serials}" if serials else "")
-            + f" {recommendation}"
-        )
+        # Each end by its cage and the module in it (the ports are in the summary): the rule's
+        # reasons and the action after it must fit the 500 characters whole.
+        ends = [
+            (top[f"{side}_cage"] or top[side])
+            + (f" (module {m['part_number']} s/n {m['serial']})" if (m := top["modules"].get(side)) else "")
+            for side in ("a", "b")
+        ]
+        recommendation = f"Most likely cable {top['cable']} between {ends[0]} and {ends[1]} {recommendation}"
     evidence["advice"] = recommendation[:500]
     return {
         "summary": f"{AlertRule.TAIL_LATENCY_SPIKE.label}: {headline}"[:300],

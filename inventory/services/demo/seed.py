@@ -46,6 +46,7 @@ from inventory.services.demo.catalogue import seed_catalogue, seed_locations
 from inventory.services.demo.commissioning import plan_tests, seed_links, seed_tests
 from inventory.services.demo.failures import demo_seed_failures
 from inventory.services.demo.incidents import demo_seed_incidents
+from inventory.services.demo.jobs import demo_seed_jobs
 from inventory.services.demo.topology import seed_nodes, seed_panels, seed_switches, write_equipment
 from inventory.services.plant import cable_sites
 
@@ -141,11 +142,13 @@ def _build(*, gpus: int, seed: int, as_of: date, actor, site_name: str) -> SeedR
         site=loc.site, seed=seed, as_of=as_of, afr=app_settings.annual_failure_rate, w=w
     )
     incidents = demo_seed_incidents(site=loc.site, seed=seed, now=now, w=w)
+    jobs = demo_seed_jobs(site=loc.site, seed=seed, now=now)  # after the incidents: a clean rail
     return SeedReport(
         site=site_name,
         counts={
             **failures,
             **incidents,
+            **jobs,
             "gpus": gpus,
             "nodes": b.nodes,
             "leaves": b.leaves,

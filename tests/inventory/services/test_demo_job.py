@@ -1,0 +1,92 @@
+"""The demo shows a slow all-reduce from the job to the cable (issue 35): its training job has a
+``tail_latency_spike`` alert whose top suspect is the one cable the telemetry shows failing, and
+the pages show the chain: the job, the slow ring, the cable with both ends and modules, its FEC
+evidence and whether the link is safe to drain.
+
+    [gpu-000n ethK]--C--[leaf-s01-rK+1]   ring "dp-railK+1" (GPU K of each of the job's 8 nodes)
+    one of its 8 jumpers bent: its receivers' pre-FEC BER climbs, the ring slows
+"""
+
+from datetime import date, timedelta
+
+import pytest
+from django.db.models import Q
+
+from inventory.core.choices import AlertRule, AlertState
+from inventory.models import Alert, CollectiveJob, JobRank, Link, LinkSegment, PortRollup
+from inventory.selectors.alerts.queries import cable_alerts_context
+from inventory.services.demo.builder import seed_now
+from inventory.services.demo.seed import demo_seed
+
+pytestmark = pytest.mark.django_db
+
+AS_OF = date(2026, 11, 29)
+
+
+@pytest.fixture
+def hall(db):
+    return demo_seed(gpus=64, seed=5, as_of=AS_OF)
+
+
+def failing_cable():
+    """The cable of the job's rail link whose receivers report a pre-FEC BER above 1e-5."""
+    job_ports = set(JobRank.objects.values_list("port_id", flat=True))
+    link_of = {}
+    for lid, a, b in Link.objects.filter(
+        Q(a_port_id__in=job_ports) | Q(b_port_id__in=job_ports), active=True
+    ).values_list("id", "a_port_id", "b_port_id"):
+        link_of[a] = link_of[b] = lid
+    high = PortRollup.objects.filter(port_id__in=list(link_of), pre_fec_ber__gt=1e-5)
+    failing = {link_of[p] for p in high.values_list("port_id", flat=True)}
+    assert len(failing) == 1, failing
+    return LinkSegment.objects.get(link_id=failing.pop()).cable
+
+
+def test_the_demo_job_has_a_spike_whose_top_suspect_is_the_failing_cable(hall):
+    assert hall.counts["jobs"] == 1 and hall.counts["collective_records"] > 0
+    job = CollectiveJob.objects.get()
+    assert job.world_size == 64 and job.ended_at is None
+    spike = Alert.objects.get(rule=AlertRule.TAIL_LATENCY_SPIKE)
+    cable = failing_cable()
+    assert spike.state == AlertState.OPEN and spike.severity == "page"
+    assert spike.cable == cable
+    assert spike.evidence["suspects"][0]["cable"] == cable.label
+    c = spike.evidence["collective"]
+    assert c["job"] == job.job_id and c["sure"] == "high"
+    assert len(c["slow_communicators"]) == 1 and c["fast_communicators"] == 7
+    assert c["candidates"] == c["candidates_reporting"] == 8  # the slow ring's links, all reporting
+    assert spike.recommendation.endswith("drain the link first if the job allows.")  # whole, not cut
+
+
+def test_the_pages_show_the_chain_from_the_job_to_a_safe_repair(hall, client, user_with_role):
+    spike = Alert.objects.get(rule=AlertRule.TAIL_LATENCY_SPIKE)
+    top = spike.evidence["suspects"][0]
+    ring = spike.evidence["collective"]["communicator"]
+    client.force_login(user_with_role("viewer", "eve"))
+    page = client.get(f"/alerts/{spike.pk}/").content.decode()
+    for text in (
+        f"{spike.evidence['collective']['job']} llama-pretrain: 64 ranks on 8 hosts",  # the job
+        f"{ring} (7 fast in the same job)",  # the slow ring
+        "its P99",
+        top["cable"],  # the suspect with both ends and modules
+        top["a_cage"],
+        top["b_cage"],
+        top["modules"]["a"]["serial"],
+        top["modules"]["b"]["serial"],
+        "pre-FEC BER",  # its evidence
+        "uncorrectable codewords",
+        "Not safe to take this link out of service now.",  # the repair, when it is safe
+        "wait for the job to end or move it first",
+    ):
+        assert text in page, text
+    # the cable page: the alert, and the FEC climb in its link health
+    cable_page = client.get(f"/c/{top['cable']}").content.decode()
+    assert "Tail latency spike" in cable_page
+    health = cable_alerts_context(spike.cable, now=seed_now(AS_OF) + timedelta(minutes=1))
+    assert health["fec_health"]["label"] == "margin shrinking" and not health["fec_spark"]["empty"]
+
+
+def test_a_demo_too_small_for_the_job_has_none(db):
+    report = demo_seed(gpus=16, seed=5, as_of=AS_OF)
+    assert report.counts["jobs"] == 0
+    assert not Alert.objects.filter(rule=AlertRule.TAIL_LATENCY_SPIKE).exists()
