@@ -476,6 +476,8 @@ CABLETRACK_BASELINE_REFRESH_S = env.float("CABLETRACK_BASELINE_REFRESH_S", defau
 # An alert whose condition returns within this many seconds of its resolution is reopened (same
 # alert, no new mail, no second status change) instead of opened again: no reopen-and-mail churn.
 CABLETRACK_ALERT_REOPEN_S = env.float("CABLETRACK_ALERT_REOPEN_S", default=3600.0)
+# A link drained from an alert without a planned end is in maintenance this many hours.
+CABLETRACK_DRAIN_HOURS = env.float("CABLETRACK_DRAIN_HOURS", default=4.0)
 # A refresh moves a port's baseline this far towards the latest window (exponential average).
 CABLETRACK_BASELINE_WEIGHT = env.float("CABLETRACK_BASELINE_WEIGHT", default=0.1)
 # /metrics: a bearer scrape token and/or source networks (CIDRs). Neither set: 404 to everyone.

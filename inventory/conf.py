@@ -138,6 +138,10 @@ class AppSettings:
         "CABLETRACK_ALERT_REOPEN_S",
         "An alert whose condition returns within this many seconds of resolving is reopened, not re-mailed.",
     )
+    drain_hours = Setting[float](
+        "CABLETRACK_DRAIN_HOURS",
+        "A link drained from an alert (`POST /api/alerts/<id>/drain/`, the alert page's Drain) is in a maintenance window this many hours unless the drain gives its planned end; restoring it ends the window.",
+    )
     baseline_refresh_s = Setting[float](
         "CABLETRACK_BASELINE_REFRESH_S", "S between two refreshes of a port's baseline."
     )

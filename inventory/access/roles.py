@@ -60,6 +60,7 @@ TECHNICIAN_ACTIONS = [
     "add_transceiverplacement",
     "change_transceiverplacement",
     "add_maintenancewindow",
+    "add_linkdrain",  # drain and restore an alert's link (site-scoped), as they silence one
     "change_alert",
     "print_cable_label",  # the labels of one cable (the one they replace), inline
 ]

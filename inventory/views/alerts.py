@@ -28,7 +28,7 @@ from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
 from inventory.selectors.telemetry.metrics import metrics_exposition
 from inventory.services import alerts as alert_services
-from inventory.services.collectives import drain_verdict
+from inventory.services.collectives import DrainConflict, drain_panel, link_drain, link_restore
 
 ALERTS_PER_PAGE = 50
 
@@ -65,6 +65,34 @@ class SilenceForm(forms.Form):
     reason = forms.CharField(max_length=200, required=False)
 
 
+class DrainForm(forms.Form):
+    hours = forms.FloatField(
+        min_value=0.25, max_value=336, label="Out of service for (hours)", required=False
+    )
+    override_reason = forms.CharField(
+        max_length=200, required=False, label="Drain anyway, because (engineers; written in the journal)"
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["hours"].initial = app_settings.drain_hours
+
+
+def _detail_context(request, alert: Alert, **extra) -> dict:
+    """The alert page: the alert, its ends and path, and the drain panel with what the user may do."""
+    return {
+        "alert": alert,
+        "silence_form": SilenceForm(),
+        "drain_form": DrainForm(),
+        "ev": alert.evidence,
+        "may_drain": authz.can(request.user, "drain", alert),
+        "may_override_drain": authz.can(request.user, "override_drain", alert),
+        **drain_panel(alert=alert, now=timezone.now()),
+        **alert_page(alert),
+        **extra,
+    }
+
+
 def alert_detail(request, pk: int):
     alert = get_object_or_404(
         Alert.objects.select_related(
@@ -72,18 +100,7 @@ def alert_detail(request, pk: int):
         ),
         pk=pk,
     )
-    drain = drain_verdict(link_id=alert.link_id, now=timezone.now()) if alert.link_id else None
-    return render(
-        request,
-        "inventory/alert_detail.html",
-        {
-            "alert": alert,
-            "silence_form": SilenceForm(),
-            "ev": alert.evidence,
-            "drain": drain,
-            **alert_page(alert),
-        },
-    )
+    return render(request, "inventory/alert_detail.html", _detail_context(request, alert))
 
 
 def _alert_of(request, pk: int) -> Alert:
@@ -121,11 +138,63 @@ def alert_silence(request, pk: int):
             messages.success(request, f"Silenced for {form.cleaned_data['hours']:g} h.")
             return redirect("alert-detail", pk=pk)
     return render(
+        request, "inventory/alert_detail.html", _detail_context(request, alert, silence_form=form), status=400
+    )
+
+
+@require_POST
+@authz.requires_action("drain", obj=_alert_of)
+def alert_drain(request, pk: int):
+    """Drain the alert's link (``link_drain``); an override reason only from those who may override."""
+    alert = get_object_or_404(Alert.objects.select_related("link", "port__device"), pk=pk)
+    form = DrainForm(request.POST)
+    if form.is_valid():
+        override = form.cleaned_data["override_reason"].strip()
+        if override:
+            authz.check(request.user, "override_drain", alert)
+        now = timezone.now()
+        hours = form.cleaned_data["hours"]
+        try:
+            drain = link_drain(
+                alert=alert,
+                actor=request.user,
+                now=now,
+                ends_at=now + timedelta(hours=hours) if hours else None,
+                override_reason=override,
+            )
+        except DrainConflict as exc:
+            form.add_error(None, exc.message)
+            status = 409
+        except ValidationError as exc:
+            for errs in exc.message_dict.values():
+                form.add_error(None, errs)
+            status = 400
+        else:
+            messages.success(
+                request, f"Drained: the link is in maintenance until {drain.window.ends_at:%H:%M} UTC."
+            )
+            return redirect("alert-detail", pk=pk)
+    else:
+        status = 400
+    return render(
         request,
         "inventory/alert_detail.html",
-        {"alert": alert, "silence_form": form, "ev": alert.evidence, **alert_page(alert)},
-        status=400,
+        _detail_context(request, alert, drain_form=form),
+        status=status,
     )
+
+
+@require_POST
+@authz.requires_action("drain", obj=_alert_of)
+def alert_restore(request, pk: int):
+    alert = get_object_or_404(Alert, pk=pk)
+    try:
+        link_restore(alert=alert, actor=request.user, now=timezone.now())
+    except DrainConflict as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, "Restored: the link is back in service and its maintenance window ended.")
+    return redirect("alert-detail", pk=pk)
 
 
 class MaintenanceForm(forms.Form):
