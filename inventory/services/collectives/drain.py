@@ -91,7 +91,7 @@ def link_drain(
     if alert.link_id is None:
         raise ValidationError({"link": "This alert names no link."})
     link = (
-        Link.objects.select_for_update()
+        Link.objects.select_for_update(of=("self",))
         .select_related("a_port__device", "b_port__device")
         .get(pk=alert.link_id)
     )
