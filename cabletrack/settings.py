@@ -479,6 +479,8 @@ CABLETRACK_ALERT_REOPEN_S = env.float("CABLETRACK_ALERT_REOPEN_S", default=3600.
 # A repair recorded on an alert is judged "fixed" once the alert has resolved (the rule's clean
 # window held after the repair) and stayed clean this many hours; "came back" if it fires again first.
 CABLETRACK_REPAIR_HOLD_HOURS = env.float("CABLETRACK_REPAIR_HOLD_HOURS", default=72.0)
+# A link drained from an alert without a planned end is in maintenance this many hours.
+CABLETRACK_DRAIN_HOURS = env.float("CABLETRACK_DRAIN_HOURS", default=4.0)
 # A refresh moves a port's baseline this far towards the latest window (exponential average).
 CABLETRACK_BASELINE_WEIGHT = env.float("CABLETRACK_BASELINE_WEIGHT", default=0.1)
 # /metrics: a bearer scrape token and/or source networks (CIDRs). Neither set: 404 to everyone.

@@ -142,6 +142,10 @@ class AppSettings:
         "CABLETRACK_REPAIR_HOLD_HOURS",
         'A repair is judged "fixed" once its alert resolved (the rule\'s clean window held after the repair) and stayed clean this many hours; "came back" if the alert fires again or reopens first.',
     )
+    drain_hours = Setting[float](
+        "CABLETRACK_DRAIN_HOURS",
+        "A link drained from an alert (`POST /api/alerts/<id>/drain/`, the alert page's Drain) is in a maintenance window this many hours unless the drain gives its planned end; restoring it ends the window.",
+    )
     baseline_refresh_s = Setting[float](
         "CABLETRACK_BASELINE_REFRESH_S", "S between two refreshes of a port's baseline."
     )

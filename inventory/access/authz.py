@@ -78,6 +78,12 @@ ACTIONS: dict[str, Rule] = {
     "silence": Rule(
         "inventory.add_maintenancewindow", site_scoped=True, label="Silence (maintenance window)"
     ),
+    # Take an alert's link out of service (and put it back): recorded, with a maintenance window.
+    "drain": Rule("inventory.add_linkdrain", site_scoped=True, label="Drain or restore a link"),
+    # Drain a link the safety check refuses, with a reason for the journal: engineers only.
+    "override_drain": Rule(
+        "inventory.edit_any_site", label="Drain a link although the safety check refuses it"
+    ),
     "print_cable_label": Rule(
         "inventory.print_cable_label", site_scoped=True, label="Print this cable's labels"
     ),
@@ -118,6 +124,7 @@ SITE_PARENTS: dict[str, tuple[str, ...]] = {
     "alert": ("cable",),
     "alertnotification": ("alert",),
     "repair": ("alert",),
+    "linkdrain": ("link",),
     "linksegment": ("link", "cable"),
     "cabletest": ("cable", "link"),
     "fibreresult": ("test",),

@@ -61,6 +61,7 @@ TECHNICIAN_ACTIONS = [
     "add_transceiverplacement",
     "change_transceiverplacement",
     "add_maintenancewindow",
+    "add_linkdrain",  # drain and restore an alert's link (site-scoped), as they silence one
     "change_alert",
     "add_repair",  # a repair recorded on an alert (site-scoped like the rest)
     "print_cable_label",  # the labels of one cable (the one they replace), inline

@@ -26,13 +26,42 @@ from inventory.access import authz
 from inventory.api.concurrency import AtomicWritesMixin
 from inventory.api.strict import StrictCharField, StrictModelSerializer, StrictSlugRelatedField
 from inventory.core.choices import RepairAction, RepairEnd, RepairOutcome
-from inventory.models import Alert, Cable, Device, Link, MaintenanceWindow, Rack, Repair
+from inventory.models import Alert, Cable, Device, Link, LinkDrain, MaintenanceWindow, Rack, Repair
 from inventory.selectors.alerts import queries as alert_selectors
 from inventory.selectors.alerts import repairs as repair_selectors
 from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
 from inventory.services import alerts as alert_services
-from inventory.services.collectives import drain_verdict
+from inventory.services.collectives import DrainConflict, drain_verdict, link_drain, link_restore
+
+
+class LinkDrainSerializer(serializers.ModelSerializer):
+    """A drain recorded from an alert: who took the link out, when, the maintenance window it
+    opened (``window_starts_at`` .. ``window_ends_at``: the planned end, or the restore), and
+    who put it back."""
+
+    drained_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    restored_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    window_starts_at = serializers.DateTimeField(source="window.starts_at", read_only=True)
+    window_ends_at = serializers.DateTimeField(source="window.ends_at", read_only=True)
+
+    class Meta:
+        model = LinkDrain
+        fields = [
+            "id",
+            "link",
+            "drained_at",
+            "drained_by",
+            "window",
+            "window_starts_at",
+            "window_ends_at",
+            "safe",
+            "reasons",
+            "override_reason",
+            "restored_at",
+            "restored_by",
+        ]
+        read_only_fields = fields
 
 
 class RepairSerializer(serializers.ModelSerializer):
@@ -113,6 +142,7 @@ class AlertSerializer(StrictModelSerializer):
     repairs = RepairSerializer(many=True, read_only=True)
     cables = serializers.SlugRelatedField(slug_field="label", many=True, read_only=True)
     acknowledged_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    drains = LinkDrainSerializer(many=True, read_only=True)
 
     class Meta:
         model = Alert
@@ -136,6 +166,7 @@ class AlertSerializer(StrictModelSerializer):
             "recommendation",
             "evidence",
             "repairs",
+            "drains",
         ]
         read_only_fields = fields
 
@@ -152,6 +183,21 @@ class AlertDetailSerializer(AlertSerializer):
     @extend_schema_field(RankingSerializer)
     def get_ranking(self, obj) -> dict:
         return self.context["ranking"]
+
+
+class DrainSerializer(serializers.Serializer):
+    """The drain's planned end (``ends_at``, or ``hours`` from now; neither: the
+    ``CABLETRACK_DRAIN_HOURS`` default) and, for a drain the safety check refuses, an engineer's
+    ``override_reason`` (journalled)."""
+
+    ends_at = serializers.DateTimeField(required=False)
+    hours = serializers.FloatField(min_value=0.25, max_value=336, required=False)
+    override_reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+    def validate(self, attrs):
+        if "ends_at" in attrs and "hours" in attrs:
+            raise serializers.ValidationError({"hours": "Give ends_at or hours, not both."})
+        return attrs
 
 
 class SilenceSerializer(serializers.Serializer):
@@ -171,6 +217,12 @@ class AlertViewSet(
     queryset = Alert.objects.select_related("cable", "acknowledged_by").prefetch_related(
         Prefetch("cables", queryset=Cable.objects.only("id", "label")),
         Prefetch("repairs", queryset=Repair.objects.select_related("done_by")),
+        Prefetch(
+            "drains",
+            queryset=LinkDrain.objects.select_related("window", "drained_by", "restored_by").order_by(
+                "-drained_at", "-id"
+            ),
+        ),
     )
 
     def get_queryset(self):
@@ -242,6 +294,7 @@ class AlertViewSet(
         return Response(AlertSerializer(alert).data)
 
     @extend_schema(
+        methods=["GET"],
         request=None,
         responses={200: OpenApiTypes.OBJECT},
         description=(
@@ -250,12 +303,70 @@ class AlertViewSet(
             "rail and the running jobs that would be hit. 404 for an alert on no link."
         ),
     )
-    @action(detail=True, methods=["get"])
+    @extend_schema(
+        methods=["POST"],
+        request=DrainSerializer,
+        responses={
+            201: LinkDrainSerializer,
+            409: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="Not safe (`detail`, and the verdict: `reasons` ...), or drained already.",
+            ),
+        },
+        description=(
+            "Drain the alert's link: take it out of service and open a maintenance window on it "
+            "until `ends_at` (or `hours` from now; default `CABLETRACK_DRAIN_HOURS`), recorded with "
+            "who and when. Refused with 409 and the reasons when it is not safe, unless an engineer "
+            "gives `override_reason` (written in the journal of the link's cables)."
+        ),
+    )
+    @action(detail=True, methods=["get", "post"])
     def drain(self, request, pk=None):
         alert = self.get_object()
         if alert.link_id is None:
             return Response({"detail": "This alert names no link."}, status=status.HTTP_404_NOT_FOUND)
-        return Response(drain_verdict(link_id=alert.link_id, now=timezone.now()).as_dict())
+        now = timezone.now()
+        if request.method == "GET":
+            return Response(drain_verdict(link_id=alert.link_id, now=now).as_dict())
+        authz.check(request.user, "drain", alert)
+        body = DrainSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        if data["override_reason"].strip():
+            authz.check(request.user, "override_drain", alert)
+        ends_at = data.get("ends_at") or (now + timedelta(hours=data["hours"]) if "hours" in data else None)
+        try:
+            drain = link_drain(
+                alert=alert,
+                actor=request.user,
+                now=now,
+                ends_at=ends_at,
+                override_reason=data["override_reason"],
+            )
+        except DrainConflict as exc:
+            return Response(exc.as_dict(), status=status.HTTP_409_CONFLICT)
+        return Response(LinkDrainSerializer(drain).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: LinkDrainSerializer,
+            409: OpenApiResponse(OpenApiTypes.OBJECT, description="Not drained."),
+        },
+        description="Put the alert's drained link back in service: the drain is recorded as restored "
+        "(who, when) and its maintenance window ends now. 409 when the link is not drained.",
+    )
+    @action(detail=True, methods=["post"])
+    def restore(self, request, pk=None):
+        alert = self.get_object()
+        if alert.link_id is None:
+            return Response({"detail": "This alert names no link."}, status=status.HTTP_404_NOT_FOUND)
+        authz.check(request.user, "drain", alert)
+        try:
+            drain = link_restore(alert=alert, actor=request.user, now=timezone.now())
+        except DrainConflict as exc:
+            return Response(exc.as_dict(), status=status.HTTP_409_CONFLICT)
+        return Response(LinkDrainSerializer(drain).data)
 
     @extend_schema(request=SilenceSerializer, responses={200: AlertSerializer})
     @action(detail=True, methods=["post"])

@@ -19,12 +19,16 @@ The rules, in order (the first that applies sets the state and the step):
 5. The gate lacks a test: record it.
 6. The retest is overdue: record it.
 7. Every test passes and nothing is open: "Mark in production" (when not already).
+
+Whatever the state, a link through the cable that is drained (taken out of service from an
+alert, its maintenance window open) is said once, here: ``Decision.drained`` ("drained, in
+maintenance until 16:30 UTC"), first among the reasons and in the state's few words.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 
 from inventory.core.choices import SEVERITY_ORDER, CableStatus, Severity
 
@@ -131,6 +135,18 @@ class CableEvidence:
     last_test_at: datetime | None = None
     replaced_by: str = ""
     replaced_by_url: str = ""
+    #: The end of the maintenance window of a drained link through the cable (the latest, if
+    #: several are drained); None when none is.
+    drained_until: datetime | None = None
+
+
+def drained_words(until: datetime | None, today: date | None) -> str:
+    """``drained, in maintenance until 16:30 UTC`` (``... until 5 Dec 16:30 UTC`` another day)."""
+    if until is None:
+        return ""
+    u = until.astimezone(UTC)
+    when = f"{u:%H:%M}" if today is None or u.date() == today else f"{u.day} {u:%b %H:%M}"
+    return f"drained, in maintenance until {when} UTC"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,10 +171,12 @@ class Decision:
     #: Every open alert that names the cable (as suspect, on its path or on a link through it),
     #: blocking or not: the desk list's "alert" flag reads this, not a query of its own.
     alerts: list[AlertFact] = field(default_factory=list)
+    #: "drained, in maintenance until 16:30 UTC" while a link through the cable is drained.
+    drained: str = ""
 
     @property
     def words(self) -> str:
-        return STATE_WORDS.get(self.state, "")
+        return "; ".join(w for w in (STATE_WORDS.get(self.state, ""), self.drained) if w)
 
     def as_dict(self) -> dict:
         return {
@@ -179,6 +197,7 @@ class Decision:
                 for f in self.fails
             ],
             "blocking_alerts": [a.id for a in self.blocking],
+            "drained": self.drained or None,
         }
 
 
@@ -206,7 +225,8 @@ def cable_decide(ev: CableEvidence) -> Decision:
         head = f"Retired, replaced by {ev.replaced_by}." if ev.replaced_by else "Retired."
         return Decision("retired", "none", head, [], None, [], [], False)
     blocking = [a for a in ev.alerts if a.blocks]
-    reasons: list[str] = []
+    drained = drained_words(ev.drained_until, ev.today)
+    reasons: list[str] = [drained] if drained else []
     for a in sorted(ev.alerts, key=lambda a: -SEVERITY_ORDER.get(a.severity, 0)):
         state = " (replaced, watching)" if a.watching else ""
         reasons.append(f"{a.severity} alert: {a.rule_words}{state}: {a.summary}")
@@ -219,7 +239,7 @@ def cable_decide(ev: CableEvidence) -> Decision:
     fails = list(ev.fails)
 
     def decision(state, tone, head, step, offers=False):
-        return Decision(state, tone, head, reasons, step, fails, blocking, offers, list(ev.alerts))
+        return Decision(state, tone, head, reasons, step, fails, blocking, offers, list(ev.alerts), drained)
 
     if blocking:
         a = _worst(blocking)

@@ -1,5 +1,12 @@
 from inventory.models.accounts import ApiToken
-from inventory.models.alerts import Alert, AlertNotification, MaintenanceWindow, PortBaseline, Repair
+from inventory.models.alerts import (
+    Alert,
+    AlertNotification,
+    LinkDrain,
+    MaintenanceWindow,
+    PortBaseline,
+    Repair,
+)
 from inventory.models.base import UntrackedWriteError, sanctioned_bulk_write
 from inventory.models.cables import Cable, CableEnd, Link, LinkSegment
 from inventory.models.collectives import (
@@ -77,6 +84,7 @@ __all__ = [
     "InstrumentMapping",
     "LabelBatch",
     "Link",
+    "LinkDrain",
     "LinkSegment",
     "MaintenanceWindow",
     "OtdrTrace",

@@ -139,6 +139,44 @@ class MaintenanceWindow(models.Model):
         return f"{self.reason} ({self.starts_at:%Y-%m-%d %H:%M}-{self.ends_at:%Y-%m-%d %H:%M})"
 
 
+class LinkDrain(models.Model):
+    """A link taken out of service from an alert ("drain") and put back ("restore"), recorded.
+
+    The drain opens a maintenance window on the link (``window``: its start, its planned end),
+    which silences the rules on that link while it is out; the restore ends the window. The
+    safety verdict at the time (``safe``, ``reasons``) is kept; a drain the check refused is
+    made only with an engineer's ``override_reason``, which is also written in the journal.
+    Never deleted: the record of who took which link out, when, and for how long.
+    """
+
+    alert = models.ForeignKey(Alert, on_delete=models.PROTECT, related_name="drains")
+    link = models.ForeignKey("inventory.Link", on_delete=models.PROTECT, related_name="drains")
+    window = models.OneToOneField(MaintenanceWindow, on_delete=models.PROTECT, related_name="drain")
+    drained_at = models.DateTimeField()
+    drained_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    safe = models.BooleanField(help_text="What the safety check said when the link was drained")
+    reasons = models.JSONField(default=list, blank=True, help_text="Why the check refused it (overridden)")
+    override_reason = models.CharField(max_length=200, blank=True)
+    restored_at = models.DateTimeField(null=True, blank=True)
+    restored_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-drained_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(safe=True) | ~Q(override_reason=""), name="linkdrain_unsafe_has_override"
+            )
+        ]
+        indexes = [models.Index(fields=["link", "-drained_at"], name="linkdrain_link_at")]
+
+    def __str__(self) -> str:
+        return f"link {self.link_id} drained {self.drained_at:%Y-%m-%d %H:%M}"
+
+
 class PortBaseline(models.Model):
     """What is normal for one port's receiver: the yardstick of the relative rules.
 

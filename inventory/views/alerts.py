@@ -29,7 +29,7 @@ from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
 from inventory.selectors.telemetry.metrics import metrics_exposition
 from inventory.services import alerts as alert_services
-from inventory.services.collectives import drain_verdict
+from inventory.services.collectives import DrainConflict, drain_panel, link_drain, link_restore
 
 ALERTS_PER_PAGE = 50
 
@@ -79,32 +79,46 @@ class RepairForm(forms.Form):
     note = forms.CharField(max_length=300, required=False, label="Note (optional)")
 
 
-def _detail(request, alert: Alert, *, silence_form=None, repair_form=None, status: int = 200):
-    """The alert page: the alert, its ends and path, safe to drain, the ranked repairs and the
-    repairs recorded (each with its verdict), and the forms."""
+class DrainForm(forms.Form):
+    hours = forms.FloatField(
+        min_value=0.25, max_value=336, label="Out of service for (hours)", required=False
+    )
+    override_reason = forms.CharField(
+        max_length=200, required=False, label="Drain anyway, because (engineers; written in the journal)"
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["hours"].initial = app_settings.drain_hours
+
+
+def _detail(request, alert: Alert, *, status: int = 200, **bound_forms):
+    """The alert page: the alert, its ends and path, safe to drain with the drains recorded, the
+    ranked repairs and the repairs recorded (each with its verdict), and the forms (a form that
+    failed validation is passed back in ``bound_forms``, with its errors)."""
     now = timezone.now()
     page = alert_page(alert, now=now)
     ctx, ranking = repair_selectors.alert_ranking(alert)
     worst = page["worst_end"]
     initial_end = worst.name[:1] if worst is not None and worst.name[:1] in ("A", "B") else RepairEnd.NA
-    return render(
-        request,
-        "inventory/alert_detail.html",
-        {
-            "alert": alert,
-            "silence_form": silence_form or SilenceForm(),
-            "repair_form": repair_form or RepairForm(initial={"end": initial_end}),
-            "ev": alert.evidence,
-            "drain": drain_verdict(link_id=alert.link_id, now=now) if alert.link_id else None,
-            "ranking": ranking,
-            "symptoms": ctx.symptoms,
-            "repairs": repair_selectors.alert_repairs(alert, now=now),
-            "may_repair": authz.can(request.user, "record_repair", alert),
-            "repair_refusal": authz.refusal(request.user, "record_repair", alert),
-            **page,
-        },
-        status=status,
-    )
+    context = {
+        "alert": alert,
+        "silence_form": SilenceForm(),
+        "repair_form": RepairForm(initial={"end": initial_end}),
+        "drain_form": DrainForm(),
+        "ev": alert.evidence,
+        "ranking": ranking,
+        "symptoms": ctx.symptoms,
+        "repairs": repair_selectors.alert_repairs(alert, now=now),
+        "may_repair": authz.can(request.user, "record_repair", alert),
+        "repair_refusal": authz.refusal(request.user, "record_repair", alert),
+        "may_drain": authz.can(request.user, "drain", alert),
+        "may_override_drain": authz.can(request.user, "override_drain", alert),
+        **drain_panel(alert=alert, now=now),
+        **page,
+        **bound_forms,
+    }
+    return render(request, "inventory/alert_detail.html", context, status=status)
 
 
 def alert_detail(request, pk: int):
@@ -183,6 +197,56 @@ def alert_silence(request, pk: int):
             messages.success(request, f"Silenced for {form.cleaned_data['hours']:g} h.")
             return redirect("alert-detail", pk=pk)
     return _detail(request, alert, silence_form=form, status=400)
+
+
+@require_POST
+@authz.requires_action("drain", obj=_alert_of)
+def alert_drain(request, pk: int):
+    """Drain the alert's link (``link_drain``); an override reason only from those who may override."""
+    alert = get_object_or_404(Alert.objects.select_related("link", "port__device"), pk=pk)
+    form = DrainForm(request.POST)
+    if form.is_valid():
+        override = form.cleaned_data["override_reason"].strip()
+        if override:
+            authz.check(request.user, "override_drain", alert)
+        now = timezone.now()
+        hours = form.cleaned_data["hours"]
+        try:
+            drain = link_drain(
+                alert=alert,
+                actor=request.user,
+                now=now,
+                ends_at=now + timedelta(hours=hours) if hours else None,
+                override_reason=override,
+            )
+        except DrainConflict as exc:
+            form.add_error(None, exc.message)
+            status = 409
+        except ValidationError as exc:
+            for errs in exc.message_dict.values():
+                form.add_error(None, errs)
+            status = 400
+        else:
+            messages.success(
+                request, f"Drained: the link is in maintenance until {drain.window.ends_at:%H:%M} UTC."
+            )
+            return redirect("alert-detail", pk=pk)
+    else:
+        status = 400
+    return _detail(request, alert, drain_form=form, status=status)
+
+
+@require_POST
+@authz.requires_action("drain", obj=_alert_of)
+def alert_restore(request, pk: int):
+    alert = get_object_or_404(Alert, pk=pk)
+    try:
+        link_restore(alert=alert, actor=request.user, now=timezone.now())
+    except DrainConflict as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, "Restored: the link is back in service and its maintenance window ended.")
+    return redirect("alert-detail", pk=pk)
 
 
 class MaintenanceForm(forms.Form):

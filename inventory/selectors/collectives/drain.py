@@ -5,6 +5,8 @@
   Already down: an uplink whose cable is faulty or retired, or with an open flap/degraded alert.
 * A GPU node's rail link: the GPU(s) behind that NIC (the server model's GPU-to-NIC map) lose
   their rail; refused while a running job has a rank on such a GPU (the job would stall).
+* A link drained already (``LinkDrain`` whose maintenance window is open) counts as down for
+  its leaf; draining it again is refused by ``link_drain`` itself.
 
 A fixed handful of queries, whatever the site's size.
 """
@@ -15,10 +17,10 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Q
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from inventory.core.choices import AlertRule, AlertState, CableStatus, DeviceRole
-from inventory.models import Alert, GpuNicMap, JobRank, Link, LinkSegment
+from inventory.models import Alert, GpuNicMap, JobRank, Link, LinkDrain, LinkSegment
 
 UPLINK_CLASS = "leaf-spine"
 DOWN_CABLE = (CableStatus.FAULTY, CableStatus.RETIRED)
@@ -47,9 +49,35 @@ class DrainVerdict:
         }
 
 
-def _down_links(link_ids: set[int]) -> dict[int, str]:
+def drains_open(*, now: datetime, link_ids=None) -> QuerySet[LinkDrain]:
+    """The drains in force at ``now``: not restored, their maintenance window still open (a
+    drain whose planned end has passed no longer holds the link out of the rules)."""
+    qs = LinkDrain.objects.filter(
+        restored_at__isnull=True, window__starts_at__lte=now, window__ends_at__gt=now
+    )
+    return qs if link_ids is None else qs.filter(link_id__in=link_ids)
+
+
+def drained_until(*, now, link_ref: str = "pk") -> Subquery:
+    """Annotation: the end of the drain in force on the link ``link_ref`` names (None: not
+    drained). ``now`` may be a datetime or ``Now()`` (a compiled read that takes no time)."""
+    return Subquery(
+        LinkDrain.objects.filter(
+            link_id=OuterRef(link_ref),
+            restored_at__isnull=True,
+            window__starts_at__lte=now,
+            window__ends_at__gt=now,
+        )
+        .order_by("-window__ends_at")
+        .values("window__ends_at")[:1]
+    )
+
+
+def _down_links(link_ids: set[int], now: datetime) -> dict[int, str]:
     """Of ``link_ids``, those already out of service, with why."""
     out: dict[int, str] = {}
+    for lid, until in drains_open(now=now, link_ids=link_ids).values_list("link_id", "window__ends_at"):
+        out[lid] = f"link {lid} drained until {until:%H:%M} UTC"
     for lid, label, st in LinkSegment.objects.filter(
         link_id__in=link_ids, cable__status__in=DOWN_CABLE
     ).values_list("link_id", "cable__label", "cable__status"):
@@ -75,7 +103,7 @@ def drain_check(*, link_id: int, now: datetime, min_uplink_share: float) -> Drai
                     Q(a_port__device=dev) | Q(b_port__device=dev), active=True, link_class=UPLINK_CLASS
                 ).values_list("id", flat=True)
             )
-            down = _down_links(uplinks - {link_id})
+            down = _down_links(uplinks - {link_id}, now)
             remaining = len(uplinks) - len(down) - 1
             minimum = math.ceil(min_uplink_share * len(uplinks))
             v.leaves.append(

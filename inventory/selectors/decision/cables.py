@@ -21,6 +21,7 @@ from inventory.core.decision import (
 from inventory.core.words import human_date, word
 from inventory.models import Alert, Cable, CableEnd, FieldNote, Link, LinkSegment
 from inventory.models.cables import cable_url
+from inventory.selectors.collectives.drain import drained_until
 from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, gate_missing
 from inventory.selectors.testing.latest import LatestTest, latest_tests
 from inventory.selectors.testing.results import LinkVerdict, link_verdicts
@@ -149,9 +150,11 @@ def cable_evidence(
     faults: list[FaultFact],
     today: date,
     replaced_by: str = "",
+    drained_until: datetime | None = None,
 ) -> CableEvidence:
     """The evidence ``core.decision.cable_decide`` weighs, from what has been read
-    (``replaced_by``: the replacement's label, for a retired cable)."""
+    (``replaced_by``: the replacement's label, for a retired cable; ``drained_until``: the end
+    of the latest drain in force on a link through it)."""
     return CableEvidence(
         label=cable.label,
         status=cable.status,
@@ -166,6 +169,7 @@ def cable_evidence(
         last_test_at=max((t.tested_at for t in own.values()), default=None),
         replaced_by=replaced_by,
         replaced_by_url=cable_url(replaced_by) if replaced_by else "",
+        drained_until=drained_until,
     )
 
 
@@ -253,13 +257,17 @@ def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict
     gate: dict[int, list[str]] = {}
     alerts: dict[int, list[AlertFact]] = {}
     faults: dict[int, list[FaultFact]] = {}
+    drained: dict[int, datetime] = {}
     if live_ids:
-        for cable_id, link_id in (
+        for cable_id, link_id, until in (
             LinkSegment.objects.filter(cable_id__any=live_ids, link__active=True)
+            .annotate(drained_until=drained_until(now=now, link_ref="link_id"))
             .order_by("cable_id", "link_id")
-            .values_list("cable_id", "link_id")
+            .values_list("cable_id", "link_id", "drained_until")
         ):
             links_of.setdefault(cable_id, []).append(link_id)
+            if until is not None and (cable_id not in drained or until > drained[cable_id]):
+                drained[cable_id] = until
         link_ids = sorted({lid for lids in links_of.values() for lid in lids})
         latest = latest_tests(cable_ids=live_ids)
         if link_ids:
@@ -292,6 +300,7 @@ def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict
             faults=faults.get(c.pk, []),
             today=today,
             replaced_by=replaced.get(c.replaced_by_id, ""),
+            drained_until=drained.get(c.pk),
         )
         d = cable_decide(ev)
         d.step = step_with_url(d.step, c.label)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Exists, OuterRef
+from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
 
@@ -28,6 +29,7 @@ from inventory.models import (
     TransceiverPlacement,
 )
 from inventory.selectors.alerts.queries import cable_alerts_context, moved_alerts
+from inventory.selectors.collectives.drain import drained_until
 from inventory.selectors.decision import alert_fact, cable_evidence, step_with_url
 from inventory.selectors.pages.retest import retest_state
 from inventory.selectors.plant.history import history_for
@@ -260,6 +262,7 @@ _CABLE_LINKS = CompiledRead(
         )
         .select_related("a_port__device__rack", "b_port__device__rack")
         .only(*LINK_ONLY)
+        .annotate(drained_until=drained_until(now=Now()))  # the database's clock: a compiled read
         .order_by("pk")
     )
 )
@@ -561,6 +564,7 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
         faults=[FaultFact(n.text, n.at) for n in journal["open"] if n.kind == FieldNoteKind.FAULT],
         today=today,
         replaced_by=cable.replaced_by.label if cable.replaced_by_id else "",
+        drained_until=max((lk.drained_until for lk in links if lk.drained_until), default=None),
     )
     decision = cable_decide(evidence)
     decision.step = step_with_url(decision.step, cable.label)

@@ -1,7 +1,14 @@
 """Collective timings: ``jobs`` (registration: ranks on GPUs, GPUs on NIC ports), ``ingest``
-(timing records), ``evaluate`` (the ``tail_latency_spike`` rule and its suspect links)."""
+(timing records), ``evaluate`` (the ``tail_latency_spike`` rule and its suspect links), ``drain``
+(safe to drain, and the recorded drain and restore of an alert's link)."""
 
-from inventory.services.collectives.drain import drain_verdict
+from inventory.services.collectives.drain import (
+    DrainConflict,
+    drain_panel,
+    drain_verdict,
+    link_drain,
+    link_restore,
+)
 from inventory.services.collectives.evaluate import SpikeReport, collectives_evaluate, spike_key
 from inventory.services.collectives.ingest import (
     CollectiveIngestResult,
@@ -18,6 +25,7 @@ from inventory.services.collectives.jobs import (
 
 __all__ = [
     "CollectiveIngestResult",
+    "DrainConflict",
     "JobConflict",
     "JobError",
     "RankSpec",
@@ -25,8 +33,11 @@ __all__ = [
     "UnknownJob",
     "collective_records_ingest",
     "collectives_evaluate",
+    "drain_panel",
     "drain_verdict",
     "job_register",
+    "link_drain",
+    "link_restore",
     "ranks_from_hosts",
     "spike_key",
 ]

@@ -1,12 +1,41 @@
-"""``drain_verdict``: the one decision whether taking a link out of service is safe, read by the
-alert page and ``GET /api/alerts/<id>/drain/`` alike."""
+"""Safe to drain, and the drain itself.
+
+``drain_verdict``: the one decision whether taking a link out of service is safe, read by the
+alert page and ``GET /api/alerts/<id>/drain/`` alike. ``link_drain`` takes the alert's link out
+of service (refused with the verdict's reasons when it is not safe, unless an engineer overrides
+with a reason, which goes into the journal of the link's cables) and opens a maintenance window
+on it, so the rules record what the link does meanwhile silently (an expected link-down or flap
+pages nobody). ``link_restore`` puts it back and ends the window. Both are ``LinkDrain`` rows:
+who, when, which link, the window's start and end.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from inventory.selectors.collectives.drain import DrainVerdict, drain_check
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from inventory.conf import app_settings
+from inventory.core.choices import FieldNoteKind
+from inventory.core.words import word
+from inventory.models import Alert, FieldNote, Link, LinkDrain, LinkSegment
+from inventory.selectors.collectives.drain import DrainVerdict, drain_check, drains_open
 from inventory.services.alerts.evaluate import rule_config
+from inventory.services.alerts.silencing import maintenance_end, maintenance_start
+
+
+class DrainConflict(Exception):
+    """The drain or restore cannot be made in the link's present state (HTTP 409): not safe
+    (``verdict`` says why), already drained, or not drained."""
+
+    def __init__(self, message: str, verdict: DrainVerdict | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.verdict = verdict
+
+    def as_dict(self) -> dict:
+        return {"detail": self.message, **(self.verdict.as_dict() if self.verdict else {})}
 
 
 def drain_verdict(*, link_id: int, now: datetime) -> DrainVerdict:
@@ -15,3 +44,130 @@ def drain_verdict(*, link_id: int, now: datetime) -> DrainVerdict:
     return drain_check(
         link_id=link_id, now=now, min_uplink_share=rule_config().default.drain_min_uplink_share
     )
+
+
+def _link_words(link: Link) -> str:
+    return f"{link.a_port.device.name}:{link.a_port.name} \u2194 {link.b_port.device.name}:{link.b_port.name}"
+
+
+def _journal_override(
+    *, link: Link, alert: Alert, verdict: DrainVerdict, reason: str, actor, now: datetime
+) -> None:
+    """The override, in the journal of every cable of the link (of its first device without one)."""
+    text = (
+        f"Link {_link_words(link)} drained from alert #{alert.pk} ({word(alert.rule, 'rule').lower()}) "
+        f"although the safety check refused it: {'; '.join(verdict.reasons)}. Override: {reason}"
+    )[:2000]
+    cable_ids = list(LinkSegment.objects.filter(link=link).order_by("seq").values_list("cable_id", flat=True))
+    targets = [{"cable_id": c} for c in dict.fromkeys(cable_ids)] or [{"device_id": link.a_port.device_id}]
+    FieldNote.objects.bulk_create(
+        FieldNote(
+            **t,
+            kind=FieldNoteKind.NOTE,
+            text=text,
+            at=now,
+            actor=actor,
+            closed_at=now,
+            closed_by=actor,
+            close_reason="override recorded",
+        )
+        for t in targets
+    )
+
+
+@transaction.atomic
+def link_drain(
+    *,
+    alert: Alert,
+    actor,
+    now: datetime,
+    ends_at: datetime | None = None,
+    override_reason: str = "",
+) -> LinkDrain:
+    """Take the alert's link out of service until ``ends_at`` (default: ``CABLETRACK_DRAIN_HOURS``
+    from now). ``DrainConflict`` (nothing written) when it is drained already, or when it is not
+    safe and no ``override_reason`` is given; the caller checks that the user may override
+    (``authz`` ``override_drain``) before passing one."""
+    if alert.link_id is None:
+        raise ValidationError({"link": "This alert names no link."})
+    link = (
+        Link.objects.select_for_update(of=("self",))
+        .select_related("a_port__device", "b_port__device")
+        .get(pk=alert.link_id)
+    )
+    current = drains_open(now=now, link_ids=[link.pk]).select_related("window").first()
+    if current is not None:
+        raise DrainConflict(
+            f"This link is drained already, until {current.window.ends_at:%Y-%m-%d %H:%M} UTC."
+        )
+    ends_at = ends_at or now + timedelta(hours=float(app_settings.drain_hours))
+    override_reason = (override_reason or "").strip()
+    verdict = drain_verdict(link_id=link.pk, now=now)
+    if not verdict.safe and not override_reason:
+        raise DrainConflict("Not safe to take this link out of service now.", verdict)
+    window = maintenance_start(
+        starts_at=now,
+        ends_at=ends_at,
+        reason=(
+            f"drained from alert #{alert.pk}"
+            + (f" (override: {override_reason})" if not verdict.safe else "")
+        )[:200],
+        links=[link],
+        actor=actor,
+        now=now,
+    )
+    who = actor if getattr(actor, "is_authenticated", False) else None
+    drain = LinkDrain.objects.create(
+        alert=alert,
+        link=link,
+        window=window,
+        drained_at=now,
+        drained_by=who,
+        safe=verdict.safe,
+        reasons=verdict.reasons,
+        override_reason="" if verdict.safe else override_reason[:200],
+    )
+    if not verdict.safe:
+        _journal_override(link=link, alert=alert, verdict=verdict, reason=override_reason, actor=who, now=now)
+    return drain
+
+
+@transaction.atomic
+def link_restore(*, alert: Alert, actor, now: datetime) -> LinkDrain:
+    """Put the alert's link back in service: the latest drain not yet restored is recorded as
+    restored and its maintenance window ends now (``DrainConflict`` when none is)."""
+    if alert.link_id is None:
+        raise ValidationError({"link": "This alert names no link."})
+    Link.objects.select_for_update().filter(pk=alert.link_id).first()
+    drain = (
+        LinkDrain.objects.select_related("window")
+        .filter(link_id=alert.link_id, restored_at__isnull=True)
+        .order_by("-drained_at", "-id")
+        .first()
+    )
+    if drain is None:
+        raise DrainConflict("This link is not drained: nothing to restore.")
+    maintenance_end(window=drain.window, now=now)
+    drain.restored_at = now
+    drain.restored_by = actor if getattr(actor, "is_authenticated", False) else None
+    drain.save(update_fields=["restored_at", "restored_by"])
+    return drain
+
+
+def drain_panel(*, alert: Alert, now: datetime) -> dict:
+    """What the alert page shows about draining its link: the verdict, the drain in force (if
+    any) and the drains recorded from this alert, newest first."""
+    if alert.link_id is None:
+        return {"drain": None, "drained": None, "drains": []}
+    return {
+        "drain": drain_verdict(link_id=alert.link_id, now=now),
+        "drained": drains_open(now=now, link_ids=[alert.link_id])
+        .select_related("window", "drained_by", "alert")
+        .order_by("-drained_at")
+        .first(),
+        "drains": list(
+            alert.drains.select_related("window", "drained_by", "restored_by").order_by("-drained_at", "-id")[
+                :10
+            ]
+        ),
+    }

@@ -91,7 +91,11 @@ def collective_records_ingest(*, job_id: str, parsed: Parsed, now: datetime) -> 
     comms = {c.comm_id: c for c in Communicator.objects.filter(job=job, comm_id__in=list(names))}
 
     # Ranks: the communicator's rank -> the job's rank (and so the host, GPU and NIC port).
-    ranks = list(JobRank.objects.filter(job=job).only("id", "rank", "host_id", "gpu", "pid", "host__name"))
+    ranks = list(
+        JobRank.objects.filter(job=job)
+        .select_related("host")
+        .only("id", "rank", "host_id", "gpu", "pid", "host__name")
+    )
     by_rank = {r.rank: r for r in ranks}
     by_gpu = {(r.host.name, r.gpu): r for r in ranks}
     by_pid = {(r.host.name, r.pid): r for r in ranks if r.pid is not None}

@@ -191,3 +191,34 @@ def test_inspector_prometheus_series_are_placed_by_host_and_gpu(client):
         CollectiveRecord.objects.filter(communicator__job__job_id="82").values_list("rank", flat=True)
     )
     assert ranks == [3, 11]  # the job ranks of GPU 3 on each host
+
+
+def test_a_batch_costs_the_same_queries_whatever_the_jobs_size(client):
+    """The ranks' hosts are read with the ranks: a job of 16 ranks costs what a job of 2 does
+    (one query per rank made a 4,096-rank job's batch of 5,000 records take 20 s)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    counts = []
+    for job_id, hosts, per_node in (("small", ["gpu-0001"], 2), ("large", ["gpu-0001", "gpu-0002"], 8)):
+        post_job(client, {"job_id": job_id, "hosts": hosts, "tasks_per_node": per_node})
+        n = len(hosts) * per_node
+        records = [
+            {
+                **record(r, 1),
+                "comm": f"0x{job_id}",
+                "n_ranks": n,
+                "host": hosts[r // per_node],
+                "gpu": r % per_node,
+            }
+            for r in range(n)
+        ]
+        with CaptureQueriesContext(connection) as q:
+            r = client.post(
+                "/api/collectives/",
+                data=json.dumps({"job": job_id, "records": records}),
+                content_type="application/json",
+            )
+        assert r.status_code == 200 and r.json()["stored"] == n, r.content
+        counts.append(len(q.captured_queries))
+    assert counts[0] == counts[1]

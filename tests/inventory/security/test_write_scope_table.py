@@ -3,7 +3,8 @@
 site North (team "North crew": ``technician``): rack N01, [leaf-n OSFP1]--N-1--[leaf-n2 OSFP1]
 site South (no team):                          rack S01, [leaf-s OSFP1]--S-1--[leaf-s2 OSFP1]
 Each site also has a spare module kept there, an empty cage, an open alert on its cable's port,
-a maintenance window on its rack and an open journal entry on its cable.
+a maintenance window on its rack, an open journal entry on its cable and a drain of the alert's
+link whose window has ended without a restore (so the link may be drained, and restored).
 
 The table is checked against the URLconf and the admin: a write path (an API method that is not
 a read, a page, an admin of an inventory model) without a row fails ``test_the_table_covers...``.
@@ -44,6 +45,7 @@ from inventory.models import (
     Device,
     FieldNote,
     Link,
+    LinkDrain,
     MaintenanceWindow,
     Port,
     Rack,
@@ -133,6 +135,13 @@ def _site_objects(plant, key: str, site: Site, rack_name: str, leaf: str, label:
         starts_at=now, ends_at=now + timedelta(hours=4), reason="work", created_by=engineer
     )
     window.racks.add(rack)
+    drained = MaintenanceWindow.objects.create(
+        starts_at=now - timedelta(hours=3), ends_at=now - timedelta(hours=1), reason="drained"
+    )
+    drained.links.add(alert.link)
+    LinkDrain.objects.create(
+        alert=alert, link=alert.link, window=drained, drained_at=drained.starts_at, safe=True
+    )
     note = fieldwork.journal_add(target=cable, actor=engineer, kind="note", text="dusty")
     f.cable_test(cable, verdict="pass", tested_at=now - timedelta(days=1))
     RetestPolicy.objects.create(site=site, kind="olts", interval_days=90)
@@ -456,6 +465,8 @@ API_ROWS: dict[str, Row] = {
     "alert-repairs POST": Row(
         "site", _json("post", "/api/alerts/{s.alert.pk}/repairs/", {"action": "clean", "end": "A"})
     ),
+    "alert-drain POST": Row("site", _json("post", "/api/alerts/{s.alert.pk}/drain/", {"hours": 2})),
+    "alert-restore POST": Row("site", _json("post", "/api/alerts/{s.alert.pk}/restore/")),
     "maintenancewindow-list POST": Row(
         "site",
         lambda c, s, sc: c.post(
@@ -517,6 +528,8 @@ PAGE_ROWS: dict[str, Row] = {
     "alert-silence": Row(
         "site", _form("/alerts/{s.alert.pk}/silence", lambda s: {"hours": "2", "reason": "x"})
     ),
+    "alert-drain": Row("site", _form("/alerts/{s.alert.pk}/drain", lambda s: {"hours": "2"})),
+    "alert-restore": Row("site", _form("/alerts/{s.alert.pk}/restore")),
     "maintenance": Row(
         "site", _form("/maintenance/", lambda s: {"targets": s.rack.name, "hours": "300", "reason": "x"})
     ),
