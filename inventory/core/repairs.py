@@ -49,6 +49,15 @@ PRIOR: dict[str, dict[str, float]] = {
     "port": {"clean": 0.50, "reseat": 0.40, "swap_module": 0.35, "replace_cable": 0.25, "other": 0.10},
     # Flaps, a lane down, a sealed DAC/ACC/AOC: re-seat first.
     "reseat": {"reseat": 0.50, "clean": 0.40, "swap_module": 0.35, "replace_cable": 0.30, "other": 0.10},
+    # A slow collective whose suspect cable shows FEC errors (``tail_latency_spike``): the rule
+    # says clean and re-seat both ends first, then replace the cable or the module.
+    "clean_reseat": {
+        "clean": 0.45,
+        "reseat": 0.40,
+        "replace_cable": 0.35,
+        "swap_module": 0.30,
+        "other": 0.10,
+    },
     # PFC storms: the sending host, not the plant.
     "host": {"other": 0.50, "reseat": 0.10, "swap_module": 0.10, "clean": 0.05, "replace_cable": 0.05},
     # Miswires, unrecorded swaps and anything else: the record or the wiring, not a repair.
@@ -62,6 +71,7 @@ ADVICE_ROW = {
     "clean": "port",
     "reseat": "reseat",
     "check_host": "host",
+    "clean_reseat": "clean_reseat",
 }
 # A transmitter whose bias or temperature runs high points at the module (DESIGN, "Repairs learn").
 MODULE_SYMPTOM_BONUS = 0.15
@@ -97,6 +107,20 @@ def prior_row(*, advice_code: str, evidence: dict) -> str:
 
 def _flag(flags: dict | None, quantity: str, *levels: str) -> bool:
     return any((flags or {}).get(f"{quantity}_{lvl}") is True for lvl in levels)
+
+
+_SYMPTOM_WORDS = {
+    "one": "one direction",
+    "both": "both directions",
+    "rx": "low receive power",
+    "bias": "high transmitter bias",
+    "temp": "high temperature",
+}
+
+
+def symptom_words(key: str) -> str:
+    """The compact key in words, for pages: ``one+rx`` -> "one direction, low receive power"."""
+    return ", ".join(_SYMPTOM_WORDS.get(part, part) for part in key.split("+") if part)
 
 
 def symptom_key(*, evidence: dict, rule: str, flags: list[dict | None]) -> tuple[str, str]:

@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from inventory.core.choices import AlertRule, AlertState, RepairAction, RepairEnd, RepairOutcome, Severity
+from inventory.core.repairs import symptom_words
 
 
 class Alert(models.Model):
@@ -240,6 +241,11 @@ class Repair(models.Model):
     outcome = models.CharField(max_length=10, choices=RepairOutcome.choices, default=RepairOutcome.PENDING)
     judged_at = models.DateTimeField(null=True, blank=True, help_text="When the outcome became known")
     outcome_reason = models.CharField(max_length=200, blank=True)
+
+    @property
+    def symptom_words(self) -> str:
+        """What the alert showed, in words ("one direction, low receive power")."""
+        return symptom_words(self.symptoms)
 
     class Meta:
         ordering = ["-done_at", "-id"]

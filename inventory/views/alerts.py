@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from inventory.access import authz
 from inventory.conf import app_settings
 from inventory.core.choices import AlertRule, AlertState, RepairAction, RepairEnd, Severity
+from inventory.core.repairs import symptom_words
 from inventory.models import Alert, Device, Link, Rack
 from inventory.selectors.alerts import queries as alert_selectors
 from inventory.selectors.alerts import repairs as repair_selectors
@@ -108,7 +109,7 @@ def _detail(request, alert: Alert, *, status: int = 200, **bound_forms):
         "drain_form": DrainForm(),
         "ev": alert.evidence,
         "ranking": ranking,
-        "symptoms": ctx.symptoms,
+        "symptoms": symptom_words(ctx.symptoms),
         "repairs": repair_selectors.alert_repairs(alert, now=now),
         "may_repair": authz.can(request.user, "record_repair", alert),
         "repair_refusal": authz.refusal(request.user, "record_repair", alert),

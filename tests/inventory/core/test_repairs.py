@@ -84,3 +84,16 @@ def test_the_recommendation_keeps_the_rules_words_until_outcomes_move_another_ac
     )
     sealed = {"modules": {"a": {"cable": "AOC-7"}, "b": {"cable": "AOC-7"}}}
     assert core.prior_row(advice_code="replace_cable", evidence=sealed) == "reseat"
+
+
+def test_every_advice_the_rules_write_has_a_prior_whose_first_action_is_the_advices_own():
+    """A rule's advice code with no prior row fell to "default", whose first action is "other":
+    a slow collective's alert (advice: clean and re-seat) asked the technician for "Other, 50%"."""
+    assert core.rule_first(core.prior_row(advice_code="clean_reseat", evidence={})) == "clean"
+    assert core.rule_first(core.prior_row(advice_code="reseat", evidence={})) == "reseat"
+    assert core.rule_first(core.prior_row(advice_code="check_host", evidence={})) == "other"
+
+
+def test_the_symptoms_read_in_words():
+    assert core.symptom_words("one+rx+bias") == "one direction, low receive power, high transmitter bias"
+    assert core.symptom_words("both+temp") == "both directions, high temperature"
