@@ -181,6 +181,14 @@ VERDICT_TONE = {
 }
 
 
+def message_size(n: int) -> str:
+    """A collective's message size as NCCL and nccl-tests say it, in binary units: "256 MiB"."""
+    for unit, k in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= k:
+            return f"{n / k:g} {unit}"
+    return f"{n} B"
+
+
 def verdict_tone(verdict: str) -> str:
     return VERDICT_TONE.get(verdict, "none")
 

@@ -33,6 +33,15 @@ def tone(verdict: str) -> str:
 
 
 @register.filter
+def message_size(value) -> str:
+    """``256 MiB``: the unit the headline and NCCL use (Django's filesizeformat says "256.0 MB")."""
+    try:
+        return vocabulary.message_size(int(value))
+    except (TypeError, ValueError):
+        return ""
+
+
+@register.filter
 def when(value) -> str:
     """A moment as people read it (``today 14:05``, ``3 Nov 09:00``), in the site's time zone."""
     if isinstance(value, str):

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from inventory.core.choices import AlertRule, AlertState, Severity
 from inventory.core.collectives.spike import Localisation, Verdict, judge_communicator, localise
 from inventory.core.telemetry import rules as engine
+from inventory.core.words import message_size
 from inventory.models import Alert, JobRank
 from inventory.selectors.collectives import communicator_links, link_evidence, spike_series
 from inventory.services.alerts.evaluate import rule_config
@@ -43,17 +44,10 @@ def _frozen_baselines() -> dict[int, dict[tuple[str, int], float]]:
     return out
 
 
-def _size(n: int) -> str:
-    for unit, k in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= k:
-            return f"{n / k:g} {unit}"
-    return f"{n} B"
-
-
 def _words(v: Verdict, loc: Localisation, comm, n_slow: int) -> tuple[str, str, str]:
     """Headline, recommendation and its code."""
     what = (
-        f"job {comm.job.job_id} {comm.name or comm.comm_id} ({v.coll} {_size(v.msg_bytes)}): slowest "
+        f"job {comm.job.job_id} {comm.name or comm.comm_id} ({v.coll} {message_size(v.msg_bytes)}): slowest "
         f"{v.slowest_us / 1000:,.1f} ms = {v.ratio:.1f}x its P99 {v.baseline_us / 1000:,.1f} ms"
         + (f" since {v.since:%H:%M} UTC" if v.since else "")
     )

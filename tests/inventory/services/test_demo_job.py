@@ -68,6 +68,7 @@ def test_the_pages_show_the_chain_from_the_job_to_a_safe_repair(hall, client, us
         f"{spike.evidence['collective']['job']} llama-pretrain: 64 ranks on 8 hosts",  # the job
         f"{ring} (7 fast in the same job)",  # the slow ring
         "its P99",
+        "AllReduce, 256 MiB<",  # the size as the headline and NCCL say it (not "256.0 MB")
         top["cable"],  # the suspect with both ends and modules
         top["a_cage"],
         top["b_cage"],
