@@ -19,6 +19,7 @@ from inventory.core.choices import (
     TransceiverStatus,
 )
 from inventory.models import Alert, Cable, CableEnd, Cage, Device, Port, Rack, Site, Transceiver
+from inventory.selectors.decision import has_open_alert
 
 
 class StrictNullBooleanField(forms.NullBooleanField):
@@ -153,9 +154,8 @@ class CableFilter(StrictFilterSet):
         return qs.filter(cond) if value else qs.exclude(cond)
 
     def by_alert(self, qs, name, value):
-        # The suspect cable, or any segment on the alert's path.
-        on_cable = Q(cable_id=OuterRef("pk")) | Q(cables=OuterRef("pk"))
-        cond = Exists(Alert.objects.filter(on_cable, state="open"))
+        # The decision's open alerts (suspect, on the path, on a link through it): one meaning.
+        cond = has_open_alert()
         return qs.filter(cond) if value else qs.exclude(cond)
 
 

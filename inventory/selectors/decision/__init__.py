@@ -8,22 +8,26 @@ queries; the cable page, which has read most of it already for its panels, hands
 
 from inventory.selectors.decision.cables import (
     alert_fact,
+    alerted_cable_ids,
     blocking_alerts,
     cable_decisions,
     cable_decisions_by_id,
     cable_evidence,
     cables_under_watch,
     fail_facts,
+    has_open_alert,
     step_with_url,
 )
 
 __all__ = [
     "alert_fact",
+    "alerted_cable_ids",
     "blocking_alerts",
     "cable_decisions",
     "cable_decisions_by_id",
     "cable_evidence",
     "cables_under_watch",
     "fail_facts",
+    "has_open_alert",
     "step_with_url",
 ]

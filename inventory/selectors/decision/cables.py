@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date, datetime
 
+from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -222,6 +223,26 @@ def _open_alerts_of(cable_ids: list[int]) -> dict[int, list[AlertFact]]:
         seen.add((row[0], row[-1]))
         out.setdefault(row[-1], []).append(_fact(*row[:-1]))
     return out
+
+
+def has_open_alert():
+    """The SQL twin of ``_open_alerts_of`` for filtering a cable queryset (``?has_open_alert=``):
+    a live cable with an open alert as the suspect, as a segment of its path, or on an active
+    link through it. ``tests/inventory/views/test_cable_decision_properties.py`` holds the two to
+    the same cables."""
+    suspect = Alert.objects.filter(state=AlertState.OPEN, cable_id=OuterRef("pk"))
+    on_path = Alert.cables.through.objects.filter(alert__state=AlertState.OPEN, cable_id=OuterRef("pk"))
+    on_link = LinkSegment.objects.filter(
+        cable_id=OuterRef("pk"), link__active=True, link__alerts__state=AlertState.OPEN
+    )
+    return (Exists(suspect) | Exists(on_path) | Exists(on_link)) & ~Q(status=CableStatus.RETIRED)
+
+
+def alerted_cable_ids(cables: list[Cable]) -> set[int]:
+    """The cables whose decision carries an open alert (``Decision.alerts``): for lists that show
+    only that flag (the CSV export), one query for a chunk of cables instead of the decision."""
+    live = [c.pk for c in cables if c.status != CableStatus.RETIRED]
+    return set(_open_alerts_of(live)) if live else set()
 
 
 def open_faults(cable_ids: list[int]) -> dict[int, list[FaultFact]]:

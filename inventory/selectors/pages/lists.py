@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, Prefetch, Q
+from django.db.models import Prefetch
 
-from inventory.models import Alert, CableEnd
+from inventory.models import CableEnd
 from inventory.selectors.decision import cable_decisions
 from inventory.selectors.pages.ends import end_lines
 
@@ -50,12 +50,8 @@ def cable_list_queryset(qs, *, sort: str = "label", prefetch_ends: bool = True, 
         ends = CableEnd.objects.select_related("port__device__rack", "cage__device__rack").order_by(
             "side", "leg"
         )
-        qs = qs.prefetch_related(Prefetch("ends", queryset=ends)).annotate(has_alert=Exists(_open_alert()))
+        qs = qs.prefetch_related(Prefetch("ends", queryset=ends))
     return sort, qs
-
-
-def _open_alert():
-    return Alert.objects.filter(Q(cable_id=OuterRef("pk")) | Q(cables=OuterRef("pk")), state="open")
 
 
 def attach_end_cells(cables) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import islice
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
@@ -14,6 +16,7 @@ from inventory.core.choices import CableKind, CableStatus
 from inventory.forms.plant import BulkStatusForm, CableCreateForm, CableEditForm, apply_errors
 from inventory.models import Cable, Site, Vendor
 from inventory.selectors import pages as page_selectors
+from inventory.selectors.decision import alerted_cable_ids
 from inventory.selectors.filters import CableFilter
 from inventory.services.plant import cables as cable_services
 from inventory.views.desk.lists import _columns, _csv_response, _filtered, _page, _query_without, _safe_next
@@ -87,24 +90,28 @@ def _cable_csv(qs):
     ]
 
     def rows():
-        for c in qs.iterator(chunk_size=2000):
-            ends = list(c.ends.all())
-            a = [page_selectors.end_text(e) for e in ends if e.side == "A"]
-            b = [page_selectors.end_text(e) for e in ends if e.side == "B"]
-            yield [
-                c.label,
-                c.status,
-                c.kind,
-                c.role,
-                c.length_m or "",
-                c.vendor.name if c.vendor else "",
-                c.part_number,
-                " | ".join(a),
-                " | ".join(b),
-                c.install_date or "",
-                c.retest_due or "",
-                "yes" if c.has_alert else "",
-            ]
+        # The alert flag is the decision's (its open alerts), read for each chunk in one query.
+        cables = qs.iterator(chunk_size=2000)
+        while chunk := list(islice(cables, 2000)):
+            alerted = alerted_cable_ids(chunk)
+            for c in chunk:
+                ends = list(c.ends.all())
+                a = [page_selectors.end_text(e) for e in ends if e.side == "A"]
+                b = [page_selectors.end_text(e) for e in ends if e.side == "B"]
+                yield [
+                    c.label,
+                    c.status,
+                    c.kind,
+                    c.role,
+                    c.length_m or "",
+                    c.vendor.name if c.vendor else "",
+                    c.part_number,
+                    " | ".join(a),
+                    " | ".join(b),
+                    c.install_date or "",
+                    c.retest_due or "",
+                    "yes" if c.pk in alerted else "",
+                ]
 
     return _csv_response(f"cables-{timezone.localdate()}.csv", header, rows())
 

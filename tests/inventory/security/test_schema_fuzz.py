@@ -105,7 +105,7 @@ NOT_EXPRESSIBLE = re.compile(
             r"must end after it starts|lasts at most|Choose at least one|Choose the cable end or the port",
             r"Give a port id, or device and port_name",
             r"^This list pages by keyset only in its default order\.$|^Give either page or after, not both\.$",
-            r"does not name the (device|port)|Not a Prometheus text line|No gNMI updates found",
+            r"does not name the (device|port)|Not a Prometheus text line|No gNMI updates found|No PP_RXFECSTATS line",
             r"Body is not valid JSON|Body must be a JSON object",
             # the file's content is not what the schema (a binary) can say
             r"no column for|map a column to|is not in the file|Not a readable CSV|not a Bellcore|Not an? (SOR|OTDR|zip)|The plan has no cables",

@@ -22,6 +22,8 @@ Each example runs inside a savepoint that is rolled back, so one plant serves th
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from datetime import timedelta
 from decimal import Decimal
@@ -194,6 +196,13 @@ def test_one_decision_over_generated_plants(clients, plan):
         shown = {name: page_decisions(html) for name, html in pages.items()}
         for name, html in pages.items():
             assert story_problems(html) == [], (name, plan)
+        # "Has an open alert" means the decision's open alerts in the filter and the CSV export too.
+        everything = list(Cable.objects.all())
+        alerted = {c.label for c in everything if cable_decisions(cables=[c])[c.pk].alerts}
+        filtered = b"".join(page.get("/cables/?has_open_alert=true&format=csv").streaming_content).decode()
+        exported = b"".join(page.get("/cables/?format=csv").streaming_content).decode()
+        assert {r["label"] for r in csv.DictReader(io.StringIO(filtered))} == alerted, plan
+        assert {r["label"] for r in csv.DictReader(io.StringIO(exported)) if r["open_alert"]} == alerted, plan
         for cable in Cable.objects.order_by("label"):
             html = page.get(f"/c/{cable.label}").content.decode()
             assert story_problems(html) == [], (cable.label, plan)
