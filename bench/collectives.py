@@ -33,14 +33,12 @@ for the large cluster: the evaluation then reads a 131,072-GPU plant; the job it
 from __future__ import annotations
 
 import os
-import queue
-import threading
 import time
 from datetime import UTC, datetime, timedelta
 
 import orjson
 
-from bench.common import Http, WebServer, make_token
+from bench.common import Http, WebServer, make_token, post_all
 
 BATCH = 5_000
 FAULT_MIN = 8  # the fault starts here; the rule needs 20 operations of baseline first
@@ -75,47 +73,6 @@ def _rail_ports(hosts: list[str]) -> list[tuple[str, str, str, int]]:
         rail = int(nic[3:]) + 1
         out += [(a_dev, a_port, b_dev, rail), (b_dev, b_port, a_dev, rail)]
     return out
-
-
-def _post_all(port: int, token: str, path: str, bodies: list[bytes], threads: int = 2) -> tuple[float, int]:
-    """POST every body from ``threads`` clients; (seconds, items stored)."""
-    q: queue.Queue = queue.Queue()
-    for b in bodies:
-        q.put(b)
-    stored = [0]
-    errors: list = []
-    lock = threading.Lock()
-
-    def worker():
-        http = Http(port, token)
-        while True:
-            try:
-                body = q.get_nowait()
-            except queue.Empty:
-                return
-            status, data, _ = http.request(
-                "POST", path, body=body, headers={"Content-Type": "application/json"}
-            )
-            if status != 200:
-                errors.append((status, data[:300]))
-                return
-            answer = orjson.loads(data)
-            if answer.get("rejected"):
-                errors.append((status, data[:300]))
-                return
-            with lock:
-                stored[0] += answer["stored"]
-
-    t = time.perf_counter()
-    ts = [threading.Thread(target=worker) for _ in range(threads)]
-    for th in ts:
-        th.start()
-    for th in ts:
-        th.join()
-    elapsed = time.perf_counter() - t
-    if errors:
-        raise RuntimeError(f"{path}: {errors[0]}")
-    return elapsed, stored[0]
 
 
 def run(report) -> None:
@@ -160,7 +117,7 @@ def run(report) -> None:
             now = start + timedelta(minutes=minute)
             objs = job.records_until(minute * 60.0)
             bodies = [inspector_body(objs[k : k + BATCH]) for k in range(0, len(objs), BATCH)]
-            took, n = _post_all(web.port, collector, path, bodies)
+            took, n = post_all(web.port, collector, path, bodies, whole=True)
             if n != len(objs):
                 raise RuntimeError(f"minute {minute}: stored {n} of {len(objs)} records")
             ingest_s += took
@@ -171,7 +128,7 @@ def run(report) -> None:
                 tel = [
                     orjson.dumps({"samples": samples[k : k + BATCH]}) for k in range(0, len(samples), BATCH)
                 ]
-                _post_all(web.port, collector, "/api/telemetry/", tel)
+                post_all(web.port, collector, "/api/telemetry/", tel, whole=True)
                 t = time.perf_counter()
                 while telemetry_rollup(now=now).remaining:
                     pass

@@ -5,11 +5,15 @@ from __future__ import annotations
 import contextlib
 import http.client
 import os
+import queue
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+
+import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -138,3 +142,47 @@ def make_token(username: str = "bench", role: str = "engineer", kind: str = "ful
         user=user, name=f"bench {kind}", kind=kind, key_hash=hash_token(raw), prefix=raw[:8]
     )
     return raw
+
+
+def post_all(
+    port: int, token: str, path: str, bodies: list[bytes], threads: int = 2, *, whole: bool = False
+) -> tuple[float, int]:
+    """POST every body to ``path`` from ``threads`` clients; (seconds, items stored). A status
+    other than 200 fails the run; with ``whole``, so does a batch with rejected items."""
+    q: queue.Queue = queue.Queue()
+    for b in bodies:
+        q.put(b)
+    stored = [0]
+    errors: list = []
+    lock = threading.Lock()
+
+    def worker():
+        http = Http(port, token)
+        while True:
+            try:
+                body = q.get_nowait()
+            except queue.Empty:
+                return
+            status, data, _ = http.request(
+                "POST", path, body=body, headers={"Content-Type": "application/json"}
+            )
+            if status != 200:
+                errors.append((status, data[:300]))
+                return
+            answer = orjson.loads(data)
+            if whole and answer.get("rejected"):
+                errors.append((status, data[:300]))
+                return
+            with lock:
+                stored[0] += answer["stored"]
+
+    t = time.perf_counter()
+    ts = [threading.Thread(target=worker) for _ in range(threads)]
+    for th in ts:
+        th.start()
+    for th in ts:
+        th.join()
+    elapsed = time.perf_counter() - t
+    if errors:
+        raise RuntimeError(f"{path}: {errors[0]}")
+    return elapsed, stored[0]

@@ -30,14 +30,13 @@ raw samples dropped in < 1 s, sample-to-alert p95 < 2 buckets, web worker < 250 
 from __future__ import annotations
 
 import os
-import queue
 import threading
 import time
 from datetime import UTC, datetime, timedelta
 
 import orjson
 
-from bench.common import Http, WebServer, make_token
+from bench.common import Http, WebServer, make_token, post_all
 
 BATCH = 5_000
 OFFSET = 1 << 63
@@ -105,39 +104,7 @@ def _bodies(shape: str, ports, total: int, base: datetime) -> tuple[list[bytes],
 
 
 def _post_all(port: int, token: str, bodies: list[bytes], threads: int = 2) -> tuple[float, int]:
-    q: queue.Queue = queue.Queue()
-    for b in bodies:
-        q.put(b)
-    stored = [0]
-    errors: list = []
-    lock = threading.Lock()
-
-    def worker():
-        http = Http(port, token)
-        while True:
-            try:
-                body = q.get_nowait()
-            except queue.Empty:
-                return
-            status, data, _ = http.request(
-                "POST", "/api/telemetry/", body=body, headers={"Content-Type": "application/json"}
-            )
-            if status != 200:
-                errors.append((status, data[:300]))
-                return
-            with lock:
-                stored[0] += orjson.loads(data)["stored"]
-
-    t = time.perf_counter()
-    ts = [threading.Thread(target=worker) for _ in range(threads)]
-    for th in ts:
-        th.start()
-    for th in ts:
-        th.join()
-    elapsed = time.perf_counter() - t
-    if errors:
-        raise RuntimeError(f"ingest failed: {errors[0]}")
-    return elapsed, stored[0]
+    return post_all(port, token, "/api/telemetry/", bodies, threads)
 
 
 def _copy_reference(shape: str, rows: list[tuple]) -> float:
