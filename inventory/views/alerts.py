@@ -22,6 +22,7 @@ from inventory.access import authz
 from inventory.conf import app_settings
 from inventory.core.choices import AlertRule, AlertState, RepairAction, RepairEnd, Severity
 from inventory.core.repairs import symptom_words
+from inventory.forms.plant import apply_errors
 from inventory.models import Alert, Device, Link, Rack
 from inventory.selectors.alerts import queries as alert_selectors
 from inventory.selectors.alerts import repairs as repair_selectors
@@ -154,8 +155,7 @@ def alert_repair(request, pk: int):
                 now=timezone.now(),
             )
         except ValidationError as exc:
-            for field, errs in exc.message_dict.items():
-                form.add_error(field if field in form.fields else None, errs)
+            apply_errors(form, exc)
         else:
             what = f"{repair.get_action_display()} ({repair.get_end_display()})"
             messages.success(
@@ -192,8 +192,7 @@ def alert_silence(request, pk: int):
                 now=timezone.now(),
             )
         except ValidationError as exc:
-            for field, errs in exc.message_dict.items():
-                form.add_error(field if field in form.fields else None, errs)
+            apply_errors(form, exc)
         else:
             messages.success(request, f"Silenced for {form.cleaned_data['hours']:g} h.")
             return redirect("alert-detail", pk=pk)
