@@ -20,7 +20,7 @@ from inventory.core.decision import (
     cable_decide,
 )
 from inventory.core.words import human_date, word
-from inventory.models import Alert, Cable, CableEnd, FieldNote, Link, LinkSegment
+from inventory.models import Alert, Cable, CableEnd, CableTestLatest, FieldNote, Link, LinkSegment
 from inventory.models.cables import cable_url
 from inventory.selectors.collectives.drain import drained_until
 from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, gate_missing
@@ -338,9 +338,10 @@ def cable_decisions_by_id(*, cable_ids: list[int], now: datetime | None = None) 
 
 
 def cables_under_watch(cable_ids: list[int]) -> set[int]:
-    """Which of these cables have an open alert on an active link through them or an open fault
-    report: what, besides the alerts naming a cable, makes a rack page list it (its row then says
-    the cable's decision). One query, a union of the two."""
+    """Which of these cables have an open alert on an active link through them, an open fault
+    report, or a latest test of their own that fails (power meter, OTDR or qualification): what,
+    besides the alerts naming a cable, makes a rack page list it (its row then says the cable's
+    decision, which names the failing segment). One query, a union of the three."""
     if not cable_ids:
         return set()
     on_link = (
@@ -355,4 +356,14 @@ def cables_under_watch(cable_ids: list[int]) -> set[int]:
         .order_by()
         .values_list("cable_id")
     )
-    return {pk for (pk,) in on_link.union(faulted)}
+    failing = (
+        CableTestLatest.objects.filter(cable_id__any=cable_ids)
+        .filter(
+            Q(olts_verdict=Verdict.FAIL)
+            | Q(otdr_verdict=Verdict.FAIL)
+            | Q(qualification_verdict=Verdict.FAIL)
+        )
+        .order_by()
+        .values_list("cable_id")
+    )
+    return {pk for (pk,) in on_link.union(faulted, failing)}

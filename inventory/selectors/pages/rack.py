@@ -46,8 +46,8 @@ class RackRow:
     @property
     def attention(self) -> list[dict]:
         """The cables a technician at the rack should look at (``device_rows`` decided them: an
-        open alert or fault, a retest overdue, degraded or faulty), each with its decision. The
-        rest are on the device page, one tap away."""
+        open alert or fault, a failing latest test, a retest overdue, degraded or faulty), each with
+        its decision. The rest are on the device page, one tap away."""
         return [c for c in self.cables if c["decision"] is not None]
 
     @property
@@ -79,10 +79,11 @@ def device_rows(
     Plain rows, not model instances: a network rack has about 800 cables and 1,600 far ends.
     ``modules=False`` (the rack page) reads no modules (its drawing reads which cages hold one)
     and the far ends and decisions of the cables that need attention only (the rows it lists: an
-    open alert naming the cable or on a link through it, an open fault report, a retest overdue,
-    degraded or faulty; the others are counted, and coloured in the drawing). The device page
-    (``modules=True``) reads them for every cable of the device. ``rack_alerts``: also find the open alerts on these
-    devices' ports and links (the ids, for the rack's alert block), in the same query.
+    open alert naming the cable or on a link through it, an open fault report, a failing latest
+    test of its own, a retest overdue, degraded or faulty; the others are counted, and coloured
+    in the drawing). The device page (``modules=True``) reads them for every cable of the device.
+    ``rack_alerts``: also find the open alerts on these devices' ports and links (the ids, for
+    the rack's alert block), in the same query.
     """
     today = timezone.localdate(now)
     rows = {d.pk: RackRow(device=d) for d in devices}

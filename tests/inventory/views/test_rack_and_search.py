@@ -35,7 +35,7 @@ def test_the_device_page_lists_every_cable_and_module_of_the_device(plant, tech_
 
 # Session, user, permissions, rack (with its row and room: the policy's site scope needs no
 # read), devices, the ends (one UNION), the open alerts they touch (one UNION), the cables on an
-# alerted link or with an open fault (one UNION), the far ends of the cables listed, the cages
+# alerted link, with an open fault or a failing latest test (one UNION), the far ends of the cables listed, the cages
 # with their modules, the cage-less ports, the rack's alerts and their FEC series (when it has
 # some), the rack's journal, the user's team sites; then the listed cables and their decision.
 # None grows with the rack or with the rows listed.
@@ -106,6 +106,19 @@ def test_rack_rows_say_the_cables_decision(plant, tech_client):
     # The device page says the same for every cable of the device.
     device = tech_client.get("/d/gpu-0001").content.decode()
     assert _rows(device) == {k: rows[k] for k in ("J-100", "J-102")}
+
+
+def test_a_cable_whose_only_problem_is_a_failing_test_is_listed_on_its_rack(plant, tech_client):
+    """T-100 has no alert, no fault, no overdue retest: only its latest power-meter test fails.
+    The rack page lists it, and its row says what the cable page says (the failing segment)."""
+    trunk = plant["cables"]["T-100"]
+    assert "T-100" not in _rows(tech_client.get("/r/A01").content.decode())
+    f.cable_test(trunk, verdict="fail", tested_at=timezone.now(), loss_db=3.9)
+    rows = _rows(tech_client.get("/r/A01").content.decode())
+    decision = cable_decisions(cables=[Cable.objects.get(pk=trunk.pk)])[trunk.pk]
+    assert decision.fails, "the decision itself names the failing test"
+    assert rows["T-100"]["state"] == decision.state
+    assert decision.words in rows["T-100"]["text"] and decision.step.label in rows["T-100"]["text"]
 
 
 def _rows(html: str) -> dict[str, dict]:
