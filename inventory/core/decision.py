@@ -178,6 +178,27 @@ class Decision:
     def words(self) -> str:
         return "; ".join(w for w in (STATE_WORDS.get(self.state, ""), self.drained) if w)
 
+    @property
+    def alert_words(self) -> str:
+        """``2 alerts open`` beside a state that does not already say so ("retest overdue"):
+        a row never hides an open alert behind another state."""
+        n = len(self.alerts)
+        if not n or self.state == "alert":
+            return ""
+        return f"{n} alert{'s' if n != 1 else ''} open"
+
+    @property
+    def state_line(self) -> str:
+        """The state as a row says it: ``retest overdue, 1 alert open``."""
+        return ", ".join(w for w in (self.words, self.alert_words) if w)
+
+    @property
+    def line(self) -> str:
+        """The decision in one plain line, as a row's cell says it on a page (``_decision_cell``):
+        for what cannot carry the cell (CSV, PDF, mail). ``retest overdue, 1 alert open · Record
+        the power-meter test``."""
+        return " · ".join(w for w in (self.state_line, self.step.label if self.step else "") if w)
+
     def as_dict(self) -> dict:
         return {
             "state": self.state,

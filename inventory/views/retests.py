@@ -158,6 +158,20 @@ def retests_plan(request):
     )
 
 
+#: Decisions are read for this many worklist rows at a time (a fixed number of queries each).
+DECISION_CHUNK = 2000
+
+
+def _with_decisions(items: list[sel.WorkItem]):
+    """Each item with its cable's one decision, read a chunk at a time: the exports say what the
+    page's rows say, not only a due date."""
+    for start in range(0, len(items), DECISION_CHUNK):
+        chunk = items[start : start + DECISION_CHUNK]
+        decisions = cable_decisions_by_id(cable_ids=[i.cable_id for i in chunk])
+        for i in chunk:
+            yield i, decisions[i.cable_id]
+
+
 def retests_csv(request):
     _, today, items = _worklist(request)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
@@ -165,9 +179,9 @@ def retests_csv(request):
     w = csvsafe.writer(response)
     w.writerow(
         ["bucket", "due", "days_overdue", "site", "room", "row", "rack", "rack_position", "device", "u",
-         "cable", "kind", "test", "url"]
+         "cable", "kind", "test", "state", "next_step", "url"]
     )  # fmt: skip
-    for i in items:
+    for i, d in _with_decisions(items):
         p = i.place
         w.writerow(
             [
@@ -184,6 +198,8 @@ def retests_csv(request):
                 i.label,
                 i.kind,
                 i.what,
+                d.state_line,
+                d.step.label if d.step else "",
                 i.url,
             ]
         )
@@ -198,6 +214,7 @@ def _note(item: sel.WorkItem) -> str:
 
 def retests_pdf(request):
     _, today, items = _worklist(request)
+    decided = dict((i.cable_id, d) for i, d in _with_decisions(items))
     groups = [
         worklist_pdf.WorklistGroup(
             heading=g.title,
@@ -209,6 +226,7 @@ def retests_pdf(request):
                     due=i.due.isoformat(),
                     note=_note(i),
                     where=f"{i.device} U{i.u}" if i.u else i.device,
+                    decision=decided[i.cable_id].line,
                 )
                 for i in g.items
             ],

@@ -27,6 +27,7 @@ class WorklistLine:
     due: str
     note: str  # "3 days overdue", "due this week"
     where: str  # device and U
+    decision: str = ""  # the cable's one decision in a line: "alert open · Open the alert"
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,17 @@ def qr_image(data: str, scale: int = 6) -> Image.Image:
     img = Image.new("1", (n, n), 1)
     img.putdata([0 if cell else 1 for row in matrix for cell in row])
     return img.resize((n * scale, n * scale), Image.Resampling.NEAREST)
+
+
+def _fitted(c, x: float, y: float, text: str, *, width: float, size: float) -> None:
+    """Draw one line of Helvetica no wider than ``width``: a smaller size first (down to 6 pt),
+    then cut with an ellipsis; never over the page's edge."""
+    while size > 6 and c.stringWidth(text, "Helvetica", size) > width:
+        size -= 0.5
+    while len(text) > 1 and c.stringWidth(text, "Helvetica", size) > width:
+        text = text[:-2] + "…"
+    c.setFont("Helvetica", size)
+    c.drawString(x, y, text)
 
 
 def render_worklist_pdf(*, title: str, subtitle: str, groups: list[WorklistGroup]) -> bytes:
@@ -93,7 +105,14 @@ def render_worklist_pdf(*, title: str, subtitle: str, groups: list[WorklistGroup
             c.drawString(x + 6 * mm, top - 6.5 * mm, line.label)
             c.setFont("Helvetica", 9)
             c.drawString(x + 6 * mm, top - 11.5 * mm, f"{line.what} - due {line.due} - {line.note}")
-            c.drawString(x + 6 * mm, top - 16 * mm, line.where)
+            _fitted(
+                c,
+                x + 6 * mm,
+                top - 16 * mm,
+                " - ".join(w for w in (line.where, line.decision) if w),
+                width=page_w - margin - (x + 6 * mm),
+                size=9,
+            )
             c.setFont("Helvetica", 7)
             c.drawString(x + 6 * mm, top - 20 * mm, line.url)
             y -= line_h

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import date, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
 from urllib.parse import quote
 
 from django.db.models import Count, F, Q
@@ -12,7 +12,9 @@ from django.db.models.functions import Coalesce
 from inventory.conf import app_settings
 from inventory.core import retest_rules as rules
 from inventory.core.choices import CableStatus, ReminderKind
+from inventory.core.decision import Decision
 from inventory.models import Cable, CableEnd, Rack, ReminderDigest
+from inventory.selectors.decision import cable_decisions_by_id
 
 OVERDUE, THIS_WEEK, NEXT_WEEK, LATER = "overdue", "this_week", "next_week", "later"
 BUCKET_LABELS = {
@@ -256,6 +258,9 @@ def group_by_rack(items: list) -> list[RackGroup]:
 class DigestLine:
     item: WorkItem
     kind: str  # the reminder kind claimed
+    #: The cable's one decision, as its page and the worklist's row say it ("alert open · Open
+    #: the alert"): a mail never says only "due" of a cable with an alert or a fault.
+    decision: Decision | None = None
 
     @property
     def place(self) -> RackPlace | None:
@@ -288,7 +293,7 @@ class DigestContent:
         return group_by_rack(self.due_soon)
 
 
-def digest_content(*, digest: ReminderDigest, today: date) -> DigestContent:
+def digest_content(*, digest: ReminderDigest, today: date, now: datetime | None = None) -> DigestContent:
     """What a digest says now: its claimed reminders that still hold, in walking order.
 
     A reminder whose cable has since been retested (its due date moved) or retired is stale and
@@ -310,7 +315,11 @@ def digest_content(*, digest: ReminderDigest, today: date) -> DigestContent:
         cur = best.get(ln.item.cable_id)
         if cur is None or rank[ln.kind] > rank[cur.kind]:
             best[ln.item.cable_id] = ln
-    merged = sorted(best.values(), key=lambda ln: ln.item.sort_key)
+    decisions = cable_decisions_by_id(cable_ids=list(best), now=now)
+    merged = sorted(
+        (replace(ln, decision=decisions.get(ln.item.cable_id)) for ln in best.values()),
+        key=lambda ln: ln.item.sort_key,
+    )
     return DigestContent(recipient=digest.recipient, lines=merged, stale_ids=stale)
 
 

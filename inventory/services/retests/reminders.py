@@ -382,7 +382,7 @@ def reminder_digest_send(*, digest_id: int, now: datetime) -> str:
         return "not mine"
     digest = ReminderDigest.objects.get(pk=digest_id)
     today = timezone.localdate(now)
-    content = retest_selectors.digest_content(digest=digest, today=today)
+    content = retest_selectors.digest_content(digest=digest, today=today, now=now)
     if not content.lines:
         ReminderDigest.objects.filter(pk=digest_id).update(status=DigestStatus.CLEARED, lease_until=None)
         return "cleared"

@@ -37,8 +37,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from inventory.core.choices import SEVERITY_ORDER, AlertRule, AlertState, CableStatus, FieldNoteKind, Severity
-from inventory.models import Alert, Cable, FieldNote, Link
+from inventory.core.choices import (
+    SEVERITY_ORDER,
+    AlertRule,
+    AlertState,
+    CableStatus,
+    FieldNoteKind,
+    Severity,
+    TestKind,
+    Verdict,
+)
+from inventory.models import Alert, Cable, CableTest, FieldNote, Link
 from inventory.selectors.decision import cable_decisions
 from inventory.services.plant import cables as cable_services
 from tests.inventory.story_checks import page_decisions, story_problems
@@ -223,9 +232,21 @@ def test_one_decision_over_generated_plants(clients, plan):
                 .distinct()
             )
             # What the rack lists: an open alert (any severity) naming the cable or on a link
-            # through it, an open fault report, degraded or faulty, or a retest overdue.
+            # through it, an open fault report, a failing latest test of its own (power meter,
+            # OTDR, qualification), degraded or faulty, or a retest overdue.
+            latest = {}
+            for kind, verdict in (
+                CableTest.objects.filter(cable=cable)
+                .order_by("tested_at", "pk")
+                .values_list("kind", "verdict")
+            ):
+                latest[kind] = verdict
+            own_fails = any(
+                latest.get(k) == Verdict.FAIL for k in (TestKind.OLTS, TestKind.OTDR, TestKind.QUALIFICATION)
+            )
             needs_look = live and (
                 bool(cable_decisions(cables=[cable])[cable.pk].alerts)
+                or own_fails
                 or FieldNote.objects.filter(cable=cable, kind=FieldNoteKind.FAULT, closed_at=None).exists()
                 or cable.status in (CableStatus.DEGRADED, CableStatus.FAULTY)
                 or (cable.retest_due is not None and cable.retest_due < timezone.localdate(now))

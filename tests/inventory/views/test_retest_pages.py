@@ -130,6 +130,13 @@ def test_the_csv_export_is_the_worklist_in_walking_order(worklist, tech_client):
     assert first["bucket"] == "overdue" and first["days_overdue"] == "5"
     assert first["url"] == f"{BASE}/c/C-A1-low"
     assert first["test"] == "OLTS/OTDR"
+    # Each row says the cable's one decision, as the page's row does (an overdue retest here).
+    decisions = cable_decisions(cables=list(Cable.objects.filter(label__in=WALK)))
+    by_label = {c.label: decisions[c.pk] for c in Cable.objects.filter(label__in=WALK)}
+    for r in rows:
+        d = by_label[r["cable"]]
+        assert (r["state"], r["next_step"]) == (d.state_line, d.step.label if d.step else "")
+    assert first["state"] and first["next_step"].startswith("Record the")
 
 
 def test_the_pdf_worklist_carries_a_scannable_qr_code_per_cable(worklist, tech_client):
@@ -143,6 +150,11 @@ def test_the_pdf_worklist_carries_a_scannable_qr_code_per_cable(worklist, tech_c
     assert sorted(found) == sorted(f"{BASE}/c/{label}" for label in WALK[:3])
     text = "".join(page.get_textpage().get_text_range() for page in pdf)
     assert text.index("C-A1-low") < text.index("C-A1-high") < text.index("C-A2-late")
+    # Each line says the cable's one decision (state and next step), not only its due date.
+    late = Cable.objects.get(label="C-A2-late")
+    line = cable_decisions(cables=[late])[late.pk].line
+    assert "Record the" in line
+    assert line in " ".join(text.split())
 
 
 def test_the_profile_page_saves_preferences_and_rejects_bad_input(tech_client):

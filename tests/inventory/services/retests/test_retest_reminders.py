@@ -276,3 +276,26 @@ def test_reminders_without_an_owner_go_nowhere_and_fall_back_to_row_then_site(pl
     assert [m.to for m in smtp_sink.messages()][-1] == "row@example.net"
     assert RetestReminder.objects.filter(kind=ReminderKind.DUE_SOON).count() == 2
     assert Cable.objects.get(label="J-RT").retest_reminders.count() == 2
+
+
+def test_a_digest_line_says_the_cables_decision_not_only_its_due_date(plant, smtp_sink):
+    """A cable overdue for its retest with a fault report open: the mail says what its page and
+    the worklist row say ("fault open" and the next step), not only that a retest is due."""
+    from inventory.core.choices import FieldNoteKind
+    from inventory.models import FieldNote
+    from inventory.selectors.decision import cable_decisions
+
+    cable = plant["cable"]
+    f.record_test(cable, at=T0)
+    when = T0 + timedelta(days=92)
+    FieldNote.objects.create(cable=cable, kind=FieldNoteKind.FAULT, text="no light at B", at=when)
+
+    sweep(when)
+
+    decision = cable_decisions(cables=[Cable.objects.get(pk=cable.pk)], now=when)[cable.pk]
+    assert decision.state == "fault" and decision.step is not None
+    got = smtp_sink.to("alice@example.net")
+    assert len(got) == 1
+    assert decision.line in got[0].text.replace("\r\n", "\n")
+    assert "fault open" in decision.line and decision.step.label in decision.line
+    assert decision.line.replace("·", "&middot;") in got[0].html or decision.line in got[0].html
