@@ -353,3 +353,39 @@ def test_goarista_gnmi_get_text_scalar_and_json_values():
     cut = body.rsplit(b"}", 2)[0]  # the JSON value cut short: refused, not read as a string
     with pytest.raises(adapters.AdapterError, match="not valid JSON"):
         adapters.parse("gnmi", cut, ctx)
+
+
+def test_a_threshold_without_a_number_is_named_not_dropped():
+    """A threshold printed without a number (ethtool's "0.0000 mW / -inf dBm" for one the module
+    does not set; Junos' "- Inf") is no threshold: it is named in ``ignored``, never stored and
+    never lost without a word. Edge cases written from the real captures, not proof."""
+    real = TEST_DATA / "real"
+    cases = [
+        (
+            "junos",
+            (real / "junos_show_interfaces_diagnostics_optics_xe_sfp.txt")
+            .read_bytes()
+            .replace(b"0.0363 mW / -14.40 dBm", b"0.0000 mW / - Inf dBm"),
+            "Laser rx power low warning threshold",
+        ),
+        (
+            "junos",
+            (real / "junos_get-interface-optics-diagnostics-information_xe_sfp_napalm.xml")
+            .read_bytes()
+            .replace(b">-18.01<", b">- Inf<"),
+            "laser-rx-power-low-warn-threshold-dbm",
+        ),
+        (
+            "ethtool-module",
+            (real / "ethtool_m_sfp_10gsr_oem_ice.txt")
+            .read_bytes()
+            .replace(b"0.0355 mW / -14.50 dBm", b"0.0000 mW / -inf dBm"),
+            "Laser rx power low warning threshold",
+        ),
+    ]
+    for fmt, body, name in cases:
+        ctx = adapters.Context(device="leaf-1", port="xe-0/1/7", ts=NOW)
+        [s] = adapters.parse(fmt, body, ctx)
+        assert "rx_power_low_warn" not in s["module_thresholds"], fmt
+        assert s.get("rx_power_low_warn_dbm") is None
+        assert ctx.report.ignored[name] == 1, (fmt, dict(ctx.report.ignored))
