@@ -1,4 +1,4 @@
-"""ethtool outputs: ``--show-fec`` (FEC stats and histogram), ``-S`` (mlx5 counter names), ``-m`` (module DOM)."""
+"""ethtool outputs: ``--show-fec`` (FEC stats and histogram), ``-S`` (NIC driver counter names), ``-m`` (module DOM)."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def parse_ethtool_fec(body: bytes, ctx: Context) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------------
-# ethtool -S (mlx5, bnxt_en, ice names: the table in nic_stats) and node_exporter's ethtool
+# ethtool -S (mlx5, bnxt_en, ice, i40e names: the table in nic_stats) and node_exporter's ethtool
 # collector (same stat names)
 
 
@@ -112,18 +112,30 @@ def map_ethtool_stats(stats: dict[str, int]) -> dict[str, Any]:
     return map_ethtool_counters(stats)[0]
 
 
+# ``name: value``; bnxt_en (and bnx2x) print their per-ring counters as ``[N]: name: value``
+_STATS_LINE = re.compile(r"\s*((?:\[\d+\]:\s*)?[A-Za-z0-9_\[\]\.\-]+):\s*(\d+)\s*$")
+_STATS_HEADER = re.compile(r"NIC statistics:")
+
+
 def parse_ethtool_stats(body: bytes, ctx: Context) -> list[dict]:
     device = need_device(ctx, "ethtool-stats")
     port = need_port(ctx, "ethtool-stats")
     stats: dict[str, int] = {}
+    unread: list[str] = []
     for line in body_text(body).splitlines():
-        m = re.match(r"\s*([A-Za-z0-9_\[\]\.\-]+):\s*(\d+)\s*$", line)
+        if not line.strip() or _STATS_HEADER.fullmatch(line.strip()):
+            continue
+        m = _STATS_LINE.match(line)
         if m:
             stats[m.group(1)] = int(m.group(2))
+        else:
+            unread.append(line.split(":", 1)[0].strip())
     if not stats:
         raise AdapterError("No 'name: value' counters found in ethtool -S output.")
     sample, used = map_ethtool_counters(stats)
-    ctx.report.ignore(k for k in stats if k not in used)
+    # per-queue counters (bnxt_en's ``[3]: rx_ucast_packets``) and any line that is no counter
+    # are named too: no line of the output disappears without a word
+    ctx.report.ignore([*(k for k in stats if k not in used), *unread])
     return [clean({"device": device, "port": port, "ts": ctx.ts, **sample})]
 
 
@@ -160,7 +172,11 @@ def parse_ethtool_module(body: bytes, ctx: Context) -> list[dict]:
         if judged is not None:
             name, is_threshold = judged
             if is_threshold:
-                thresholds[name] = threshold_value(name, value)
+                limit = threshold_value(name, value)
+                if limit is None:  # "0.0000 mW / -inf dBm": the module sets no such threshold
+                    ctx.report.ignore([" ".join(line.partition(":")[0].split())])
+                else:
+                    thresholds[name] = limit
             else:
                 merge_flag(flags, name, on_off(value))
             found = True

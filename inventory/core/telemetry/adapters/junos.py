@@ -85,7 +85,12 @@ def _block(port: str, lines: list[str], device: str, ctx: Context) -> dict[str, 
         if judged is not None:
             name, is_threshold = judged
             if is_threshold:
-                thresholds[name] = threshold_value(name, value)
+                limit = threshold_value(name, value)
+                if limit is None:  # no number ("- Inf dBm"): named, not dropped in silence
+                    label = _LABEL.match(line)
+                    ignored.append(" ".join(label.group(1).split()) if label else line.strip()[:40])
+                else:
+                    thresholds[name] = limit
             else:
                 merge_flag(flags, name, on_off(value))
             continue
@@ -163,7 +168,11 @@ def _xml_interface(port: str, diag: ET.Element, device: str, ctx: Context) -> di
         if judged is None:
             ignored.append(tag)
         elif judged[1]:
-            thresholds[judged[0]] = _xml_number(text)
+            limit = _xml_number(text)
+            if limit is None:  # no number ("- Inf"): named, not dropped in silence
+                ignored.append(tag)
+            else:
+                thresholds[judged[0]] = limit
         else:
             merge_flag(flags, judged[0], on_off(text))
     s.update(judgement_fields(thresholds, flags))

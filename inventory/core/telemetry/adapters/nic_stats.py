@@ -18,8 +18,11 @@ Sources (the driver's own string tables):
   ``rx_priority_N_xoff.nic`` / ``tx_priority_N_xoff.nic`` (PFC XOFF frames: the pauses; XON
   frames end a pause and are not counted). ice reports FEC through ``ethtool -I --show-fec``
   (format ``ethtool-fec``), not through ``-S``.
-* Intel i40e (``drivers/net/ethernet/intel/i40e/i40e_ethtool.c``): ``port.rx_priority_N_xoff`` /
-  ``port.tx_priority_N_xoff`` (as the README of DCSO/ethflux shows them from an i40e port).
+* Intel i40e (``drivers/net/ethernet/intel/i40e/i40e_ethtool.c``): ``port.rx_priority_N_xoff_rx`` /
+  ``port.tx_priority_N_xoff_tx`` in current drivers (a 10G SR port on a RHEL 8 kernel,
+  ``tests/data/real/ethtool_S_i40e_10g_sr_xoff_rx_names.txt``), ``port.rx_priority_N_xoff`` /
+  ``port.tx_priority_N_xoff`` in older ones (ethq's i40e capture of 2018,
+  ``ethtool_S_i40e_2018_ethq.txt``). ``port.rx_priority_N_xon_2_xoff`` counts XON-to-XOFF transitions, not pauses.
 * Intel irdma (the RDMA function of E810/ice): its counters are RDMA hardware counters
   (``rdma statistic`` / ``/sys/class/infiniband/irdmaN/hw_counters``), never in ``ethtool -S``;
   none of them is a physical-layer reading cabletrack stores.
@@ -67,13 +70,13 @@ ETHTOOL_S_COUNTERS: tuple[StatRule, ...] = (
     StatRule("mlx5", "pfc_pause_rx", r"rx_prio\d+_pause"),
     StatRule("bnxt_en", "pfc_pause_rx", r"rx_pfc_ena_frames_pri\d+"),
     StatRule("ice", "pfc_pause_rx", r"rx_priority_\d+_xoff[._]nic"),
-    StatRule("i40e", "pfc_pause_rx", r"port[._]rx_priority_\d+_xoff"),
+    StatRule("i40e", "pfc_pause_rx", r"port[._]rx_priority_\d+_xoff(?:_rx)?"),
     StatRule("mlx5", "pfc_pause_rx", r"rx_pause_ctrl_phy"),
     StatRule("bnxt_en", "pfc_pause_rx", r"rx_pfc_frames"),
     StatRule("mlx5", "pfc_pause_tx", r"tx_prio\d+_pause"),
     StatRule("bnxt_en", "pfc_pause_tx", r"tx_pfc_ena_frames_pri\d+"),
     StatRule("ice", "pfc_pause_tx", r"tx_priority_\d+_xoff[._]nic"),
-    StatRule("i40e", "pfc_pause_tx", r"port[._]tx_priority_\d+_xoff"),
+    StatRule("i40e", "pfc_pause_tx", r"port[._]tx_priority_\d+_xoff(?:_tx)?"),
     StatRule("mlx5", "pfc_pause_tx", r"tx_pause_ctrl_phy"),
     StatRule("bnxt_en", "pfc_pause_tx", r"tx_pfc_frames"),
     # time paused (us), received pauses

@@ -263,7 +263,8 @@ def test_ethtool_stats_of_bnxt_en_and_ice_map_through_the_one_table():
     s = adapters.parse("ethtool-stats", ice, ctx)[0]
     assert (s["pfc_pause_rx"], s["pfc_pause_tx"]) == (12, 4)
     assert dict(ctx.report.ignored) == {"tx_priority_3_xon.nic": 1, "rx_priority_3_xon.nic": 1}
-    # i40e keeps its "port." prefix and no suffix (i40e_ethtool.c)
+    # older i40e drivers: the "port." prefix and no suffix (ethq's capture of 2018; current ones
+    # print port.rx_priority_N_xoff_rx, tests/data/real/ethtool_S_i40e_10g_sr_xoff_rx_names.txt)
     i40e = b"""NIC statistics:
      port.tx_priority_3_xoff: 2
      port.rx_priority_3_xon: 5
@@ -289,6 +290,7 @@ def test_ethtool_stats_of_bnxt_en_and_ice_map_through_the_one_table():
         ("rx_priority_3_xoff.nic", "received_priority_3_xoff_nic"),
         ("pfc_pri3_rx_duration_us", "pfc_pri3_received_duration_us"),
         ("link_down_events_phy", "link_down_events_phy"),
+        ("port.rx_priority_3_xoff_rx", "port_received_priority_3_xoff_received"),
     ],
 )
 def test_node_exporter_spells_a_driver_stat_as_its_collector_does(driver_stat, series):
@@ -310,6 +312,8 @@ node_ethtool_pfc_pri3_received_duration_us{device="bnxt0"} 5000
 node_ethtool_received_priority_3_xoff_nic{device="ice0"} 11
 node_ethtool_transmitted_priority_3_xoff_nic{device="ice0"} 4
 node_ethtool_received_priority_3_xon_nic{device="ice0"} 10
+node_ethtool_port_received_priority_3_xoff_received{device="i40e0"} 9
+node_ethtool_port_transmitted_priority_3_xoff_transmitted{device="i40e0"} 3
 """
     ctx = adapters.Context(device="gpu-node-1", port=None, ts=NOW)
     by_port = {s["port"]: s for s in adapters.parse("prometheus", text, ctx)}
@@ -322,6 +326,7 @@ node_ethtool_received_priority_3_xon_nic{device="ice0"} 10
         5000,
     )
     assert (ice["pfc_pause_rx"], ice["pfc_pause_tx"]) == (11, 4)
+    assert (by_port["i40e0"]["pfc_pause_rx"], by_port["i40e0"]["pfc_pause_tx"]) == (9, 3)
     # what the table does not read is named as it came, not in the table's words
     assert dict(ctx.report.ignored) == {
         "node_ethtool_received_pcs_symbol_err_phy": 1,
@@ -348,3 +353,39 @@ def test_goarista_gnmi_get_text_scalar_and_json_values():
     cut = body.rsplit(b"}", 2)[0]  # the JSON value cut short: refused, not read as a string
     with pytest.raises(adapters.AdapterError, match="not valid JSON"):
         adapters.parse("gnmi", cut, ctx)
+
+
+def test_a_threshold_without_a_number_is_named_not_dropped():
+    """A threshold printed without a number (ethtool's "0.0000 mW / -inf dBm" for one the module
+    does not set; Junos' "- Inf") is no threshold: it is named in ``ignored``, never stored and
+    never lost without a word. Edge cases written from the real captures, not proof."""
+    real = TEST_DATA / "real"
+    cases = [
+        (
+            "junos",
+            (real / "junos_show_interfaces_diagnostics_optics_xe_sfp.txt")
+            .read_bytes()
+            .replace(b"0.0363 mW / -14.40 dBm", b"0.0000 mW / - Inf dBm"),
+            "Laser rx power low warning threshold",
+        ),
+        (
+            "junos",
+            (real / "junos_get-interface-optics-diagnostics-information_xe_sfp_napalm.xml")
+            .read_bytes()
+            .replace(b">-18.01<", b">- Inf<"),
+            "laser-rx-power-low-warn-threshold-dbm",
+        ),
+        (
+            "ethtool-module",
+            (real / "ethtool_m_sfp_10gsr_oem_ice.txt")
+            .read_bytes()
+            .replace(b"0.0355 mW / -14.50 dBm", b"0.0000 mW / -inf dBm"),
+            "Laser rx power low warning threshold",
+        ),
+    ]
+    for fmt, body, name in cases:
+        ctx = adapters.Context(device="leaf-1", port="xe-0/1/7", ts=NOW)
+        [s] = adapters.parse(fmt, body, ctx)
+        assert "rx_power_low_warn" not in s["module_thresholds"], fmt
+        assert s.get("rx_power_low_warn_dbm") is None
+        assert ctx.report.ignored[name] == 1, (fmt, dict(ctx.report.ignored))
