@@ -100,7 +100,19 @@ def _run_record(gpus: int, argv: list[str], results: list[dict], load_before: fl
     }
 
 
+def _topics() -> list[str]:
+    return sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.name not in SKIP)
+
+
 def main(argv: list[str]) -> int:
+    # Asked for help, or a topic that does not exist: say what there is before seeding anything.
+    if any(a in ("-h", "--help") for a in argv):
+        print(__doc__.strip() + "\n\ntopics: " + " ".join(_topics()))
+        return 0
+    unknown = [a for a in argv if a not in _topics()]
+    if unknown:
+        print(f"bench: no such topic: {' '.join(unknown)}; topics: {' '.join(_topics())}", file=sys.stderr)
+        return 2
     gpus = int(os.environ.get("BENCH_GPUS", "4096"))
     available = _available()
     print(
@@ -133,9 +145,7 @@ def main(argv: list[str]) -> int:
     report(f"seed_demo --gpus {gpus}", time.perf_counter() - t, "s", "< 180 s" if gpus > 4096 else "< 20 s")
     print(f"  seeded: {counts}", flush=True)
 
-    topics = argv or sorted(
-        m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.name not in SKIP
-    )
+    topics = argv or _topics()
     failed = []
     skipped: list[str] = []
     for topic in topics:
