@@ -27,12 +27,20 @@ def sparkline(
         return {"points": "", "width": width, "height": height, "empty": True}
     ys = [math.log10(v) if log else v for _, v in pts]
     lo, hi = min(ys), max(ys)
-    span = (hi - lo) or 1.0
     n = max(len(values) - 1, 1)
-    xy = [
-        (i, f"{1 + (i / n) * (width - 2):.1f}", f"{height - 2 - ((y - lo) / span) * (height - 4):.1f}")
-        for (i, _), y in zip(pts, ys, strict=True)
-    ]
+    if hi == lo:
+        # A steady series has no scale of its own: drawn across the middle, not along the floor
+        # (where it read as "no errors" beside an alert quoting a high BER held all day).
+        xy = [(i, f"{1 + (i / n) * (width - 2):.1f}", f"{height / 2:.1f}") for i, _ in pts]
+    else:
+        xy = [
+            (
+                i,
+                f"{1 + (i / n) * (width - 2):.1f}",
+                f"{height - 2 - ((y - lo) / (hi - lo)) * (height - 4):.1f}",
+            )
+            for (i, _), y in zip(pts, ys, strict=True)
+        ]
     if len(pts) == 1 or len(values) == 1:  # one reading: a dot in the middle, not an empty box
         xy = [(i, f"{width / 2:.1f}", f"{height / 2:.1f}") for i, _, _ in xy]
     have = {i for i, _, _ in xy}

@@ -70,6 +70,16 @@ def test_a_trunk_lists_every_link_it_carries_by_position(plant, tech_client):
     assert 'href="/d/gpu-0001/p/eth1"' in html and 'href="/d/leaf-01/p/Ethernet2/1"' in html
 
 
+def test_a_steady_sparkline_is_drawn_across_the_middle_not_along_the_floor():
+    """A BER held at the alert's value all day is a level line at mid height: along the floor it
+    read as "nothing" beside an alert quoting that BER."""
+    steady = sparkline([2e-5] * 6, width=100, height=20)
+    ys = {float(p.split(",")[1]) for p in steady["points"].split()}
+    assert ys == {10.0}
+    rising = sparkline([1e-9, 1e-7, 1e-5], width=100, height=20)
+    assert [float(p.split(",")[1]) for p in rising["points"].split()] == [18.0, 10.0, 2.0]
+
+
 def test_a_sparkline_with_one_reading_draws_a_dot():
     one = sparkline([3e-7])
     assert not one["empty"] and len(one["dots"]) == 1
