@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.db import transaction
+from django.utils.text import Truncator
 
 from inventory.conf import app_settings
 from inventory.core.choices import SEVERITY_ORDER, AlertState, CableStatus, Severity
@@ -193,7 +194,9 @@ def alerts_apply(
         cable = d["suspect"]
         if a.rule in engine.PHYSICAL_RULES and cable is not None and cable.status in DEGRADABLE:
             cable_services.cable_set_status(
-                cable=cable, status=CableStatus.DEGRADED, reason=f"alert {a.rule} #{a.pk}: {a.summary}"[:100]
+                cable=cable,
+                status=CableStatus.DEGRADED,
+                reason=Truncator(f"alert {a.rule} #{a.pk}: {a.summary}").chars(100),
             )
         if a.severity == Severity.INFO:
             continue

@@ -170,6 +170,15 @@ def test_a_link_whose_corrected_rate_climbs_for_ten_minutes_alerts_exactly_that_
         ev["recommendation_code"] == "replace_module"
     )  # one direction: the GPU's transmitter or leaf's receiver
     assert Cable.objects.get(label="J-1").status == CableStatus.DEGRADED
+    # Why degraded, in its history: the alert and its summary, cut at a word with an ellipsis
+    # when it is longer than the history's 100 characters (not mid-word).
+    why = Cable.objects.get(label="J-1").history.latest().history_change_reason
+    full = f"alert fec_degradation #{alert.pk}: {alert.summary}"
+    assert (
+        why == full
+        if len(full) <= 100
+        else (len(why) <= 100 and why.endswith("…") and full.startswith(why[:-1]))
+    )
     assert Cable.objects.get(label="J-0").status == CableStatus.IN_PRODUCTION
     notice = AlertNotification.objects.get(alert=alert)
     assert set(notice.recipients) == {"hall-ops@example.com", "tech1@example.com"}
