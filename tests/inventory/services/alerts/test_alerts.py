@@ -170,8 +170,8 @@ def test_a_link_whose_corrected_rate_climbs_for_ten_minutes_alerts_exactly_that_
         ev["recommendation_code"] == "replace_module"
     )  # one direction: the GPU's transmitter or leaf's receiver
     assert Cable.objects.get(label="J-1").status == CableStatus.DEGRADED
-    # Why degraded, in its history: the alert and its summary, cut at a word with an ellipsis
-    # when it is longer than the history's 100 characters (not mid-word).
+    # Why degraded, in its history: the alert and its summary, cut with an ellipsis
+    # when it is longer than the history's 100 characters.
     why = Cable.objects.get(label="J-1").history.latest().history_change_reason
     full = f"alert fec_degradation #{alert.pk}: {alert.summary}"
     assert (
