@@ -19,28 +19,33 @@ from inventory.models import Cable, FieldNote, Link, Site, sanctioned_bulk_write
 from inventory.services.alerts.lifecycle import alert_raise
 from inventory.services.demo.telemetry import DemoIncident, demo_seed_telemetry
 
-# (rule, severity, headline, recommendation, the A end's evidence in the keys the rule itself
-# writes, so a demo alert's page reads as a real one); about one link in 60 carries one.
+# (rule, severity, headline, recommendation, its advice code as the rule engine writes it (the
+# repair ranking's prior row: its first action is the recommendation's first step), the A end's
+# evidence in the keys the rule itself writes), so a demo alert's page reads as a real one.
 _ALERTS = (
     (
         AlertRule.FEC_DEGRADATION,
         Severity.NOTIFY,
         "Corrected FEC errors rising on both ends",
         "Clean and re-seat both ends, then record a power-meter test.",
+        "clean_reseat",
         {"metric": "pre_fec_ber", "value": 2.1e-6, "threshold": 1e-6, "fec_limit": 2.4e-4, "bucket_s": 60},
     ),
     (
         AlertRule.RX_POWER_DRIFT,
         Severity.WARNING,
         "Receive power down 1.8 dB since commissioning",
-        "Inspect the end-faces; replace the module if the drop follows it.",
+        "Inspect and clean the end-faces; replace the module if the drop follows it.",
+        "clean",
         {"rx_power_dbm": -6.1, "baseline_rx_dbm": -4.3, "worst_drop_db": 1.8, "below_module_warning": False},
     ),
     (
         AlertRule.LINK_FLAP,
         Severity.PAGE,
         "Link went down and up 7 times in the last hour",
-        "Take the link out of service and swap the module at the flapping end.",
+        "Take the link out of service, re-seat both modules and the cable ends and clean the "
+        "connectors; if it flaps again, replace the module at the end that reports the events.",
+        "reseat",
         {"link_down": 7, "error_recovery": 0},
     ),
 )
@@ -61,7 +66,7 @@ def demo_seed_incidents(*, site: Site, seed: int, now: datetime, w: dict) -> dic
     picked = rng.sample(links, min(len(links), 12))  # a few: each goes through alert_raise
     raised: list[DemoIncident] = []
     for n, (link_id, port_id) in enumerate(picked):
-        rule, severity, headline, recommendation, evidence = _ALERTS[n % len(_ALERTS)]
+        rule, severity, headline, recommendation, code, evidence = _ALERTS[n % len(_ALERTS)]
         opened_at = now - timedelta(hours=rng.randint(1, 30))
         raised.append(
             DemoIncident(link_id=link_id, port_id=port_id, rule=rule, evidence=evidence, opened_at=opened_at)
@@ -75,7 +80,7 @@ def demo_seed_incidents(*, site: Site, seed: int, now: datetime, w: dict) -> dic
                 port_id=port_id,
                 headline=headline,
                 recommendation=recommendation,
-                recommendation_code="",
+                recommendation_code=code,
                 ends={"a": {"port_id": port_id, **evidence}},
             ),
             now=opened_at,

@@ -49,6 +49,24 @@ def test_the_hall_has_open_alerts_and_reported_faults_to_show(hall):
         ).exists()
 
 
+def test_each_demo_alert_ranks_first_the_repair_its_recommendation_names(hall):
+    """A demo alert carries the advice code the rule engine would write, so the repair ranking
+    on its page starts with the first step its recommendation names (not "Other, 50%")."""
+    from inventory.selectors.alerts.repairs import alert_ranking
+
+    first_words = {"clean": "clean", "reseat": "re-seat", "swap_module": "module", "replace_cable": "cable"}
+    seen = set()
+    for alert in Alert.objects.filter(state=AlertState.OPEN).exclude(rule=AlertRule.TAIL_LATENCY_SPIKE):
+        _, ranking = alert_ranking(alert)
+        top = ranking.top.action
+        assert top != "other", (alert.rule, alert.recommendation)
+        text = alert.recommendation.lower()
+        named = min((text.find(w), a) for a, w in first_words.items() if w in text)[1]
+        assert top == named, (alert.rule, top, alert.recommendation)
+        seen.add(alert.rule)
+    assert len(seen) == 3
+
+
 @pytest.mark.postgres  # planner statistics are PostgreSQL's
 def test_the_seed_leaves_statistics_for_the_history_the_cable_page_reads(django_capture_on_commit_callbacks):
     """Without them the planner expected 2,000 history rows per cable at 131,072 GPUs and started
