@@ -5,7 +5,7 @@ incurred against problems caught early). Thin: validate, call the selector, answ
 from __future__ import annotations
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -46,8 +46,17 @@ class ImpactSerializer(serializers.Serializer):
     jobs = JobImpactSerializer(many=True)
 
 
-DAYS_PARAMETER = OpenApiParameter(
-    "days", int, description=f"Window in days, 1 to 3650 (default {impact_selectors.IMPACT_DAYS})"
+DAYS_PARAMETER = inline_serializer(
+    "ImpactQuery",
+    {
+        "days": serializers.IntegerField(
+            required=False,
+            min_value=1,
+            max_value=3650,
+            default=impact_selectors.IMPACT_DAYS,
+            help_text="The window: the last this many days",
+        )
+    },
 )
 
 
@@ -103,8 +112,15 @@ class ImpactReportView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("site", str, required=True, description="The site's name or slug"),
-            OpenApiParameter("month", str, description="YYYY-MM (default: this month)"),
+            inline_serializer(
+                "ImpactReportQuery",
+                {
+                    "site": serializers.CharField(min_length=1, help_text="The site's name or slug"),
+                    "month": serializers.RegexField(
+                        impact_selectors.MONTH_RE, required=False, help_text="YYYY-MM (default: this month)"
+                    ),
+                },
+            )
         ],
         responses={200: ImpactReportSerializer},
     )

@@ -16,6 +16,8 @@ from inventory.core import impact as core
 from inventory.core.choices import AlertRule
 from inventory.models import Alert, Cable, JobRank, LinkSegment, Site, Transceiver, TransceiverPlacement
 
+# A month as the report takes it (``core.impact.month_bounds`` decides; this is its shape, for the schema).
+MONTH_RE = r"^(20[0-9]{2}|2100)-(0[1-9]|1[0-2])$"
 # The cable and module pages show the impact of the last this many days (the API takes ``days``).
 IMPACT_DAYS = 90
 _DEVICE_SITE = "rack__row__room__site_id"
@@ -271,7 +273,7 @@ def report_params(params) -> tuple[Site | None, str, tuple | None, dict]:
         bounds = core.month_bounds(month, tz=now.tzinfo)
     except ValueError as exc:
         errors["month"] = [str(exc)]
-    name = (params.get("site") or "").strip()
+    name = params.get("site") or ""
     site = Site.objects.filter(Q(name=name) | Q(slug=name)).first() if name else None
     if site is None:
         errors["site"] = [f"No site named {name!r}." if name else "Choose a site (its name or slug)."]
