@@ -136,7 +136,7 @@ def test_the_month_counts_one_stall_and_one_problem_caught_and_what_that_saved(
     # The engineers' page shows the same figures and its assumptions.
     client.force_login(user_with_role("engineer", "erin"))
     page = client.get("/reports/impact/", {"site": site.name, "month": "2026-10"}).content.decode()
-    assert 'data-testid="stalls">1 ·' in page and 'data-testid="caught">1<' in page
+    assert 'data-testid="stalls">1<' in page and 'data-testid="caught">1<' in page
     assert f"= <strong>{estimate:,.0f} USD</strong>" in page
     assert "Assumptions" in page and "caught early" in page
     assert client.get("/reports/impact/", {"month": "October"}).status_code == 400
