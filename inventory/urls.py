@@ -43,6 +43,7 @@ urlpatterns = [
     path("alerts/<int:pk>/silence", alerts.alert_silence, name="alert-silence"),
     path("alerts/<int:pk>/repairs", alerts.alert_repair, name="alert-repair"),
     path("repairs/report/", alerts.repair_report, name="repair-report"),
+    path("reports/impact/", alerts.impact_report, name="impact-report"),
     path("alerts/<int:pk>/drain", alerts.alert_drain, name="alert-drain"),
     path("alerts/<int:pk>/restore", alerts.alert_restore, name="alert-restore"),
     path("maintenance/", alerts.maintenance, name="maintenance"),

@@ -5,6 +5,7 @@ from rest_framework.routers import DefaultRouter
 
 from inventory.api import alerts as alert_views
 from inventory.api import forecast as forecast_api
+from inventory.api import impact as impact_api
 from inventory.api import reconciliation as recon_api
 from inventory.api import retests as retest_views
 from inventory.api import sync as sync_api
@@ -50,6 +51,7 @@ urlpatterns = [
     ),
     path("vendor-comparison/", alert_views.VendorComparisonView.as_view(), name="api-vendor-comparison"),
     path("reports/repairs/", alert_views.RepairReportView.as_view(), name="api-repair-report"),
+    path("reports/impact/", impact_api.ImpactReportView.as_view(), name="api-impact-report"),
     # Any rack name stored ("/" sent as %2F, an older line break): core.names.
     re_path(
         r"^racks/(?P<name>[\s\S]+)/bringup/$", alert_views.BringupView.as_view(), name="api-rack-bringup"

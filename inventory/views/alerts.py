@@ -23,10 +23,11 @@ from inventory.conf import app_settings
 from inventory.core.choices import AlertRule, AlertState, RepairAction, RepairEnd, Severity
 from inventory.core.repairs import symptom_words
 from inventory.forms.plant import apply_errors
-from inventory.models import Alert, Device, Link, Rack
+from inventory.models import Alert, Device, Link, Rack, Site
 from inventory.selectors.alerts import queries as alert_selectors
 from inventory.selectors.alerts import repairs as repair_selectors
 from inventory.selectors.alerts.page import alert_page
+from inventory.selectors.collectives import impact as impact_selectors
 from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
 from inventory.selectors.telemetry.metrics import metrics_exposition
@@ -339,6 +340,24 @@ def repair_report(request):
         "inventory/repair_report.html",
         {"months": months, "since": since, **repair_selectors.first_time_fix_report(since=since)},
     )
+
+
+@require_GET
+def impact_report(request):
+    """Per site and month: stalls incurred against problems caught early, and the saving (the desk's
+    report; the API's ``/api/reports/impact/`` is the same dict)."""
+    params = request.GET.copy()
+    sites = list(Site.objects.order_by("name").values_list("name", flat=True))
+    if not params.get("site") and sites:
+        params["site"] = sites[0]
+    site, month, bounds, errors = impact_selectors.report_params(params)
+    ctx = {"sites": sites, "site": params.get("site", ""), "month": month, "errors": errors}
+    if not errors:
+        start, end = bounds
+        ctx["report"] = impact_selectors.impact_report(
+            site=site, month=month, start=start, end=end, now=timezone.now()
+        )
+    return render(request, "inventory/impact_report.html", ctx, status=400 if errors else 200)
 
 
 def vendor_comparison(request):

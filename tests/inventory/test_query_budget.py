@@ -37,8 +37,12 @@ API_LIST_QUERIES = 5 + DECISION_QUERIES  # token, permissions, COUNT(*), the pag
 API_DETAIL_QUERIES = 4 + DECISION_QUERIES  # token, permissions, the cable, its ends
 TRACE_QUERIES = 4  # the recursive path read, ports, cages, panel mappings
 # One link: its rows read once, the cable's own latest tests taken from its test list.
-CABLE_PAGE_QUERIES = 17  # session, user, permissions, the page's panels
-TRUNK_PAGE_QUERIES = 27  # many links: traced from A, each link's rows, the drawn path, link positions
+# The Impact card (issue 35) adds two: the degraded alerts on the cable's links, the jobs on their ports.
+IMPACT_QUERIES = 2
+CABLE_PAGE_QUERIES = 17 + IMPACT_QUERIES  # session, user, permissions, the page's panels
+TRUNK_PAGE_QUERIES = (
+    27 + IMPACT_QUERIES
+)  # many links: traced from A, each link's rows, the drawn path, link positions
 # session, user, permissions, COUNT(*), page, ends, sites, vendors (the alert flag is the decision's)
 CABLE_LIST_PAGE_QUERIES = 8 + DECISION_QUERIES
 

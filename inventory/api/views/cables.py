@@ -3,6 +3,7 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
 from django.http import Http404, HttpResponse
+from django.utils import timezone
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -15,6 +16,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from inventory.access import authz
+from inventory.api import impact as impact_api
 from inventory.api import serializers as s
 from inventory.api.server_owned import ServerOwnedFieldsMixin
 from inventory.api.views.base import NoDeleteModelViewSet
@@ -22,6 +24,7 @@ from inventory.api.views.bodies import read_plan_rows
 from inventory.core.validators import LABEL_RE
 from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, Link, LinkSegment, Port, Vendor
+from inventory.selectors.collectives.impact import cable_impact, impact_window
 from inventory.selectors.filters import CableFilter
 from inventory.selectors.plant.history import history_for
 from inventory.selectors.plant.ports import ports_resolve
@@ -202,6 +205,28 @@ class CableViewSet(NoDeleteModelViewSet):
         if port is None:
             return Response({"detail": "End A is not on a port."}, status=status.HTTP_404_NOT_FOUND)
         return Response(s.trace_as_dict(port_trace(port)))
+
+    @extend_schema(
+        summary="What ran over this cable while it was degraded",
+        description=(
+            "The jobs whose ranks' GPUs use a link through this cable while a warning-or-worse "
+            "physical alert (or a tail-latency spike naming it) was open on that link, their ranks, "
+            "the GPU-hours overlapped (job GPUs x hours) and the estimated stall cost (one stall of "
+            "each job hit, the forecast's arithmetic)."
+        ),
+        parameters=[impact_api.DAYS_PARAMETER],
+        responses={200: impact_api.ImpactSerializer},
+    )
+    @action(detail=True, methods=["get"], url_path="impact")
+    def impact(self, request, label=None):
+        days, error = impact_api.days_or_error(request)
+        if error is not None:
+            return error
+        cable = self.get_object()
+        start, end = impact_window(now=timezone.now(), days=days)
+        return Response(
+            impact_api.impact_body(cable_impact(cable=cable, start=start, end=end, now=end), days)
+        )
 
     @extend_schema(request=s.StatusSerializer, responses={200: s.CableSerializer})
     @action(detail=True, methods=["post"], url_path="status")

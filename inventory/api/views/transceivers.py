@@ -1,14 +1,17 @@
 """REST API: transceiver models, and modules with their install, remove and history actions."""
 
 from django.db.models import Prefetch
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from inventory.access import authz
+from inventory.api import impact as impact_api
 from inventory.api import serializers as s
 from inventory.api.views.base import NoDeleteModelViewSet
 from inventory.models import Transceiver, TransceiverModel, TransceiverPlacement
+from inventory.selectors.collectives.impact import impact_window, module_impact
 from inventory.selectors.filters import TransceiverFilter
 from inventory.selectors.plant.history import history_for
 from inventory.services.plant import transceivers as xcvr_services
@@ -36,6 +39,26 @@ class TransceiverViewSet(NoDeleteModelViewSet):
 
     def get_serializer_class(self):
         return s.TransceiverDetailSerializer if self.action == "retrieve" else s.TransceiverSerializer
+
+    @extend_schema(
+        summary="What ran over this module while it was degraded",
+        description=(
+            "As a cable's impact, over the links through the cages the module sat in, each counted "
+            "only while it sat there."
+        ),
+        parameters=[impact_api.DAYS_PARAMETER],
+        responses={200: impact_api.ImpactSerializer},
+    )
+    @action(detail=True, methods=["get"], url_path="impact")
+    def impact(self, request, pk=None):
+        days, error = impact_api.days_or_error(request)
+        if error is not None:
+            return error
+        xcvr = self.get_object()
+        start, end = impact_window(now=timezone.now(), days=days)
+        return Response(
+            impact_api.impact_body(module_impact(transceiver=xcvr, start=start, end=end, now=end), days)
+        )
 
     @extend_schema(request=s.InstallSerializer, responses={200: s.TransceiverSerializer})
     @action(detail=True, methods=["post"])

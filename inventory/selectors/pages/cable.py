@@ -30,6 +30,7 @@ from inventory.models import (
 )
 from inventory.selectors.alerts.queries import cable_alerts_context, moved_alerts
 from inventory.selectors.collectives.drain import drained_until
+from inventory.selectors.collectives.impact import cable_impact, page_impact, recent
 from inventory.selectors.decision import alert_fact, cable_evidence, step_with_url
 from inventory.selectors.pages.retest import retest_state
 from inventory.selectors.plant.history import history_for
@@ -591,5 +592,6 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
         top_alert=top,
         other_alerts=[a for a in ctx["cable_alerts"] if a is not top],
         passing=PASSING,
+        impact=page_impact(cable_impact(cable=cable, **recent()), "cable"),
     )
     return ctx

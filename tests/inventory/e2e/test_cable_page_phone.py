@@ -13,7 +13,8 @@ import pytest
 from django.utils import timezone
 
 from inventory.core.choices import CableStatus, Severity
-from inventory.models import Alert
+from inventory.models import Alert, GpuNicMap, Link
+from inventory.services.collectives import RankSpec, job_register
 from inventory.services.plant import fieldwork
 from tests import factories as f
 from tests.inventory.testing_scenes import dac_link
@@ -157,3 +158,43 @@ def test_unknown_label_and_labels_page_on_a_phone(live_server, plant, phone740, 
     audit(phone740)
     phone740.goto(live_server.url + "/journal/rack/A01/add")
     audit(phone740)
+
+
+def test_the_impact_card_on_a_phone(live_server, plant, phone740, artifacts):
+    """J-102's link degraded for three hours under a one-GPU job running for two: the Impact card
+    on the cable and module pages keeps the phone rules, below the first screen's essentials."""
+    f.UserFactory(username="walker", role="technician")
+    cable = plant["cables"]["J-102"]
+    link = Link.objects.get(segments__cable=cable, active=True)
+    now = timezone.now()
+    Alert.objects.create(
+        key="fec_degradation-impact-e2e",
+        rule="fec_degradation",
+        severity=Severity.NOTIFY,
+        link=link,
+        cable=cable,
+        opened_at=now - timedelta(hours=3),
+        updated_at=now,
+        summary="pre-FEC BER 3e-5 at the B end receiver",
+    )
+    nic = link.a_port if link.a_port.device.name == "gpu-0001" else link.b_port
+    GpuNicMap.objects.create(device_model=nic.device.model, gpu=0, port_name=nic.name, rail=1)
+    job_register(
+        job_id="90210",
+        name="llama-pretrain",
+        ranks=[RankSpec(rank=0, host="gpu-0001", local_rank=0, gpu=0)],
+        started_at=now - timedelta(hours=2),
+        now=now - timedelta(hours=2),
+    )
+    log_in(phone740, live_server.url, "walker")
+    phone740.goto(live_server.url + "/c/J-102")
+    audit(phone740)
+    card = phone740.get_by_test_id("impact").inner_text()
+    assert "1 job, 1 rank, 2 GPU-hours over this cable while degraded" in card, card
+    assert "rank 0 on gpu-0001 GPU 0" in card
+    for test_id in ("end-A", "end-B", "top-alert"):
+        assert bottom(phone740, test_id) <= FIRST_SCREEN, test_id
+    phone740.get_by_test_id("impact").screenshot(path=str(artifacts / "impact-card-phone.png"))
+    phone740.goto(f"{live_server.url}/t/{nic.cage.transceiver.pk}")
+    audit(phone740)
+    assert "1 job, 1 rank" in phone740.get_by_test_id("impact").inner_text()

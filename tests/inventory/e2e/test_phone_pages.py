@@ -95,6 +95,7 @@ PAGES = [
     "/reconciliation/",
     "/cables/import",
     "/labels/print/",
+    "/reports/impact/",
 ]
 
 

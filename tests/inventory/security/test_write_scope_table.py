@@ -608,7 +608,7 @@ READ_PAGES = {
     "rack-bringup", "topology-export", "metrics", "telemetry-pipeline", "reconciliation", "sync-conflicts",
     "label-batch", "label-batch-status", "label-batch-download", "transceiver-detail", "device-page",
     "port-page", "cable-list", "transceiver-list", "retests-plan", "retests-csv", "retests-pdf", "forecast",
-    "forecast-spares-csv", "rack-list", "favicon", "docs", "docs-page", "repair-report",
+    "forecast-spares-csv", "rack-list", "favicon", "docs", "docs-page", "repair-report", "impact-report",
 }  # fmt: skip
 
 WRITE_METHODS = ("post", "put", "patch", "delete")
