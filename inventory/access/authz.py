@@ -89,7 +89,9 @@ ACTIONS: dict[str, Rule] = {
     ),
     # Whole-plant actions (no one object): the role alone decides.
     "sweep_retests": Rule("inventory.change_cable", label="Run the retest sweep now"),
-    "import": Rule("inventory.import_plant", label="Import"),
+    # Imports are an engineer's (the role decides who may import at all); each imported row is
+    # then decided with the sites it touches (``site_refusals``), as every other write is.
+    "import": Rule("inventory.import_plant", site_scoped=True, label="Import"),
     "print_labels": Rule("inventory.print_labels", label="Print labels"),
     "manage_settings": Rule("inventory.manage_settings", label="Settings"),
 }
@@ -299,6 +301,23 @@ def check_each(user, action: str, objs) -> None:
         _prime_cable_site_ids([o for o in objs if isinstance(o, Cable)])
     for obj in objs:
         check(user, action, obj)
+
+
+def site_refusals(user, action: str, site_ids) -> dict[int | None, str]:
+    """For each site of ``site_ids`` in which ``user`` may not take ``action``, ``refusal``'s
+    sentence naming it (``None``: an object in no site, for ``edit_any_site`` only). An import
+    asks once for all the sites its rows touch, then marks each row that touches a refused one:
+    the row is an error naming the site, so nothing of the import is written."""
+    site_ids = set(site_ids)
+    if not site_ids or (can(user, action) and has_perm(user, "inventory.edit_any_site")):
+        return {}
+    if not can(user, action):  # the role refuses: every site, in the role's words
+        return dict.fromkeys(site_ids, refusal(user, action))
+    outside = site_ids - user_site_ids(user)
+    out: dict[int | None, str] = {s.pk: refusal(user, action, s) for s in Site.objects.filter(pk__in=outside)}
+    if None in outside:
+        out[None] = refusal(user, action, Site())  # a site no team looks after: none
+    return out
 
 
 def actions_for(user, obj=None) -> dict[str, bool]:

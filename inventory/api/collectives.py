@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 from inventory.api.permissions import IngestPermission
 from inventory.api.telemetry import _default_ts, _NoFormatNegotiation, _param, read_body, ts_parameter
 from inventory.conf import app_settings
+from inventory.core import strictjson
 from inventory.core.collectives import formats
 from inventory.services.collectives import (
     JobConflict,
@@ -134,6 +135,9 @@ class JobRegisterView(APIView):
             j = msgspec.json.decode(body, type=_Job)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise ParseError(f"Not a job registration: {exc}") from exc
+        duplicate = strictjson.duplicate_key(body)
+        if duplicate is not None:
+            raise ParseError(strictjson.duplicate_message(duplicate))
         for ts in (j.started_at, j.ended_at):
             if ts is not None and ts.tzinfo is None:
                 raise ParseError("started_at/ended_at need a timezone (e.g. 2026-12-04T12:00:00Z)")

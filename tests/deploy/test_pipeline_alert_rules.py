@@ -3,6 +3,7 @@ with two web replicas: each condition is one alert whatever the replica count; "
 stalled" fires when the oldest waiting telemetry batch keeps ageing and stays quiet while the
 queue drains; cabletrack down (every replica) and not scraped (no target) fire once."""
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -57,6 +58,24 @@ tests:
       - eval_time: 20m
         alertname: CabletrackNotScraped
         exp_alerts: []
+  # The retest sweep could not date 2 cables, both replicas say so: one alert, after its hour.
+  - interval: 1m
+    input_series:
+      - series: cabletrack_retest_sweep_set_aside_cables{{job="cabletrack",instance="web-1:8000"}}
+        values: 2+0x90
+      - series: cabletrack_retest_sweep_set_aside_cables{{job="cabletrack",instance="web-2:8000"}}
+        values: 2+0x90
+    alert_rule_test:
+      - eval_time: 50m
+        alertname: CabletrackRetestSweepSetAside
+        exp_alerts: []
+      - eval_time: 70m
+        alertname: CabletrackRetestSweepSetAside
+        exp_alerts:
+          - exp_labels: {{severity: notify, job: cabletrack}}
+            exp_annotations:
+              summary: "2 cable(s) the retest sweep could not date"
+              description: "The rest of the plant was swept; see /telemetry/pipeline/."
   # Busy but draining: batches never wait more than seconds; quiet.
   - interval: 1m
     input_series:
@@ -112,3 +131,10 @@ def test_one_alert_per_condition_with_two_replicas_and_down_fires(tmp_path):
     unit.write_text(UNIT.format(rules=RULES))
     out = subprocess.run([PROMTOOL, "test", "rules", str(unit)], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_every_rule_is_run_with_two_replicas():
+    """A rule added to the file without a two-replica case above fails here."""
+    rules = set(re.findall(r"^\s*- alert: (\w+)", RULES.read_text(), flags=re.MULTILINE))
+    tested = set(re.findall(r"alertname: (\w+)", UNIT))
+    assert rules and rules - tested == set()

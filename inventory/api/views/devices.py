@@ -8,6 +8,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError, UnsupportedMediaType
 from rest_framework.response import Response
 
+from inventory.access import authz
 from inventory.api import serializers as s
 from inventory.api.views.base import MovesCablesMixin, NoDeleteModelViewSet
 from inventory.api.views.bodies import read_body_text
@@ -49,6 +50,7 @@ class DeviceViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     )
     @action(detail=False, methods=["post"], url_path="import", parser_classes=[])
     def import_csv(self, request):
+        authz.check(request.user, "import")  # an import: the role first, then each row's site
         ctype = (request.content_type or "").split(";")[0].strip().lower()
         if ctype not in ("text/csv", "application/csv"):
             raise UnsupportedMediaType(ctype or "none", detail="Send text/csv (NetBox's device import CSV).")

@@ -26,6 +26,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from inventory.core import strictjson
 from inventory.core.telemetry.decode import ItemError
 
 FORMATS = ("json", "inspector", "inspector-prom", "nccl-tests")
@@ -120,11 +121,18 @@ def _ts(value: datetime | float) -> datetime | None:
         return None
 
 
+def _refuse_duplicate_keys(key: str | None) -> None:
+    """A key named twice in an object: the body says two things, and none of it is stored."""
+    if key is not None:
+        raise FormatError(strictjson.duplicate_message(key))
+
+
 def parse_own(body: bytes, *, max_items: int) -> Parsed:
     try:
         batch = _own_batch.decode(body)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise FormatError(f'Body must be a JSON object {{"job": "...", "records": [...]}}: {exc}') from exc
+    _refuse_duplicate_keys(strictjson.duplicate_key(body))
     if len(batch.records) > max_items:
         raise FormatError(f"Too many records: more than {max_items:,} per request.")
     out = Parsed(received=len(batch.records), job=batch.job)
@@ -185,10 +193,14 @@ def _json_stream(body: bytes, max_items: int) -> list[Any]:
         try:  # the common case: one object per line (fast path)
             if len(lines) > max_items:
                 raise FormatError(f"Too many records: more than {max_items:,} per request.")
-            return [msgspec.json.decode(ln) for ln in lines]
+            values = [msgspec.json.decode(ln) for ln in lines]
         except msgspec.DecodeError:
             pass
-    decoder = json.JSONDecoder()
+        else:
+            found = strictjson.duplicate_key_in_lines([ln.encode() for ln in lines], each_is_json=True)
+            _refuse_duplicate_keys(None if found is None else found[1])
+            return values
+    decoder = json.JSONDecoder(object_pairs_hook=strictjson.no_duplicates)
     out: list[Any] = []
     pos, n = 0, len(text)
     while True:
@@ -200,6 +212,8 @@ def _json_stream(body: bytes, max_items: int) -> list[Any]:
             raise FormatError(f"Too many records: more than {max_items:,} per request.")
         try:
             obj, pos = decoder.raw_decode(text, pos)
+        except strictjson.DuplicateKeyError as exc:
+            _refuse_duplicate_keys(exc.key)
         except json.JSONDecodeError as exc:
             raise FormatError(f"Not a stream of Inspector JSON objects (format=inspector): {exc}") from exc
         except RecursionError:

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from inventory.core import strictjson
 from inventory.core.safetext import has_control
 from inventory.core.telemetry.dom import DOM_FIELDS, MODULE_KEYS, SUPPLY_V, dom_suspect_reasons
 
@@ -449,6 +450,20 @@ def _is_length_error(exc: msgspec.ValidationError) -> bool:
     return str(exc).endswith("at `$.samples`") and "of length <=" in str(exc)
 
 
+def duplicate_key_error(key: str, item: int | None = None) -> BodyError:
+    """A key named twice in any object of a body (a sample's field, a threshold, an ignored
+    field, the batch's own ``samples``): msgspec would keep the last copy, another reader the
+    first, so the body says two things, and none of it is stored."""
+    where = "" if item is None else f" (item {item}, as item errors count the lines)"
+    return BodyError(strictjson.duplicate_message(key, where))
+
+
+def _refuse_duplicate_keys(body: bytes) -> None:
+    key = strictjson.duplicate_key(body)
+    if key is not None:
+        raise duplicate_key_error(key)
+
+
 def decode_json(
     body: bytes,
     *,
@@ -481,6 +496,7 @@ def decode_json(
         raise BodyError(f"Body is not valid JSON: {exc}") from exc
     except RecursionError:
         raise BodyError(TOO_DEEP) from None
+    _refuse_duplicate_keys(body)
     if batch is not None:
         out = Decoded(received=len(batch.samples))
         return _finish(out, list(enumerate(batch.samples)), now=now, max_future=max_future, max_age=max_age)
@@ -540,6 +556,10 @@ def decode_ndjson(
             out.errors.append(ItemError(i, "malformed", f"line is not valid JSON: {exc}"))
         except RecursionError:
             out.errors.append(ItemError(i, "malformed", "line nested too deeply"))
+    each_is_json = not any(e.code == "malformed" for e in out.errors)
+    found = strictjson.duplicate_key_in_lines(lines, each_is_json=each_is_json)
+    if found is not None:
+        raise duplicate_key_error(found[1], item=found[0])
     return _finish(out, good, now=now, max_future=max_future, max_age=max_age)
 
 

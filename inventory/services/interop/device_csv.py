@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from simple_history.utils import bulk_update_with_history
 
+from inventory.access import authz
 from inventory.core import csvsafe
 from inventory.core.choices import DeviceRole
 from inventory.core.names import name_problem
@@ -139,6 +140,8 @@ def devices_csv_import(*, text: str, dry_run: bool = True, actor=None) -> PlanRe
             r.result.errors["name"] = f"Name repeated (row {seen[name]})."
         seen.setdefault(name, r.result.row)
     vendors, existing = _check_against_plant(ok, names=seen)
+    if actor is not None:
+        _check_sites(ok, existing, actor)
     for r in rows:
         if r.result.errors:
             r.result.action = "error"
@@ -207,6 +210,29 @@ def _check_against_plant(ok: list[_Row], *, names) -> tuple[dict[str, int], dict
             r.result.action = "change" if changes else "unchanged"
             r.result.changes = changes
     return vendors, existing
+
+
+def _check_sites(ok: list[_Row], existing: dict[str, Device], actor) -> None:
+    """The one policy (``authz``, action ``import``) with the sites a row writes in: the rack it
+    puts the device in, and the rack it takes a recorded device out of. A row in a site the
+    importer may not write is an error naming the site (``site``), so nothing is written."""
+    writes = [r for r in ok if not r.result.errors and r.result.action in ("create", "change")]
+    racks = {
+        r.result.label: {r.values["rack_id"]}
+        | ({existing[r.result.label].rack_id} if r.result.label in existing else set())
+        for r in writes
+    }
+    site_of = dict(
+        Rack.objects.filter(pk__in={rk for rks in racks.values() for rk in rks if rk}).values_list(
+            "pk", "row__room__site_id"
+        )
+    )
+    site_of[None] = None  # a device in no rack is in no site: for engineers only
+    refusals = authz.site_refusals(actor, "import", site_of.values())
+    for r in writes:
+        why = next((refusals[s] for rk in racks[r.result.label] if (s := site_of[rk]) in refusals), None)
+        if why:
+            r.result.errors["site"] = why
 
 
 def _write(ok: list[_Row], *, vendors: dict[str, int], existing: dict[str, Device], actor) -> None:

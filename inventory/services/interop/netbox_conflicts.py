@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from inventory.access import authz
 from inventory.models import Cable, CableEnd, ExternalRef, Port, SyncRun
 from inventory.services.plant import cable_sites
 from inventory.services.plant import links as link_services
@@ -55,6 +56,8 @@ def sync_conflict_resolve(*, run_id: int, cable_label: str, take: str, actor=Non
     cable = Cable.objects.select_for_update().filter(label=cable_label).first()
     if cable is None:
         raise ValidationError({"cable": f"No cable labelled {cable_label} here."})
+    if actor is not None:  # an import's resolution, decided with the cable's sites (403)
+        authz.check(actor, "import", cable)
     who = actor.get_username() if actor is not None and actor.is_authenticated else "someone"
     name = "Nautobot" if run.source.startswith("nautobot:") else "NetBox"
     if take == "take_source":

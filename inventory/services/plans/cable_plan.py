@@ -17,9 +17,10 @@ from typing import NamedTuple
 
 from django.db import IntegrityError, transaction
 
+from inventory.access import authz
 from inventory.core.choices import CableKind, CableStatus
 from inventory.core.perf import gc_paused
-from inventory.models import Cable, CableEnd, Port, Transceiver, Vendor
+from inventory.models import Cable, CableEnd, Device, Port, Transceiver, Vendor
 from inventory.selectors.plant.ports import cages_resolve, ports_resolve
 from inventory.services.plans.cable_plan_rows import PlanResult, PlanRow, RowResult, plan_row_parse
 from inventory.services.plans.cable_plan_write import cable_plan_write
@@ -88,7 +89,10 @@ def _import(*, rows: list[dict], dry_run: bool, actor) -> PlanResult:
     existing = {
         c.label: c for c in Cable.objects.filter(label__any=[p.label for p in ok]).prefetch_related("ends")
     }
-    _check_against_plant(ok, existing, _plant_for(ok))
+    plant = _plant_for(ok)
+    _check_against_plant(ok, existing, plant)
+    if actor is not None:
+        _check_sites(ok, plant, actor)
     for p in ok:
         if p.result.errors:
             p.result.action = "error"
@@ -204,6 +208,27 @@ def _check_against_plant(ok: list[PlanRow], existing: dict[str, Cable], plant: _
                 used[term] = p.result.row
             _check_module(p, key, port, plant.modules.get(port.cage_id) if port.cage_id else None)
         p.terms = terms
+
+
+def _check_sites(ok: list[PlanRow], plant: _Plant, actor) -> None:
+    """The one policy (``authz``) with the sites each row's ports are in: a row that would
+    create or change a cable in a site the importer may not write there is an error naming the
+    site (``site``), so the import writes nothing. Rows that change nothing are not asked."""
+    writes = [p for p in ok if not p.result.errors and p.result.action in ("create", "change")]
+    ports = {
+        p.n: [plant.ports[pid] for pair in (p.a, *p.b) if (pid := plant.resolved.get(pair))] for p in writes
+    }
+    devices = {port.device_id for row in ports.values() for port in row}
+    site_of = dict(Device.objects.filter(pk__in=devices).values_list("pk", "rack__row__room__site_id"))
+    refused = {
+        action: authz.site_refusals(actor, action, site_of.values())
+        for action in ("install_cable", "edit_cable")
+    }
+    for p in writes:
+        refusals = refused["install_cable" if p.result.action == "create" else "edit_cable"]
+        why = next((refusals[s] for port in ports[p.n] if (s := site_of[port.device_id]) in refusals), None)
+        if why:
+            p.result.errors["site"] = why
 
 
 def _compare_existing(p: PlanRow, cable: Cable, terms) -> None:

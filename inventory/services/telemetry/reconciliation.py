@@ -22,6 +22,7 @@ from django.core import signing
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from inventory.access import authz
 from inventory.models import Cage, Transceiver, TransceiverModel
 from inventory.selectors.telemetry.reconciliation import reconciliation_report
 from inventory.selectors.telemetry.reconciliation_rows import ModuleRow, norm
@@ -105,12 +106,25 @@ def reconciliation_preview(
             refused.append({"key": k, "message": f"{r.device} {r.cage}: {r.problem}"})
         else:
             create.append(r)
+    refusals = _site_refusals(actor, [r.cage_id for r in create])
+    refused += [{"key": r.key, "message": refusals[r.cage_id]} for r in create if r.cage_id in refusals]
+    create = [r for r in create if r.cage_id not in refusals]
     token = signing.dumps(
         {"u": getattr(actor, "pk", None), "rows": [[r.cage_id, r.model_id, r.seen_serial] for r in create]},
         salt=TOKEN_SALT,
         compress=True,
     )
     return Preview(create=create, refused=refused, token=token)
+
+
+def _site_refusals(actor, cage_ids: list[int]) -> dict[int, str]:
+    """Cage id -> why ``actor`` may not create a record there (``authz``, action ``import``,
+    with the cage's site): records made from telemetry are an import, decided site by site."""
+    if actor is None or not cage_ids:
+        return {}
+    site_of = dict(Cage.objects.filter(pk__in=cage_ids).values_list("pk", "device__rack__row__room__site_id"))
+    refusals = authz.site_refusals(actor, "import", site_of.values())
+    return {cage: refusals[site] for cage, site in site_of.items() if site in refusals}
 
 
 def _not_missing(r: ModuleRow) -> str:
@@ -139,6 +153,9 @@ def reconciliation_apply(*, token: str, actor, now: datetime) -> Applied:
     reviewed = {int(c): (int(m), str(s)) for c, m, s in data.get("rows", [])}
     if not reviewed:
         raise ValidationError({"token": "The preview had nothing to create."})
+    refusals = _site_refusals(actor, list(reviewed))
+    if refusals:  # the team changed since the preview: nothing is created
+        raise ValidationError({"token": sorted(set(refusals.values()))})
     with transaction.atomic():
         cages = {
             c.pk: c

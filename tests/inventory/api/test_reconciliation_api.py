@@ -13,10 +13,12 @@ and creating the missing module records in one reviewed step (preview -> apply).
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from inventory.core.choices import DeviceRole, TransceiverStatus
-from inventory.models import Cage, Port, PortTelemetryState, Transceiver, TransceiverPlacement
+from inventory.models import Cage, Port, PortTelemetryState, Site, Team, Transceiver, TransceiverPlacement
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -237,6 +239,35 @@ def test_only_engineers_may_preview_or_create(recon, api_as, role):
     )
     assert client.post("/api/reconciliation/apply/", {"token": token}, format="json").status_code == 403
     assert not Transceiver.objects.filter(serial="LEAF-SN-1").exists()
+
+
+def test_records_from_telemetry_are_created_only_in_the_importers_sites(recon):
+    """An account that may create records from telemetry (add_transceiver, import_plant) but
+    not act in every site: the cage of the missing record is in a site none of its teams looks
+    after, so the preview refuses the row naming the site and offers nothing to create; once in
+    the site's team, the same preview creates it."""
+    importer = f.UserFactory(username="importer", role="viewer")
+    importer.user_permissions.add(
+        *Permission.objects.filter(codename__in=["import_plant", "add_transceiver"])
+    )
+    client = APIClient()
+    client.force_authenticate(user=importer)
+    p = client.post("/api/reconciliation/preview/", {"all": True, "rack": "REC-1"}, format="json").json()
+    osfp1 = Cage.objects.get(device__name="leaf-01", name="OSFP1")
+    site = Site.objects.get(pk=osfp1.device.rack.row.room.site_id)
+    assert p["create"] == []
+    (refused,) = [r for r in p["refused"] if r["key"] == f"cage:{osfp1.pk}"]
+    assert f"not in a team for {site.name}" in refused["message"]
+    assert not Transceiver.objects.filter(serial="LEAF-SN-1").exists()
+    site.team = Team.objects.create(name="REC crew")
+    site.save()
+    site.team.members.add(importer)
+    importer = type(importer).objects.get(pk=importer.pk)  # its sites read anew
+    client.force_authenticate(user=importer)
+    p = client.post("/api/reconciliation/preview/", {"all": True, "rack": "REC-1"}, format="json").json()
+    assert [r["key"] for r in p["create"]] == [f"cage:{osfp1.pk}"]
+    assert client.post("/api/reconciliation/apply/", {"token": p["token"]}, format="json").status_code == 201
+    assert Transceiver.objects.filter(serial="LEAF-SN-1", cage=osfp1).exists()
 
 
 def test_bad_input_is_refused_clearly(recon, api_as):

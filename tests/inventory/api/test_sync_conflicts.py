@@ -11,10 +11,13 @@ import copy
 import io
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.test import Client
+from rest_framework.test import APIClient
 
-from inventory.models import Port, SyncRun
+from inventory.models import Port, Site, SyncRun, Team
 from inventory.selectors.plant.trace import port_trace
 from inventory.services.interop.netbox import netbox_sync
 from tests.inventory.services.interop.test_netbox_import import FakeNetbox
@@ -110,6 +113,26 @@ def test_resolving_needs_an_import_role_and_a_real_choice(api_as, engineer_api, 
     other = engineer_api.post("/api/sync/conflicts/", {**body, "cable": "C-H1-0002"}, format="json")
     assert other.status_code == 400 and "has an open conflict" in other.json()["cable"][0]
     assert far_end("gpu-0001", "eth0") == "Ethernet1/1"  # nothing was written
+
+
+def test_resolving_is_decided_with_the_cables_site(user_with_role, moved):
+    """An account that may import (``import_plant``) but not act in every site resolves a
+    conflict only in its team's sites: elsewhere a 403 that writes nothing, as every write."""
+
+    importer = user_with_role("viewer", "importer")
+    importer.user_permissions.add(Permission.objects.get(codename="import_plant"))
+    client = APIClient()
+    client.force_authenticate(user=importer)
+    body = {"run": moved.pk, "cable": "C-H1-0001", "take": "keep_ours"}
+    refused = client.post("/api/sync/conflicts/", body, format="json")
+    assert refused.status_code == 403 and "not in a team for" in refused.json()["detail"]
+    assert SyncRun.objects.get(pk=moved.pk).conflicts == moved.conflicts  # nothing resolved
+    site = Site.objects.get(slug="gpu-hall-1")
+    site.team = Team.objects.create(name="Hall 1 crew")
+    site.save()
+    site.team.members.add(importer)
+    client.force_authenticate(user=get_user_model().objects.get(pk=importer.pk))  # sites read anew
+    assert client.post("/api/sync/conflicts/", body, format="json").status_code == 200
 
 
 def test_the_page_shows_both_sides_and_takes_netboxs_ends(user_with_role, moved):

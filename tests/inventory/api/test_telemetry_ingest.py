@@ -205,6 +205,49 @@ def test_malformed_body_is_400_and_writes_nothing(ingest_client, leaf):
     assert not TelemetrySample.objects.exists()
 
 
+def _dup(sample: dict, field: str, second) -> str:
+    """``sample`` as JSON text with ``field`` written a second time, holding ``second``."""
+    text = json.dumps(sample)
+    return text[:-1] + f", {json.dumps(field)}: {json.dumps(second)}}}"
+
+
+def test_a_key_named_twice_anywhere_is_a_400_naming_it_and_nothing_is_stored(ingest_client, leaf):
+    """msgspec keeps the last copy of a repeated key, another reader the first: the body says
+    two things, so none of it is stored, whichever object repeats the key."""
+    ts = _ts()
+    good = f.telemetry_sample("leaf-t1", "Ethernet1/2", ts, fec_corrected_codewords=1)
+    sample = f.telemetry_sample("leaf-t1", "Ethernet1/1", ts, fec_corrected_codewords=5)
+    flags = json.dumps({"temperature_high_alarm": False})[:-1] + ', "temperature_high_alarm": true}'
+    bodies = {
+        "fec_corrected_codewords": f'{{"samples": [{json.dumps(good)}, {_dup(sample, "fec_corrected_codewords", 9)}]}}',
+        "samples": f'{{"samples": [{json.dumps(good)}], "samples": []}}',
+        "temperature_high_alarm": f'{{"samples": [{json.dumps(sample)[:-1]}, "module_flags": {flags}}}]}}',
+        # a field cabletrack ignores is read all the same
+        "extra": f'{{"samples": [{json.dumps(sample)[:-1]}, "vendor": {{"extra": 1, "extra": 2}}}}]}}',
+        # written apart by white space, or once as an escape: the same key
+        "port": f'{{"samples": [{json.dumps(sample)[:-1]}, "port" : "Ethernet1/2"}}]}}',
+        "device": f'{{"samples": [{json.dumps(sample)[:-1]}, "\\u0064evice": "leaf-x"}}]}}',
+    }
+    for key, body in bodies.items():
+        r = ingest_client.post(URL, data=body, content_type="application/json")
+        assert r.status_code == 400, (key, r.content)
+        assert f"Duplicate key {key!r}" in r.json()["detail"], r.json()
+    lines = [orjson.dumps(good).decode(), _dup(sample, "ts", ts.isoformat())]
+    r = ingest_client.post(URL, data="\n".join(lines), content_type="application/x-ndjson")
+    assert r.status_code == 400
+    assert r.json()["detail"].startswith("Duplicate key 'ts' in a JSON object (item 1")
+    native = '[{"ifname": "eth0", "ifname": "eth1", "statistics": {"corrected_blocks": {"total": 3}}}]'
+    r = ingest_client.post(
+        URL + "?format=ethtool-fec&device=leaf-t1", data=native, content_type="application/json"
+    )
+    assert r.status_code == 400 and "Duplicate key 'ifname'" in r.json()["detail"]
+    assert not TelemetrySample.objects.exists()
+    assert not TelemetryIngestBatch.objects.exists()
+    # the same bodies without the repeat are stored
+    r = post_json(ingest_client, [good, sample])
+    assert r.status_code == 200 and r.json()["stored"] == 2
+
+
 @override_settings(CABLETRACK_TELEMETRY_MAX_BODY_BYTES=2_000)
 def test_oversized_body_is_413(ingest_client, leaf):
     ts = _ts()

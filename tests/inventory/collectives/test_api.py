@@ -94,6 +94,19 @@ def test_bad_registrations_are_refused_with_the_reason(client):
     assert not JobRank.objects.filter(job__job_id="79").exists()
 
 
+def test_a_key_named_twice_in_a_job_or_a_batch_is_a_400_naming_it_and_nothing_is_stored(client):
+    job = '{"job_id": "78", "hosts": ["gpu-0001"], "tasks_per_node": 8, "tasks_per_node": 1}'
+    r = client.post("/api/jobs/", data=job, content_type="application/json")
+    assert r.status_code == 400 and "Duplicate key 'tasks_per_node'" in r.json()["detail"]
+    assert not JobRank.objects.filter(job__job_id="78").exists()
+    assert post_job(client, {"job_id": "78", "hosts": ["gpu-0001"], "tasks_per_node": 8}).status_code == 201
+    one = json.dumps(record(0, 1, host="gpu-0001"))
+    body = f'{{"job": "78", "records": [{one[:-1]}, "exec_us": 1.0}}]}}'
+    r = client.post("/api/collectives/", data=body, content_type="application/json")
+    assert r.status_code == 400 and "Duplicate key 'exec_us'" in r.json()["detail"]
+    assert not CollectiveRecord.objects.filter(communicator__job__job_id="78").exists()
+
+
 def test_a_read_only_token_may_not_post_and_no_token_is_401(client, user_with_role):
     ro = f.api_token_client(user_with_role("viewer", "v1"), TokenKind.READ_ONLY)
     assert post_job(ro, {"job_id": "80", "hosts": ["gpu-0001"], "tasks_per_node": 8}).status_code == 403

@@ -126,3 +126,15 @@ def test_the_inspector_prometheus_example_of_the_nccl_documentation_reads_value_
         int(ts.timestamp()),
         "inspector-prom",
     )
+
+
+def test_an_inspector_object_that_names_a_key_twice_is_refused_naming_it():
+    """Pretty-printed (the documentation's layout) or one object per line: the stream says two
+    things, so none of it is read."""
+    text = INSPECTOR.read_bytes().decode()
+    pretty = text.replace('"rank": 2,', '"rank": 2,\n    "rank": 5,', 1)
+    with pytest.raises(formats.FormatError, match="Duplicate key 'rank'"):
+        formats.parse_inspector(pretty.encode(), max_items=100)
+    one_line = '{"header": {"id": "0x1", "rank": 0, "n_ranks": 2, "nnodes": 1}, "header": {}}'
+    with pytest.raises(formats.FormatError, match="Duplicate key 'header'"):
+        formats.parse_inspector(one_line.encode(), max_items=100)

@@ -243,3 +243,52 @@ def test_the_device_csv_import_refuses_a_name_the_rule_refuses_and_takes_a_slash
     _all_answer_200(
         page, [dev.get_absolute_url(), "/r/R1", f"/api/devices/{_api_name('leaf/c')}/", "/api/devices/"]
     )
+
+
+# A rack and a device named in NetBox with "/", spaces and unicode come over as they are; renamed
+# in NetBox to a name with a control character after they came over, they are a conflict naming
+# the object, and ours is kept. (The sync finds an object it knows by its NetBox id and does not
+# take a new name for it: only a first sync brings a name over.)
+SYNC_NAMES = [
+    ("before", "A01/B 机架", "gpu 0001/ü"),
+    ("after", "A01\r\nX", "gpu\t0001"),
+]
+
+
+@pytest.mark.parametrize(("when", "rack", "device"), SYNC_NAMES, ids=["slash-space-unicode", "control"])
+def test_a_rack_and_a_device_named_in_netbox_show_on_every_page(netbox, engineer, when, rack, device):
+    if when == "after":
+        (first,) = netbox_sync(url=netbox.url, token="secret-token", sites=["gpu-hall-1"])
+        assert not first.error, first.error
+    netbox.docs["racks"] = _named(netbox.docs["racks"], 65, rack)
+    netbox.docs["devices"] = _named(netbox.docs["devices"], 2001, device)
+    (run,) = netbox_sync(url=netbox.url, token="secret-token", sites=["gpu-hall-1"])
+    assert not run.error, run.error
+    taken = when == "before"
+    rack_name, device_name = (rack, device) if taken else ("A01", "gpu-0001")
+    assert Device.objects.get(name=device_name).rack.name == rack_name
+    conflicts = {(c["kind"], c["key"]) for c in run.conflicts}
+    assert (("rack", repr(rack)) in conflicts) is not taken
+    assert (("device", repr(device)) in conflicts) is not taken
+    port = Device.objects.get(name=device_name).ports.get(name="eth0")
+    _, page = engineer
+    _all_answer_200(
+        page,
+        [
+            reverse("rack-page", kwargs={"name": rack_name}),
+            reverse("rack-bringup", kwargs={"name": rack_name}),
+            reverse("device-page", kwargs={"name": device_name}),
+            reverse("port-page", kwargs={"name": device_name, "port": "eth0"}),
+            "/c/C-H1-0001",
+            "/cables/",
+            "/transceivers/",
+            "/sync/conflicts/",
+            "/search/?q=" + quote(device_name),
+            f"/api/racks/{_api_name(rack_name)}/",
+            f"/api/devices/{_api_name(device_name)}/",
+            "/api/devices/export/",
+            "/api/cables/export/",
+            "/api/cables/C-H1-0001/trace/",
+            f"/api/ports/{port.pk}/trace/",
+        ],
+    )

@@ -879,3 +879,86 @@ def test_imports_and_plant_writes_are_only_for_roles_that_act_in_every_site():
         }
         if perms & plant_writes:
             assert "edit_any_site" in perms, role
+
+
+# --- imports: the role decides who imports at all, the one policy each imported row's site ------
+
+# ``importer``: a technician of North's team whose account also holds the import permissions (a
+# role an admin could build) but not ``edit_any_site``. The import paths are then decided row by
+# row with the sites the rows touch: in North the import writes; in South each row is an error
+# naming the site and nothing is written (a 400 with the rows, or the page's dry run showing the
+# error and no apply). The engineer and admin (``edit_any_site``) import anywhere.
+IMPORT_SUBJECTS = [("importer", "north", OK), ("importer", "south", NO), ("engineer", "south", OK)]
+
+
+def _plan_csv(s: Site_) -> str:
+    device = s.device.name
+    return (
+        "label,kind,a_device,a_port,b_device,b_port\n"
+        f"IMP-{s.site.slug},SMF_OS2,{device},Ethernet2/1,{device}2,Ethernet2/1\n"
+    )
+
+
+def _plan_page(c, s, sc):
+    """The desk import: the dry run, then (when it found no error) its apply."""
+    upload = SimpleUploadedFile("plan.csv", _plan_csv(s).encode(), content_type="text/csv")
+    dry = c.post("/cables/import", {"file": upload})
+    token = dry.context.get("token") if dry.context else None
+    if not token:
+        return dry
+    return c.post("/cables/import", {"apply": "1", "token": token, "sha256": dry.context["sha256"]})
+
+
+IMPORT_ROWS: dict[str, Do] = {
+    "cable-import-plan POST": lambda c, s, sc: c.generic(
+        "POST", "/api/cables/import/?dry_run=0", _plan_csv(s), content_type="text/csv"
+    ),
+    "cable-import": _plan_page,
+    "device-import-csv POST": lambda c, s, sc: c.generic(
+        "POST",
+        "/api/devices/import/?dry_run=0",
+        f"name,role,manufacturer,device_type,rack,position\nimp-{s.site.slug},leaf,NVIDIA,SN5600,{s.rack.name},30\n",
+        content_type="text/csv",
+    ),
+}
+
+
+@pytest.fixture
+def importer(scene):
+    from django.contrib.auth.models import Permission
+
+    user = f.UserFactory(username="importer", role="technician")
+    user.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="inventory", codename__in=["import_plant", "add_cable", "add_device"]
+        )
+    )
+    scene.north.site.team.members.add(user)
+    scene.users["importer"] = user
+    return user
+
+
+@pytest.mark.parametrize("key", list(IMPORT_ROWS))
+def test_an_import_is_decided_with_the_sites_its_rows_touch(scene, importer, key):
+    assert key in API_ROWS or key in PAGE_ROWS  # a row of the table above, run here row by row
+    wrong = []
+    for who, where, expected in IMPORT_SUBJECTS:
+        target = getattr(scene, where)
+        before = _fingerprint()
+        try:
+            with transaction.atomic():
+                response = IMPORT_ROWS[key](_client(scene.users[who]), target, scene)
+                written = _fingerprint() != before
+                raise _Undo
+        except _Undo:
+            pass
+        body = response.content.decode()
+        if written:
+            outcome = OK if response.status_code < 400 else "refused but wrote"
+        elif response.status_code == 403 or (target.site.name in body and "not in a team for" in body):
+            outcome = NO  # refused, naming the site, nothing written
+        else:
+            outcome = f"{response.status_code}, nothing written: {body[:300]}"
+        if outcome != expected:
+            wrong.append((who, where, outcome, expected))
+    assert not wrong, wrong

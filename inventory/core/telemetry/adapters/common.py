@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from inventory.core import strictjson
 from inventory.core.choices import FEC_LIMITS, FecType
 
 
@@ -133,9 +134,13 @@ def body_text(body: bytes) -> str:
 
 def body_json(body: bytes) -> Any:
     try:
-        return orjson.loads(body)
+        doc = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         raise AdapterError(f"Body is not valid JSON: {exc}") from exc
+    key = strictjson.duplicate_key(body)
+    if key is not None:
+        raise AdapterError(strictjson.duplicate_message(key))
+    return doc
 
 
 def clean(sample: dict) -> dict:

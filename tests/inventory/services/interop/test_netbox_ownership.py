@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from inventory.core.choices import PlacementEnd
 from inventory.core.interop.ownership import cable_field_owners, ownership_table_markdown
-from inventory.models import Cable
-from inventory.services.interop.netbox import netbox_import
+from inventory.models import Cable, Transceiver
+from inventory.services.interop.netbox import netbox_import, netbox_sync
+from inventory.services.plant.transceivers import transceiver_remove
 from tests.inventory.services.interop.test_netbox_import import FakeNetbox
 
 pytestmark = pytest.mark.django_db
@@ -98,3 +100,19 @@ def test_the_documented_ownership_table_is_the_codes_table():
     page = (ROOT / "docs" / "engineer" / "netbox.md").read_text()
     assert '--8<-- "docs/_generated/netbox-ownership.md"' in page
     assert ownership_table_markdown(cable_field_owners({})).strip() in netbox_ownership()
+
+
+def test_the_sync_writes_nothing_back_to_netbox_not_even_a_failed_modules_status(netbox):
+    """What docs/engineer/netbox.md says: the sync only reads NetBox (GET); a module that failed
+    here keeps its NetBox status until someone changes it there (or exports it)."""
+    (first,) = netbox_sync(url=netbox.url, token="secret-token", sites=["gpu-hall-1"])
+    assert not first.error, first.error
+    module = Transceiver.objects.get(serial="MT2431FT00101")
+    transceiver_remove(transceiver=module, reason=PlacementEnd.FAILED)
+    assert Transceiver.objects.get(pk=module.pk).status == "failed"
+    netbox.requests.clear()
+    (run,) = netbox_sync(url=netbox.url, token="secret-token", sites=["gpu-hall-1"])
+    assert not run.error, run.error
+    assert "/api/dcim/modules/" in " ".join(netbox.requests)  # it read the modules again ...
+    assert netbox.patches == []  # ... and wrote nothing there (the fake answers no other write)
+    assert Transceiver.objects.get(pk=module.pk).status == "failed"  # nor took NetBox's back
