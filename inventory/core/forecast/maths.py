@@ -13,8 +13,8 @@ module-years the posterior is ``Gamma(alpha0 + k, beta0 + E)``.
 
 Prior strength, default 100 module-years: the evidence of about two expected failures at 2%.
 A vendor with ten module-years and no failures stays at 1.8% (it cannot talk the rate down);
-a lot of 200 modules with 10 failures in a year (5%) moves to a posterior mean of 4.0% with a
-90% interval of 2.3%-6.1%, credibly above a 2% fleet; 1,000 module-years of a healthy vendor
+a lot of 200 modules with 10 failures in a year (5%) moves to a posterior mean of 3.9% with a
+90% interval of 2.3%-5.9%, credibly above a 2% fleet; 1,000 module-years of a healthy vendor
 overwhelm the prior. Chosen so a bad batch stands out within months, not years.
 """
 

@@ -353,7 +353,7 @@ def bends(events_1310: Sequence[TraceEvent], events_1550: Sequence[TraceEvent]) 
         twin = min(short, key=lambda o: abs(o.distance_m - e.distance_m), default=None)
         base = twin.loss_db if twin and same_place(twin.distance_m, e.distance_m) else 0.0
         base = base or 0.0
-        if e.loss_db - base >= BEND_DELTA_DB:
+        if e.loss_db - base >= BEND_DELTA_DB - 1e-9:  # 0.35 - 0.25 is 0.0999...98 in floats
             found.append(
                 Finding(
                     "bend",
@@ -373,7 +373,7 @@ def bend_from_olts(fibres: Sequence[FibreLoss]) -> list[str]:
         if wl != 1550:
             continue
         short = by.get((fibre, direction, 1310))
-        if short is not None and loss - short >= BEND_DELTA_DB:
+        if short is not None and loss - short >= BEND_DELTA_DB - 1e-9:
             out.append(
                 f"fibre {fibre}: {loss:.2f} dB at 1550 nm against {short:.2f} dB at 1310 nm: suspected bend"
             )
