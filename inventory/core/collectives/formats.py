@@ -217,7 +217,7 @@ def _json_stream(text: str, max_items: int, lines: list[bytes] | None) -> list[A
     if lines is not None:
         try:  # the common case: one object per line (fast path)
             objs = msgspec.json.decode(b"[" + b",".join(lines) + b"]")
-        except (msgspec.DecodeError, msgspec.ValidationError):  # a number out of range, say
+        except msgspec.DecodeError:  # ValidationError too (a number out of range): item by item
             objs = None
         if objs is not None and len(objs) <= max_items:
             return objs

@@ -4,7 +4,8 @@ Per item, as the telemetry ingest: a record whose time is too far ahead (``futur
 than the raw retention (``too_old``), whose rank cannot be placed on a GPU (``unknown_rank``), or
 that repeats a stored record with other values (``conflict``) is refused by itself with its
 index; a record posted again is a ``duplicate`` and stored once; the others are kept. Set-based:
-a fixed handful of queries per batch whatever its size.
+a fixed handful of queries per batch whatever its size; the rows are written, and repeats judged,
+by ``ingest_store`` (one COPY on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -86,9 +87,7 @@ class _JobRanks:
 def _communicators(job: CollectiveJob, ops: list[tuple[int, Op]]) -> dict[str, tuple[int, int]]:
     """comm id -> (primary key, number of ranks) of the batch's communicators, the new ones
     created (one read; an insert and a re-read only when some are new)."""
-    names: dict[str, Op] = {}
-    for _i, op in ops:
-        names.setdefault(op.comm, op)
+    names = {op.comm: op for _i, op in ops}  # a new one is described by its last record
 
     def read() -> dict[str, tuple[int, int]]:
         return {

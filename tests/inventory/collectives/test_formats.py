@@ -59,6 +59,15 @@ def test_one_bad_inspector_object_is_refused_by_itself():
     assert [(e.index, e.code) for e in p.errors] == [(3, "invalid")]
 
 
+def test_an_inspector_number_out_of_range_is_that_objects_error():
+    """1e400 is valid JSON but no double: the object holding it is refused, the others kept."""
+    good = json.dumps(_objects(INSPECTOR.read_bytes())[0])
+    bad = good.replace('"coll_exec_time_us": 61974', '"coll_exec_time_us": 1e400')
+    p = formats.parse_inspector(f"{good}\n{bad}\n".encode(), max_items=10)
+    assert [i for i, _op in p.ops] == [0]
+    assert [(e.index, e.code) for e in p.errors] == [(1, "invalid")]
+
+
 def test_an_inspector_stream_that_is_not_json_is_a_body_error():
     with pytest.raises(formats.FormatError):
         formats.parse_inspector(b'{"header": {', max_items=10)
