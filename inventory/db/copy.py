@@ -2,7 +2,7 @@
 
 Pure encoding: callers hand over columns already in the form to store (numbers, timestamps,
 equal-length arrays); nothing here knows a table's meaning. Text COPY takes fields already
-formatted as bytes (numbers and arrays need no escaping). COPY BINARY builds fixed-layout
+formatted as bytes (numbers and arrays need no escaping; ``str_text`` escapes strings). COPY BINARY builds fixed-layout
 records with numpy, column by column in C, so PostgreSQL parses no text (integers and
 timestamps are its main COPY cost).
 """
@@ -37,6 +37,21 @@ def ts_text(ts: list[datetime]) -> list[bytes]:
 def int_text(values: list[int]) -> list[bytes]:
     """Integers without nulls as COPY text fields."""
     return [b"%d" % v for v in values]
+
+
+def float_text(values: list[float | None]) -> list[bytes]:
+    """Finite floats (``repr``: the shortest text that reads back the same double) or nulls."""
+    return [NULL if v is None else repr(v).encode() for v in values]
+
+
+_TEXT_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def str_text(values: list[str]) -> list[bytes]:
+    """Strings (without NUL, which PostgreSQL text cannot hold) as COPY text fields: backslash,
+    tab, newline and carriage return escaped; each distinct value encoded once."""
+    text = {v: v.translate(_TEXT_ESCAPES).encode() for v in set(values)}
+    return list(map(text.__getitem__, values))
 
 
 def pg_array(values: Sequence | None) -> bytes:

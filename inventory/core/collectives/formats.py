@@ -20,6 +20,7 @@ import hashlib
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
@@ -106,7 +107,16 @@ class OwnBatch(msgspec.Struct):
     job: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None
 
 
+class OwnBatchTyped(msgspec.Struct):
+    """The whole batch decoded at once: what a batch without a bad record costs (a batch with
+    one goes record by record through ``OwnRecord``, which says what is wrong with which one)."""
+
+    records: list[OwnRecord]
+    job: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None
+
+
 _own_batch = msgspec.json.Decoder(OwnBatch)
+_own_batch_typed = msgspec.json.Decoder(OwnBatchTyped)
 _own_record = msgspec.json.Decoder(OwnRecord)
 
 
@@ -127,12 +137,61 @@ def _refuse_duplicate_keys(key: str | None) -> None:
         raise FormatError(strictjson.duplicate_message(key))
 
 
+def _own_op(i: int, r: OwnRecord, out: Parsed) -> None:
+    """One decoded record as an ``Op`` in ``out``, or its error."""
+    ts = _ts(r.ts)
+    if ts is None:
+        out.errors.append(ItemError(i, "invalid", "ts: out of range"))
+        return
+    if "\x00" in r.comm or "\x00" in r.coll or "\x00" in r.comm_name:
+        out.errors.append(ItemError(i, "invalid", "comm, comm_name, coll: text without NUL characters"))
+        return
+    try:
+        channels = {int(k): float(v) for k, v in (r.channels_us or {}).items()}
+    except ValueError:
+        out.errors.append(ItemError(i, "invalid", "channels_us: keys are channel numbers"))
+        return
+    out.ops.append(
+        (
+            i,
+            Op(
+                comm=r.comm,
+                comm_name=r.comm_name,
+                n_ranks=r.n_ranks,
+                n_nodes=r.n_nodes,
+                rank=r.rank,
+                coll=r.coll,
+                seq=r.seq,
+                msg_bytes=r.msg_bytes,
+                exec_us=r.exec_us,
+                ts=ts,
+                source="json",
+                busbw_gbs=r.busbw_gbs,
+                algbw_gbs=r.algbw_gbs,
+                host=r.host,
+                pid=r.pid,
+                gpu=r.gpu,
+                channels_us=channels,
+            ),
+        )
+    )
+
+
 def parse_own(body: bytes, *, max_items: int) -> Parsed:
+    _refuse_duplicate_keys(strictjson.duplicate_key(body))
+    try:
+        whole = _own_batch_typed.decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        whole = None
+    if whole is not None and len(whole.records) <= max_items:
+        out = Parsed(received=len(whole.records), job=whole.job)
+        for i, r in enumerate(whole.records):
+            _own_op(i, r, out)
+        return out
     try:
         batch = _own_batch.decode(body)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise FormatError(f'Body must be a JSON object {{"job": "...", "records": [...]}}: {exc}') from exc
-    _refuse_duplicate_keys(strictjson.duplicate_key(body))
     if len(batch.records) > max_items:
         raise FormatError(f"Too many records: more than {max_items:,} per request.")
     out = Parsed(received=len(batch.records), job=batch.job)
@@ -142,64 +201,36 @@ def parse_own(body: bytes, *, max_items: int) -> Parsed:
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             out.errors.append(ItemError(i, "invalid", str(exc)))
             continue
-        ts = _ts(r.ts)
-        if ts is None:
-            out.errors.append(ItemError(i, "invalid", "ts: out of range"))
-            continue
-        try:
-            channels = {int(k): float(v) for k, v in (r.channels_us or {}).items()}
-        except ValueError:
-            out.errors.append(ItemError(i, "invalid", "channels_us: keys are channel numbers"))
-            continue
-        out.ops.append(
-            (
-                i,
-                Op(
-                    comm=r.comm,
-                    comm_name=r.comm_name,
-                    n_ranks=r.n_ranks,
-                    n_nodes=r.n_nodes,
-                    rank=r.rank,
-                    coll=r.coll,
-                    seq=r.seq,
-                    msg_bytes=r.msg_bytes,
-                    exec_us=r.exec_us,
-                    ts=ts,
-                    source="json",
-                    busbw_gbs=r.busbw_gbs,
-                    algbw_gbs=r.algbw_gbs,
-                    host=r.host,
-                    pid=r.pid,
-                    gpu=r.gpu,
-                    channels_us=channels,
-                ),
-            )
-        )
+        _own_op(i, r, out)
     return out
 
 
 # --- NCCL Inspector --------------------------------------------------------------------------
 
 
-def _json_stream(body: bytes, max_items: int) -> list[Any]:
+def _object_lines(body: bytes, max_items: int) -> list[bytes] | None:
+    """The lines of a stream written one object per line (the common case), or None when the
+    objects span lines (pretty-printed)."""
+    lines = [ln for ln in body.splitlines() if ln.strip()]
+    if not lines or not all(ln.lstrip().startswith(b"{") and ln.rstrip().endswith(b"}") for ln in lines):
+        return None
+    if len(lines) > max_items:
+        raise FormatError(f"Too many records: more than {max_items:,} per request.")
+    return lines
+
+
+def _json_stream(text: str, max_items: int, lines: list[bytes] | None) -> list[Any]:
     """The JSON values of a stream written one after another (one per line, or pretty-printed
     across lines, as the Inspector writes them)."""
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FormatError(f"Body is not UTF-8 text (the format's output is): {exc}") from exc
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if lines and all(ln.lstrip().startswith("{") and ln.rstrip().endswith("}") for ln in lines):
+    if lines is not None:
         try:  # the common case: one object per line (fast path)
-            if len(lines) > max_items:
-                raise FormatError(f"Too many records: more than {max_items:,} per request.")
-            values = [msgspec.json.decode(ln) for ln in lines]
-        except msgspec.DecodeError:
-            pass
-        else:
-            found = strictjson.duplicate_key_in_lines([ln.encode() for ln in lines], each_is_json=True)
+            objs = msgspec.json.decode(b"[" + b",".join(lines) + b"]")
+        except msgspec.DecodeError:  # ValidationError too (a number out of range): item by item
+            objs = None
+        if objs is not None and len(objs) <= max_items:
+            found = strictjson.duplicate_key_in_lines(lines, each_is_json=True)
             _refuse_duplicate_keys(None if found is None else found[1])
-            return values
+            return objs
     decoder = json.JSONDecoder(object_pairs_hook=strictjson.no_duplicates)
     out: list[Any] = []
     pos, n = 0, len(text)
@@ -255,6 +286,27 @@ def _us_time(us: int) -> datetime:
     return ts
 
 
+def _trace(trace: Any, prefix: str, dump_us: Any) -> tuple[datetime, dict[int, float]]:
+    """When the operation ended (its own stop time when verbose, else the dump's time) and the
+    per-channel kernel times (``event_trace_ts``, written with ``NCCL_INSPECTOR_DUMP_VERBOSE=1``)."""
+    if not isinstance(trace, dict):
+        trace = {}
+    stop = trace.get(f"{prefix}_stop_ts")
+    if isinstance(stop, int) and stop > 0:
+        ts = _us_time(stop)
+    else:
+        if isinstance(dump_us, bool) or not isinstance(dump_us, int) or not 0 <= dump_us <= U63:
+            raise ValueError(f"dump_timestamp_us: an integer from 0 to {U63} is required")
+        ts = _us_time(dump_us)
+    channels: dict[int, float] = {}
+    for k in trace.get("kernel_events") or []:
+        if isinstance(k, dict) and isinstance(k.get("channel_id"), int):
+            a, b = k.get("kernel_start_ts"), k.get("kernel_stop_ts")
+            if isinstance(a, int) and isinstance(b, int) and b >= a:
+                channels[k["channel_id"]] = float(b - a)
+    return ts, channels
+
+
 def inspector_op(obj: Any) -> Op:
     """One Inspector object as an ``Op`` (ValueError with the reason otherwise)."""
     if not isinstance(obj, dict):
@@ -267,15 +319,7 @@ def inspector_op(obj: Any) -> Op:
         perf, prefix = obj.get("p2p_perf"), "p2p"
     if not isinstance(perf, dict):
         raise ValueError("coll_perf (or p2p_perf) object is required")
-    trace = perf.get("event_trace_ts") if isinstance(perf.get("event_trace_ts"), dict) else {}
-    stop = trace.get(f"{prefix}_stop_ts")
-    ts = _us_time(stop) if isinstance(stop, int) and stop > 0 else _us_time(_int(meta, "dump_timestamp_us"))
-    channels: dict[int, float] = {}
-    for k in trace.get("kernel_events") or []:
-        if isinstance(k, dict) and isinstance(k.get("channel_id"), int):
-            a, b = k.get("kernel_start_ts"), k.get("kernel_stop_ts")
-            if isinstance(a, int) and isinstance(b, int) and b >= a:
-                channels[k["channel_id"]] = float(b - a)
+    ts, channels = _trace(perf.get("event_trace_ts"), prefix, meta.get("dump_timestamp_us"))
     n_nodes = header.get("nnodes")
     return Op(
         comm=_str(header, "id", max_length=64),
@@ -297,8 +341,108 @@ def inspector_op(obj: Any) -> Op:
     )
 
 
+# The whole stream decoded at once into typed objects: what a batch without a bad object costs.
+# The types accept only objects that ``inspector_op`` reads, and read them the same (the same
+# helpers finish them); a batch with anything else goes object by object through ``inspector_op``,
+# which says what is wrong with which one.
+Finite = Annotated[float, msgspec.Meta(ge=0, le=sys.float_info.max)]
+
+
+class _Header(msgspec.Struct):
+    id: CommId
+    rank: Annotated[int, msgspec.Meta(ge=0, le=1 << 24)]
+    n_ranks: Annotated[int, msgspec.Meta(ge=1, le=1 << 24)]
+    comm_name: str = ""
+    nnodes: int | None = None
+
+
+class _Metadata(msgspec.Struct):
+    hostname: Name
+    pid: Annotated[int, msgspec.Meta(ge=0, le=1 << 32)]
+    dump_timestamp_us: NonNeg
+
+
+def _perf_struct(prefix: str) -> type:
+    fields = [
+        ("op", Annotated[str, msgspec.Meta(min_length=1, max_length=32)]),
+        ("sn", NonNeg),
+        ("msg_size_bytes", NonNeg),
+        ("exec_time_us", Finite),
+        ("algobw_gbs", Finite | None, None),
+        ("busbw_gbs", Finite | None, None),
+        ("event_trace_ts", Any, None),
+    ]
+    names = {f[0]: f"{prefix}_{f[0]}" for f in fields} | {"op": prefix, "event_trace_ts": "event_trace_ts"}
+    return msgspec.defstruct(f"_{prefix.title()}Perf", fields, rename=names)
+
+
+_CollPerf, _P2pPerf = _perf_struct("coll"), _perf_struct("p2p")
+
+
+class _InspectorObject(msgspec.Struct):
+    header: _Header
+    metadata: _Metadata
+    coll_perf: _CollPerf | None = None  # type: ignore[valid-type]
+    p2p_perf: _P2pPerf | None = None  # type: ignore[valid-type]
+
+
+_inspector_batch = msgspec.json.Decoder(list[_InspectorObject])
+
+
+def _inspector_typed(lines: list[bytes]) -> list[tuple[int, Op]] | None:
+    """Every object of a one-per-line stream as an ``Op``; None when any is not plainly valid."""
+    try:
+        objs = _inspector_batch.decode(b"[" + b",".join(lines) + b"]")
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    ops = []
+    try:
+        for i, o in enumerate(objs):
+            h, m, perf, prefix = o.header, o.metadata, o.coll_perf, "coll"
+            if perf is None:
+                perf, prefix = o.p2p_perf, "p2p"
+            if perf is None or "\x00" in h.id or "\x00" in perf.op or "\x00" in m.hostname:
+                return None
+            ts, channels = _trace(perf.event_trace_ts, prefix, m.dump_timestamp_us)
+            ops.append(
+                (
+                    i,
+                    Op(
+                        comm=h.id,
+                        comm_name=h.comm_name[:128],
+                        n_ranks=h.n_ranks,
+                        n_nodes=h.nnodes if h.nnodes is not None and h.nnodes > 0 else None,
+                        rank=h.rank,
+                        coll=perf.op,
+                        seq=perf.sn,
+                        msg_bytes=perf.msg_size_bytes,
+                        exec_us=perf.exec_time_us,
+                        busbw_gbs=perf.busbw_gbs,
+                        algbw_gbs=perf.algobw_gbs,
+                        ts=ts,
+                        source="inspector",
+                        host=m.hostname,
+                        pid=m.pid,
+                        channels_us=channels,
+                    ),
+                )
+            )
+    except ValueError:  # a time out of range: the slow path names the object
+        return None
+    return ops
+
+
 def parse_inspector(body: bytes, *, max_items: int) -> Parsed:
-    objs = _json_stream(body, max_items)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"Body is not UTF-8 text (the format's output is): {exc}") from exc
+    lines = _object_lines(body, max_items)
+    if lines is not None and (ops := _inspector_typed(lines)) is not None:
+        found = strictjson.duplicate_key_in_lines(lines, each_is_json=True)
+        _refuse_duplicate_keys(None if found is None else found[1])
+        return Parsed(received=len(ops), ops=ops)
+    objs = _json_stream(text, max_items, lines)
     out = Parsed(received=len(objs))
     for i, obj in enumerate(objs):
         try:

@@ -4,20 +4,23 @@ Per item, as the telemetry ingest: a record whose time is too far ahead (``futur
 than the raw retention (``too_old``), whose rank cannot be placed on a GPU (``unknown_rank``), or
 that repeats a stored record with other values (``conflict``) is refused by itself with its
 index; a record posted again is a ``duplicate`` and stored once; the others are kept. Set-based:
-a fixed handful of queries per batch whatever its size.
+a fixed handful of queries per batch whatever its size; the rows are written, and repeats judged,
+by ``ingest_store`` (one COPY on PostgreSQL).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 
 from django.db import transaction
 
 from inventory.conf import app_settings
 from inventory.core.collectives.formats import RANK_BY_GPU, Op, Parsed
 from inventory.core.telemetry.decode import ItemError
-from inventory.models import CollectiveJob, CollectiveRecord, Communicator, CommunicatorRank, JobRank
+from inventory.models import CollectiveJob, Communicator, CommunicatorRank, JobRank
+from inventory.services.collectives.ingest_store import records_store
 from inventory.services.collectives.jobs import RankSpec, job_register
 
 
@@ -54,6 +57,60 @@ def _job_from_devices(job_id: str, parsed: Parsed, now: datetime) -> CollectiveJ
     return job
 
 
+class _JobRanks:
+    """The job's ranks by rank, by (host, GPU) and by (host, pid): (job rank id, rank), read once
+    and only when a record must be placed (a batch whose communicators' members are all known
+    reads none)."""
+
+    def __init__(self, job: CollectiveJob):
+        self.job = job
+
+    @cached_property
+    def _rows(self) -> list[tuple[int, int, int, int | None, str]]:
+        return list(
+            JobRank.objects.filter(job=self.job).values_list("id", "rank", "gpu", "pid", "host__name")
+        )
+
+    @cached_property
+    def by_rank(self) -> dict[int, tuple[int, int]]:
+        return {rank: (pk, rank) for pk, rank, _g, _p, _h in self._rows}
+
+    @cached_property
+    def by_gpu(self) -> dict[tuple[str, int], tuple[int, int]]:
+        return {(host, gpu): (pk, rank) for pk, rank, gpu, _p, host in self._rows}
+
+    @cached_property
+    def by_pid(self) -> dict[tuple[str, int], tuple[int, int]]:
+        return {(host, pid): (pk, rank) for pk, rank, _g, pid, host in self._rows if pid is not None}
+
+
+def _communicators(job: CollectiveJob, ops: list[tuple[int, Op]]) -> dict[str, tuple[int, int]]:
+    """comm id -> (primary key, number of ranks) of the batch's communicators, the new ones
+    created (one read; an insert and a re-read only when some are new)."""
+    names = {op.comm: op for _i, op in ops}  # a new one is described by its last record
+
+    def read() -> dict[str, tuple[int, int]]:
+        return {
+            c: (pk, n)
+            for c, pk, n in Communicator.objects.filter(job=job, comm_id__in=list(names)).values_list(
+                "comm_id", "id", "n_ranks"
+            )
+        }
+
+    comms = read()
+    if len(comms) < len(names):
+        Communicator.objects.bulk_create(
+            [
+                Communicator(job=job, comm_id=c, name=op.comm_name, n_ranks=op.n_ranks, n_nodes=op.n_nodes)
+                for c, op in names.items()
+                if c not in comms
+            ],
+            ignore_conflicts=True,
+        )
+        comms = read()
+    return comms
+
+
 @transaction.atomic
 def collective_records_ingest(*, job_id: str, parsed: Parsed, now: datetime) -> CollectiveIngestResult:
     out = CollectiveIngestResult(received=parsed.received, errors=list(parsed.errors))
@@ -78,54 +135,36 @@ def collective_records_ingest(*, job_id: str, parsed: Parsed, now: datetime) -> 
             ops.append((i, op))
     if not ops:
         return out
-
-    # Communicators: one read, one insert of the new ones, one re-read.
-    names = {op.comm: op for _i, op in ops}
-    Communicator.objects.bulk_create(
-        [
-            Communicator(job=job, comm_id=c, name=op.comm_name, n_ranks=op.n_ranks, n_nodes=op.n_nodes)
-            for c, op in names.items()
-        ],
-        ignore_conflicts=True,
-    )
-    comms = {c.comm_id: c for c in Communicator.objects.filter(job=job, comm_id__in=list(names))}
+    comms = _communicators(job, ops)
 
     # Ranks: the communicator's rank -> the job's rank (and so the host, GPU and NIC port).
-    ranks = list(
-        JobRank.objects.filter(job=job)
-        .select_related("host")
-        .only("id", "rank", "host_id", "gpu", "pid", "host__name")
-    )
-    by_rank = {r.rank: r for r in ranks}
-    by_gpu = {(r.host.name, r.gpu): r for r in ranks}
-    by_pid = {(r.host.name, r.pid): r for r in ranks if r.pid is not None}
-    known = {
-        (cid, rank): jr
-        for cid, rank, jr in CommunicatorRank.objects.filter(communicator__in=comms.values()).values_list(
-            "communicator_id", "rank", "job_rank_id"
+    ranks = _JobRanks(job)
+    known = set(
+        CommunicatorRank.objects.filter(communicator_id__in=[pk for pk, _n in comms.values()]).values_list(
+            "communicator_id", "rank"
         )
-    }
+    )
     new_members: dict[tuple[int, int], int] = {}
-    good: list[tuple[int, Op, Communicator]] = []
+    good: list[tuple[int, Op, int]] = []
     for i, op in ops:
-        comm = comms[op.comm]
+        cpk, n_ranks = comms[op.comm]
         if op.rank == RANK_BY_GPU:  # named by host and GPU only: its job rank is its rank
-            jr = by_gpu.get((op.host, op.gpu))
-            if jr is None:
+            placed = ranks.by_gpu.get((op.host, op.gpu))
+            if placed is None:
                 out.errors.append(
                     ItemError(i, "unknown_rank", f"GPU {op.gpu} of {op.host} runs no rank of job {job_id}")
                 )
                 continue
-            op.rank = jr.rank
-        if op.rank >= 0 and (comm.pk, op.rank) not in known and (comm.pk, op.rank) not in new_members:
-            jr = None
+            op.rank = placed[1]
+        if op.rank >= 0 and (cpk, op.rank) not in known and (cpk, op.rank) not in new_members:
+            placed = None
             if op.host is not None and op.gpu is not None:
-                jr = by_gpu.get((op.host, op.gpu))
-            elif op.host is not None and op.pid is not None and (op.host, op.pid) in by_pid:
-                jr = by_pid[(op.host, op.pid)]
-            elif comm.n_ranks == job.world_size:
-                jr = by_rank.get(op.rank)
-            if jr is None:
+                placed = ranks.by_gpu.get((op.host, op.gpu))
+            elif op.host is not None and op.pid is not None and (op.host, op.pid) in ranks.by_pid:
+                placed = ranks.by_pid[(op.host, op.pid)]
+            elif n_ranks == job.world_size:
+                placed = ranks.by_rank.get(op.rank)
+            if placed is None:
                 out.errors.append(
                     ItemError(
                         i,
@@ -135,55 +174,14 @@ def collective_records_ingest(*, job_id: str, parsed: Parsed, now: datetime) -> 
                     )
                 )
                 continue
-            new_members[(comm.pk, op.rank)] = jr.pk
-        good.append((i, op, comm))
+            new_members[(cpk, op.rank)] = placed[0]
+        good.append((i, op, cpk))
     if new_members:
         CommunicatorRank.objects.bulk_create(
             [CommunicatorRank(communicator_id=c, rank=r, job_rank_id=j) for (c, r), j in new_members.items()],
             ignore_conflicts=True,
         )
-
-    # Repeats: within the batch and against the stored records (one read).
-    def key(op: Op, comm: Communicator) -> tuple:
-        return (comm.pk, op.rank, op.seq, op.coll)
-
-    def values(op: Op) -> tuple:
-        return (op.msg_bytes, round(op.exec_us, 3))
-
-    stored = {
-        (c, r, s, k): (m, round(x, 3))
-        for c, r, s, k, m, x in CollectiveRecord.objects.filter(
-            communicator_id__in=[c.pk for c in comms.values()], seq__in={op.seq for _i, op, _c in good}
-        ).values_list("communicator_id", "rank", "seq", "coll", "msg_bytes", "exec_us")
-    }
-    rows = []
-    for i, op, comm in good:
-        k = key(op, comm)
-        if k in stored:
-            if stored[k] == values(op):
-                out.duplicates += 1
-            else:
-                out.errors.append(
-                    ItemError(
-                        i, "conflict", f"operation {op.seq} of rank {op.rank} was stored with other values"
-                    )
-                )
-            continue
-        stored[k] = values(op)
-        rows.append(
-            CollectiveRecord(
-                communicator=comm,
-                rank=op.rank,
-                coll=op.coll,
-                seq=op.seq,
-                msg_bytes=op.msg_bytes,
-                exec_us=op.exec_us,
-                busbw_gbs=op.busbw_gbs,
-                algbw_gbs=op.algbw_gbs,
-                ts=op.ts,
-                source=op.source,
-            )
-        )
-    CollectiveRecord.objects.bulk_create(rows, batch_size=5000, ignore_conflicts=True)
-    out.stored = len(rows)
+    out.stored, duplicates, errors = records_store(good)
+    out.duplicates += duplicates
+    out.errors += errors
     return out

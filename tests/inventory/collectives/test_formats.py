@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import copy
+import json
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inventory.core.collectives import formats
 from tests.paths import TEST_DATA
@@ -53,6 +57,15 @@ def test_one_bad_inspector_object_is_refused_by_itself():
     p = formats.parse_inspector(body, max_items=100)
     assert len(p.ops) == 3
     assert [(e.index, e.code) for e in p.errors] == [(3, "invalid")]
+
+
+def test_an_inspector_number_out_of_range_is_that_objects_error():
+    """1e400 is valid JSON but no double: the object holding it is refused, the others kept."""
+    good = json.dumps(_objects(INSPECTOR.read_bytes())[0])
+    bad = good.replace('"coll_exec_time_us": 61974', '"coll_exec_time_us": 1e400')
+    p = formats.parse_inspector(f"{good}\n{bad}\n".encode(), max_items=10)
+    assert [i for i, _op in p.ops] == [0]
+    assert [(e.index, e.code) for e in p.errors] == [(1, "invalid")]
 
 
 def test_an_inspector_stream_that_is_not_json_is_a_body_error():
@@ -103,6 +116,18 @@ def test_own_json_items_are_checked_one_by_one():
     assert [(e.index, e.code) for e in p.errors] == [(1, "invalid")]
 
 
+def test_own_json_text_that_the_database_cannot_hold_is_refused_by_item():
+    """A NUL character would fail the whole batch's write: its record alone is refused."""
+    rec = (
+        b'{"comm": "c1", "n_ranks": 2, "rank": 1, "coll": "%s", "seq": 5, "msg_bytes": 1024,'
+        b' "exec_us": 12.5, "ts": "2026-12-04T12:00:00Z"}'
+    )
+    body = b'{"job": "7", "records": [' + rec % b"AllReduce" + b"," + rec % b"All\\u0000Reduce" + b"]}"
+    p = formats.parse_own(body, max_items=10)
+    assert [op.coll for _i, op in p.ops] == ["AllReduce"]
+    assert [(e.index, e.code) for e in p.errors] == [(1, "invalid")]
+
+
 PROM = TEST_DATA / "real" / "nccl" / "inspector-prom-doc-example.prom"
 
 
@@ -138,3 +163,98 @@ def test_an_inspector_object_that_names_a_key_twice_is_refused_naming_it():
     one_line = '{"header": {"id": "0x1", "rank": 0, "n_ranks": 2, "nnodes": 1}, "header": {}}'
     with pytest.raises(formats.FormatError, match="Duplicate key 'header'"):
         formats.parse_inspector(one_line.encode(), max_items=100)
+    # A valid object per line (the batch the typed fast path reads whole) with a key named twice.
+    good = json.dumps(_objects(INSPECTOR.read_bytes())[0])
+    twice = good.replace('"rank": ', '"rank": 7, "rank": ', 1)
+    with pytest.raises(formats.FormatError, match="Duplicate key 'rank'"):
+        formats.parse_inspector((good + "\n" + twice).encode(), max_items=100)
+
+
+def _objects(body: bytes) -> list:
+    text, decoder, pos, out = body.decode(), json.JSONDecoder(), 0, []
+    while (pos := len(text) - len(text[pos:].lstrip())) < len(text):
+        obj, pos = decoder.raw_decode(text, pos)
+        out.append(obj)
+    return out
+
+
+def test_inspector_output_one_object_per_line_reads_as_the_pretty_printed_one():
+    """The plugin writes either layout; the one-per-line batch is read whole at once, the other
+    object by object: the same operations come out (the verbose example's stop time and channel too)."""
+    pretty = formats.parse_inspector(INSPECTOR.read_bytes(), max_items=100)
+    lines = "\n".join(json.dumps(o) for o in _objects(INSPECTOR.read_bytes())).encode()
+    assert formats.parse_inspector(lines, max_items=100) == pretty
+
+
+JUNK = [True, -1, 0, 1.5, 2**63, 2**70, "x", "", None, "a\x00b", "x" * 200, float("inf"), [], {}, "DROP"]
+FIELDS = [
+    ("header", "id"),
+    ("header", "rank"),
+    ("header", "n_ranks"),
+    ("header", "comm_name"),
+    ("header", "nnodes"),
+    ("metadata", "hostname"),
+    ("metadata", "pid"),
+    ("metadata", "dump_timestamp_us"),
+    ("coll_perf", "coll"),
+    ("coll_perf", "coll_sn"),
+    ("coll_perf", "coll_msg_size_bytes"),
+    ("coll_perf", "coll_exec_time_us"),
+    ("coll_perf", "coll_algobw_gbs"),
+    ("coll_perf", "coll_busbw_gbs"),
+    ("coll_perf", "event_trace_ts"),
+    (None, "coll_perf"),
+    (None, "header"),
+]
+damage = st.lists(st.tuples(st.sampled_from(FIELDS), st.sampled_from(JUNK)), max_size=2)
+
+
+def _damaged(obj: dict, p2p: bool, hits) -> dict:
+    obj = copy.deepcopy(obj)
+    if p2p:
+        perf = obj.pop("coll_perf")
+        obj["p2p_perf"] = {key.replace("coll", "p2p"): v for key, v in perf.items()}
+    for (part, key), value in hits:
+        target = obj if part is None else obj.get(part)
+        if p2p and part == "coll_perf":
+            target, key = obj.get("p2p_perf"), key.replace("coll", "p2p")
+        if isinstance(target, dict):
+            if value == "DROP":
+                target.pop(key, None)
+            else:
+                target[key] = value
+    return obj
+
+
+def _reads_each_object_alone(objs: list[dict]) -> None:
+    body = "\n".join(json.dumps(o) for o in objs).encode()
+    p = formats.parse_inspector(body, max_items=100)
+    expected_ops, expected_errors = [], []
+    for i, line in enumerate(body.splitlines()):
+        try:
+            expected_ops.append((i, formats.inspector_op(json.loads(line))))
+        except ValueError as exc:
+            expected_errors.append((i, str(exc)))
+    assert p.received == len(objs)
+    assert p.ops == expected_ops
+    assert [(e.index, e.message) for e in p.errors] == expected_errors
+
+
+def test_every_odd_value_of_every_inspector_field_reads_as_that_object_alone():
+    """Each field of the verbose example set to each odd value (or dropped), beside a good object:
+    a batch that is still valid is read whole at once and must give what ``inspector_op`` gives
+    for each object alone; one that is not goes object by object and names the bad one."""
+    good, verbose = _objects(INSPECTOR.read_bytes())[:2]
+    for field in FIELDS:
+        for value in JUNK:
+            for p2p in (False, True):
+                _reads_each_object_alone([good, _damaged(verbose, p2p, [(field, value)])])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0, 1, 2]), st.booleans(), damage), min_size=1, max_size=8))
+def test_an_inspector_batch_reads_each_object_as_that_object_alone(items):
+    """Poison isolation and one reading: whatever the objects hold, the batch gives for each what
+    ``inspector_op`` gives for it alone (the same operation, or the same reason at its index)."""
+    examples = _objects(INSPECTOR.read_bytes())
+    _reads_each_object_alone([_damaged(examples[k], p2p, hits) for k, p2p, hits in items])
