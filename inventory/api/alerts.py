@@ -82,6 +82,7 @@ class RepairSerializer(serializers.ModelSerializer):
             "note",
             "done_by",
             "done_at",
+            "source",
             "symptoms",
             "symptom_end",
             "outcome",
@@ -143,6 +144,10 @@ class AlertSerializer(StrictModelSerializer):
     cables = serializers.SlugRelatedField(slug_field="label", many=True, read_only=True)
     acknowledged_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     drains = LinkDrainSerializer(many=True, read_only=True)
+    watching = serializers.SerializerMethodField(
+        help_text="On watch after a repair or a replacement, as the pages say it "
+        '("cleaned at End B, watching"); null when not watching'
+    )
 
     class Meta:
         model = Alert
@@ -165,10 +170,15 @@ class AlertSerializer(StrictModelSerializer):
             "summary",
             "recommendation",
             "evidence",
+            "watching",
+            "watching_since",
             "repairs",
             "drains",
         ]
         read_only_fields = fields
+
+    def get_watching(self, obj) -> str | None:
+        return obj.watching or None
 
 
 class AlertDetailSerializer(AlertSerializer):

@@ -76,8 +76,10 @@ class AlertFact:
     recommendation: str
     url: str
     silenced: bool = False
-    watching: bool = False  # moved to this cable by a replacement, waiting for the clean window
-    replacement: str = ""  # what replaced what ("cable J-102 replaced by R-102")
+    #: On watch after a repair or a replacement, waiting for the rule's clean window, in the words
+    #: of ``core.repairs.watching_words`` ("cleaned at End B, watching"); "" when not watching.
+    watching: str = ""
+    replacement: str = ""  # what was done ("cable replacement (J-102 by R-102)")
 
     @property
     def blocks(self) -> bool:
@@ -228,7 +230,7 @@ def cable_decide(ev: CableEvidence) -> Decision:
     drained = drained_words(ev.drained_until, ev.today)
     reasons: list[str] = [drained] if drained else []
     for a in sorted(ev.alerts, key=lambda a: -SEVERITY_ORDER.get(a.severity, 0)):
-        state = " (replaced, watching)" if a.watching else ""
+        state = f" ({a.watching})" if a.watching else ""
         reasons.append(f"{a.severity} alert: {a.rule_words}{state}: {a.summary}")
     reasons.extend(f"fault reported: {f.text}" for f in ev.faults)
     reasons.extend(f"fails: {f.text}" for f in ev.fails)
@@ -243,7 +245,7 @@ def cable_decide(ev: CableEvidence) -> Decision:
 
     if blocking:
         a = _worst(blocking)
-        watching = " (replaced, watching)" if a.watching else ""
+        watching = f" ({a.watching})" if a.watching else ""
         head = (
             f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}. "
             "Not ready for production until it resolves."

@@ -19,6 +19,7 @@ from inventory.core.decision import (
     Step,
     cable_decide,
 )
+from inventory.core.repairs import watching_words
 from inventory.core.words import human_date, word
 from inventory.models import Alert, Cable, CableEnd, FieldNote, Link, LinkSegment
 from inventory.models.cables import cable_url
@@ -48,11 +49,22 @@ _ALERT_COLUMNS = (
 
 def alert_fact(a: Alert) -> AlertFact:
     return _fact(
-        a.pk, a.severity, a.rule, a.summary, a.recommendation, a.silenced, a.watching_since, a.replacement
+        a.pk,
+        a.severity,
+        a.rule,
+        a.summary,
+        a.recommendation,
+        a.silenced,
+        a.watching_since,
+        a.replacement,
+        a.watch_action,
+        a.watch_end,
     )
 
 
-def _fact(pk, severity, rule, summary, recommendation, silenced, watching_since, replacement) -> AlertFact:
+def _fact(
+    pk, severity, rule, summary, recommendation, silenced, watching_since, replacement, action, end
+) -> AlertFact:
     return AlertFact(
         id=pk,
         severity=severity,
@@ -62,7 +74,7 @@ def _fact(pk, severity, rule, summary, recommendation, silenced, watching_since,
         recommendation=recommendation,
         url=reverse("alert-detail", args=[pk]),
         silenced=silenced,
-        watching=watching_since is not None,
+        watching=watching_words(action, end) if watching_since is not None else "",
         replacement=replacement,
     )
 
@@ -195,6 +207,8 @@ _FACT_COLUMNS = (
     "silenced",
     "watching_since",
     "replacement",
+    "watch_action",
+    "watch_end",
 )
 
 
