@@ -152,10 +152,7 @@ def repairs_record_by_part(
     person = _person(actor)
     by_id = {r.alert_id: r for r in repairs}
     alerts = list(
-        Alert.objects.select_for_update()
-        .filter(pk__in=list(by_id), state=AlertState.OPEN)
-        .select_related("link")
-        .order_by("pk")
+        Alert.objects.select_for_update().filter(pk__in=list(by_id), state=AlertState.OPEN).order_by("pk")
     )
     contexts = selectors.repair_contexts(alerts)
     created = []
