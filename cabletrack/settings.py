@@ -553,6 +553,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     # Alerts: the rules over telemetry, then the mails of what they opened.
     "alerts-evaluate": {"task": "inventory.alerts_evaluate", "schedule": CABLETRACK_ALERT_EVERY_S},
+    # ... and the notices of drains whose window ended without a restore (to the engineers).
     "alert-notifications-sweep": {"task": "inventory.alert_notifications_send", "schedule": 300.0},
     # tail_latency_spike over the collective timings, as often as the telemetry rules.
     "collectives-evaluate": {"task": "inventory.collectives_evaluate", "schedule": CABLETRACK_ALERT_EVERY_S},

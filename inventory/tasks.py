@@ -99,8 +99,11 @@ def collectives_evaluate_task() -> dict:
 
 @shared_task(name="inventory.alert_notifications_send", acks_late=True)
 def alert_notifications_send_task() -> int:
-    """Send claimed-once alert mails that are still unsent (also the periodic sweep)."""
-    return alert_services.alert_notifications_send(now=timezone.now())
+    """Send claimed-once alert mails that are still unsent (also the periodic sweep), after
+    adding the notices of drains whose window ended without a restore (once per window end)."""
+    now = timezone.now()
+    collective_services.drains_overdue_notify(now=now)
+    return alert_services.alert_notifications_send(now=now)
 
 
 @shared_task(name="inventory.outbox_flush", acks_late=True)

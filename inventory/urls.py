@@ -46,6 +46,7 @@ urlpatterns = [
     path("reports/impact/", alerts.impact_report, name="impact-report"),
     path("alerts/<int:pk>/drain", alerts.alert_drain, name="alert-drain"),
     path("alerts/<int:pk>/restore", alerts.alert_restore, name="alert-restore"),
+    path("alerts/<int:pk>/extend", alerts.alert_extend, name="alert-extend"),
     path("maintenance/", alerts.maintenance, name="maintenance"),
     path("vendors/compare/", alerts.vendor_comparison, name="vendor-compare"),
     path("r/<name:name>/bringup", alerts.bringup, name="rack-bringup"),

@@ -26,13 +26,20 @@ from inventory.access import authz
 from inventory.api.concurrency import AtomicWritesMixin
 from inventory.api.strict import StrictCharField, StrictModelSerializer, StrictSlugRelatedField
 from inventory.core.choices import RepairAction, RepairEnd, RepairOutcome
+from inventory.core.decision import drain_overdue_words
 from inventory.models import Alert, Cable, Device, Link, LinkDrain, MaintenanceWindow, Rack, Repair
 from inventory.selectors.alerts import queries as alert_selectors
 from inventory.selectors.alerts import repairs as repair_selectors
 from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
 from inventory.services import alerts as alert_services
-from inventory.services.collectives import DrainConflict, drain_verdict, link_drain, link_restore
+from inventory.services.collectives import (
+    DrainConflict,
+    drain_verdict,
+    link_drain,
+    link_drain_extend,
+    link_restore,
+)
 
 
 class LinkDrainSerializer(serializers.ModelSerializer):
@@ -42,6 +49,8 @@ class LinkDrainSerializer(serializers.ModelSerializer):
 
     drained_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     restored_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    extended_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    overdue = serializers.SerializerMethodField()
     window_starts_at = serializers.DateTimeField(source="window.starts_at", read_only=True)
     window_ends_at = serializers.DateTimeField(source="window.ends_at", read_only=True)
 
@@ -60,8 +69,22 @@ class LinkDrainSerializer(serializers.ModelSerializer):
             "override_reason",
             "restored_at",
             "restored_by",
+            "extended_at",
+            "extended_by",
+            "overdue",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_overdue(self, obj) -> str | None:
+        """'drained since 09:12, window ended 13:12 UTC: restore it or extend' for a drain whose
+        window ended without a restore (and no drain after it on the link)."""
+        now = timezone.now()
+        if obj.restored_at is not None or obj.window.ends_at > now:
+            return None
+        if LinkDrain.objects.filter(link_id=obj.link_id, drained_at__gt=obj.drained_at).exists():
+            return None  # a later drain of the link took over (rare: one query for such a row)
+        return drain_overdue_words(obj.drained_at, obj.window.ends_at, now.date())
 
 
 class RepairSerializer(serializers.ModelSerializer):
@@ -82,6 +105,7 @@ class RepairSerializer(serializers.ModelSerializer):
             "note",
             "done_by",
             "done_at",
+            "source",
             "symptoms",
             "symptom_end",
             "outcome",
@@ -143,6 +167,10 @@ class AlertSerializer(StrictModelSerializer):
     cables = serializers.SlugRelatedField(slug_field="label", many=True, read_only=True)
     acknowledged_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     drains = LinkDrainSerializer(many=True, read_only=True)
+    watching = serializers.SerializerMethodField(
+        help_text="On watch after a repair or a replacement, as the pages say it "
+        '("cleaned at End B, watching"); null when not watching'
+    )
 
     class Meta:
         model = Alert
@@ -165,10 +193,15 @@ class AlertSerializer(StrictModelSerializer):
             "summary",
             "recommendation",
             "evidence",
+            "watching",
+            "watching_since",
             "repairs",
             "drains",
         ]
         read_only_fields = fields
+
+    def get_watching(self, obj) -> str | None:
+        return obj.watching or None
 
 
 class AlertDetailSerializer(AlertSerializer):
@@ -193,6 +226,18 @@ class DrainSerializer(serializers.Serializer):
     ends_at = serializers.DateTimeField(required=False)
     hours = serializers.FloatField(min_value=0.25, max_value=336, required=False)
     override_reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+    def validate(self, attrs):
+        if "ends_at" in attrs and "hours" in attrs:
+            raise serializers.ValidationError({"hours": "Give ends_at or hours, not both."})
+        return attrs
+
+
+class ExtendSerializer(serializers.Serializer):
+    """The drain's new end: ``ends_at``, or ``hours`` from now (neither: ``CABLETRACK_DRAIN_HOURS``)."""
+
+    ends_at = serializers.DateTimeField(required=False)
+    hours = serializers.FloatField(min_value=0.25, max_value=336, required=False)
 
     def validate(self, attrs):
         if "ends_at" in attrs and "hours" in attrs:
@@ -364,6 +409,34 @@ class AlertViewSet(
         authz.check(request.user, "drain", alert)
         try:
             drain = link_restore(alert=alert, actor=request.user, now=timezone.now())
+        except DrainConflict as exc:
+            return Response(exc.as_dict(), status=status.HTTP_409_CONFLICT)
+        return Response(LinkDrainSerializer(drain).data)
+
+    @extend_schema(
+        request=ExtendSerializer,
+        responses={
+            200: LinkDrainSerializer,
+            409: OpenApiResponse(OpenApiTypes.OBJECT, description="Not drained."),
+        },
+        description="Keep the alert's drained link out longer: the window of its latest drain not yet "
+        "restored (in force, or ended without a restore: `overdue`) ends at `ends_at` (or `hours` from "
+        "now; default `CABLETRACK_DRAIN_HOURS`), recorded with who and when (`extended_at`, "
+        "`extended_by`). 400 for an end in the past, 409 when the link is not drained.",
+    )
+    @action(detail=True, methods=["post"])
+    def extend(self, request, pk=None):
+        alert = self.get_object()
+        if alert.link_id is None:
+            return Response({"detail": "This alert names no link."}, status=status.HTTP_404_NOT_FOUND)
+        authz.check(request.user, "drain", alert)
+        body = ExtendSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        now = timezone.now()
+        data = body.validated_data
+        ends_at = data.get("ends_at") or (now + timedelta(hours=data["hours"]) if "hours" in data else None)
+        try:
+            drain = link_drain_extend(alert=alert, actor=request.user, now=now, ends_at=ends_at)
         except DrainConflict as exc:
             return Response(exc.as_dict(), status=status.HTTP_409_CONFLICT)
         return Response(LinkDrainSerializer(drain).data)

@@ -240,6 +240,15 @@ class RepairEnd(models.TextChoices):
     NA = "na", "n.a."
 
 
+class RepairSource(models.TextChoices):
+    """Where a repair was recorded: on the alert (its page or API), or by the replace-cable or
+    swap-module form of the cable, which records it on the open alerts it moves."""
+
+    ALERT = "alert", "On the alert"
+    REPLACE = "replace", "By the cable replacement"
+    SWAP = "swap", "By the module swap"
+
+
 class RepairOutcome(models.TextChoices):
     """Judged by the telemetry after the repair (``core.repairs.repair_outcome``)."""
 

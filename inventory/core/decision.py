@@ -23,6 +23,13 @@ The rules, in order (the first that applies sets the state and the step):
 Whatever the state, a link through the cable that is drained (taken out of service from an
 alert, its maintenance window open) is said once, here: ``Decision.drained`` ("drained, in
 maintenance until 16:30 UTC"), first among the reasons and in the state's few words.
+
+A drain whose window ran out without a restore (``CableEvidence.drain_overdue``) is its own
+state, before rule 2 (a drain is taken from an alert, which is usually still open: the drain is
+the more urgent, the link is out with nobody's window on it): "Drained since 09:12, window
+ended 13:12: restore it or extend", the step is the alert page where both are done, and "Mark
+in production" is not offered (as far as anyone recorded, the link is still out of service).
+``drain_overdue_words`` says it for the alert page and the engineers' mail too.
 """
 
 from __future__ import annotations
@@ -43,12 +50,14 @@ STEP_WORDS = {
     "otdr": "Record the OTDR test",
     "qualification": "Record the link qualification",
     "replace": "Replace the cable",
+    "drain": "Restore or extend the drain",
     "status": "",
 }
 
 # States, worst first, and how a list or a path row says them in a few words.
 STATE_WORDS = {
     "alert": "alert open",
+    "drain": "drain overdue",
     "fault": "fault open",
     "fails": "tests fail",
     "untested": "needs tests",
@@ -76,8 +85,10 @@ class AlertFact:
     recommendation: str
     url: str
     silenced: bool = False
-    watching: bool = False  # moved to this cable by a replacement, waiting for the clean window
-    replacement: str = ""  # what replaced what ("cable J-102 replaced by R-102")
+    #: On watch after a repair or a replacement, waiting for the rule's clean window, in the words
+    #: of ``core.repairs.watching_words`` ("cleaned at End B, watching"); "" when not watching.
+    watching: str = ""
+    replacement: str = ""  # what was done ("cable replacement (J-102 by R-102)")
 
     @property
     def blocks(self) -> bool:
@@ -138,6 +149,10 @@ class CableEvidence:
     #: The end of the maintenance window of a drained link through the cable (the latest, if
     #: several are drained); None when none is.
     drained_until: datetime | None = None
+    #: A drain of a link through the cable whose window ended without a restore: (drained at,
+    #: window ended at), and the URL of its alert's page (restore or extend there).
+    drain_overdue: tuple[datetime, datetime] | None = None
+    drain_overdue_url: str = ""
 
 
 def drained_words(until: datetime | None, today: date | None) -> str:
@@ -149,9 +164,23 @@ def drained_words(until: datetime | None, today: date | None) -> str:
     return f"drained, in maintenance until {when} UTC"
 
 
+def _at(t: datetime, today: date | None) -> str:
+    u = t.astimezone(UTC)
+    return f"{u:%H:%M}" if today is None or u.date() == today else f"{u.day} {u:%b %H:%M}"
+
+
+def drain_overdue_words(drained_at: datetime, ended_at: datetime, today: date | None) -> str:
+    """``drained since 09:12, window ended 13:12: restore it or extend`` (UTC; with the day when
+    not ``today``)."""
+    return (
+        f"drained since {_at(drained_at, today)}, window ended {_at(ended_at, today)} UTC: "
+        "restore it or extend"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
-    key: str  # alert, segment, olts, otdr, qualification, replace, status
+    key: str  # alert, drain, segment, olts, otdr, qualification, replace, status
     label: str
     reason: str
     url: str = ""
@@ -173,10 +202,13 @@ class Decision:
     alerts: list[AlertFact] = field(default_factory=list)
     #: "drained, in maintenance until 16:30 UTC" while a link through the cable is drained.
     drained: str = ""
+    #: "drained since 09:12, window ended 13:12 UTC: restore it or extend" (``drain_overdue_words``).
+    drain_overdue: str = ""
 
     @property
     def words(self) -> str:
-        return "; ".join(w for w in (STATE_WORDS.get(self.state, ""), self.drained) if w)
+        extra = self.drained if self.state != "drain" else ""
+        return "; ".join(w for w in (STATE_WORDS.get(self.state, ""), extra) if w)
 
     @property
     def alert_words(self) -> str:
@@ -219,6 +251,7 @@ class Decision:
             ],
             "blocking_alerts": [a.id for a in self.blocking],
             "drained": self.drained or None,
+            "drain_overdue": self.drain_overdue or None,
         }
 
 
@@ -247,9 +280,10 @@ def cable_decide(ev: CableEvidence) -> Decision:
         return Decision("retired", "none", head, [], None, [], [], False)
     blocking = [a for a in ev.alerts if a.blocks]
     drained = drained_words(ev.drained_until, ev.today)
-    reasons: list[str] = [drained] if drained else []
+    late = drain_overdue_words(*ev.drain_overdue, ev.today) if ev.drain_overdue else ""
+    reasons: list[str] = [w for w in (late, drained) if w]
     for a in sorted(ev.alerts, key=lambda a: -SEVERITY_ORDER.get(a.severity, 0)):
-        state = " (replaced, watching)" if a.watching else ""
+        state = f" ({a.watching})" if a.watching else ""
         reasons.append(f"{a.severity} alert: {a.rule_words}{state}: {a.summary}")
     reasons.extend(f"fault reported: {f.text}" for f in ev.faults)
     reasons.extend(f"fails: {f.text}" for f in ev.fails)
@@ -260,11 +294,17 @@ def cable_decide(ev: CableEvidence) -> Decision:
     fails = list(ev.fails)
 
     def decision(state, tone, head, step, offers=False):
-        return Decision(state, tone, head, reasons, step, fails, blocking, offers, list(ev.alerts), drained)
+        return Decision(
+            state, tone, head, reasons, step, fails, blocking, offers, list(ev.alerts), drained, late
+        )
 
+    if late:
+        head = f"{late[0].upper()}{late[1:]}."
+        why = "The drain's maintenance window ended but nobody put the link back: restore it or extend the drain."
+        return decision("drain", "warn", head, Step("drain", STEP_WORDS["drain"], why, ev.drain_overdue_url))
     if blocking:
         a = _worst(blocking)
-        watching = " (replaced, watching)" if a.watching else ""
+        watching = f" ({a.watching})" if a.watching else ""
         head = (
             f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}. "
             "Not ready for production until it resolves."

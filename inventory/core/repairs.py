@@ -80,7 +80,9 @@ PRIOR_WEIGHT = 4.0
 MIN_SCOPE_REPAIRS = 5
 
 
-# How the alert says what was done ("Back after the cleaning at End A").
+# How the alert says what was done ("Back after the cleaning at End A"), and the state in a few
+# words while it watches ("cleaned at End A, watching"). One place: the cable page (the decision),
+# the home and rack lists, the alert page and the API all say it with these two functions.
 _DONE = {
     "clean": "cleaning",
     "reseat": "re-seat",
@@ -88,11 +90,32 @@ _DONE = {
     "replace_cable": "cable replacement",
     "other": "repair",
 }
+_DONE_PAST = {
+    "clean": "cleaned",
+    "reseat": "re-seated",
+    "swap_module": "module swapped",
+    "replace_cable": "replaced",
+    "other": "repaired",
+}
 
 
-def repair_words(action: str, end: str) -> str:
-    where = {"A": " at End A", "B": " at End B", "both": " at both ends"}.get(end, "")
-    return f"{_DONE.get(action, 'repair')}{where}"
+def _where(action: str, end: str) -> str:
+    if action == "replace_cable":
+        return ""  # a cable is replaced whole
+    return {"A": " at End A", "B": " at End B", "both": " at both ends"}.get(end, "")
+
+
+def repair_words(action: str, end: str, detail: str = "") -> str:
+    """``cleaning at End A``, ``module swap at End B (gpu-0001 OSFP1: s/n X by Y)``, ``cable
+    replacement (J-102 by R-102)``: what the alert page says it watches after."""
+    what = f"{_DONE.get(action, 'repair')}{_where(action, end)}"
+    return f"{what} ({detail})" if detail else what
+
+
+def watching_words(action: str, end: str) -> str:
+    """The state of an alert on watch, in a few words: ``cleaned at End B, watching``,
+    ``replaced, watching`` (an action not recorded: ``repaired, watching``)."""
+    return f"{_DONE_PAST.get(action, 'repaired')}{_where(action, end)}, watching"
 
 
 def prior_row(*, advice_code: str, evidence: dict) -> str:

@@ -4,8 +4,16 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from inventory.core.choices import AlertRule, AlertState, RepairAction, RepairEnd, RepairOutcome, Severity
-from inventory.core.repairs import symptom_words
+from inventory.core.choices import (
+    AlertRule,
+    AlertState,
+    RepairAction,
+    RepairEnd,
+    RepairOutcome,
+    RepairSource,
+    Severity,
+)
+from inventory.core.repairs import symptom_words, watching_words
 
 
 class Alert(models.Model):
@@ -49,11 +57,16 @@ class Alert(models.Model):
     # touches to the new part, "replaced, watching": ``watching_since`` the replacement, until the
     # rule's clean window passes clean (resolved) or the condition shows again (``returned_at``,
     # the alert naming the new part). ``moved_from``: the cable it was moved off, so that cable's
-    # page says where its alerts went; ``replacement``: what was replaced by what, in words.
+    # page says where its alerts went; ``replacement``: what was done, in words
+    # (``core.repairs.repair_words``: "cable replacement (J-102 by R-102)"); ``watch_action`` and
+    # ``watch_end``: the same as the repair's action and end, which the short state reads
+    # ("cleaned at End B, watching": ``watching``).
     moved_from = models.ForeignKey(
         "inventory.Cable", null=True, blank=True, on_delete=models.PROTECT, related_name="alerts_moved_away"
     )
     replacement = models.CharField(max_length=200, blank=True)
+    watch_action = models.CharField(max_length=16, choices=RepairAction.choices, blank=True)
+    watch_end = models.CharField(max_length=4, choices=RepairEnd.choices, blank=True)
     watching_since = models.DateTimeField(null=True, blank=True)
     returned_at = models.DateTimeField(null=True, blank=True)
     summary = models.CharField(max_length=300)
@@ -80,6 +93,11 @@ class Alert(models.Model):
     def __str__(self) -> str:
         return f"{self.rule} {self.severity} {self.state}"
 
+    @property
+    def watching(self) -> str:
+        """``cleaned at End B, watching`` while on watch after a repair or a replacement, else ""."""
+        return watching_words(self.watch_action, self.watch_end) if self.watching_since else ""
+
 
 class AlertNotification(models.Model):
     """One mail notice about one alert. Claimed (a row) before it is sent, so it goes out once.
@@ -90,7 +108,12 @@ class AlertNotification(models.Model):
     """
 
     alert = models.ForeignKey(Alert, on_delete=models.CASCADE, related_name="notifications")
-    kind = models.CharField(max_length=10, default="opened")
+    # "opened"; "drain-<drain id>-<window end>": a drain of the alert's link whose maintenance
+    # window ended without a restore (``services.collectives.drain.drains_overdue_notify``).
+    kind = models.CharField(max_length=40, default="opened")
+    # Set for a notice that is not the alert's own (an overdue drain): the mail says these.
+    subject = models.CharField(max_length=200, blank=True)
+    body = models.TextField(blank=True)
     recipients = models.JSONField(default=list)
     message_id = models.CharField(max_length=200, unique=True)
     created_at = models.DateTimeField()
@@ -164,6 +187,11 @@ class LinkDrain(models.Model):
     restored_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The last time its window was moved on ("extend"), and by whom.
+    extended_at = models.DateTimeField(null=True, blank=True)
+    extended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["-drained_at", "-id"]
@@ -218,6 +246,12 @@ class Repair(models.Model):
     action = models.CharField(max_length=16, choices=RepairAction.choices)
     end = models.CharField(max_length=4, choices=RepairEnd.choices, default=RepairEnd.NA)
     note = models.CharField(max_length=300, blank=True)
+    source = models.CharField(
+        max_length=8,
+        choices=RepairSource.choices,
+        default=RepairSource.ALERT,
+        help_text="Recorded on the alert, or by the replace-cable or swap-module form",
+    )
     done_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

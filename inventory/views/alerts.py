@@ -32,7 +32,13 @@ from inventory.selectors.filters import AlertFilter
 from inventory.selectors.plant import wiring as wiring_selectors
 from inventory.selectors.telemetry.metrics import metrics_exposition
 from inventory.services import alerts as alert_services
-from inventory.services.collectives import DrainConflict, drain_panel, link_drain, link_restore
+from inventory.services.collectives import (
+    DrainConflict,
+    drain_panel,
+    link_drain,
+    link_drain_extend,
+    link_restore,
+)
 
 ALERTS_PER_PAGE = 50
 
@@ -82,6 +88,14 @@ class RepairForm(forms.Form):
     note = forms.CharField(max_length=300, required=False, label="Note (optional)")
 
 
+class ExtendForm(forms.Form):
+    hours = forms.FloatField(min_value=0.25, max_value=336, label="Keep it out for (hours from now)")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["hours"].initial = app_settings.drain_hours
+
+
 class DrainForm(forms.Form):
     hours = forms.FloatField(
         min_value=0.25, max_value=336, label="Out of service for (hours)", required=False
@@ -109,6 +123,7 @@ def _detail(request, alert: Alert, *, status: int = 200, **bound_forms):
         "silence_form": SilenceForm(),
         "repair_form": RepairForm(initial={"end": initial_end}),
         "drain_form": DrainForm(),
+        "extend_form": ExtendForm(),
         "ev": alert.evidence,
         "ranking": ranking,
         "symptoms": symptom_words(ctx.symptoms),
@@ -248,6 +263,36 @@ def alert_restore(request, pk: int):
     else:
         messages.success(request, "Restored: the link is back in service and its maintenance window ended.")
     return redirect("alert-detail", pk=pk)
+
+
+@require_POST
+@authz.requires_action("drain", obj=_alert_of)
+def alert_extend(request, pk: int):
+    """Keep the alert's drained link out longer (``link_drain_extend``): its window ends later."""
+    alert = get_object_or_404(Alert.objects.select_related("link", "port__device"), pk=pk)
+    form = ExtendForm(request.POST)
+    status = 400
+    if form.is_valid():
+        now = timezone.now()
+        try:
+            drain = link_drain_extend(
+                alert=alert,
+                actor=request.user,
+                now=now,
+                ends_at=now + timedelta(hours=form.cleaned_data["hours"]),
+            )
+        except DrainConflict as exc:
+            form.add_error(None, exc.message)
+            status = 409
+        except ValidationError as exc:
+            apply_errors(form, exc, {"ends_at": "hours"})
+        else:
+            messages.success(
+                request,
+                f"Extended: the link stays out, in maintenance until {drain.window.ends_at:%H:%M} UTC.",
+            )
+            return redirect("alert-detail", pk=pk)
+    return _detail(request, alert, extend_form=form, status=status)
 
 
 class MaintenanceForm(forms.Form):

@@ -336,7 +336,9 @@ def cable_replace(request, label: str):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            new = cable_services.cable_replace(old=cable, new_label=data["new_label"], reason=data["reason"])
+            new = cable_services.cable_replace(
+                old=cable, new_label=data["new_label"], reason=data["reason"], actor=request.user
+            )
         except ValidationError as exc:
             apply_errors(
                 form, exc, {"label": "new_label", "a": "new_label", "b": "new_label", "status": None}

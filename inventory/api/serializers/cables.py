@@ -152,8 +152,9 @@ class CableListSerializer(serializers.ListSerializer):
 
 class NextStepActionSerializer(serializers.Serializer):
     key = serializers.ChoiceField(
-        choices=["alert", "segment", "olts", "otdr", "qualification", "replace", "status"],
-        help_text="alert: follow the open alert; segment: go to the failing segment; olts/otdr/"
+        choices=["alert", "drain", "segment", "olts", "otdr", "qualification", "replace", "status"],
+        help_text="alert: follow the open alert; drain: restore or extend the drain whose window "
+        "ended (on its alert's page); segment: go to the failing segment; olts/otdr/"
         "qualification: record that test; replace: replace the cable; status: set ``status``.",
     )
     label = serializers.CharField(help_text="The button's words, e.g. 'Mark in production'")
@@ -181,6 +182,15 @@ class NextStepSerializer(serializers.Serializer):
     blocking_alerts = serializers.ListField(
         child=serializers.IntegerField(),
         help_text="Open alerts (warning level and above) that hold the cable out of production",
+    )
+    drained = serializers.CharField(
+        allow_null=True,
+        help_text="'drained, in maintenance until 16:30 UTC' while a link through it is drained",
+    )
+    drain_overdue = serializers.CharField(
+        allow_null=True,
+        help_text="'drained since 09:12, window ended 13:12 UTC: restore it or extend' when a drain of a "
+        "link through it ran out of its window without a restore",
     )
 
 

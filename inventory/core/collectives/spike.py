@@ -15,6 +15,12 @@ The suspects: set arithmetic first (the links every slow communicator crosses an
 does; else the links of the slow ones that no fast one crosses), then the physical evidence on
 each candidate in the same minutes ranks them. PFC pauses are evidence of congestion or of a
 host, never of a cable.
+
+A ring that crosses leaves also crosses the leaf-to-spine uplinks, which ECMP spreads its flows
+over (``ecmp``: each slow communicator's possible uplinks, from the selector). They count among
+that communicator's links, so uplinks every slow ring may take are candidates like its rail
+links, ranked by the same evidence; a fast ring's possible uplinks clear none of them (its flows
+may simply have hashed onto the others), only the links a fast ring certainly crosses do.
 """
 
 from __future__ import annotations
@@ -186,8 +192,13 @@ class Localisation:
     reporting: int  # candidates with telemetry in the window
 
 
-def candidates(slow: list[set[int]], fast: list[set[int]]) -> tuple[list[int], str]:
-    """The links that can explain the slow communicators and not the fast ones."""
+def candidates(
+    slow: list[set[int]], fast: list[set[int]], ecmp: list[set[int]] | None = None
+) -> tuple[list[int], str]:
+    """The links that can explain the slow communicators and not the fast ones (``ecmp``: the
+    uplinks each slow one may take, in the order of ``slow``)."""
+    if ecmp:
+        slow = [s | e for s, e in zip(slow, ecmp, strict=True)]
     if not slow:
         return [], "all_slow"
     fast_links = set().union(*fast) if fast else set()
@@ -237,9 +248,10 @@ def localise(
     evidence: dict[int, LinkEvidence],
     t: Thresholds,
     fec_limits: dict[int, float],
+    ecmp: list[set[int]] | None = None,
 ) -> Localisation:
     """Rank the candidate links of a spike; say how sure the top one is."""
-    cands, how = candidates(slow, fast)
+    cands, how = candidates(slow, fast, ecmp)
     # A link with no learnt baseline is judged against its peers: the lower quartile of the
     # candidates' BER (robust while fewer than three in four of them are bad).
     peers = [evidence[c].pre_fec_ber for c in cands if c in evidence and evidence[c].pre_fec_ber]

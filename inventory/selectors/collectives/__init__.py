@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 import numpy as np
 from django.db.models import Max, Min, Q, Sum
 
-from inventory.core.choices import FEC_LIMITS
+from inventory.core.choices import FEC_LIMITS, DeviceRole
 from inventory.core.collectives.spike import LinkEvidence, Series
 from inventory.models import (
     CollectiveRecord,
@@ -50,9 +50,21 @@ def spike_series(*, now: datetime, lookback_s: float, active_s: float) -> list[S
     ]
 
 
-def communicator_links(*, comm_ids: set[int]) -> tuple[dict[int, set[int]], dict[int, Communicator]]:
-    """Each communicator's links: its ranks' GPUs' NIC ports and the active links on them. A
-    communicator with no ranks named (an nccl-tests run over the whole job) uses every rank."""
+UPLINK_CLASS = "leaf-spine"
+
+
+def communicator_links(
+    *, comm_ids: set[int]
+) -> tuple[dict[int, set[int]], dict[int, Communicator], dict[int, set[int]]]:
+    """Each communicator's links: its ranks' GPUs' NIC ports and the active links on them (a
+    communicator with no ranks named, an nccl-tests run over the whole job, uses every rank);
+    and the leaf-to-spine uplinks its traffic may take by ECMP when its ring crosses leaves.
+
+    A ring crosses leaves when its hosts do not all reach the same leaves (hosts in two SUs, or
+    ranks on another GPU, hence another rail, on some hosts): NCCL keeps a hop on one rail only
+    when both hosts have a NIC on that rail's leaf. The leaves some hosts reach and others do not
+    send and receive through the spines, over any of their uplinks (ECMP): all of those uplinks
+    are the communicator's possible links. Four queries, whatever the job's size."""
     comms = {c.pk: c for c in Communicator.objects.filter(pk__in=comm_ids).select_related("job")}
     members: dict[int, set[int]] = defaultdict(set)
     for cid, port_id in CommunicatorRank.objects.filter(communicator_id__in=comm_ids).values_list(
@@ -69,12 +81,49 @@ def communicator_links(*, comm_ids: set[int]) -> tuple[dict[int, set[int]], dict
     ports = {cid: members.get(cid) or by_job.get(c.job_id, set()) for cid, c in comms.items()}
     all_ports = set().union(*ports.values()) if ports else set()
     link_of: dict[int, int] = {}
-    for lid, a, b in Link.objects.filter(
+    # port -> (its device, the leaf at the far end of its link)
+    reach: dict[int, tuple[int, int | None]] = {}
+    for lid, a, b, a_dev, b_dev, a_role, b_role in Link.objects.filter(
         Q(a_port_id__in=all_ports) | Q(b_port_id__in=all_ports), active=True
-    ).values_list("id", "a_port_id", "b_port_id"):
+    ).values_list(
+        "id",
+        "a_port_id",
+        "b_port_id",
+        "a_port__device_id",
+        "b_port__device_id",
+        "a_port__device__role",
+        "b_port__device__role",
+    ):
         link_of[a] = lid
         link_of[b] = lid
-    return {cid: {link_of[p] for p in ps if p in link_of} for cid, ps in ports.items()}, comms
+        reach[a] = (a_dev, b_dev if b_role == DeviceRole.LEAF else None)
+        reach[b] = (b_dev, a_dev if a_role == DeviceRole.LEAF else None)
+    crossing: dict[int, set[int]] = {}
+    for cid, ps in ports.items():
+        leaves_of: dict[int, set[int]] = defaultdict(set)
+        for p in ps:
+            host, leaf = reach.get(p, (None, None))
+            if host is not None and leaf is not None:
+                leaves_of[host].add(leaf)
+        sets = list(leaves_of.values())
+        if len(sets) > 1:
+            crossed = set().union(*sets) - set.intersection(*sets)
+            if crossed:
+                crossing[cid] = crossed
+    uplinks: dict[int, set[int]] = defaultdict(set)
+    leaves = set().union(*crossing.values()) if crossing else set()
+    if leaves:
+        for lid, a_dev, b_dev in Link.objects.filter(
+            Q(a_port__device_id__in=leaves) | Q(b_port__device_id__in=leaves),
+            active=True,
+            link_class=UPLINK_CLASS,
+        ).values_list("id", "a_port__device_id", "b_port__device_id"):
+            uplinks[a_dev].add(lid)
+            uplinks[b_dev].add(lid)
+    ecmp = {
+        cid: set().union(*(uplinks.get(leaf, set()) for leaf in crossed)) for cid, crossed in crossing.items()
+    }
+    return {cid: {link_of[p] for p in ps if p in link_of} for cid, ps in ports.items()}, comms, ecmp
 
 
 def link_evidence(

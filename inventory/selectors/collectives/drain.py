@@ -6,7 +6,8 @@
 * A GPU node's rail link: the GPU(s) behind that NIC (the server model's GPU-to-NIC map) lose
   their rail; refused while a running job has a rank on such a GPU (the job would stall).
 * A link drained already (``LinkDrain`` whose maintenance window is open) counts as down for
-  its leaf; draining it again is refused by ``link_drain`` itself.
+  its leaf; draining it again is refused by ``link_drain`` itself. So does a link whose drain
+  ran out of its window without a restore (``drains_overdue``): nobody put it back.
 
 A fixed handful of queries, whatever the site's size.
 """
@@ -17,7 +18,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 
 from inventory.core.choices import AlertRule, AlertState, CableStatus, DeviceRole
 from inventory.models import Alert, GpuNicMap, JobRank, Link, LinkDrain, LinkSegment
@@ -73,9 +74,29 @@ def drained_until(*, now, link_ref: str = "pk") -> Subquery:
     )
 
 
+def drains_overdue(*, now: datetime, link_ids=None) -> QuerySet[LinkDrain]:
+    """The drains whose maintenance window ended without a restore: a link's latest drain (no
+    drain after it on that link), not restored, its window's end at or before ``now``. The link
+    is still out of service as far as anyone recorded, and the rules watch it again: restore it
+    or extend the drain. ``now`` may be a datetime or ``Now()``."""
+    later = LinkDrain.objects.filter(link_id=OuterRef("link_id"), drained_at__gt=OuterRef("drained_at"))
+    qs = LinkDrain.objects.filter(restored_at__isnull=True, window__ends_at__lte=now).filter(~Exists(later))
+    return qs if link_ids is None else qs.filter(link_id__in=link_ids)
+
+
+def drain_overdue(*, now, field: str, link_ref: str = "pk") -> Subquery:
+    """Annotation: ``field`` (``drained_at``, ``window__ends_at``, ``alert_id``) of the overdue
+    drain on the link ``link_ref`` names (None: none)."""
+    return Subquery(
+        drains_overdue(now=now).filter(link_id=OuterRef(link_ref)).order_by("-drained_at").values(field)[:1]
+    )
+
+
 def _down_links(link_ids: set[int], now: datetime) -> dict[int, str]:
     """Of ``link_ids``, those already out of service, with why."""
     out: dict[int, str] = {}
+    for lid, until in drains_overdue(now=now, link_ids=link_ids).values_list("link_id", "window__ends_at"):
+        out[lid] = f"link {lid} drained, its window ended {until:%H:%M} UTC without a restore"
     for lid, until in drains_open(now=now, link_ids=link_ids).values_list("link_id", "window__ends_at"):
         out[lid] = f"link {lid} drained until {until:%H:%M} UTC"
     for lid, label, st in LinkSegment.objects.filter(

@@ -19,9 +19,11 @@ from inventory.core.decision import (
     Step,
     cable_decide,
 )
+from inventory.core.repairs import watching_words
 from inventory.core.words import human_date, word
 from inventory.models import Alert, Cable, CableEnd, CableTestLatest, FieldNote, Link, LinkSegment
 from inventory.models.cables import cable_url
+from inventory.selectors.collectives.drain import drain_overdue as overdue_of
 from inventory.selectors.collectives.drain import drained_until
 from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, gate_missing
 from inventory.selectors.testing.latest import LatestTest, latest_tests
@@ -48,11 +50,22 @@ _ALERT_COLUMNS = (
 
 def alert_fact(a: Alert) -> AlertFact:
     return _fact(
-        a.pk, a.severity, a.rule, a.summary, a.recommendation, a.silenced, a.watching_since, a.replacement
+        a.pk,
+        a.severity,
+        a.rule,
+        a.summary,
+        a.recommendation,
+        a.silenced,
+        a.watching_since,
+        a.replacement,
+        a.watch_action,
+        a.watch_end,
     )
 
 
-def _fact(pk, severity, rule, summary, recommendation, silenced, watching_since, replacement) -> AlertFact:
+def _fact(
+    pk, severity, rule, summary, recommendation, silenced, watching_since, replacement, action, end
+) -> AlertFact:
     return AlertFact(
         id=pk,
         severity=severity,
@@ -62,7 +75,7 @@ def _fact(pk, severity, rule, summary, recommendation, silenced, watching_since,
         recommendation=recommendation,
         url=reverse("alert-detail", args=[pk]),
         silenced=silenced,
-        watching=watching_since is not None,
+        watching=watching_words(action, end) if watching_since is not None else "",
         replacement=replacement,
     )
 
@@ -152,10 +165,12 @@ def cable_evidence(
     today: date,
     replaced_by: str = "",
     drained_until: datetime | None = None,
+    drain_overdue: tuple[datetime, datetime, int] | None = None,
 ) -> CableEvidence:
     """The evidence ``core.decision.cable_decide`` weighs, from what has been read
     (``replaced_by``: the replacement's label, for a retired cable; ``drained_until``: the end
-    of the latest drain in force on a link through it)."""
+    of the latest drain in force on a link through it; ``drain_overdue``: (drained at, window
+    ended at, alert id) of a drain of a link through it that ran out without a restore)."""
     return CableEvidence(
         label=cable.label,
         status=cable.status,
@@ -171,6 +186,10 @@ def cable_evidence(
         replaced_by=replaced_by,
         replaced_by_url=cable_url(replaced_by) if replaced_by else "",
         drained_until=drained_until,
+        drain_overdue=drain_overdue[:2] if drain_overdue else None,
+        drain_overdue_url=reverse("alert-detail", args=[drain_overdue[2]]) + "#drain"
+        if drain_overdue
+        else "",
     )
 
 
@@ -195,6 +214,8 @@ _FACT_COLUMNS = (
     "silenced",
     "watching_since",
     "replacement",
+    "watch_action",
+    "watch_end",
 )
 
 
@@ -279,16 +300,26 @@ def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict
     alerts: dict[int, list[AlertFact]] = {}
     faults: dict[int, list[FaultFact]] = {}
     drained: dict[int, datetime] = {}
+    overdue: dict[int, tuple[datetime, datetime, int]] = {}
     if live_ids:
-        for cable_id, link_id, until in (
+        for cable_id, link_id, until, *late in (
             LinkSegment.objects.filter(cable_id__any=live_ids, link__active=True)
-            .annotate(drained_until=drained_until(now=now, link_ref="link_id"))
+            .annotate(
+                drained_until=drained_until(now=now, link_ref="link_id"),
+                overdue_since=overdue_of(now=now, field="drained_at", link_ref="link_id"),
+                overdue_ended=overdue_of(now=now, field="window__ends_at", link_ref="link_id"),
+                overdue_alert=overdue_of(now=now, field="alert_id", link_ref="link_id"),
+            )
             .order_by("cable_id", "link_id")
-            .values_list("cable_id", "link_id", "drained_until")
+            .values_list(
+                "cable_id", "link_id", "drained_until", "overdue_since", "overdue_ended", "overdue_alert"
+            )
         ):
             links_of.setdefault(cable_id, []).append(link_id)
             if until is not None and (cable_id not in drained or until > drained[cable_id]):
                 drained[cable_id] = until
+            if late[0] is not None and (cable_id not in overdue or late[0] > overdue[cable_id][0]):
+                overdue[cable_id] = tuple(late)
         link_ids = sorted({lid for lids in links_of.values() for lid in lids})
         latest = latest_tests(cable_ids=live_ids)
         if link_ids:
@@ -322,6 +353,7 @@ def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict
             today=today,
             replaced_by=replaced.get(c.replaced_by_id, ""),
             drained_until=drained.get(c.pk),
+            drain_overdue=overdue.get(c.pk),
         )
         d = cable_decide(ev)
         d.step = step_with_url(d.step, c.label)

@@ -29,7 +29,7 @@ from inventory.models import (
     TransceiverPlacement,
 )
 from inventory.selectors.alerts.queries import cable_alerts_context, moved_alerts
-from inventory.selectors.collectives.drain import drained_until
+from inventory.selectors.collectives.drain import drain_overdue, drained_until
 from inventory.selectors.collectives.impact import cable_impact, page_impact, recent
 from inventory.selectors.decision import alert_fact, cable_evidence, step_with_url
 from inventory.selectors.pages.retest import retest_state
@@ -263,7 +263,12 @@ _CABLE_LINKS = CompiledRead(
         )
         .select_related("a_port__device__rack", "b_port__device__rack")
         .only(*LINK_ONLY)
-        .annotate(drained_until=drained_until(now=Now()))  # the database's clock: a compiled read
+        .annotate(  # the database's clock: a compiled read
+            drained_until=drained_until(now=Now()),
+            overdue_since=drain_overdue(now=Now(), field="drained_at"),
+            overdue_ended=drain_overdue(now=Now(), field="window__ends_at"),
+            overdue_alert=drain_overdue(now=Now(), field="alert_id"),
+        )
         .order_by("pk")
     )
 )
@@ -566,6 +571,10 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
         today=today,
         replaced_by=cable.replaced_by.label if cable.replaced_by_id else "",
         drained_until=max((lk.drained_until for lk in links if lk.drained_until), default=None),
+        drain_overdue=max(
+            ((lk.overdue_since, lk.overdue_ended, lk.overdue_alert) for lk in links if lk.overdue_since),
+            default=None,
+        ),
     )
     decision = cable_decide(evidence)
     decision.step = step_with_url(decision.step, cable.label)

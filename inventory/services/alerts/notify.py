@@ -97,7 +97,7 @@ def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
             continue
         a = n.alert
         url = f"{app_settings.base_url}/alerts/{a.pk}/"
-        body = "\n".join(
+        body = n.body or "\n".join(
             [
                 a.summary,
                 "",
@@ -111,7 +111,7 @@ def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
         msg = EmailMessage(
             # The summary names modules as collectors report them: one line, or the mail library
             # refuses the header and the notice is never delivered.
-            subject=one_line(f"[cabletrack] {a.get_severity_display()}: {a.summary}", limit=200),
+            subject=one_line(n.subject or f"[cabletrack] {a.get_severity_display()}: {a.summary}", limit=200),
             body=body,
             to=n.recipients,
             headers={"Message-ID": n.message_id},

@@ -1,10 +1,9 @@
 """Repairs that learn (issue 35): record a repair on an alert, judge it by the telemetry that
 follows, and keep the open alerts' recommendations on the best-measured action.
 
-* ``repair_record``: one service for the alert page's form and ``POST /api/alerts/<id>/repairs/``.
-  The alert must be open. The repair puts the alert on watch, as a replacement does
-  (``watching_since``): it resolves only once the rule's clean window has passed clean after the
-  repair, and a condition seen past that window marks it "back" (``returned_at``).
+* ``repair_record`` (``services.repairs``, re-exported): one service for the alert page's form
+  and ``POST /api/alerts/<id>/repairs/``; the replace-cable and swap-module forms record theirs
+  through the same module (``repairs_record_by_part``).
 * ``repairs_judge``: the periodic task's body; the verdict is ``core.repairs.repair_outcome``
   (through ``selectors.alerts.repairs.repair_verdicts``). Idempotent: only pending rows change,
   each once, to a verdict that the same facts always give.
@@ -15,68 +14,17 @@ follows, and keep the open alerts' recommendations on the best-measured action.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from inventory.core import repairs as core
-from inventory.core.choices import AlertState, RepairAction, RepairEnd, RepairOutcome
+from inventory.core.choices import RepairOutcome
 from inventory.models import Alert, Repair
 from inventory.selectors.alerts import repairs as selectors
+from inventory.services.repairs import repair_record
 
-# The same repair (alert, action, end, person) again within this: a double tap, not a second repair.
-DOUBLE_TAP = timedelta(minutes=5)
-
-
-def repair_record(
-    *, alert: Alert, action: str, end: str, note: str = "", actor, now: datetime
-) -> tuple[Repair, bool]:
-    """Record what was done about ``alert``. Returns (repair, created); refuses a resolved alert."""
-    errors = {}
-    if action not in RepairAction.values:
-        errors["action"] = f"Unknown action {action!r}: use one of {', '.join(RepairAction.values)}."
-    if end not in RepairEnd.values:
-        errors["end"] = f"Unknown end {end!r}: use one of {', '.join(RepairEnd.values)}."
-    if errors:
-        raise ValidationError(errors)
-    with transaction.atomic():
-        # Locked, so a repair and the rule run that resolves the alert do not cross.
-        locked = Alert.objects.select_for_update().filter(pk=alert.pk).first()
-        if locked is None or locked.state != AlertState.OPEN:
-            raise ValidationError(
-                {
-                    "alert": "This alert is resolved: record a repair on an open alert (or on the alert that came back)."
-                }
-            )
-        same = (
-            Repair.objects.filter(
-                alert=locked, action=action, end=end, done_by=actor if actor and actor.pk else None
-            )
-            .filter(done_at__gte=now - DOUBLE_TAP)
-            .first()
-        )
-        if same is not None:
-            return same, False
-        ctx = selectors.repair_contexts([locked])[locked.pk]
-        repair = Repair.objects.create(
-            alert=locked,
-            rule=locked.rule,
-            action=action,
-            end=end,
-            note=(note or "").strip()[:300],
-            done_by=actor if actor and actor.pk else None,
-            done_at=now,
-            symptoms=ctx.symptoms,
-            symptom_end=ctx.symptom_end,
-            site_id=ctx.site_id,
-            module_model_id=ctx.module_model_id,
-            vendor_id=ctx.vendor_id,
-        )
-        Alert.objects.filter(pk=locked.pk).update(
-            watching_since=now, returned_at=None, replacement=core.repair_words(action, end)[:200]
-        )
-    return repair, True
+__all__ = ["JudgeReport", "recommendations_refresh", "repair_record", "repairs_judge"]
 
 
 @dataclass

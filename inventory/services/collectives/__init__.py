@@ -6,7 +6,9 @@ from inventory.services.collectives.drain import (
     DrainConflict,
     drain_panel,
     drain_verdict,
+    drains_overdue_notify,
     link_drain,
+    link_drain_extend,
     link_restore,
 )
 from inventory.services.collectives.evaluate import SpikeReport, collectives_evaluate, spike_key
@@ -35,8 +37,10 @@ __all__ = [
     "collectives_evaluate",
     "drain_panel",
     "drain_verdict",
+    "drains_overdue_notify",
     "job_register",
     "link_drain",
+    "link_drain_extend",
     "link_restore",
     "ranks_from_hosts",
     "spike_key",

@@ -7,21 +7,30 @@ with a reason, which goes into the journal of the link's cables) and opens a mai
 on it, so the rules record what the link does meanwhile silently (an expected link-down or flap
 pages nobody). ``link_restore`` puts it back and ends the window. Both are ``LinkDrain`` rows:
 who, when, which link, the window's start and end.
+
+A drain whose window runs out without a restore is overdue (``selectors.collectives.drain.
+drains_overdue``): the cable's decision, the alert page and the API say so ("drained since 09:12,
+window ended 13:12: restore it or extend"), and ``drains_overdue_notify`` (run by the periodic
+alert-mail sweep) mails the engineers and whoever drained it, once per window end.
+``link_drain_extend`` moves the window's end on.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from inventory.conf import app_settings
 from inventory.core.choices import FieldNoteKind
+from inventory.core.decision import drain_overdue_words
 from inventory.core.words import word
-from inventory.models import Alert, FieldNote, Link, LinkDrain, LinkSegment
-from inventory.selectors.collectives.drain import DrainVerdict, drain_check, drains_open
+from inventory.models import Alert, AlertNotification, FieldNote, Link, LinkDrain, LinkSegment
+from inventory.selectors.collectives.drain import DrainVerdict, drain_check, drains_open, drains_overdue
 from inventory.services.alerts.evaluate import rule_config
+from inventory.services.alerts.notify import notice_message_id
 from inventory.services.alerts.silencing import maintenance_end, maintenance_start
 
 
@@ -154,12 +163,112 @@ def link_restore(*, alert: Alert, actor, now: datetime) -> LinkDrain:
     return drain
 
 
+@transaction.atomic
+def link_drain_extend(*, alert: Alert, actor, now: datetime, ends_at: datetime | None = None) -> LinkDrain:
+    """Keep the alert's link out longer: the window of its latest drain not yet restored (in
+    force, or overdue) ends at ``ends_at`` (default ``CABLETRACK_DRAIN_HOURS`` from now), recorded
+    with who and when (``extended_at``, ``extended_by``). ``DrainConflict`` when none is."""
+    if alert.link_id is None:
+        raise ValidationError({"link": "This alert names no link."})
+    ends_at = ends_at or now + timedelta(hours=float(app_settings.drain_hours))
+    if ends_at <= now:
+        raise ValidationError({"ends_at": "The new end of the drain must be in the future."})
+    Link.objects.select_for_update().filter(pk=alert.link_id).first()
+    drain = (
+        LinkDrain.objects.select_related("window")
+        .filter(link_id=alert.link_id, restored_at__isnull=True)
+        .order_by("-drained_at", "-id")
+        .first()
+    )
+    if drain is None:
+        raise DrainConflict("This link is not drained: nothing to extend (drain it instead).")
+    drain.window.ends_at = ends_at
+    drain.window.save(update_fields=["ends_at"])
+    drain.extended_at = now
+    drain.extended_by = actor if getattr(actor, "is_authenticated", False) else None
+    drain.save(update_fields=["extended_at", "extended_by"])
+    return drain
+
+
+def _engineers_and(drainer) -> list[str]:
+    """Who hears of an overdue drain: the engineers (who may restore, extend or override) and
+    the person who drained the link."""
+    users = get_user_model().objects.filter(is_active=True, groups__name__in=("engineer", "admin"))
+    emails = [u.email for u in users if u.email]
+    if drainer is not None and drainer.is_active and drainer.email:
+        emails.append(drainer.email)
+    return list(dict.fromkeys(e.lower() for e in emails))
+
+
+def overdue_notice_kind(drain: LinkDrain) -> str:
+    """One notice per drain and window end (an extended drain that runs out again is told again)."""
+    return f"drain-{drain.pk}-{drain.window.ends_at:%Y%m%d%H%M}"
+
+
+def drains_overdue_notify(*, now: datetime) -> int:
+    """Mail the engineers about every drain whose window ended without a restore: a notice row
+    per (drain, window end), claimed by its unique key, so a second run, a concurrent one or a
+    redelivered task adds none; ``alert_notifications_send`` sends them (with the alert's own
+    notices, the same claim, retry and Message-ID). Returns the notices added."""
+    overdue = list(
+        drains_overdue(now=now).select_related(
+            "window", "alert", "drained_by", "link__a_port__device", "link__b_port__device"
+        )
+    )
+    if not overdue:
+        return 0
+    have = set(
+        AlertNotification.objects.filter(
+            alert_id__in={d.alert_id for d in overdue}, kind__startswith="drain-"
+        ).values_list("alert_id", "kind")
+    )
+    rows = []
+    for d in overdue:
+        kind = overdue_notice_kind(d)
+        if (d.alert_id, kind) in have:
+            continue
+        words = drain_overdue_words(d.drained_at, d.window.ends_at, now.date())
+        link = _link_words(d.link)
+        url = f"{app_settings.base_url}/alerts/{d.alert_id}/#drain"
+        rows.append(
+            AlertNotification(
+                alert_id=d.alert_id,
+                kind=kind,
+                recipients=_engineers_and(d.drained_by),
+                message_id=notice_message_id(d.alert, kind),
+                created_at=now,
+                subject=f"[cabletrack] Drain overdue: {link}"[:200],
+                body="\n".join(
+                    [
+                        f"Link {link} (alert #{d.alert_id}, {word(d.alert.rule, 'rule').lower()}): {words}.",
+                        f"Drained by {d.drained_by or 'someone'}; the rules watch the link again since the "
+                        "window ended, but nobody recorded it back in service.",
+                        "",
+                        f"Restore it or extend the drain: {url}",
+                    ]
+                ),
+            )
+        )
+    created = AlertNotification.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(created)
+
+
 def drain_panel(*, alert: Alert, now: datetime) -> dict:
     """What the alert page shows about draining its link: the verdict, the drain in force (if
-    any) and the drains recorded from this alert, newest first."""
+    any), the drain that ran out of its window without a restore (``overdue``, with its words)
+    and the drains recorded from this alert, newest first."""
     if alert.link_id is None:
-        return {"drain": None, "drained": None, "drains": []}
+        return {"drain": None, "drained": None, "overdue": None, "overdue_words": "", "drains": []}
+    overdue = (
+        drains_overdue(now=now, link_ids=[alert.link_id])
+        .select_related("window", "drained_by", "alert")
+        .first()
+    )
     return {
+        "overdue": overdue,
+        "overdue_words": drain_overdue_words(overdue.drained_at, overdue.window.ends_at, now.date())
+        if overdue
+        else "",
         "drain": drain_verdict(link_id=alert.link_id, now=now),
         "drained": drains_open(now=now, link_ids=[alert.link_id])
         .select_related("window", "drained_by", "alert")

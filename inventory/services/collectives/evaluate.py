@@ -93,7 +93,7 @@ def collectives_evaluate(*, now: datetime, config: engine.RuleConfig | None = No
         if (v := judge_communicator(ss, now=now, t=t, frozen=frozen.get(c))) is not None
     }
     report.communicators = len(by_comm)
-    links, comms = communicator_links(comm_ids=set(by_comm))
+    links, comms, ecmp = communicator_links(comm_ids=set(by_comm))
     firing = [c for c, v in verdicts.items() if v.firing]
     holding = {spike_key(c) for c, v in verdicts.items() if v.holding and not v.firing}
     report.firing = firing
@@ -117,7 +117,7 @@ def collectives_evaluate(*, now: datetime, config: engine.RuleConfig | None = No
             continue
         fast = [c for c in members if c not in slow and not (c in verdicts and verdicts[c].holding)]
         start = min(verdicts[c].since or now for c in slow) - timedelta(seconds=EVIDENCE_LEAD_S)
-        cands_links = set().union(*(links.get(c, set()) for c in slow))
+        cands_links = set().union(*(links.get(c, set()) | ecmp.get(c, set()) for c in slow))
         evidence, limits, _pairs = link_evidence(link_ids=sorted(cands_links), start=start, end=now)
         loc = localise(
             slow=[links.get(c, set()) for c in slow],
@@ -125,6 +125,7 @@ def collectives_evaluate(*, now: datetime, config: engine.RuleConfig | None = No
             evidence=evidence,
             t=t,
             fec_limits=limits,
+            ecmp=[ecmp.get(c, set()) for c in slow],
         )
         for c in slow:
             v = verdicts[c]

@@ -8,10 +8,13 @@
 * A module swapped (``transceiver_swap``): the open alerts of the links through the cage stay on
   their link and note which module replaced which.
 
-Either way the alert is "replaced, watching" (``watching_since``) until the rule's clean window
-passes clean (it resolves) or the condition shows again after that window (it reopens naming the
-new part): ``services.alerts.lifecycle`` does both. A move is not a sighting: ``updated_at`` (last
-seen) stays when the condition was last seen.
+Either way the replacement or swap is recorded as a repair on each alert it moved, in the same
+transaction (``services.repairs.repairs_record_by_part``: action ``replace_cable`` or
+``swap_module``, the end, the symptoms, who), so the learning loop counts it; and the alert is on
+watch after it (``watching_since``; "replaced, watching", "module swapped at End A, watching")
+until the rule's clean window passes clean (it resolves) or the condition shows again after that
+window (it reopens naming the new part): ``services.alerts.lifecycle`` does both. A move is not a
+sighting: ``updated_at`` (last seen) stays when the condition was last seen.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from datetime import datetime
 
 from django.db.models import Q
 
-from inventory.core.choices import AlertState
-from inventory.models import Alert, Cable, Cage, Link, LinkSegment, Port
+from inventory.core.choices import AlertState, RepairAction, RepairEnd, RepairSource
+from inventory.models import Alert, Cable, CableEnd, Cage, Link, LinkSegment, Port
+from inventory.services.repairs import PartRepair, repairs_record_by_part
 
 
 @dataclass
@@ -44,8 +48,11 @@ def alerts_on_cable(*, cable: Cable) -> list[_Moving]:
     return [_Moving(a, (a.link.a_port_id, a.link.b_port_id) if a.link_id else None) for a in alerts]
 
 
-def alerts_follow_cable(*, moving: list[_Moving], old: Cable, new: Cable, now: datetime) -> int:
-    """Move ``moving`` (``alerts_on_cable`` of ``old``, read before the replacement) to ``new``."""
+def alerts_follow_cable(
+    *, moving: list[_Moving], old: Cable, new: Cable, now: datetime, actor=None, reason: str = ""
+) -> int:
+    """Move ``moving`` (``alerts_on_cable`` of ``old``, read before the replacement) to ``new``,
+    and record the replacement as the repair on each (by ``actor``)."""
     if not moving:
         return 0
     pairs = {m.pair for m in moving if m.pair}
@@ -56,7 +63,6 @@ def alerts_follow_cable(*, moving: list[_Moving], old: Cable, new: Cable, now: d
         )
     }
     through = Alert.cables.through
-    words = f"cable {old.label} replaced by {new.label}"
     for m in moving:
         a = m.alert
         link = new_links.get(m.pair) if m.pair else None
@@ -70,9 +76,6 @@ def alerts_follow_cable(*, moving: list[_Moving], old: Cable, new: Cable, now: d
         if a.cable_id in (None, old.pk):
             a.cable = new
         a.moved_from = old
-        a.replacement = words[:200]
-        a.watching_since = now
-        a.returned_at = None
         a.summary = a.summary.replace(old.label, new.label)[:300]
         a.recommendation = a.recommendation.replace(old.label, new.label)[:500]
     Alert.objects.bulk_update(
@@ -82,9 +85,6 @@ def alerts_follow_cable(*, moving: list[_Moving], old: Cable, new: Cable, now: d
             "link",
             "cable",
             "moved_from",
-            "replacement",
-            "watching_since",
-            "returned_at",
             "summary",
             "recommendation",
         ],
@@ -92,16 +92,49 @@ def alerts_follow_cable(*, moving: list[_Moving], old: Cable, new: Cable, now: d
     ids = [m.alert.pk for m in moving]
     through.objects.filter(alert_id__in=ids, cable_id=old.pk).delete()
     through.objects.bulk_create([through(alert_id=i, cable_id=new.pk) for i in ids], ignore_conflicts=True)
+    repairs_record_by_part(
+        repairs=[PartRepair(i, RepairEnd.BOTH, f"{old.label} by {new.label}") for i in ids],
+        action=RepairAction.REPLACE_CABLE,
+        source=RepairSource.REPLACE,
+        note=f"Recorded by the cable replacement{': ' + reason if reason else ''}"[:200],
+        actor=actor,
+        now=now,
+    )
     return len(ids)
 
 
-def alerts_follow_module(*, cage: Cage, old_serial: str, new_serial: str, now: datetime) -> int:
-    """A module swapped in ``cage``: the open alerts of the links through it are watching."""
-    ports = Port.objects.filter(cage=cage).values("pk")
-    links = (
-        Link.objects.filter(active=True).filter(Q(a_port_id__in=ports) | Q(b_port_id__in=ports)).values("pk")
+def alerts_follow_module(
+    *, cage: Cage, old_serial: str, new_serial: str, now: datetime, actor=None, notes: str = ""
+) -> int:
+    """A module swapped in ``cage``: the open alerts of the links through it record the swap as
+    their repair (at the end of the cable plugged into that cage, as the alert page names it)
+    and watch."""
+    ports = dict(Port.objects.filter(cage=cage).values_list("pk", "connector"))
+    alerts = list(
+        Alert.objects.filter(state=AlertState.OPEN, link__active=True)
+        .filter(Q(link__a_port_id__in=list(ports)) | Q(link__b_port_id__in=list(ports)))
+        .values_list("pk", "link__a_port_id", "link__b_port_id")
     )
-    words = f"module {old_serial or '(none)'} in {cage.device.name} {cage.name} replaced by {new_serial}"
-    return Alert.objects.filter(state=AlertState.OPEN, link_id__in=links).update(
-        replacement=words[:200], watching_since=now, returned_at=None
+    if not alerts:
+        return 0
+    sides = {
+        connector: side
+        for connector, side in CableEnd.objects.filter(active=True, cage=cage).values_list(
+            "connector", "side"
+        )
+    }
+    detail = f"{cage.device.name} {cage.name}: {old_serial or '(none)'} by {new_serial}"
+    repairs = []
+    for pk, a_port, b_port in alerts:
+        port = a_port if a_port in ports else b_port
+        side = (sides.get(ports[port]) or sides.get(None) or "")[:1]
+        repairs.append(PartRepair(pk, side if side in (RepairEnd.A, RepairEnd.B) else RepairEnd.NA, detail))
+    repairs_record_by_part(
+        repairs=repairs,
+        action=RepairAction.SWAP_MODULE,
+        source=RepairSource.SWAP,
+        note=f"Recorded by the module swap{': ' + notes if notes else ''}"[:200],
+        actor=actor,
+        now=now,
     )
+    return len(repairs)

@@ -320,9 +320,11 @@ def _ports_of(cable: Cable) -> list[int]:
 
 @transaction.atomic
 def cable_replace(
-    *, old: Cable, new_label: str, reason: str = "", now: datetime | None = None, **overrides
+    *, old: Cable, new_label: str, reason: str = "", now: datetime | None = None, actor=None, **overrides
 ) -> Cable:
-    """Replace a cable by a new one on the same ports: the old is retired and points to the new."""
+    """Replace a cable by a new one on the same ports: the old is retired and points to the new;
+    the open alerts of its links move to the new one, each recording the replacement (by
+    ``actor``) as its repair."""
     now = now or timezone.now()
     ends = list(old.ends.filter(active=True).select_related("port", "cage"))
     if not ends:
@@ -367,7 +369,7 @@ def cable_replace(
     old.replaced_by = new
     old._change_reason = f"replaced by {new.label}"
     old.save(update_fields=["replaced_by", "updated_at"])
-    alert_moves.alerts_follow_cable(moving=moving, old=old, new=new, now=now)
+    alert_moves.alerts_follow_cable(moving=moving, old=old, new=new, now=now, actor=actor, reason=reason)
     return new
 
 

@@ -109,7 +109,12 @@ def transceiver_swap(
         )
     installed = transceiver_install(transceiver=new, cage=cage, actor=actor, now=now)
     alert_moves.alerts_follow_module(
-        cage=cage, old_serial=old.serial if old is not None else "", new_serial=installed.serial, now=now
+        cage=cage,
+        old_serial=old.serial if old is not None else "",
+        new_serial=installed.serial,
+        now=now,
+        actor=actor,
+        notes=notes,
     )
     return old, installed
 

@@ -21,6 +21,14 @@ world communicator (all ranks) carries the occasional global all-reduce over all
 * Congestion on rail R (incast from another tenant): half the ring's operations 6-10x
   slower, heavy PFC pauses on that rail's ports (sent by the leaf, received by the NICs) and
   nothing physical: FEC, light and links as healthy.
+* Rings that cross leaves: on ``shifted_nodes`` the job's pods got their GPUs from the other half
+  of the node (a device plugin's order: local rank k on GPU (k + 4) mod 8), so "dp-rail1" joins
+  GPU 0 of the other nodes to GPU 4 of these: NIC eth0 on rail leaf r1 and eth4 on r5, and its
+  hops between them go leaf -> spine -> leaf over any uplink of r1 and r5 (ECMP). The world
+  communicator still finds every rail on every node and stays on the rails.
+* Uplink fault (a dirty jumper on one leaf-to-spine uplink, ``ports``: its two ends): its
+  receivers see the cable fault's FEC and light; every ring that crosses that leaf is slowed as
+  by the cable fault (NCCL's many queue pairs hash some flows onto it).
 * Telemetry for both ends of every rail link of the job, every 10 s with jitter: cumulative FEC
   counters (corrected codewords and bits, uncorrectables), PFC pauses sent/received and the time
   paused, per-lane receive power with each lane's DOM offset.
@@ -45,10 +53,11 @@ STEP_S = 10.0
 
 @dataclass
 class Episode:
-    kind: str  # "cable" or "congestion"
-    rail: int  # 1-based
+    kind: str  # "cable", "congestion" or "uplink"
+    rail: int  # 1-based (for "uplink": the rail of the leaf whose uplink it is)
     start_s: float
     node: int = 0  # the cable's node (0-based), for "cable"
+    ports: tuple[tuple[str, str], ...] = ()  # the uplink's two ends (device, port), for "uplink"
 
 
 @dataclass
@@ -60,6 +69,7 @@ class Job:
     episodes: list[Episode] = field(default_factory=list)
     dp_period_s: float = 10.0
     world_period_s: float = 30.0
+    shifted_nodes: frozenset[int] = frozenset()
 
     def __post_init__(self):
         self.rng = random.Random(self.seed)
@@ -71,6 +81,10 @@ class Job:
         self._tel_t = 0.0
         self._ports: dict[tuple[str, str], dict] = {}
 
+    def gpu(self, node: int, local: int) -> int:
+        """The GPU that local rank ``local`` of node ``node`` runs on."""
+        return (local + GPUS_PER_NODE // 2) % GPUS_PER_NODE if node in self.shifted_nodes else local
+
     # --- registration (what a Slurm prolog posts) -------------------------------------------
     def registration(self) -> dict:
         return {
@@ -81,7 +95,7 @@ class Job:
                 {
                     "rank": n * GPUS_PER_NODE + g,
                     "host": h,
-                    "gpu": g,
+                    "gpu": self.gpu(n, g),
                     "local_rank": g,
                     "pid": self.pids[(h, g)],
                 }
@@ -100,14 +114,14 @@ class Job:
     def _paused(self, t: float) -> bool:
         return (t % 1200.0) >= 1140.0  # a checkpoint every 20 min: a minute with no collectives
 
-    def _slowdown(self, t: float, rails: list[int]) -> float:
+    def _slowdown(self, t: float, rails: list[int], crosses: bool = False) -> float:
         r = self.rng.random()
         worst = 1.0
         for rail in rails:
             e = self._active(t, rail)
-            if e is None:
+            if e is None or (e.kind == "uplink" and not crosses):
                 continue
-            if e.kind == "cable":
+            if e.kind in ("cable", "uplink"):
                 worst = max(worst, self.rng.uniform(6, 12) if r < 0.5 else 1.3)
             else:
                 worst = max(worst, self.rng.uniform(6, 10) if r < 0.5 else 1.2)
@@ -177,6 +191,7 @@ class Job:
             seq = int(t // self.dp_period_s)
             for g in range(GPUS_PER_NODE):
                 ranks = [(n, h, g) for n, h in enumerate(self.hosts)]
+                rails = sorted({self.gpu(n, g) + 1 for n in range(len(self.hosts))})
                 out += self._objects(
                     comm=f"0x{0xD0 + g:x}5eed{self.seed:04x}",
                     name=f"dp-rail{g + 1}",
@@ -186,7 +201,7 @@ class Job:
                     size=256 << 20,
                     base_us=2600.0,
                     t=t + self.rng.uniform(0, 0.3),
-                    slow=self._slowdown(t, [g + 1]),
+                    slow=self._slowdown(t, rails, crosses=len(rails) > 1),
                 )
             if seq % int(self.world_period_s // self.dp_period_s) == 0:
                 ranks = [
@@ -233,7 +248,11 @@ class Job:
                 pause_tx = pause_rx = self.rng.random() < 0.05
                 e = self._active(t, rail)
                 node_of_far = far if dev.startswith("leaf") else dev
-                if e is not None and e.kind == "cable" and node_of_far == self.hosts[e.node]:
+                faulty = e is not None and (
+                    (e.kind == "cable" and node_of_far == self.hosts[e.node])
+                    or (e.kind == "uplink" and (dev, port) in e.ports)
+                )
+                if faulty:
                     ber = 3e-5 * self.rng.uniform(0.7, 1.3)
                     st["uncorr"] += self.rng.choice([0, 0, 1, 2])
                     rx_drop = 2.5

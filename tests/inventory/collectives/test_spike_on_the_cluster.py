@@ -77,14 +77,28 @@ def post_samples(client, samples: list[dict]) -> None:
         assert r.json()["rejected"] == 0, r.json()["errors"][:3]
 
 
-def run(client, job: Job, *, minutes: int, telemetry_from: int) -> dict[int, list[int]]:
+def uplink_ports(leaves: list[str]) -> list[tuple[str, str, str, int]]:
+    """Both ends of every uplink of these rail leaves: (device, port, far device, the leaf's rail)."""
+    out = []
+    for a_dev, a_port, b_dev, b_port in Link.objects.filter(
+        Q(a_port__device__name__in=leaves) | Q(b_port__device__name__in=leaves),
+        active=True,
+        link_class="leaf-spine",
+    ).values_list("a_port__device__name", "a_port__name", "b_port__device__name", "b_port__name"):
+        rail = int((a_dev if a_dev in leaves else b_dev).rsplit("-r", 1)[1])
+        out += [(a_dev, a_port, b_dev, rail), (b_dev, b_port, a_dev, rail)]
+    return out
+
+
+def run(client, job: Job, *, minutes: int, telemetry_from: int, extra_ports=()) -> dict[int, list[int]]:
     """Deliver the job minute by minute; roll up and evaluate every minute. Returns the spike
-    alerts opened at each minute."""
+    alerts opened at each minute. Telemetry: every rail link of the job, and ``extra_ports``."""
     r = client.post("/api/jobs/", data=json.dumps(job.registration()), content_type="application/json")
     assert r.status_code == 201, r.content
     assert r.json()["ranks_without_nic"] == 0
     ports = rail_ports()
     assert len(ports) == 2 * 8 * len(HOSTS)
+    ports += list(extra_ports)
     job._tel_t = telemetry_from * 60.0
     opened = {}
     for minute in range(1, minutes + 1):
@@ -145,6 +159,77 @@ def test_a_fault_on_one_cable_raises_a_spike_whose_top_suspect_is_that_cable(clu
     api = client.get("/api/alerts/", {"rule": "tail_latency_spike"}).json()
     rows = api["results"] if isinstance(api, dict) else api
     assert {r["cable"] for r in rows} >= {cable.label}
+
+
+# Nodes 5-8 run the job's local rank k on GPU (k + 4) mod 8: "dp-rail1" rings through rail leaves
+# r1 (nodes 1-4) and r5 (nodes 5-8), "dp-rail5" the other way round; both cross the spines.
+SHIFTED = frozenset({4, 5, 6, 7})
+
+
+def an_uplink_of(leaf: str, n: int):
+    link = (
+        Link.objects.filter(
+            Q(a_port__device__name=leaf) | Q(b_port__device__name=leaf), active=True, link_class="leaf-spine"
+        )
+        .select_related("a_port__device", "b_port__device")
+        .order_by("pk")[n]
+    )
+    return link, ((link.a_port.device.name, link.a_port.name), (link.b_port.device.name, link.b_port.name))
+
+
+def test_a_fault_on_a_spine_uplink_under_rings_that_cross_leaves_names_that_uplink(cluster):
+    """[gpu-0001..4 eth0]--[leaf-s01-r1]==uplinks (ECMP)==[spines]==uplinks==[leaf-s01-r5]--[gpu-0005..8 eth4]
+    The faulty cable is on one of leaf-s01-r1's 32 uplinks."""
+    start = timezone.now().replace(second=0, microsecond=0) - timedelta(minutes=53)
+    uplink, ends = an_uplink_of("leaf-s01-r1", 5)
+    job = Job(
+        job_id="4545",
+        hosts=HOSTS,
+        start=start,
+        seed=10,
+        shifted_nodes=SHIFTED,
+        episodes=[Episode("uplink", rail=1, start_s=2400, ports=ends)],
+    )
+    run(
+        cluster,
+        job,
+        minutes=52,
+        telemetry_from=30,
+        extra_ports=uplink_ports(["leaf-s01-r1", "leaf-s01-r5"]),
+    )
+    spikes = Alert.objects.filter(rule=AlertRule.TAIL_LATENCY_SPIKE, evidence__collective__job=job.job_id)
+    slow = {a.evidence["collective"]["communicator"] for a in spikes}
+    assert slow == {"dp-rail1", "dp-rail5"}, slow  # the two rings that cross r1's uplinks, no other
+    for a in spikes:
+        top = a.evidence["suspects"][0]
+        assert a.link == uplink and top["link_id"] == uplink.pk
+        assert a.cable is not None and top["cable"] in {s.cable.label for s in uplink.segments.all()}
+        assert a.evidence["collective"]["how"] == "shared_by_slow"
+        # no rail link is shared by the two rings: the candidates are the uplinks of r1 and r5
+        assert a.evidence["collective"]["candidates"] == 64
+        assert a.evidence["collective"]["sure"] == "high"
+        assert "leaf-s01-r1" in a.summary and "spine-" in a.summary
+
+
+def test_congestion_on_rings_that_cross_leaves_names_no_uplink(cluster):
+    """PFC pauses on rail 1 and its uplinks, nothing physical: the uplinks are candidates, none
+    is named."""
+    start = timezone.now().replace(second=0, microsecond=0) - timedelta(minutes=53)
+    job = Job(
+        job_id="4646",
+        hosts=HOSTS,
+        start=start,
+        seed=11,
+        shifted_nodes=SHIFTED,
+        episodes=[Episode("congestion", rail=1, start_s=2400)],
+    )
+    run(cluster, job, minutes=52, telemetry_from=30, extra_ports=uplink_ports(["leaf-s01-r1", "leaf-s01-r5"]))
+    spikes = Alert.objects.filter(rule=AlertRule.TAIL_LATENCY_SPIKE, evidence__collective__job=job.job_id)
+    assert spikes.exists()
+    for a in spikes:
+        assert a.cable is None and a.link is None, a.summary
+        assert "no physical-layer anomaly on the" in a.summary
+        assert a.recommendation.endswith("look at congestion or the host.")
 
 
 def test_congestion_without_a_physical_fault_names_no_cable_and_says_so(cluster):

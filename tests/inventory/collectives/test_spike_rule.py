@@ -93,3 +93,26 @@ def test_pfc_alone_is_congestion_not_a_cable():
     loc = localise(slow=[{1, 2}], fast=[], evidence=ev, t=T, fec_limits={})
     assert loc.top is None and loc.sure == "none"
     assert loc.ranked[0].link_id == 1 and loc.ranked[0].congestion > 0
+
+
+def test_the_uplinks_of_rings_that_cross_leaves_are_candidates_that_a_fast_ring_does_not_clear():
+    """Two slow rings share no rail link but may both take uplinks 91-94 (ECMP); a fast ring that
+    crosses the same leaves may take them too, yet hashed its flows elsewhere: the uplinks stay
+    candidates and the evidence picks the bad one. Without the uplinks, no link explains both."""
+    ring_a, ring_b, fast = {11, 51}, {15, 55}, {12, 52}
+    uplinks = {91, 92, 93, 94}
+    ev = {c: LinkEvidence(reporting=True, pre_fec_ber=3e-9) for c in (11, 51, 15, 55, *uplinks)}
+    ev[93] = LinkEvidence(reporting=True, pre_fec_ber=3e-5, uncorrectable_cw=4)
+    loc = localise(
+        slow=[ring_a, ring_b], fast=[fast], evidence=ev, t=T, fec_limits={}, ecmp=[uplinks, uplinks]
+    )
+    assert loc.candidates == [91, 92, 93, 94] and loc.how == "shared_by_slow"
+    assert loc.top.link_id == 93 and loc.sure == "high"
+    blind = localise(slow=[ring_a, ring_b], fast=[fast], evidence=ev, t=T, fec_limits={})
+    assert 93 not in blind.candidates and blind.top is None
+    # the uplinks without physical evidence name nothing
+    quiet = {c: LinkEvidence(reporting=True, pre_fec_ber=3e-9) for c in uplinks}
+    calm = localise(
+        slow=[ring_a, ring_b], fast=[fast], evidence=quiet, t=T, fec_limits={}, ecmp=[uplinks, uplinks]
+    )
+    assert calm.top is None and calm.sure == "none"

@@ -467,6 +467,7 @@ API_ROWS: dict[str, Row] = {
     ),
     "alert-drain POST": Row("site", _json("post", "/api/alerts/{s.alert.pk}/drain/", {"hours": 2})),
     "alert-restore POST": Row("site", _json("post", "/api/alerts/{s.alert.pk}/restore/")),
+    "alert-extend POST": Row("site", _json("post", "/api/alerts/{s.alert.pk}/extend/", {"hours": 2})),
     "maintenancewindow-list POST": Row(
         "site",
         lambda c, s, sc: c.post(
@@ -530,6 +531,7 @@ PAGE_ROWS: dict[str, Row] = {
     ),
     "alert-drain": Row("site", _form("/alerts/{s.alert.pk}/drain", lambda s: {"hours": "2"})),
     "alert-restore": Row("site", _form("/alerts/{s.alert.pk}/restore")),
+    "alert-extend": Row("site", _form("/alerts/{s.alert.pk}/extend", lambda s: {"hours": "2"})),
     "maintenance": Row(
         "site", _form("/maintenance/", lambda s: {"targets": s.rack.name, "hours": "300", "reason": "x"})
     ),

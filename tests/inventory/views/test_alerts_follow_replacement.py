@@ -113,7 +113,7 @@ def test_a_watching_alert_resolves_after_the_rules_clean_window_or_comes_back_na
     svc.alerts_apply(findings=[_flap(link)], holding=set(), reporting_port_ids=ports, now=back)
     alert.refresh_from_db()
     assert alert.watching_since is None and alert.returned_at == back
-    assert alert.summary.startswith("Back after the cable J-102 replaced by R-102")
+    assert alert.summary.startswith("Back after the cable replacement (J-102 by R-102)")
 
     # Another replacement, and this time the window passes clean: resolved.
     site_tech_client.post("/c/R-102/replace", {"new_label": "S-102"})
@@ -139,7 +139,8 @@ def test_a_module_swap_puts_the_links_alerts_on_watch_naming_the_modules(plant):
     xcvr_services.transceiver_swap(cage=cage, new=spare, old_failed=True, now=now)
     alert.refresh_from_db()
     assert alert.watching_since == now
-    assert alert.replacement == f"module {old_serial} in gpu-0001 {cage.name} replaced by SPARE-1"
+    assert alert.replacement == f"module swap at End A (gpu-0001 {cage.name}: {old_serial} by SPARE-1)"
+    assert alert.watching == "module swapped at End A, watching"
 
 
 def test_mark_in_production_is_refused_while_an_alert_is_open_and_an_engineer_may_override(
