@@ -40,7 +40,9 @@ def test_the_forecast_answers_first_and_folds_the_rest(phone740, live_server, ar
         "tds => tds.map(td => [getComputedStyle(td).display, getComputedStyle(td, '::before').content])"
     )
     assert all(display == "block" for display, _ in named)
-    assert spares.locator("thead tr").evaluate("el => getComputedStyle(el).display") == "none"  # no empty card
+    assert (
+        spares.locator("thead tr").evaluate("el => getComputedStyle(el).display") == "none"
+    )  # no empty card
     assert '"To order: "' in [label for _, label in named]
     assert spares.evaluate("el => el.getBoundingClientRect().top + window.scrollY") < 3 * FIRST_SCREEN
 
