@@ -27,5 +27,29 @@ class AnyOf(In):
         return f"{lhs} = ANY(%s)", (*lhs_params, self.rhs)
 
 
+@Field.register_lookup
+class InArray(In):
+    """``field__in_array=<small queryset>``: membership in a subquery's ids, read first.
+
+    On PostgreSQL ``col = ANY(ARRAY(subquery))``: the subquery runs once (an InitPlan) and the
+    planner looks its ids up through the column's index, where ``IN (subquery)`` lets it guess
+    the subquery's size and join (a network rack's cable ends on its cages by a hash join over
+    every end of the plant: 18 -> 3 ms at 4,096 GPUs). Only for subqueries of a few thousand
+    rows (a rack's ports); elsewhere it is ``in``.
+    """
+
+    lookup_name = "in_array"
+
+    def as_postgresql(self, compiler, connection):
+        if self.rhs_is_direct_value():
+            return super().as_sql(compiler, connection)
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        rhs, rhs_params = self.process_rhs(compiler, connection)
+        if not rhs.startswith("("):
+            rhs = f"({rhs})"
+        return f"{lhs} = ANY(ARRAY{rhs})", (*lhs_params, *rhs_params)
+
+
 # Foreign keys keep their own lookup table (ids compared on the key's column, same SQL).
 ForeignObject.register_lookup(AnyOf)
+ForeignObject.register_lookup(InArray)

@@ -407,3 +407,17 @@ def test_a_plan_imports_link_check_probes_the_link_index(plant, api):
     assert Link.objects.filter(active=True, a_port__device__name="plan-a").count() == n
     (pairs,) = [q for q in selects if "unnest" in q and '"inventory_link"' in q]
     assert _full_scans(pairs) == []
+
+
+def test_a_network_racks_page_reads_its_cable_ends_by_index(plant, browser):
+    """A network rack holds hundreds of cable ends (about 800 at 4,096 GPUs). Its page reads them
+    on the rack's ports UNION ALL on its cages, each half through the ids of the rack's ports and
+    cages read first (``field__in_array``: ``= ANY(ARRAY(subquery))``). As ``IN (subquery)`` the
+    planner guessed the cages' share and hashed every end of the plant: 16-21 ms of the page's
+    33 ms in PostgreSQL at 4,096 GPUs, against 3-5 ms by the index."""
+    rack = Rack.objects.filter(name__contains="-N").order_by("name").first()
+    response, selects, _ = _captured(lambda: browser.get(f"/r/{rack.name}"))
+    assert response.status_code == 200 and response.context["cable_count"] > 100
+    ends = [q for q in selects if " UNION ALL " in q and '"inventory_cableend"."connector"' in q]
+    assert len(ends) == 1
+    assert _scans_of(ends) == {}

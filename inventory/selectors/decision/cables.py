@@ -27,7 +27,7 @@ from inventory.selectors.collectives.drain import drain_overdue as overdue_of
 from inventory.selectors.collectives.drain import drained_until
 from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, gate_missing
 from inventory.selectors.testing.latest import LatestTest, latest_tests
-from inventory.selectors.testing.results import LinkVerdict, link_verdicts
+from inventory.selectors.testing.results import EndFacts, LinkVerdict, link_verdicts
 
 _KIND_WORDS = {
     TestKind.OLTS: "power-meter test",
@@ -329,11 +329,12 @@ def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict
                 .order_by("pk")
             )
             verdicts = link_verdicts(links=links, now=now)
-        ends: dict[int, list[CableEnd]] = {}
-        for e in CableEnd.objects.filter(cable_id__any=live_ids).only(
+        # Plain rows, as ``link_verdicts`` reads them: the gate reads three columns of an end.
+        ends: dict[int, list[EndFacts]] = {}
+        for cable_id, ctype, fcount, polish in CableEnd.objects.filter(cable_id__any=live_ids).values_list(
             "cable_id", "connector_type", "fibre_count", "polish"
         ):
-            ends.setdefault(e.cable_id, []).append(e)
+            ends.setdefault(cable_id, []).append(EndFacts(ctype, fcount, polish))
         gate = gate_missing(cables=live, latest=latest, ends=ends, now=now)
         alerts = _open_alerts_of(live_ids)
         faults = open_faults(live_ids)
