@@ -437,6 +437,8 @@ def _validation_error(i: int, raw: bytes | Any, exc: Exception) -> ItemError:
             return ItemError(i, "malformed", "an item must be a JSON object")
     except msgspec.DecodeError:
         return ItemError(i, "malformed", f"not valid JSON: {exc}")
+    except RecursionError:  # refused at its first token by the typed decode, too deep to read whole
+        return ItemError(i, "malformed", "item nested too deeply")
     msg = str(exc)
     return ItemError(i, "invalid", msg, device, port)
 
