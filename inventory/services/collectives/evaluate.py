@@ -115,7 +115,10 @@ def collectives_evaluate(*, now: datetime, config: engine.RuleConfig | None = No
         ]
         if not any(verdicts[c].firing for c in slow):
             continue
-        fast = [c for c in members if c not in slow and not (c in verdicts and verdicts[c].holding)]
+        # Fast: judged, and neither slow nor holding. A communicator the rule could not judge (too
+        # few operations in the window: a world all-reduce every 30 s) proves nothing fast: it
+        # clears no link (it had cleared the faulty cable of a 512-node ring in the bench).
+        fast = [c for c in members if c in verdicts and c not in slow and not verdicts[c].holding]
         start = min(verdicts[c].since or now for c in slow) - timedelta(seconds=EVIDENCE_LEAD_S)
         cands_links = set().union(*(links.get(c, set()) | ecmp.get(c, set()) for c in slow))
         evidence, limits, _pairs = link_evidence(link_ids=sorted(cands_links), start=start, end=now)
