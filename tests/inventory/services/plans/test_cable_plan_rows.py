@@ -307,7 +307,7 @@ def _live_and_history(model, ids):
 def test_an_applied_plan_writes_every_value_and_one_history_row_each(plant):
     """What a user reads back: the cables, ends and links as the plan said, each with a '+' history
     row by the importing user that holds the same values."""
-    user = f.person("importer")
+    user = f.person("importer", role="engineer")  # imports are an engineer's action (the one policy)
     rows = [
         _row("M-1", ("mgmt-1", "Gi1"), ("mgmt-1", "Gi2"), vendor="nvidia", length_m="3.456", a_pinned="yes"),
         _row("D-2", ("sw-empty", "swp4"), ("sw-empty", "OSFP1/2"), kind="DAC", b_pinned="no", notes="hi"),
