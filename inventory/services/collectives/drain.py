@@ -141,12 +141,10 @@ def link_drain(
     return drain
 
 
-@transaction.atomic
-def link_restore(*, alert: Alert, actor, now: datetime) -> LinkDrain:
-    """Put the alert's link back in service: the latest drain not yet restored is recorded as
-    restored and its maintenance window ends now (``DrainConflict`` when none is)."""
-    if alert.link_id is None:
-        raise ValidationError({"link": "This alert names no link."})
+def _latest_open_drain(alert: Alert, what_not: str) -> LinkDrain:
+    """The latest drain of the alert's link not yet restored, its link row locked (restore and
+    extend serialise with a drain of the same link); ``DrainConflict`` ending ``what_not`` when
+    the link is not drained."""
     Link.objects.select_for_update().filter(pk=alert.link_id).first()
     drain = (
         LinkDrain.objects.select_related("window")
@@ -155,7 +153,17 @@ def link_restore(*, alert: Alert, actor, now: datetime) -> LinkDrain:
         .first()
     )
     if drain is None:
-        raise DrainConflict("This link is not drained: nothing to restore.")
+        raise DrainConflict(f"This link is not drained: {what_not}")
+    return drain
+
+
+@transaction.atomic
+def link_restore(*, alert: Alert, actor, now: datetime) -> LinkDrain:
+    """Put the alert's link back in service: the latest drain not yet restored is recorded as
+    restored and its maintenance window ends now (``DrainConflict`` when none is)."""
+    if alert.link_id is None:
+        raise ValidationError({"link": "This alert names no link."})
+    drain = _latest_open_drain(alert, "nothing to restore.")
     maintenance_end(window=drain.window, now=now)
     drain.restored_at = now
     drain.restored_by = actor if getattr(actor, "is_authenticated", False) else None
@@ -173,15 +181,7 @@ def link_drain_extend(*, alert: Alert, actor, now: datetime, ends_at: datetime |
     ends_at = ends_at or now + timedelta(hours=float(app_settings.drain_hours))
     if ends_at <= now:
         raise ValidationError({"ends_at": "The new end of the drain must be in the future."})
-    Link.objects.select_for_update().filter(pk=alert.link_id).first()
-    drain = (
-        LinkDrain.objects.select_related("window")
-        .filter(link_id=alert.link_id, restored_at__isnull=True)
-        .order_by("-drained_at", "-id")
-        .first()
-    )
-    if drain is None:
-        raise DrainConflict("This link is not drained: nothing to extend (drain it instead).")
+    drain = _latest_open_drain(alert, "nothing to extend (drain it instead).")
     drain.window.ends_at = ends_at
     drain.window.save(update_fields=["ends_at"])
     drain.extended_at = now
