@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db.models import Min, Q
+from django.db.models import Min, Q, Subquery
 from django.utils import timezone
 
 from inventory.conf import app_settings
@@ -90,22 +90,29 @@ def cable_impact(*, cable: Cable, start: datetime, end: datetime, now: datetime)
     """What ran over ``cable`` while it was degraded between ``start`` and ``end``: two queries
     (one when it was never degraded). Degraded: an alert of ``core.DEGRADED_RULES`` at warning or
     worse on a link through it (the link's segments, the alert's recorded path or suspect, or an
-    alert moved off it by its replacement, which counts until the cable was retired)."""
+    alert moved off it by its replacement, which counts until the cable was retired). An alert moved
+    onto it by a replacement counts from the replacement (its predecessor's retirement, read as a
+    column of the same query): the jobs that crossed the old cable are the old cable's impact."""
     where = (
         Q(cable_id=cable.pk)
         | Q(moved_from_id=cable.pk)
         | Q(pk__in=Alert.cables.through.objects.filter(cable_id=cable.pk).values("alert_id"))
         | Q(link_id__in=LinkSegment.objects.filter(cable_id=cable.pk).values("link_id"))
     )
+    predecessors = Cable.objects.filter(replaced_by_id=cable.pk)
     rows = list(
-        _degraded_alerts(where, start=start, end=end).values_list(
-            "link_id", "link__a_port_id", "link__b_port_id", "opened_at", "resolved_at"
-        )
+        _degraded_alerts(where, start=start, end=end)
+        .annotate(since=Subquery(predecessors.order_by("-retired_at").values("retired_at")[:1]))
+        .values_list("link_id", "link__a_port_id", "link__b_port_id", "opened_at", "resolved_at", "since")
     )
     stop = cable.retired_at
     degraded = []
     port_link: dict[int, int] = {}
-    for lid, a, b, opened, resolved in rows:
+    for lid, a, b, opened, resolved, since in rows:
+        if since is not None:
+            if resolved is not None and resolved <= since:
+                continue
+            opened = max(opened, since)
         if stop is not None:
             if opened >= stop:
                 continue

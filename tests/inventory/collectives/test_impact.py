@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from inventory.core.choices import AlertState, TokenKind
 from inventory.core.impact import DEGRADED_RULES
-from inventory.models import Alert, CollectiveJob, Link, LinkSegment, Transceiver
+from inventory.models import Alert, Cable, CollectiveJob, Link, LinkSegment, Transceiver
 from inventory.selectors.collectives.impact import cable_impact, module_impact
 from inventory.services.alerts.evaluate import alerts_evaluate
 from inventory.services.collectives import RankSpec, job_register
@@ -202,3 +202,21 @@ def test_the_impact_reads_do_not_grow_with_the_jobs(faulted):
     many_m, _ = count(lambda: module_impact(transceiver=xcvr, **_window(now)))
     assert len(before.jobs) == 1 and len(after.jobs) > 1
     assert (one_c, one_m) == (many_c, many_m) == (2, 3)
+
+
+def test_a_replacement_cable_does_not_inherit_the_jobs_its_predecessor_carried(faulted):
+    """The alert moves to the new cable at the replacement (minute 30, after the job ended at 25):
+    the job is the old cable's impact, not the new one's, although the moved alert opened before."""
+    from inventory.services.plant.cables import cable_replace
+
+    _job, _rail, bad, _good, now = faulted
+    old = _cable(bad)
+    new = cable_replace(old=old, new_label="R-5151", reason="bent", now=now)
+    assert Alert.objects.filter(cable=new, moved_from=old, rule__in=DEGRADED_RULES).exists()
+
+    later = now + timedelta(hours=1)
+    fresh = cable_impact(cable=new, **_window(later))
+    assert fresh.jobs == [] and fresh.gpu_hours == 0
+    assert fresh.degraded_hours == pytest.approx(1.0)  # from the replacement on, not from the opening
+    kept = cable_impact(cable=Cable.objects.get(pk=old.pk), **_window(later))
+    assert [j.job_id for j in kept.jobs] == ["5151"]
