@@ -389,3 +389,12 @@ def test_a_threshold_without_a_number_is_named_not_dropped():
         assert "rx_power_low_warn" not in s["module_thresholds"], fmt
         assert s.get("rx_power_low_warn_dbm") is None
         assert ctx.report.ignored[name] == 1, (fmt, dict(ctx.report.ignored))
+
+
+def test_prometheus_label_values_unescape_exactly_backslash_quote_and_newline():
+    r"""The exposition format escapes ``\\``, ``\"`` and ``\n`` in a label value and nothing
+    else: UTF-8 text is itself, and an unknown escape (``\t``) stays as written (as Prometheus'
+    own parser keeps it)."""
+    text = 'node_ethtool_link_down_events_phy{hostname="café",device="a\\\\b\\"c\\nd\\te"} 1\n'.encode()
+    [s] = adapters.parse("prometheus", text, adapters.Context(device=None, port=None, ts=NOW))
+    assert (s["device"], s["port"]) == ("café", 'a\\b"c\nd\\te')
