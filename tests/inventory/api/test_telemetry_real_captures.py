@@ -429,3 +429,83 @@ def test_junos_xml_with_an_entity_declaration_is_refused(junos_leaf, user_with_r
     r = client.post("/api/telemetry/?format=junos&device=qfx-1", data=body, content_type="application/xml")
     assert r.status_code == 400 and "entity" in r.json()["detail"], r.content
     assert not TelemetrySample.objects.exists()
+
+
+JUNOS_JSON = "junos_show_interfaces_display_json_vqfx10000_17.4R1.txt"
+# the file's 40 physical interfaces; the 12 xe- ports carry ethernet-fec-statistics, every count "0"
+VQFX_FEC_PORTS = [f"xe-0/0/{i}" for i in range(12)]
+VQFX_OTHER_PORTS = [
+    "gr-0/0/0", "pfe-0/0/0", "pfh-0/0/0", "bme0", "cbp0", "dsc", *[f"em{i}" for i in range(8)],
+    "esi", "gre", "ipip", "irb", "jsrv", "lo0", "lsi", "mtun", "pimd", "pime", "pip0", "tap", "vme", "vtep",
+]  # fmt: skip
+
+
+def test_junos_show_interfaces_display_json_fec_counters(user_with_role):
+    """batfish/lab-validation's capture of ``show interfaces | display json`` on a vQFX-10000
+    (Junos 17.4R1.16), CLI prompt line ``{master:0}`` included: each xe- port's
+    ``ethernet-fec-statistics`` stored as its corrected and uncorrected codeword counters, the
+    per-second rates and every other element named in ``ignored``, and each interface with no
+    reading (lo0, em0, ...) refused by itself. Junos repeats ``eth-switch-error`` in one element:
+    read as two elements, not refused."""
+    dev = Device.objects.create(name="vqfx-1", role="leaf")
+    ports = {name: f.port(dev, name) for name in VQFX_FEC_PORTS + VQFX_OTHER_PORTS}
+    text = (REAL / JUNOS_JSON).read_text()
+    assert text.count('"fec_ccw_count"') == text.count('"fec_nccw_count"') == 12
+    r = _post_as(user_with_role, JUNOS_JSON, "junos", "vqfx-1", ctype="application/json")
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert (body["stored"], body["rejected"]) == (12, 28)
+    assert sorted((e["port"], e["code"]) for e in body["errors"]) == sorted(
+        (name, "no_data") for name in VQFX_OTHER_PORTS
+    )
+    for name in VQFX_FEC_PORTS:
+        sample = TelemetrySample.objects.get(port=ports[name])
+        assert (sample.fec_corrected_cw, sample.fec_uncorrectable_cw) == (0, 0), name
+    assert TelemetrySample.objects.count() == 12
+    assert body["ignored"] == {
+        "count": 824,
+        "fields": {
+            "active-alarms": 12,
+            "active-defects": 12,
+            "admin-status": 40,
+            "bpdu-error": 12,
+            "current-physical-address": 26,
+            "duplex": 12,
+            "eth-switch-error": 24,  # twice in each xe- port, as Junos writes it
+            "ethernet-fec-mode": 12,
+            "ethernet-pcs-statistics": 12,
+            "fec_ccw_error_rate": 12,  # per-second rates, never counters
+            "fec_nccw_error_rate": 12,
+            "hardware-physical-address": 26,
+            "if-config-flags": 40,
+            "if-device-flags": 40,
+            "if-flow-control": 12,
+            "if-media-flags": 34,
+            "if-media-type": 12,
+            "if-type": 26,
+            "ifd-specific-config-flags": 28,
+            "interface-flapped": 34,
+            "interface-transmit-statistics": 12,
+            "l2pt-error": 12,
+            "ld-pdu-error": 12,
+            "link-level-type": 36,
+            "link-type": 15,
+            "local-index": 40,
+            "logical-interface": 23,
+            "loopback": 12,
+            "mtu": 38,
+            "oper-status": 40,
+            "physical-interface-cos-information": 12,
+            "snmp-index": 40,
+            "sonet-mode": 12,
+            "source-filtering": 12,
+            "speed": 30,
+            "traffic-statistics": 40,
+        },
+    }
+
+
+def test_junos_json_posted_as_another_format_is_refused_naming_junos(user_with_role):
+    r = _post_as(user_with_role, JUNOS_JSON, "arista-eos", "vqfx-1", ctype="application/json")
+    assert r.status_code == 400 and "?format=junos" in r.json()["detail"], r.content
+    assert not TelemetrySample.objects.exists()
