@@ -67,8 +67,10 @@ SIGNATURES: dict[str, tuple[str, re.Pattern[bytes]]] = {
         ),
     ),
     "arista-eos": (
-        "Arista EOS show interfaces transceiver detail output (text or | json)",
-        re.compile(rb"A2D readouts|\+\+ : high alarm, \+  : high warning|\"txBias\"\s*:"),
+        "Arista EOS show interfaces transceiver detail output (text or | json) or phy detail | json",
+        re.compile(
+            rb"A2D readouts|\+\+ : high alarm, \+  : high warning|\"txBias\"\s*:|\"interfacePhyStatuses\"\s*:"
+        ),
     ),
 }
 # formats whose bodies legitimately carry another's marks (the other is read inside them)

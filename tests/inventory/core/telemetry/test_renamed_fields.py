@@ -140,6 +140,16 @@ CASES: dict[str, tuple[bytes, str | None, tuple[str, ...]]] = {
         None,
         ("temperature", "voltage", "txBias", "txPower", "rxPower", "vendorSn"),
     ),
+    "arista-eos#phy": (
+        (REAL / "arista_eos_show_interfaces_phy_detail_7050cx3_eos4.35.json").read_bytes(),
+        None,
+        ("correctedCodewords", "uncorrectedCodewords", "correctedSymbols", "operSpeed"),
+    ),
+    "arista-eos#detail": (
+        (REAL / "arista_eos_show_interfaces_transceiver_detail_7050cx3_eos4.35.json").read_bytes(),
+        None,
+        ("highAlarm", "lowWarn", "txBias", "rxPower", "temperature"),
+    ),
     "junos#json": (
         (REAL / "junos_show_interfaces_display_json_vqfx10000_17.4R1.txt").read_bytes(),
         None,
