@@ -262,8 +262,9 @@ class _Pairs(list):
     for a repeated element)."""
 
 
-# the prompt line a CLI capture on a virtual-chassis member ends with: "{master:0}"
+# the prompt line a CLI capture on a virtual-chassis member ends (or begins) with: "{master:0}"
 _PROMPT_TAIL = re.compile(r"\n\s*\{(?:master|backup|linecard)(?::\d+)?\}\s*$")
+_PROMPT_HEAD = re.compile(rb"^\s*\{(?:master|backup|linecard)(?::\d+)?\}[ \t]*(?:\r?\n|$)")
 
 
 def _elements(tag: str, value: Any) -> list[ET.Element]:
@@ -288,7 +289,7 @@ def _elements(tag: str, value: Any) -> list[ET.Element]:
 
 
 def _parse_json(body: bytes, ctx: Context, device: str) -> list[dict]:
-    text = _PROMPT_TAIL.sub("", body_text(body))
+    text = _PROMPT_TAIL.sub("", body_text(_PROMPT_HEAD.sub(b"", body, count=1)))
     try:
         doc = json.loads(text, object_pairs_hook=_Pairs)
     except json.JSONDecodeError as exc:
@@ -303,7 +304,8 @@ def _parse_json(body: bytes, ctx: Context, device: str) -> list[dict]:
 
 def parse_junos(body: bytes, ctx: Context) -> list[dict]:
     device = need_device(ctx, "junos")
-    first = body.lstrip()[:1]
+    # a text capture may open with the "{master:0}" prompt line: that is no JSON
+    first = _PROMPT_HEAD.sub(b"", body[:256], count=1).lstrip()[:1]
     if first == b"<":
         return _parse_xml(body, ctx, device)
     if first == b"{":

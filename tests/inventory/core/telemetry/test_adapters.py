@@ -443,3 +443,17 @@ def test_junos_json_naming_a_stored_element_twice_is_refused():
     )
     with pytest.raises(adapters.AdapterError, match="fec_nccw_count twice"):
         adapters.parse("junos", body, adapters.Context(device="qfx-1", port=None, ts=NOW))
+
+
+def test_junos_text_capture_opening_with_the_prompt_line_is_read_as_text():
+    """A CLI capture on a virtual-chassis member may open with "{master:0}": that brace is no
+    JSON body (edge case on the real capture)."""
+    text = (TEST_DATA / "real" / "junos_show_interfaces_diagnostics_optics_xe_sfp.txt").read_bytes()
+    ctx = adapters.Context(device="qfx-1", port=None, ts=NOW)
+    [s] = adapters.parse("junos", b"{master:0}\n" + text, ctx)
+    assert (s["port"], s["temperature_c"], s["bias_ma"]) == ("xe-0/1/7", 36.0, [37.682])
+    json_body = (TEST_DATA / "real" / "junos_show_interfaces_display_json_vqfx10000_17.4R1.txt").read_bytes()
+    out = adapters.parse(
+        "junos", b"{master:0}\n" + json_body, adapters.Context(device="q", port=None, ts=NOW)
+    )
+    assert sum(1 for x in out if "fec_corrected_codewords" in x) == 12
