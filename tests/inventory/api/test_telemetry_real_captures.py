@@ -628,6 +628,9 @@ def test_arista_eos_transceiver_detail_json_thresholds(user_with_role):
         assert state.rx_power_low_warn_dbm == limits["rx_power_low_warn"]
         assert state.rx_power_low_alarm_dbm == limits["rx_power_low_alarm"]
         assert state.temperature_high_warn_c == limits["temperature_high_warn"]
+        # a dark port's -30 dBm is a reading (no light), not a sensor fault: EOS' JSON carries no
+        # flag for it to contradict, and it is stored for the low-Rx rules to judge
+        assert state.dom_suspect is None, name
     ignored = r.json()["ignored"]
     overridden = {
         f"details.{q}.{level}Overridden": 4
