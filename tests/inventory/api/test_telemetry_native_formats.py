@@ -138,3 +138,20 @@ def test_prometheus_content_type_needs_no_format(host, user_with_role):
     assert r.status_code == 200 and r.json()["stored"] == 1
     row = TelemetrySample.objects.get()
     assert (row.fec_corrected_bits, row.link_down_events) == (1000, 1)
+
+
+def test_prometheus_non_ascii_host_and_port_labels_are_read_as_written(user_with_role):
+    """A label value is UTF-8 text with only ``\\\\``, ``\\"`` and ``\\n`` escaped: "café" is
+    stored as "café" (it was decoded as Latin-1 escapes, "cafÃ©", an unknown device)."""
+    dev = Device.objects.create(name="nœud-café", role="gpu_node")
+    port = f.port(dev, "enp1s0f0-réseau")
+    client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
+    body = (
+        'node_ethtool_rx_corrected_bits_phy{hostname="nœud-café",device="enp1s0f0-réseau"} 1000\n'
+        'node_ethtool_link_down_events_phy{hostname="nœud-café",device="enp1s0f0-réseau"} 2\n'
+    ).encode()
+    r = client.post("/api/telemetry/?format=prometheus", data=body, content_type="text/plain")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["errors"]) == (1, [])
+    row = TelemetrySample.objects.get(port=port)
+    assert (row.fec_corrected_bits, row.link_down_events) == (1000, 2)

@@ -429,3 +429,215 @@ def test_junos_xml_with_an_entity_declaration_is_refused(junos_leaf, user_with_r
     r = client.post("/api/telemetry/?format=junos&device=qfx-1", data=body, content_type="application/xml")
     assert r.status_code == 400 and "entity" in r.json()["detail"], r.content
     assert not TelemetrySample.objects.exists()
+
+
+JUNOS_JSON = "junos_show_interfaces_display_json_vqfx10000_17.4R1.txt"
+# the file's 40 physical interfaces; the 12 xe- ports carry ethernet-fec-statistics, every count "0"
+VQFX_FEC_PORTS = [f"xe-0/0/{i}" for i in range(12)]
+VQFX_OTHER_PORTS = [
+    "gr-0/0/0", "pfe-0/0/0", "pfh-0/0/0", "bme0", "cbp0", "dsc", *[f"em{i}" for i in range(8)],
+    "esi", "gre", "ipip", "irb", "jsrv", "lo0", "lsi", "mtun", "pimd", "pime", "pip0", "tap", "vme", "vtep",
+]  # fmt: skip
+
+
+def test_junos_show_interfaces_display_json_fec_counters(user_with_role):
+    """batfish/lab-validation's capture of ``show interfaces | display json`` on a vQFX-10000
+    (Junos 17.4R1.16), CLI prompt line ``{master:0}`` included: each xe- port's
+    ``ethernet-fec-statistics`` stored as its corrected and uncorrected codeword counters, the
+    per-second rates and every other element named in ``ignored``, and each interface with no
+    reading (lo0, em0, ...) refused by itself. Junos repeats ``eth-switch-error`` in one element:
+    read as two elements, not refused."""
+    dev = Device.objects.create(name="vqfx-1", role="leaf")
+    ports = {name: f.port(dev, name) for name in VQFX_FEC_PORTS + VQFX_OTHER_PORTS}
+    text = (REAL / JUNOS_JSON).read_text()
+    assert text.count('"fec_ccw_count"') == text.count('"fec_nccw_count"') == 12
+    r = _post_as(user_with_role, JUNOS_JSON, "junos", "vqfx-1", ctype="application/json")
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert (body["stored"], body["rejected"]) == (12, 28)
+    assert sorted((e["port"], e["code"]) for e in body["errors"]) == sorted(
+        (name, "no_data") for name in VQFX_OTHER_PORTS
+    )
+    for name in VQFX_FEC_PORTS:
+        sample = TelemetrySample.objects.get(port=ports[name])
+        assert (sample.fec_corrected_cw, sample.fec_uncorrectable_cw) == (0, 0), name
+    assert TelemetrySample.objects.count() == 12
+    assert body["ignored"] == {
+        "count": 824,
+        "fields": {
+            "active-alarms": 12,
+            "active-defects": 12,
+            "admin-status": 40,
+            "bpdu-error": 12,
+            "current-physical-address": 26,
+            "duplex": 12,
+            "eth-switch-error": 24,  # twice in each xe- port, as Junos writes it
+            "ethernet-fec-mode": 12,
+            "ethernet-pcs-statistics": 12,
+            "fec_ccw_error_rate": 12,  # per-second rates, never counters
+            "fec_nccw_error_rate": 12,
+            "hardware-physical-address": 26,
+            "if-config-flags": 40,
+            "if-device-flags": 40,
+            "if-flow-control": 12,
+            "if-media-flags": 34,
+            "if-media-type": 12,
+            "if-type": 26,
+            "ifd-specific-config-flags": 28,
+            "interface-flapped": 34,
+            "interface-transmit-statistics": 12,
+            "l2pt-error": 12,
+            "ld-pdu-error": 12,
+            "link-level-type": 36,
+            "link-type": 15,
+            "local-index": 40,
+            "logical-interface": 23,
+            "loopback": 12,
+            "mtu": 38,
+            "oper-status": 40,
+            "physical-interface-cos-information": 12,
+            "snmp-index": 40,
+            "sonet-mode": 12,
+            "source-filtering": 12,
+            "speed": 30,
+            "traffic-statistics": 40,
+        },
+    }
+
+
+def test_junos_json_posted_as_another_format_is_refused_naming_junos(user_with_role):
+    r = _post_as(user_with_role, JUNOS_JSON, "arista-eos", "vqfx-1", ctype="application/json")
+    assert r.status_code == 400 and "?format=junos" in r.json()["detail"], r.content
+    assert not TelemetrySample.objects.exists()
+
+
+ARISTA_PHY = "arista_eos_show_interfaces_phy_detail_7050cx3_eos4.35.json"
+ARISTA_XCVR_DETAIL = "arista_eos_show_interfaces_transceiver_detail_7050cx3_eos4.35.json"
+
+
+def test_arista_eos_phy_detail_json_fec_counters(user_with_role):
+    """arex's capture of ``show interfaces phy detail | json`` on a DCS-7050CX3-32C-R, EOS 4.35.4M:
+    a 10G port without FEC (its speed only), a 25G breakout lane with RS-FEC that corrected 5
+    and could not correct 3 codewords, a 100G port with four lanes of corrected symbols (0)."""
+    dev = Device.objects.create(name="eos-1", role="leaf")
+    ports = {name: f.port(dev, name) for name in ("Ethernet1/1", "Ethernet4/1", "Ethernet29/1")}
+    r = _post_as(user_with_role, ARISTA_PHY, "arista-eos", "eos-1", ctype="application/json")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (3, 0), r.json()["errors"]
+    stored = {
+        name: (s.fec_corrected_cw, s.fec_uncorrectable_cw, s.fec_symbol_errors, s.speed_gbps)
+        for name, port in ports.items()
+        for s in [TelemetrySample.objects.get(port=port)]
+    }
+    assert stored == {
+        "Ethernet1/1": (None, None, None, 10.0),
+        "Ethernet4/1": (5, 3, None, 25.0),  # correctedSymbols is {} on a breakout lane: none stored
+        "Ethernet29/1": (0, 0, 0, 100.0),
+    }
+    assert r.json()["ignored"] == {
+        "count": 54,
+        "fields": {
+            # per port: what the PHY says about itself, not a reading cabletrack stores
+            "chip": 3,
+            "description": 3,
+            "interfaceState": 3,
+            "interruptCount": 3,
+            "macFaults": 3,
+            "pcs": 3,
+            "phyState": 3,
+            "pma": 3,
+            "serdes": 3,
+            "transceiver": 3,
+            # the two ports with RS-FEC
+            "fec.alignmentLock": 2,
+            "fec.codewordSize": 2,
+            "fec.encoding": 2,
+            "fec.laneMap": 2,
+            "fec.correctedCodewords.changes": 2,
+            "fec.correctedCodewords.lastChange": 2,
+            "fec.uncorrectedCodewords.changes": 2,
+            "fec.uncorrectedCodewords.lastChange": 2,
+            "fec.correctedSymbols.changes": 4,  # Ethernet29/1's four lanes
+            "fec.correctedSymbols.lastChange": 4,
+        },
+    }
+
+
+def test_arista_eos_transceiver_detail_json_thresholds(user_with_role):
+    """arex's capture of ``show interfaces transceiver detail | json`` on the same switch: four
+    ports (40GBASE-SR4, two lanes of a dark 100GBASE-SR4 at EOS' -30 dBm floor, 40GBASE-LRL4),
+    each reading and each of the module's 20 thresholds stored as the file carries it."""
+    dev = Device.objects.create(name="eos-1", role="leaf")
+    names = ("Ethernet1/1", "Ethernet7/1", "Ethernet7/2", "Ethernet31/1")
+    ports = {name: f.port(dev, name) for name in names}
+    r = _post_as(user_with_role, ARISTA_XCVR_DETAIL, "arista-eos", "eos-1", ctype="application/json")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (4, 0), r.json()["errors"]
+    sr4_100 = thresholds(
+        temperature=(80.0, 70.0, -10.0, 0.0),
+        voltage=(3.6300000000000003, 3.4650000000000003, 2.97, 3.1350000000000002),
+        bias=(11.0, 9.5, 1.0, 2.0),
+        tx_power=(5.399914195935072, 2.3999979288687143, -11.402614338028528, -8.401321529074337),
+        rx_power=(5.399914195935072, 2.3999979288687143, -13.306831194338884, -10.301183562535002),
+    )
+    expected = {
+        # port: (temperature, voltage, bias, tx, rx, serial, thresholds)
+        "Ethernet1/1": (
+            35.09765625,
+            3.2270000000000003,
+            6.546,
+            -1.5932943866659102,
+            -1.4333151638846502,
+            "XXX000ab0002",
+            thresholds(
+                temperature=(85.0, 70.0, -10.0, 0.0),
+                voltage=(3.6, 3.5, 2.9000000000000004, 3.1),
+                bias=(15.0, 12.0, 0.0, 2.0),
+                tx_power=(4.000023459279557, 2.3999979288687143, -10.599818449923369, -7.599502278873523),
+                rx_power=(4.000023459279557, 2.3999979288687143, -18.013429130455776, -15.003129173815964),
+            ),
+        ),
+        "Ethernet7/1": (43.9375, 3.2869, 6.78, 0.29018329546481425, -30.0, "XXX000a`0003", sr4_100),
+        "Ethernet7/2": (43.9375, 3.2869, 6.59, 0.31206419827462284, -30.0, "XXX000a`0003", sr4_100),
+        "Ethernet31/1": (
+            38.73828125,
+            3.3046,
+            30.75,
+            -0.48711062722327725,
+            -0.7350321072677986,
+            "XXX000AB0001A",
+            thresholds(
+                temperature=(85.0, 80.0, -5.0, 0.0),
+                voltage=(3.6, 3.5, 2.9000000000000004, 3.0),
+                bias=(80.0, 70.0, 0.0, 10.0),
+                tx_power=(2.5000502848689585, 2.000018654066018, -7.500682433658049, -7.000570999772329),
+                rx_power=(3.000082025538127, 2.000018654066018, -12.502636844309393, -11.49966742310231),
+            ),
+        ),
+    }
+    for name, (temp, volt, bias, tx, rx, serial, limits) in expected.items():
+        sample, lanes, state = _stored(ports[name])
+        assert (sample.temperature_c, sample.voltage_v) == (approx(temp), approx(volt)), name
+        assert (lanes.bias_ma, lanes.tx_power_dbm, lanes.rx_power_dbm) == (
+            approx([bias]),
+            approx([tx]),
+            approx([rx]),
+        ), name
+        assert state.module_serial == serial
+        assert state.module_thresholds == limits, name
+        assert state.rx_power_low_warn_dbm == limits["rx_power_low_warn"]
+        assert state.rx_power_low_alarm_dbm == limits["rx_power_low_alarm"]
+        assert state.temperature_high_warn_c == limits["temperature_high_warn"]
+        # a dark port's -30 dBm is a reading (no light), not a sensor fault: EOS' JSON carries no
+        # flag for it to contradict, and it is stored for the low-Rx rules to judge
+        assert state.dom_suspect is None, name
+    ignored = r.json()["ignored"]
+    overridden = {
+        f"details.{q}.{level}Overridden": 4
+        for q in ("temperature", "voltage", "txBias", "txPower", "rxPower", "totalRxPower")
+        for level in ("highAlarm", "highWarn", "lowAlarm", "lowWarn")
+    }
+    assert ignored == {
+        "count": 116,
+        "fields": {**overridden, "channel": 4, "mediaType": 4, "narrowBand": 4, "slot": 4, "updateTime": 4},
+    }

@@ -18,10 +18,24 @@ or ``laser-rx-optical-power-dbm``) as one lane, every flag (on/off) and threshol
 ``...-threshold-dbm`` elements). The mW duplicates and per-lane ``optics-diagnostics-lane-values``
 blocks (no real capture proves them here) are reported as ignored. A DOCTYPE or entity
 declaration is refused (the reply never carries one), so no entity expansion is ever attempted.
+The same tree from ``show interfaces [extensive] | display xml`` (``interface-information``) gives
+each port's ``ethernet-fec-statistics``: ``fec_ccw_count`` (corrected codewords) and
+``fec_nccw_count`` (uncorrected), cumulative; their ``..._error_rate`` siblings are per-second
+rates, reported as ignored.
+
+The JSON form (``| display json``, the body starts with ``{``) is the same tree written Junos'
+way: every element an array of objects, its text in ``"data"``, its attributes in
+``"attributes"``. It is turned back into that tree and read exactly as the XML. Junos writes a
+repeated element as a repeated key (``"eth-switch-error"`` twice in one physical interface of a
+vQFX), so a key named twice is read as two elements, not refused as in other JSON bodies; one
+that cabletrack stores (``fec_ccw_count``, ``ethernet-fec-statistics``, ``optics-diagnostics``)
+named twice in one element is refused, since the body would say two things. A CLI capture that
+ends with a virtual-chassis prompt line (``{master:0}``) is read without it.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from typing import Any
@@ -180,6 +194,57 @@ def _xml_interface(port: str, diag: ET.Element, device: str, ctx: Context) -> di
     return clean(s)
 
 
+_XML_FEC_FIELD = {"fec_ccw_count": "fec_corrected_codewords", "fec_nccw_count": "fec_uncorrectable_codewords"}
+# what a physical-interface carries that cabletrack reads
+_READ = ("name", "optics-diagnostics", "ethernet-fec-statistics")
+
+
+def _only(parent: ET.Element, tag: str) -> ET.Element | None:
+    """The one child ``tag`` of ``parent`` (None when absent); named twice it is refused."""
+    found = [c for c in parent if _local(c.tag) == tag]
+    if len(found) > 1:
+        raise AdapterError(f"Junos output names {tag} twice in one {_local(parent.tag)}: send it once.")
+    return found[0] if found else None
+
+
+def _fec(fec: ET.Element, sample: dict[str, Any], ctx: Context) -> None:
+    for tag, field in _XML_FEC_FIELD.items():
+        el = _only(fec, tag)
+        if el is None:
+            continue
+        text = (el.text or "").strip()
+        if not text.isdigit():
+            raise AdapterError(f"Junos {tag} is not a count: {text[:40]!r}.")
+        sample[field] = int(text)
+    ctx.report.ignore(_local(c.tag) for c in fec if _local(c.tag) not in _XML_FEC_FIELD)
+
+
+def _parse_tree(root: ET.Element, ctx: Context, device: str) -> list[dict]:
+    out = []
+    for phys in root.iter():
+        if _local(phys.tag) != "physical-interface":
+            continue
+        name_el = _only(phys, "name")
+        name = (name_el.text or "").strip() if name_el is not None else ""
+        if not name:
+            raise AdapterError("Junos output: a physical-interface without a name.")
+        ctx.report.ignore(_local(c.tag) for c in phys if _local(c.tag) not in _READ)
+        diag, fec = _only(phys, "optics-diagnostics"), _only(phys, "ethernet-fec-statistics")
+        # no optics and no FEC (a port without a module, lo0): an item with no reading, refused by itself
+        sample = {"device": device, "port": name, "ts": ctx.ts}
+        if diag is not None:
+            sample = _xml_interface(name, diag, device, ctx)
+        if fec is not None:
+            _fec(fec, sample, ctx)
+        out.append(sample)
+    if not out:
+        raise AdapterError(
+            "No physical-interface element: not a Junos get-interface-optics-diagnostics-information"
+            " or interface-information reply."
+        )
+    return out
+
+
 def _parse_xml(body: bytes, ctx: Context, device: str) -> list[dict]:
     if re.search(rb"<!(?:DOCTYPE|ENTITY)", body):
         raise AdapterError(
@@ -189,31 +254,62 @@ def _parse_xml(body: bytes, ctx: Context, device: str) -> list[dict]:
         root = ET.fromstring(body)  # noqa: S314 -- no DOCTYPE (refused above): no entity can be declared
     except ET.ParseError as exc:
         raise AdapterError(f"Junos XML is not well-formed: {exc}") from None
+    return _parse_tree(root, ctx, device)
+
+
+class _Pairs(list):
+    """A JSON object as its (key, value) pairs in order, repeated keys kept (Junos repeats a key
+    for a repeated element)."""
+
+
+# the prompt line a CLI capture on a virtual-chassis member ends (or begins) with: "{master:0}"
+_PROMPT_TAIL = re.compile(r"\n\s*\{(?:master|backup|linecard)(?::\d+)?\}\s*$")
+_PROMPT_HEAD = re.compile(rb"^\s*\{(?:master|backup|linecard)(?::\d+)?\}[ \t]*(?:\r?\n|$)")
+
+
+def _elements(tag: str, value: Any) -> list[ET.Element]:
+    """Junos JSON ``"tag": [{...}, ...]`` -> the XML elements it stands for."""
+    items = value if isinstance(value, list) and not isinstance(value, _Pairs) else [value]
     out = []
-    for phys in root.iter():
-        if _local(phys.tag) != "physical-interface":
-            continue
-        name = next((c.text for c in phys if _local(c.tag) == "name"), None)
-        diag = next((c for c in phys if _local(c.tag) == "optics-diagnostics"), None)
-        if not name or not name.strip():
-            raise AdapterError("Junos XML: a physical-interface without a name.")
-        ctx.report.ignore(_local(c.tag) for c in phys if _local(c.tag) not in ("name", "optics-diagnostics"))
-        if diag is None:
-            # no optics (a port without a module): an item with no reading, refused by itself
-            out.append({"device": device, "port": name.strip(), "ts": ctx.ts})
-            continue
-        out.append(_xml_interface(name.strip(), diag, device, ctx))
-    if not out:
-        raise AdapterError(
-            "No physical-interface element: not a Junos get-interface-optics-diagnostics-information reply."
-        )
+    for item in items:
+        el = ET.Element(tag)
+        if isinstance(item, _Pairs):
+            for key, sub in item:
+                if key == "data":
+                    el.text = None if isinstance(sub, list) else str(sub)  # [null]: an empty flag element
+                elif key == "attributes":
+                    if isinstance(sub, _Pairs):
+                        el.attrib.update({str(k): str(v) for k, v in sub})
+                else:
+                    el.extend(_elements(key, sub))
+        elif item is not None:
+            el.text = str(item)
+        out.append(el)
     return out
+
+
+def _parse_json(body: bytes, ctx: Context, device: str) -> list[dict]:
+    text = _PROMPT_TAIL.sub("", body_text(_PROMPT_HEAD.sub(b"", body, count=1)))
+    try:
+        doc = json.loads(text, object_pairs_hook=_Pairs)
+    except json.JSONDecodeError as exc:
+        raise AdapterError(f"Junos JSON is not valid JSON: {exc}") from None
+    if not isinstance(doc, _Pairs):
+        raise AdapterError("Junos JSON must be an object (| display json output).")
+    root = ET.Element("junos-json")
+    for key, value in doc:
+        root.extend(_elements(key, value))
+    return _parse_tree(root, ctx, device)
 
 
 def parse_junos(body: bytes, ctx: Context) -> list[dict]:
     device = need_device(ctx, "junos")
-    if body.lstrip()[:1] == b"<":
+    # a text capture may open with the "{master:0}" prompt line: that is no JSON
+    first = _PROMPT_HEAD.sub(b"", body[:256], count=1).lstrip()[:1]
+    if first == b"<":
         return _parse_xml(body, ctx, device)
+    if first == b"{":
+        return _parse_json(body, ctx, device)
     text = body_text(body)
     heads = list(_BLOCK.finditer(text))
     if not heads:

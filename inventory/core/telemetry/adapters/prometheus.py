@@ -17,6 +17,17 @@ from inventory.core.telemetry.decode import COUNTER_FIELDS, GAUGE_FIELDS
 _PROM_LINE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+(-?\d+))?\s*$")
 _PROM_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
 _HOST_LABELS = ("hostname", "host", "nodename", "node")
+# a label value escapes exactly three characters (``\\``, ``\"``, ``\n``); anything else is
+# the text itself, UTF-8 included ("café"), and an unknown escape is kept as written, as
+# Prometheus' own parser keeps it
+_LABEL_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_UNESCAPED = {"\\": "\\", '"': '"', "n": "\n"}
+
+
+def _label_value(raw: str) -> str:
+    return _LABEL_ESCAPE.sub(lambda m: _UNESCAPED.get(m.group(1), m.group()), raw)
+
+
 # ``cabletrack_<field>`` series: the sample format's own counters and gauges
 _CT_FIELDS = frozenset(COUNTER_FIELDS) | frozenset(GAUGE_FIELDS)
 
@@ -48,9 +59,7 @@ def parse_prometheus(body: bytes, ctx: Context) -> list[dict]:
         if not m:
             raise AdapterError(f"Not a Prometheus text line: {line[:80]!r}")
         name, labels_text, value_text, ts_text = m.groups()
-        labels = {
-            k: bytes(v, "utf-8").decode("unicode_escape") for k, v in _PROM_LABEL.findall(labels_text or "")
-        }
+        labels = {k: _label_value(v) for k, v in _PROM_LABEL.findall(labels_text or "")}
         value = as_float(value_text)
         if value is None:
             continue  # NaN, +Inf

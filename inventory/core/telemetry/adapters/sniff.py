@@ -61,12 +61,16 @@ SIGNATURES: dict[str, tuple[str, re.Pattern[bytes]]] = {
     "prometheus": ("Prometheus text exposition", re.compile(rb"(?m)^# TYPE |^node_ethtool_|^cabletrack_")),
     "xena": ("Xena PP_RXFECSTATS output", re.compile(rb"PP_RXFECSTATS")),
     "junos": (
-        "Junos show interfaces output (diagnostics optics / extensive, or the optics RPC's XML)",
-        re.compile(rb"(?m)^\s*Physical interface:\s*\S|<optics-diagnostics>"),
+        "Junos show interfaces output (diagnostics optics / extensive, text, | display xml or | display json)",
+        re.compile(
+            rb"(?m)^\s*Physical interface:\s*\S|<optics-diagnostics>|<interface-information\b|\"interface-information\"\s*:"
+        ),
     ),
     "arista-eos": (
-        "Arista EOS show interfaces transceiver detail output (text or | json)",
-        re.compile(rb"A2D readouts|\+\+ : high alarm, \+  : high warning|\"txBias\"\s*:"),
+        "Arista EOS show interfaces transceiver detail output (text or | json) or phy detail | json",
+        re.compile(
+            rb"A2D readouts|\+\+ : high alarm, \+  : high warning|\"txBias\"\s*:|\"interfacePhyStatuses\"\s*:"
+        ),
     ),
 }
 # formats whose bodies legitimately carry another's marks (the other is read inside them)

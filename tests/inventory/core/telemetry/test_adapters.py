@@ -389,3 +389,71 @@ def test_a_threshold_without_a_number_is_named_not_dropped():
         assert "rx_power_low_warn" not in s["module_thresholds"], fmt
         assert s.get("rx_power_low_warn_dbm") is None
         assert ctx.report.ignored[name] == 1, (fmt, dict(ctx.report.ignored))
+
+
+def test_prometheus_label_values_unescape_exactly_backslash_quote_and_newline():
+    r"""The exposition format escapes ``\\``, ``\"`` and ``\n`` in a label value and nothing
+    else: UTF-8 text is itself, and an unknown escape (``\t``) stays as written (as Prometheus'
+    own parser keeps it)."""
+    text = 'node_ethtool_link_down_events_phy{hostname="café",device="a\\\\b\\"c\\nd\\te"} 1\n'.encode()
+    [s] = adapters.parse("prometheus", text, adapters.Context(device=None, port=None, ts=NOW))
+    assert (s["device"], s["port"]) == ("café", 'a\\b"c\nd\\te')
+
+
+JUNOS_FEC_XML = b"""<rpc-reply xmlns:junos="http://xml.juniper.net/junos/17.4R1/junos"><interface-information>
+<physical-interface><name>et-0/0/1</name><oper-status>up</oper-status>
+<ethernet-fec-statistics junos:style="verbose">
+<fec_ccw_count>1234</fec_ccw_count><fec_nccw_count>5</fec_nccw_count>
+<fec_ccw_error_rate>12</fec_ccw_error_rate><fec_nccw_error_rate>0</fec_nccw_error_rate>
+</ethernet-fec-statistics></physical-interface></interface-information></rpc-reply>"""
+JUNOS_FEC_JSON = b"""{"interface-information" : [{
+  "attributes" : {"junos:style" : "normal"},
+  "physical-interface" : [{
+    "name" : [{"data" : "et-0/0/1"}],
+    "oper-status" : [{"data" : "up"}],
+    "ethernet-fec-statistics" : [{
+      "attributes" : {"junos:style" : "verbose"},
+      "fec_ccw_count" : [{"data" : "1234"}],
+      "fec_nccw_count" : [{"data" : "5"}],
+      "fec_ccw_error_rate" : [{"data" : "12"}],
+      "fec_nccw_error_rate" : [{"data" : "0"}]}]}]}]}
+"""
+
+
+@pytest.mark.parametrize("body", [JUNOS_FEC_XML, JUNOS_FEC_JSON], ids=["xml", "json"])
+def test_junos_interface_information_fec_counts_xml_and_json_alike(body):
+    """Hand-written in the shape of the real vQFX capture with counts that are not 0, so that
+    corrected and uncorrected cannot be swapped unseen (edge case, not proof)."""
+    ctx = adapters.Context(device="qfx-1", port=None, ts=NOW)
+    [s] = adapters.parse("junos", body, ctx)
+    assert (s["port"], s["fec_corrected_codewords"], s["fec_uncorrectable_codewords"]) == (
+        "et-0/0/1",
+        1234,
+        5,
+    )
+    assert dict(ctx.report.ignored) == {"oper-status": 1, "fec_ccw_error_rate": 1, "fec_nccw_error_rate": 1}
+
+
+def test_junos_json_naming_a_stored_element_twice_is_refused():
+    """Junos repeats a key for a repeated element, so a repeated key is read as two elements;
+    but a counter cabletrack stores, named twice in one element, would say two things."""
+    body = JUNOS_FEC_JSON.replace(
+        b'"fec_nccw_count" : [{"data" : "5"}],',
+        b'"fec_nccw_count" : [{"data" : "5"}], "fec_nccw_count" : [{"data" : "7"}],',
+    )
+    with pytest.raises(adapters.AdapterError, match="fec_nccw_count twice"):
+        adapters.parse("junos", body, adapters.Context(device="qfx-1", port=None, ts=NOW))
+
+
+def test_junos_text_capture_opening_with_the_prompt_line_is_read_as_text():
+    """A CLI capture on a virtual-chassis member may open with "{master:0}": that brace is no
+    JSON body (edge case on the real capture)."""
+    text = (TEST_DATA / "real" / "junos_show_interfaces_diagnostics_optics_xe_sfp.txt").read_bytes()
+    ctx = adapters.Context(device="qfx-1", port=None, ts=NOW)
+    [s] = adapters.parse("junos", b"{master:0}\n" + text, ctx)
+    assert (s["port"], s["temperature_c"], s["bias_ma"]) == ("xe-0/1/7", 36.0, [37.682])
+    json_body = (TEST_DATA / "real" / "junos_show_interfaces_display_json_vqfx10000_17.4R1.txt").read_bytes()
+    out = adapters.parse(
+        "junos", b"{master:0}\n" + json_body, adapters.Context(device="q", port=None, ts=NOW)
+    )
+    assert sum(1 for x in out if "fec_corrected_codewords" in x) == 12

@@ -140,6 +140,21 @@ CASES: dict[str, tuple[bytes, str | None, tuple[str, ...]]] = {
         None,
         ("temperature", "voltage", "txBias", "txPower", "rxPower", "vendorSn"),
     ),
+    "arista-eos#phy": (
+        (REAL / "arista_eos_show_interfaces_phy_detail_7050cx3_eos4.35.json").read_bytes(),
+        None,
+        ("correctedCodewords", "uncorrectedCodewords", "correctedSymbols", "operSpeed"),
+    ),
+    "arista-eos#detail": (
+        (REAL / "arista_eos_show_interfaces_transceiver_detail_7050cx3_eos4.35.json").read_bytes(),
+        None,
+        ("highAlarm", "lowWarn", "txBias", "rxPower", "temperature"),
+    ),
+    "junos#json": (
+        (REAL / "junos_show_interfaces_display_json_vqfx10000_17.4R1.txt").read_bytes(),
+        None,
+        ("fec_ccw_count", "fec_nccw_count", "ethernet-fec-statistics"),
+    ),
     "junos#xml": (
         (REAL / "junos_get-interface-optics-diagnostics-information_xe_sfp_napalm.xml").read_bytes(),
         None,
@@ -194,14 +209,17 @@ def test_renamed_fields_are_never_a_silent_partial_sample(data, case):
     fmt = case.split("#")[0]
     renamed = data.draw(st.sets(st.sampled_from(tokens), min_size=1, max_size=len(tokens)), label="renamed")
     objs0, decoded0, _ = _read(fmt, body, port)
-    assert objs0 and not decoded0.errors  # the untouched capture reads cleanly
+    # the untouched capture reads cleanly; its items with no reading at all (a Junos lo0 in
+    # show interfaces) are refused one by one, and more refusals below are said out loud
+    base = len(decoded0.errors)
+    assert objs0 and base == sum(1 for s in objs0 if not _fields(s)) < len(objs0)
     # each name alone: a rename that loses a field is refused or named as ignored
     losing = set()
     for token in renamed:
         objs, decoded, ctx = _read(fmt, _rename(body, token), port)
-        if objs is None or decoded.errors:
+        if objs is None or len(decoded.errors) > base:
             continue  # refused as a whole, or item by item: said out loud
-        assert all(_fields(s) for s in objs)  # never an empty sample accepted
+        assert sum(1 for s in objs if _fields(s)) == len(objs) - base  # never an empty sample accepted
         if _lost(objs0, objs):
             losing.add(token)
             assert f"{token}_v2" in " ".join(ctx.report.ignored), f"{fmt}: {token} renamed, lost, not named"
@@ -210,9 +228,9 @@ def test_renamed_fields_are_never_a_silent_partial_sample(data, case):
     for token in renamed:
         mutated = _rename(mutated, token)
     objs, decoded, ctx = _read(fmt, mutated, port)
-    if objs is None or decoded.errors:
+    if objs is None or len(decoded.errors) > base:
         return
-    assert all(_fields(s) for s in objs)
+    assert sum(1 for s in objs if _fields(s)) == len(objs) - base
     named = " ".join(ctx.report.ignored)
     assert not [t for t in losing if f"{t}_v2" not in named], fmt
 
@@ -224,6 +242,8 @@ ALL = {
     "sonic-dom": ("RX", "TX", "Rx", "Tx", "Temp", "Vcc", "Vendor"),
     "ethtool-module": ("Vendor", "Module", "Laser", "Transmit", "Rcvr"),
     "junos": ("Laser", "Module"),
+    "junos#json": ("fec_",),
+    "junos#xml": ("laser-", "module-", "rx-signal"),
 }
 
 
@@ -234,5 +254,6 @@ def test_with_every_recognised_name_removed_nothing_is_accepted(fmt):
     tokens = ALL.get(fmt, tokens)
     for token in tokens:
         body = _remove(body, token)
-    objs, decoded, _ = _read(fmt, body, port)
+    # the adapter's name, not the case's ("junos#xml" is no format: it would be refused unread)
+    objs, decoded, _ = _read(fmt.split("#")[0], body, port)
     assert objs is None or (decoded.errors and not decoded.samples) or not objs, (fmt, objs)
