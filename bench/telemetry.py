@@ -330,9 +330,13 @@ def _sustained_costs(report, out: dict, copy_rate: float | None) -> None:
         "samples/s",
         ">= 100,000",
     )
-    runs = out["evaluations"]
+    runs = out["evaluations"][1:]  # the first learnt every baseline (a one-off, timed after the run)
     if runs:
-        report(f"alert evaluation during the sustained run, longest of {len(runs)}", max(runs), "s")
+        report(
+            f"alert evaluation during the sustained run, longest of {len(runs)} after the first",
+            max(runs),
+            "s",
+        )
 
 
 def _alert_delay(report, out: dict, seconds: float) -> None:
