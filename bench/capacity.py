@@ -35,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 
 import psutil
 
-from bench.common import ROOT, Http, WebServer, make_token
+from bench.common import ROOT, Http, MachineCpu, WebServer, make_token
 
 NEEDS = ("postgresql", "redis")
 QUEUE = "bench-capacity"
@@ -65,6 +65,41 @@ def _backends() -> list[int]:
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
         return [r[0] for r in cur.fetchall()]
+
+
+def _database() -> str:
+    from django.db import connection
+
+    return connection.settings_dict["NAME"]
+
+
+#: Roles that run beside a throughput on the bench machine and are not the bench's work.
+OTHERS = ("other people's PostgreSQL backends", "other processes")
+
+
+def _ours(machine: MachineCpu) -> float:
+    """CPU seconds of everything the bench ran: its servers and workers, their backends, the load
+    generator, PostgreSQL's shared processes and Redis, and the kernel's interrupts."""
+    return sum(v for k, v in machine.by_role.items() if k not in OTHERS) + machine.interrupts
+
+
+def _for_this_machine(
+    report, name: str, machine: MachineCpu, samples: int, measured: float, lanes: float, cost_us: float
+) -> None:
+    """What a cost per sample predicts for this machine in this run, against the rate measured:
+    the cores other people's work (processes and backends, those too short-lived to be read
+    included) and the hypervisor left, at most ``lanes`` of them (one worker and its backend
+    take turns on one core), divided by ``cost_us``, everything of ours a sample cost (servers,
+    load generator, PostgreSQL's shared processes, Redis, the kernel's interrupts). The page's
+    production figures count the servers only; here the bench's client and the shared services
+    take the same two cores."""
+    others = machine.ours(*OTHERS) + machine.unattributed + machine.steal
+    left = min(lanes, (machine.wall * machine.cores - others) / machine.wall)
+    predicted = left * 1e6 / cost_us
+    report(f"check: {name}, everything of ours per sample", cost_us, "µs")
+    report(f"check: {name}, cores left by other work", left, "cores")
+    report(f"check: {name}, predicted for this machine", predicted, "samples/s")
+    report(f"check: {name}, measured / predicted", measured / predicted, "ratio", "0.75-1.25")
 
 
 def _tree(pid: int) -> list[int]:
@@ -179,7 +214,7 @@ def _rollup_with(workers: int, queued: list[dict], samples: int, since: datetime
     TelemetryIngestBatch.objects.all().delete()
     TelemetryIngestBatch.objects.bulk_create([TelemetryIngestBatch(**row) for row in queued])
     _purge()
-    with _Workers(workers) as w:
+    with _Workers(workers) as w, MachineCpu(_database()) as machine:
         before = _cpu(w.pids()) | _cpu(_backends())
         t = time.perf_counter()
         app.send_task("inventory.telemetry_rollup", queue=QUEUE)
@@ -201,7 +236,9 @@ def _rollup_with(workers: int, queued: list[dict], samples: int, since: datetime
             flush=True,
         )
         rss = w.peak_rss_mb()
+    print(machine.table(samples, "sample"), flush=True)
     return {
+        "machine": machine,
         "rate": samples / elapsed,
         "worker_us": 1e6 * worker_s / samples,
         "pg_us": 1e6 * pg_s / samples,
@@ -272,16 +309,21 @@ def run(report) -> None:
             _post_all(web.port, token, warm, threads=1)
             TelemetryIngestBatch.objects.all().delete()
             bodies, rows = _bodies("fec", ports, total, base)
-            before = _cpu(web.worker_pids()) | _cpu(_backends())
-            elapsed, stored = _post_all(web.port, token, bodies)
-            web_s = _spent(before, _cpu(web.worker_pids()))
-            pg_s = _spent(before, _cpu(_backends()))
+            with MachineCpu(_database()) as machine:
+                before = _cpu(web.worker_pids()) | _cpu(_backends())
+                elapsed, stored = _post_all(web.port, token, bodies)
+                web_s = _spent(before, _cpu(web.worker_pids()))
+                pg_s = _spent(before, _cpu(_backends()))
+            print(machine.table(stored, "sample"), flush=True)
         if stored != len(rows):
             raise RuntimeError(f"stored {stored} of {len(rows)}")
         report("capacity bench: FEC samples ingested", stored, "samples")
         report("ingest FEC counters, 2 web workers (HTTP)", stored / elapsed, "samples/s")
         report("unit: ingest, web CPU per sample", 1e6 * web_s / stored, "µs")
         report("unit: ingest, PostgreSQL CPU per sample", 1e6 * pg_s / stored, "µs")
+        _for_this_machine(
+            report, "ingest", machine, stored, stored / elapsed, 2, 1e6 * _ours(machine) / stored
+        )
         _vacuum()
 
         # --- rollup: one worker process, then two, from the same queue ----------------------
@@ -302,6 +344,10 @@ def run(report) -> None:
         # is spread is what the capacity page may multiply
         report("rollup, 2 workers: worker CPU per sample", two["worker_us"], "µs")
         report("rollup, 2 workers: PostgreSQL CPU per sample", two["pg_us"], "µs")
+        # two workers predicted from what a sample cost with one: what spreading the work must keep
+        one_us = 1e6 * _ours(one["machine"]) / stored
+        _for_this_machine(report, "rollup, 1 worker", one["machine"], stored, one["rate"], 1, one_us)
+        _for_this_machine(report, "rollup, 2 workers", two["machine"], stored, two["rate"], 2, one_us)
 
         # --- alert evaluation over the window holding those samples --------------------------
         connection.ensure_connection()

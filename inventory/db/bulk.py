@@ -14,9 +14,11 @@ from __future__ import annotations
 import contextlib
 import json
 import operator
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from itertools import islice, repeat
+from operator import itemgetter
 
 import orjson
 from django.db import IntegrityError, connection, models, transaction
@@ -150,6 +152,9 @@ def bulk_insert_rows(
         full = list(map(operator.add, full, repeat(tuple(extra))))
     _write(model, fields, full)
     hist = _history_model(model) if history else None
+    keys = getattr(_local, "keys", None)
+    if keys is not None:
+        keys.record(model, fields, full, ids, hist, actor)
     if hist is not None and connection.vendor == "postgresql":
         _copy_history(model, hist, fields, ids, now=now, reason=reason, actor_id=getattr(actor, "pk", None))
     elif hist is not None:
@@ -302,6 +307,126 @@ def foreign_keys_checked_at_end(models_):
     with connection.cursor() as cur:
         cur.execute("SET LOCAL session_replication_role = origin")
     _check_foreign_keys(models_)
+
+
+_local = threading.local()
+
+
+class _KeyChecks:
+    """The keys the bulk writes inside ``keys_checked_at_end`` wrote: per referenced table, the
+    ids named, and the ids the block itself inserted (rows no other session can see or delete)."""
+
+    def __init__(self) -> None:
+        self.named: dict[tuple[str, str, str], set] = {}  # (table, column, db type) -> ids named
+        self.inserted: dict[str, set] = {}  # table -> ids written in the block
+
+    def record(self, model, fields, rows, ids, hist, actor) -> None:
+        self.inserted.setdefault(model._meta.db_table, set()).update(ids)
+        for i, f in enumerate(fields):
+            if f.is_relation and f.db_constraint:
+                self._name(f, set(map(itemgetter(i), rows)))
+        if hist is not None and getattr(actor, "pk", None) is not None:
+            user = hist._meta.get_field("history_user")
+            if user.db_constraint:
+                self._name(user, {actor.pk})
+
+    def _name(self, field, values: set) -> None:
+        target = field.target_field
+        values.discard(None)
+        if values:
+            key = (target.model._meta.db_table, target.column, target.db_type(connection))
+            self.named.setdefault(key, set()).update(values)
+
+    def check(self) -> None:
+        """Every row named that the block did not write itself is locked ``FOR KEY SHARE`` (as
+        PostgreSQL's own check locks it), one statement per referenced table; a missing one is an
+        ``IntegrityError``."""
+        qn = connection.ops.quote_name
+        with connection.cursor() as cur:
+            for (table, column, db_type), values in sorted(self.named.items()):
+                want = values - self.inserted.get(table, set())
+                if not want:
+                    continue
+                ids = pg_array(sorted(want)).decode()
+                cur.execute(
+                    f"SELECT count(*) FROM (SELECT 1 FROM {qn(table)} p WHERE p.{qn(column)} = "  # noqa: S608 - identifiers from model _meta, quoted
+                    f"ANY(%s::{db_type}[]) FOR KEY SHARE) AS locked",
+                    [ids],
+                )
+                if cur.fetchone()[0] == len(want):
+                    continue
+                cur.execute(
+                    f"SELECT w.id FROM unnest(%s::{db_type}[]) AS w(id) WHERE NOT EXISTS "  # noqa: S608 - identifiers from model _meta, quoted
+                    f"(SELECT 1 FROM {qn(table)} p WHERE p.{qn(column)} = w.id) LIMIT 1",
+                    [ids],
+                )
+                missing = cur.fetchone()
+                raise IntegrityError(f"{table}.{column} = {missing[0] if missing else '?'} does not exist")
+
+
+def _refuse_other_writes(execute, sql, params, many, context):
+    if str(sql).lstrip()[:6].upper() in ("INSERT", "UPDATE", "DELETE"):
+        raise RuntimeError("inside keys_checked_at_end only bulk_insert_rows writes (its keys are checked)")
+    return execute(sql, params, many, context)
+
+
+@contextlib.contextmanager
+def keys_checked_at_end(*models_):
+    """Inside, the bulk writes of ``models_`` (``bulk_insert_rows`` only) are not checked row by
+    row by PostgreSQL's foreign-key triggers; on leaving, each table their keys name is read once,
+    and every row named is locked ``FOR KEY SHARE``: the same guarantee, set-based. For writes of
+    user input (the cable-plan import), where ``foreign_keys_checked_at_end`` is not enough.
+
+    Django's foreign keys are ``DEFERRABLE INITIALLY DEFERRED``: every inserted row queues one
+    trigger event per key, each a lookup and a row lock at ``COMMIT``; a 5,000-cable import (with
+    its ends, links, segments and history rows) queued some 85,000 for about 10,000 distinct
+    ports. What the triggers guarantee, this keeps: each named row exists when the block ends,
+    and stays until the transaction does (a concurrent ``DELETE`` of a named port waits for the
+    lock, then fails its own check against the committed rows, as it would against the
+    trigger's lock). Rows the block inserted itself are only counted, not read: no other
+    session can see them. A named row that does not exist is an ``IntegrityError``, and the
+    block's writes are rolled back (it runs in its own savepoint).
+
+    Skipping the triggers needs the right to set ``session_replication_role`` (a superuser, or
+    ``GRANT SET ON PARAMETER session_replication_role``, PostgreSQL 15+), and skips every
+    trigger, so the block runs as is (the ordinary per-row checks) where the role lacks the
+    right, on SQLite, or if any table of ``models_`` or of their history has a trigger of its own.
+    Any other INSERT, UPDATE or DELETE sent inside (the ORM's) is refused: its keys would go
+    unchecked.
+    """
+    if (
+        connection.vendor != "postgresql"
+        or not connection.in_atomic_block
+        or getattr(_local, "keys", None) is not None
+        or _triggers_skipped()
+        or not _may_skip_triggers()
+        or _own_triggers(_tables_of(models_))
+    ):
+        yield
+        return
+    keys = _KeyChecks()
+    with transaction.atomic(), connection.execute_wrapper(_refuse_other_writes):
+        with connection.cursor() as cur:
+            cur.execute("SET LOCAL session_replication_role = replica")
+        _local.keys = keys
+        try:
+            yield
+        finally:
+            _local.keys = None
+        with connection.cursor() as cur:
+            cur.execute("SET LOCAL session_replication_role = origin")
+        keys.check()
+
+
+def _own_triggers(tables) -> bool:
+    """Whether any of ``tables`` has a trigger other than PostgreSQL's own (foreign keys)."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = ANY(%s::text[]::regclass[]) "
+            "AND NOT tgisinternal)",
+            [sorted(tables)],
+        )
+        return bool(cur.fetchone()[0])
 
 
 @contextlib.contextmanager
