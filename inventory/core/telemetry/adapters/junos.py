@@ -30,7 +30,7 @@ repeated element as a repeated key (``"eth-switch-error"`` twice in one physical
 vQFX), so a key named twice is read as two elements, not refused as in other JSON bodies; one
 that cabletrack stores (``fec_ccw_count``, ``ethernet-fec-statistics``, ``optics-diagnostics``)
 named twice in one element is refused, since the body would say two things. A CLI capture that
-ends with a virtual-chassis prompt line (``{master:0}``) is read without it.
+opens or ends with a virtual-chassis prompt line (``{master:0}``) is read without it.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from inventory.core.telemetry.adapters.common import (
     threshold_value,
 )
 
-_BLOCK = re.compile(r"^\s*Physical interface:\s*([^,\s]+)", re.M)
+_BLOCK = re.compile(r"^[ \t]*Physical interface:\s*([^,\s]+)", re.M)
 _LANE = re.compile(r"^\s*Lane\s+(\d+)\s*$")
 _KEY_VALUE = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(.*?)\s*$")
 _FEC = re.compile(r"^\s*FEC (Corrected|Uncorrected) Errors\s+(\d+)\s*$")
@@ -263,8 +263,21 @@ class _Pairs(list):
 
 
 # the prompt line a CLI capture on a virtual-chassis member ends (or begins) with: "{master:0}"
-_PROMPT_TAIL = re.compile(r"\n\s*\{(?:master|backup|linecard)(?::\d+)?\}\s*$")
-_PROMPT_HEAD = re.compile(rb"^\s*\{(?:master|backup|linecard)(?::\d+)?\}[ \t]*(?:\r?\n|$)")
+_PROMPT = re.compile(r"\{(?:master|backup|linecard)(?::\d+)?\}")
+_HEAD = 256  # the prompt line is looked for in the first bytes only: no scan of a whole body
+
+
+def _without_prompt(body: bytes) -> bytes:
+    """The body without a leading or trailing ``{master:0}`` line (split on lines, never a
+    backtracking scan of the whole body)."""
+    head, sep, rest = body[:_HEAD].lstrip().partition(b"\n")
+    if sep and _PROMPT.fullmatch(head.strip().decode("ascii", "replace")):
+        body = rest + body[_HEAD:]
+    stripped = body.rstrip()
+    before, sep, last = stripped.rpartition(b"\n")
+    if sep and len(last) < _HEAD and _PROMPT.fullmatch(last.strip().decode("ascii", "replace")):
+        body = before
+    return body
 
 
 def _elements(tag: str, value: Any) -> list[ET.Element]:
@@ -289,7 +302,7 @@ def _elements(tag: str, value: Any) -> list[ET.Element]:
 
 
 def _parse_json(body: bytes, ctx: Context, device: str) -> list[dict]:
-    text = _PROMPT_TAIL.sub("", body_text(_PROMPT_HEAD.sub(b"", body, count=1)))
+    text = body_text(_without_prompt(body))
     try:
         doc = json.loads(text, object_pairs_hook=_Pairs)
     except json.JSONDecodeError as exc:
@@ -305,7 +318,7 @@ def _parse_json(body: bytes, ctx: Context, device: str) -> list[dict]:
 def parse_junos(body: bytes, ctx: Context) -> list[dict]:
     device = need_device(ctx, "junos")
     # a text capture may open with the "{master:0}" prompt line: that is no JSON
-    first = _PROMPT_HEAD.sub(b"", body[:256], count=1).lstrip()[:1]
+    first = _without_prompt(body[:_HEAD]).lstrip()[:1]
     if first == b"<":
         return _parse_xml(body, ctx, device)
     if first == b"{":

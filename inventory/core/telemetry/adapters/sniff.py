@@ -23,7 +23,7 @@ SIGNATURES: dict[str, tuple[str, re.Pattern[bytes]]] = {
     "ethtool-module": (
         "ethtool -m module EEPROM output",
         re.compile(
-            rb"(?m)^\s*(?:Identifier\s+:\s*0x|Module temperature\s+:|Transmit avg optical power|"
+            rb"(?m)^[ \t]*(?:Identifier\s+:\s*0x|Module temperature\s+:|Transmit avg optical power|"
             rb"Rcvr signal avg optical power|Laser output power\s+:)"
         ),
     ),
@@ -31,7 +31,7 @@ SIGNATURES: dict[str, tuple[str, re.Pattern[bytes]]] = {
     "ethtool-stats": (
         "ethtool -S NIC statistics",
         re.compile(
-            rb"(?m)^\s*NIC statistics:|^\s*(?:rx_corrected_bits_phy|link_down_events_phy|rx_pfc_ena_frames_pri\d):"
+            rb"(?m)^[ \t]*NIC statistics:|^[ \t]*(?:rx_corrected_bits_phy|link_down_events_phy|rx_pfc_ena_frames_pri\d):"
         ),
     ),
     "mlxlink": (
@@ -42,7 +42,7 @@ SIGNATURES: dict[str, tuple[str, re.Pattern[bytes]]] = {
     ),
     "perfquery": (
         "InfiniBand perfquery output",
-        re.compile(rb"(?m)^\s*(?:PortSelect|SymbolErrorCounter):\."),
+        re.compile(rb"(?m)^[ \t]*(?:PortSelect|SymbolErrorCounter):\."),
     ),
     "sonic-counters": (
         "SONiC COUNTERS_DB hash",
@@ -63,7 +63,7 @@ SIGNATURES: dict[str, tuple[str, re.Pattern[bytes]]] = {
     "junos": (
         "Junos show interfaces output (diagnostics optics / extensive, text, | display xml or | display json)",
         re.compile(
-            rb"(?m)^\s*Physical interface:\s*\S|<optics-diagnostics>|<interface-information\b|\"interface-information\"\s*:"
+            rb"(?m)^[ \t]*Physical interface:\s*\S|<optics-diagnostics>|<interface-information\b|\"interface-information\"\s*:"
         ),
     ),
     "arista-eos": (
