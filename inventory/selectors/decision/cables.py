@@ -28,7 +28,13 @@ from inventory.selectors.collectives.drain import drain_overdue as overdue_of
 from inventory.selectors.collectives.drain import drained_until
 from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, gate_missing
 from inventory.selectors.testing.latest import LatestTest, latest_tests
-from inventory.selectors.testing.results import CableFacts, EndFacts, LinkVerdict, link_facts, link_verdicts
+from inventory.selectors.testing.results import (
+    CableFacts,
+    EndFacts,
+    LinkVerdict,
+    link_verdicts,
+    links_as_facts,
+)
 
 _KIND_WORDS = {
     TestKind.OLTS: "power-meter test",
@@ -388,7 +394,7 @@ def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict
             # Every cable of the links, the page's own too: the same query whatever the page holds.
             facts = {row[0]: CableFacts(*row) for row in _CABLE_FACTS(every)}
             verdicts = link_verdicts(
-                links=link_facts(link_ids),
+                links=links_as_facts(link_ids),
                 now=now,
                 rows=_Rows(segs, facts, ends),
                 known_latest={cid: latest.get(cid, {}) for cid in every},

@@ -62,7 +62,7 @@ def _link_facts_of(row: tuple) -> LinkFacts:
 
 
 # The links of a page of cables, as plain rows (``LinkFacts``), compiled once per process.
-LINK_FACTS = CompiledRead(
+_LINK_FACTS = CompiledRead(
     lambda link_ids: (
         Link.objects.filter(pk__any=link_ids)
         .order_by("pk")
@@ -81,9 +81,9 @@ LINK_FACTS = CompiledRead(
 )
 
 
-def link_facts(link_ids: list[int]) -> list[LinkFacts]:
+def links_as_facts(link_ids: list[int]) -> list[LinkFacts]:
     """The links as ``LinkFacts``, by id, in one compiled read."""
-    return [_link_facts_of(row) for row in LINK_FACTS(link_ids)]
+    return [_link_facts_of(row) for row in _LINK_FACTS(link_ids)]
 
 
 # --- the cable page's test panel -------------------------------------------------------------
