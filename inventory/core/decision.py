@@ -226,7 +226,7 @@ class Decision:
 
     @property
     def line(self) -> str:
-        """The decision in one plain line, as a row's cell says it on a page (``_decision_cell``):
+        """The decision in one plain line, as a row's cell says it on a page (``{% decision_cell %}``):
         for what cannot carry the cell (CSV, PDF, mail). ``retest overdue, 1 alert open · Record
         the power-meter test``."""
         return " · ".join(w for w in (self.state_line, self.step.label if self.step else "") if w)

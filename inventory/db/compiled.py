@@ -10,8 +10,8 @@ Django still turns the rows into model instances (``select_related`` objects, de
 
 django-prepared-queries did this once but is unmaintained (Django < 3); this is the small part
 of it the pages need. Use it only for reads whose SQL does not change with the arguments: scalar
-arguments (ids, labels) in a fixed filter, or an id list bound as one array (``field__any`` on
-PostgreSQL); no ``__in`` lists or conditional filters. The first
+arguments (ids, labels, an aware ``now``) in a fixed filter, or an id list bound as one array
+(``field__any`` on PostgreSQL); no ``__in`` lists or conditional filters. The first
 call compiles the queryset twice, with the real arguments and with probe values, and falls back
 to a plain queryset, every call, for a shape that changes or whose arguments it cannot place.
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 from django.core.exceptions import EmptyResultSet
@@ -99,7 +100,12 @@ def _probe(i: int, value):
         return f"\x1fprobe-{i}\x1f"
     if isinstance(value, list) and all(type(v) is int for v in value):
         return [-1_000_000_000 - i]  # an id list bound as one array (``__any`` on PostgreSQL)
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return _PROBE_TIME + timedelta(microseconds=i)  # ``now``: compared with stored times
     return None
+
+
+_PROBE_TIME = datetime(1901, 2, 3, 4, 5, 6, tzinfo=UTC)
 
 
 class CompiledRead:

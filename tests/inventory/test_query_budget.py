@@ -27,12 +27,12 @@ from tests import factories as f
 pytestmark = pytest.mark.django_db
 
 # Ceilings, with what they are made of. Raise one only with a reason in the commit message.
-# The one decision (``selectors.decision.cable_decisions``) for a page of cables, at most 12 queries
-# whatever its size: links through the cables, each link's segments, their cables, ends, the
-# latest tests of the segments not on the page and whole-link tests (``link_verdicts``), the
-# cables' own latest tests and ends (the gate), open alerts (one union), open faults, the
+# The one decision (``selectors.decision.cable_decisions``) for a page of cables, at most 10 queries
+# whatever its size: links through the cables, each link's segments, the links, whole-link tests,
+# then for the page's cables and every cable of those links together: facts, ends and latest
+# tests (the gate and ``link_verdicts`` share them), open alerts (one union), open faults, the
 # replacements' labels.
-DECISION_QUERIES = 12
+DECISION_QUERIES = 10
 API_LIST_QUERIES = 5 + DECISION_QUERIES  # token, permissions, COUNT(*), the page, its ends
 API_DETAIL_QUERIES = 4 + DECISION_QUERIES  # token, permissions, the cable, its ends
 TRACE_QUERIES = 4  # the recursive path read, ports, cages, panel mappings

@@ -14,6 +14,7 @@ from django.utils import timezone
 from inventory.conf import app_settings
 from inventory.core import impact as core
 from inventory.core.choices import AlertRule
+from inventory.db.compiled import CompiledRead
 from inventory.models import Alert, Cable, JobRank, LinkSegment, Site, Transceiver, TransceiverPlacement
 
 # A month as the report takes it (``core.impact.month_bounds`` decides; this is its shape, for the schema).
@@ -86,6 +87,25 @@ def _jobs_on(port_link: dict[int, int], *, start: datetime, end: datetime) -> li
     ]
 
 
+def _cable_degraded_query(cable_id: int, start: datetime, end: datetime):
+    where = (
+        Q(cable_id=cable_id)
+        | Q(moved_from_id=cable_id)
+        | Q(pk__in=Alert.cables.through.objects.filter(cable_id=cable_id).values("alert_id"))
+        | Q(link_id__in=LinkSegment.objects.filter(cable_id=cable_id).values("link_id"))
+    )
+    predecessors = Cable.objects.filter(replaced_by_id=cable_id)
+    return (
+        _degraded_alerts(where, start=start, end=end)
+        .annotate(since=Subquery(predecessors.order_by("-retired_at").values("retired_at")[:1]))
+        .values_list("link_id", "link__a_port_id", "link__b_port_id", "opened_at", "resolved_at", "since")
+    )
+
+
+# The cable page's Impact card reads it on every page: compiled once per process.
+_CABLE_DEGRADED = CompiledRead(_cable_degraded_query)
+
+
 def cable_impact(*, cable: Cable, start: datetime, end: datetime, now: datetime) -> core.Impact:
     """What ran over ``cable`` while it was degraded between ``start`` and ``end``: two queries
     (one when it was never degraded). Degraded: an alert of ``core.DEGRADED_RULES`` at warning or
@@ -93,18 +113,7 @@ def cable_impact(*, cable: Cable, start: datetime, end: datetime, now: datetime)
     alert moved off it by its replacement, which counts until the cable was retired). An alert moved
     onto it by a replacement counts from the replacement (its predecessor's retirement, read as a
     column of the same query): the jobs that crossed the old cable are the old cable's impact."""
-    where = (
-        Q(cable_id=cable.pk)
-        | Q(moved_from_id=cable.pk)
-        | Q(pk__in=Alert.cables.through.objects.filter(cable_id=cable.pk).values("alert_id"))
-        | Q(link_id__in=LinkSegment.objects.filter(cable_id=cable.pk).values("link_id"))
-    )
-    predecessors = Cable.objects.filter(replaced_by_id=cable.pk)
-    rows = list(
-        _degraded_alerts(where, start=start, end=end)
-        .annotate(since=Subquery(predecessors.order_by("-retired_at").values("retired_at")[:1]))
-        .values_list("link_id", "link__a_port_id", "link__b_port_id", "opened_at", "resolved_at", "since")
-    )
+    rows = _CABLE_DEGRADED(cable.pk, start, end)
     stop = cable.retired_at
     degraded = []
     port_link: dict[int, int] = {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from django.db.models import Exists, OuterRef, Q
@@ -21,13 +21,20 @@ from inventory.core.decision import (
 )
 from inventory.core.repairs import watching_words
 from inventory.core.words import human_date, word
-from inventory.models import Alert, Cable, CableEnd, CableTestLatest, FieldNote, Link, LinkSegment
+from inventory.db.compiled import CompiledRead
+from inventory.models import Alert, Cable, CableEnd, CableTestLatest, FieldNote, LinkSegment
 from inventory.models.cables import cable_url
 from inventory.selectors.collectives.drain import drain_overdue as overdue_of
 from inventory.selectors.collectives.drain import drained_until
 from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, gate_missing
 from inventory.selectors.testing.latest import LatestTest, latest_tests
-from inventory.selectors.testing.results import EndFacts, LinkVerdict, link_verdicts
+from inventory.selectors.testing.results import (
+    CableFacts,
+    EndFacts,
+    LinkVerdict,
+    link_verdicts,
+    links_as_facts,
+)
 
 _KIND_WORDS = {
     TestKind.OLTS: "power-meter test",
@@ -219,9 +226,7 @@ _FACT_COLUMNS = (
 )
 
 
-def _open_alerts_of(cable_ids: list[int]) -> dict[int, list[AlertFact]]:
-    """Open alerts per cable: as the suspect, as a segment of the path, or on an active link
-    through it. One query (a union of the three), whatever the number of cables or alerts."""
+def _open_alerts_query(cable_ids: list[int]):
     open_ = Alert.objects.filter(state=AlertState.OPEN).order_by()
     suspect = open_.filter(cable_id__any=cable_ids).values_list(*_FACT_COLUMNS, "cable_id")
     on_path = (
@@ -236,9 +241,18 @@ def _open_alerts_of(cable_ids: list[int]) -> dict[int, list[AlertFact]]:
         .order_by()
         .values_list(*(f"link__alerts__{c}" for c in _FACT_COLUMNS), "cable_id")
     )
+    return suspect.union(on_path, on_link, all=True)
+
+
+_OPEN_ALERTS = CompiledRead(_open_alerts_query)
+
+
+def _open_alerts_of(cable_ids: list[int]) -> dict[int, list[AlertFact]]:
+    """Open alerts per cable: as the suspect, as a segment of the path, or on an active link
+    through it. One query (a union of the three), whatever the number of cables or alerts."""
     out: dict[int, list[AlertFact]] = {}
     seen: set[tuple[int, int]] = set()
-    for row in sorted(suspect.union(on_path, on_link, all=True), key=lambda r: r[0]):
+    for row in sorted(_OPEN_ALERTS(list(cable_ids)), key=lambda r: r[0]):
         if (row[0], row[-1]) in seen:
             continue
         seen.add((row[0], row[-1]))
@@ -266,14 +280,18 @@ def alerted_cable_ids(cables: list[Cable]) -> set[int]:
     return set(_open_alerts_of(live)) if live else set()
 
 
-def open_faults(cable_ids: list[int]) -> dict[int, list[FaultFact]]:
-    out: dict[int, list[FaultFact]] = {}
-    rows = (
-        FieldNote.objects.filter(cable_id__in=cable_ids, kind=FieldNoteKind.FAULT, closed_at__isnull=True)
+_OPEN_FAULTS = CompiledRead(
+    lambda cable_ids: (
+        FieldNote.objects.filter(cable_id__any=cable_ids, kind=FieldNoteKind.FAULT, closed_at__isnull=True)
         .order_by("at", "pk")
         .values_list("cable_id", "at", "text", "actor__username")
     )
-    for cable_id, at, text, who in rows:
+)
+
+
+def open_faults(cable_ids: list[int]) -> dict[int, list[FaultFact]]:
+    out: dict[int, list[FaultFact]] = {}
+    for cable_id, at, text, who in _OPEN_FAULTS(list(cable_ids)):
         out.setdefault(cable_id, []).append(FaultFact(text, at, who or ""))
     return out
 
@@ -283,10 +301,62 @@ def blocking_alerts(*, cable: Cable) -> list[AlertFact]:
     return [a for a in _open_alerts_of([cable.pk]).get(cable.pk, []) if a.blocks]
 
 
+# The active links through a page of cables, with the drain in force on each (or overdue).
+_SEGMENT_DRAINS = CompiledRead(
+    lambda cable_ids, now: (
+        LinkSegment.objects.filter(cable_id__any=cable_ids, link__active=True)
+        .annotate(
+            drained_until=drained_until(now=now, link_ref="link_id"),
+            overdue_since=overdue_of(now=now, field="drained_at", link_ref="link_id"),
+            overdue_ended=overdue_of(now=now, field="window__ends_at", link_ref="link_id"),
+            overdue_alert=overdue_of(now=now, field="alert_id", link_ref="link_id"),
+        )
+        .order_by("cable_id", "link_id")
+        .values_list(
+            "cable_id", "link_id", "drained_until", "overdue_since", "overdue_ended", "overdue_alert"
+        )
+    )
+)
+# Every cable of those links, in order, then the cables, ends and latest tests of them all.
+_LINK_SEGMENTS = CompiledRead(
+    lambda link_ids: (
+        LinkSegment.objects.filter(link_id__any=link_ids)
+        .order_by("link_id", "seq")
+        .values_list("link_id", "cable_id")
+    )
+)
+_CABLE_FACTS = CompiledRead(
+    lambda cable_ids: (
+        Cable.objects.filter(pk__any=cable_ids)
+        .order_by()
+        .values_list("pk", "label", "kind", "role", "length_m")
+    )
+)
+# Plain rows, as ``link_verdicts`` reads them: the gate reads three columns of an end.
+_END_FACTS = CompiledRead(
+    lambda cable_ids: (
+        CableEnd.objects.filter(cable_id__any=cable_ids)
+        .order_by()
+        .values_list("cable_id", "connector_type", "fibre_count", "polish")
+    )
+)
+
+
+@dataclass
+class _Rows:
+    """The links' segments, cables and ends for ``link_verdicts`` (as ``pages.LinkRows``)."""
+
+    segs: dict[int, list[int]]
+    cables: dict[int, CableFacts]
+    ends: dict[int, list[EndFacts]]
+
+
 def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict[int, Decision]:
-    """The decision for each cable (a page of a list, the API), in a fixed number of queries:
-    the links through them, their verdicts, the cables' latest tests and gate, open alerts and
-    open faults."""
+    """The decision for each cable (a page of a list, the API), in a fixed number of queries,
+    each compiled once per process (``CompiledRead``): the links through them, those links'
+    segments, the facts, ends and latest tests of every cable on them (the page's own cables
+    included: one read of each for the gate and the verdicts), whole-link tests, open alerts
+    and open faults."""
     now = now or timezone.now()
     today = timezone.localdate(now)
     if not cables:
@@ -301,40 +371,34 @@ def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict
     faults: dict[int, list[FaultFact]] = {}
     drained: dict[int, datetime] = {}
     overdue: dict[int, tuple[datetime, datetime, int]] = {}
+    mine = set(live_ids)
     if live_ids:
-        for cable_id, link_id, until, *late in (
-            LinkSegment.objects.filter(cable_id__any=live_ids, link__active=True)
-            .annotate(
-                drained_until=drained_until(now=now, link_ref="link_id"),
-                overdue_since=overdue_of(now=now, field="drained_at", link_ref="link_id"),
-                overdue_ended=overdue_of(now=now, field="window__ends_at", link_ref="link_id"),
-                overdue_alert=overdue_of(now=now, field="alert_id", link_ref="link_id"),
-            )
-            .order_by("cable_id", "link_id")
-            .values_list(
-                "cable_id", "link_id", "drained_until", "overdue_since", "overdue_ended", "overdue_alert"
-            )
-        ):
+        for cable_id, link_id, until, *late in _SEGMENT_DRAINS(live_ids, now):
             links_of.setdefault(cable_id, []).append(link_id)
             if until is not None and (cable_id not in drained or until > drained[cable_id]):
                 drained[cable_id] = until
             if late[0] is not None and (cable_id not in overdue or late[0] > overdue[cable_id][0]):
                 overdue[cable_id] = tuple(late)
         link_ids = sorted({lid for lids in links_of.values() for lid in lids})
-        latest = latest_tests(cable_ids=live_ids)
+        segs: dict[int, list[int]] = {}
         if link_ids:
-            links = list(
-                Link.objects.filter(pk__in=link_ids)
-                .select_related("a_port__device", "b_port__device")
-                .order_by("pk")
-            )
-            verdicts = link_verdicts(links=links, now=now)
-        # Plain rows, as ``link_verdicts`` reads them: the gate reads three columns of an end.
+            for link_id, cable_id in _LINK_SEGMENTS(link_ids):
+                segs.setdefault(link_id, []).append(cable_id)
+        others = sorted({cid for ids in segs.values() for cid in ids} - mine)
+        every = sorted(mine.union(others))
+        latest = latest_tests(cable_ids=every)
         ends: dict[int, list[EndFacts]] = {}
-        for cable_id, ctype, fcount, polish in CableEnd.objects.filter(cable_id__any=live_ids).values_list(
-            "cable_id", "connector_type", "fibre_count", "polish"
-        ):
+        for cable_id, ctype, fcount, polish in _END_FACTS(every):
             ends.setdefault(cable_id, []).append(EndFacts(ctype, fcount, polish))
+        if link_ids:
+            # Every cable of the links, the page's own too: the same query whatever the page holds.
+            facts = {row[0]: CableFacts(*row) for row in _CABLE_FACTS(every)}
+            verdicts = link_verdicts(
+                links=links_as_facts(link_ids),
+                now=now,
+                rows=_Rows(segs, facts, ends),
+                known_latest={cid: latest.get(cid, {}) for cid in every},
+            )
         gate = gate_missing(cables=live, latest=latest, ends=ends, now=now)
         alerts = _open_alerts_of(live_ids)
         faults = open_faults(live_ids)
@@ -346,7 +410,7 @@ def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict
     for c in cables:
         ev = cable_evidence(
             c,
-            own=latest.get(c.pk, {}),
+            own=latest.get(c.pk, {}) if c.pk in mine else {},
             links=[verdicts[lid] for lid in links_of.get(c.pk, []) if lid in verdicts],
             missing=gate.get(c.pk, []),
             alerts=alerts.get(c.pk, []),
@@ -367,7 +431,10 @@ def cable_decisions_by_id(*, cable_ids: list[int], now: datetime | None = None) 
     device pages, the retest worklist): the cables in one query, then ``cable_decisions``."""
     if not cable_ids:
         return {}
-    return cable_decisions(cables=list(Cable.objects.filter(pk__any=sorted(set(cable_ids)))), now=now)
+    return cable_decisions(cables=_CABLES_BY_ID(sorted(set(cable_ids))), now=now)
+
+
+_CABLES_BY_ID = CompiledRead(lambda cable_ids: Cable.objects.filter(pk__any=cable_ids))
 
 
 def cables_under_watch(cable_ids: list[int]) -> set[int]:
@@ -377,6 +444,10 @@ def cables_under_watch(cable_ids: list[int]) -> set[int]:
     decision, which names the failing segment). One query, a union of the three."""
     if not cable_ids:
         return set()
+    return {pk for (pk,) in _UNDER_WATCH(list(cable_ids))}
+
+
+def _under_watch_query(cable_ids: list[int]):
     on_link = (
         LinkSegment.objects.filter(
             cable_id__any=cable_ids, link__active=True, link__alerts__state=AlertState.OPEN
@@ -399,4 +470,7 @@ def cables_under_watch(cable_ids: list[int]) -> set[int]:
         .order_by()
         .values_list("cable_id")
     )
-    return {pk for (pk,) in on_link.union(faulted, failing)}
+    return on_link.union(faulted, failing)
+
+
+_UNDER_WATCH = CompiledRead(_under_watch_query)

@@ -17,6 +17,7 @@ from django.utils.safestring import mark_safe
 from inventory.core.choices import CableStatus, PortKind
 from inventory.core.elevation import RackDevice, Socket, rack_elevation, socket_status
 from inventory.core.natsort import natural_key
+from inventory.db.compiled import CompiledRead
 from inventory.models import CableEnd, Cage, Device, Port, Rack, Transceiver
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url
 from inventory.models.devices import device_url, port_url
@@ -72,6 +73,70 @@ def _far_ends(rows: list[tuple], side: str) -> list[dict]:
     return far
 
 
+# The ends on these devices' ports UNION ALL those on their cages (an end is on one or the
+# other): each half is an index lookup, where one OR across the two read every end of the
+# plant (3 s at 131,072 GPUs); ``in_array`` keeps it one (the port and cage ids read first).
+# Compiled once per process, as the reads below (``CompiledRead``): a network rack's page spent
+# more CPU building its queries than PostgreSQL spent running them.
+_HERE_COLUMNS = (
+    "cable_id",
+    "side",
+    "connector",
+    "port_id",
+    "port__name",
+    "port__device_id",
+    "cage__name",
+    "cage__index",
+    "cage__device_id",
+    "cable__label",
+    "cable__status",
+    "cable__retest_due",
+)
+_ENDS_HERE = CompiledRead(
+    lambda dev_ids: (
+        CableEnd.objects.filter(
+            active=True, port_id__in_array=Port.objects.filter(device_id__any=dev_ids).values("pk")
+        )
+        .order_by()
+        .values_list(*_HERE_COLUMNS)
+        .union(
+            CableEnd.objects.filter(
+                active=True, cage_id__in_array=Cage.objects.filter(device_id__any=dev_ids).values("pk")
+            )
+            .order_by()
+            .values_list(*_HERE_COLUMNS),
+            all=True,
+        )
+    )
+)
+_FAR_ENDS = CompiledRead(
+    lambda cable_ids: (
+        CableEnd.objects.filter(cable_id__any=cable_ids)
+        .order_by("side", "leg")
+        .values_list("cable_id", "side", *END_PLACE_COLUMNS)
+    )
+)
+_CAGES = CompiledRead(
+    lambda dev_ids: (
+        Cage.objects.filter(device_id__any=dev_ids)
+        .order_by()
+        .values_list("device_id", "name", "index", "transceiver")
+    )
+)
+_LOOSE_PORTS = CompiledRead(
+    lambda dev_ids: (
+        Port.objects.filter(device_id__any=dev_ids, cage__isnull=True, retired_at__isnull=True)
+        .exclude(kind=PortKind.REAR)
+        .values_list("pk", "device_id", "name")
+    )
+)
+_RACK_DEVICES = CompiledRead(
+    lambda rack_id: Device.objects.filter(rack_id=rack_id, retired_at__isnull=True).order_by(
+        "-position_u", "name"
+    )
+)
+
+
 def device_rows(
     devices: list[Device], now: datetime, *, modules: bool = True, rack_alerts: bool = False
 ) -> tuple[dict[int, RackRow], list[int]]:
@@ -92,35 +157,7 @@ def device_rows(
     # The ends on these devices' ports UNION ALL those on their cages (an end is on one or the
     # other): each half is an index lookup, where one OR across the two read every end of the
     # plant (3 s at 131,072 GPUs); ``in_array`` keeps it one (the port and cage ids read first).
-    columns = (
-        "cable_id",
-        "side",
-        "connector",
-        "port_id",
-        "port__name",
-        "port__device_id",
-        "cage__name",
-        "cage__index",
-        "cage__device_id",
-        "cable__label",
-        "cable__status",
-        "cable__retest_due",
-    )
-    on_ports = (
-        CableEnd.objects.filter(
-            active=True, port_id__in_array=Port.objects.filter(device_id__in=dev_ids).values("pk")
-        )
-        .order_by()
-        .values_list(*columns)
-    )
-    on_cages = (
-        CableEnd.objects.filter(
-            active=True, cage_id__in_array=Cage.objects.filter(device_id__in=dev_ids).values("pk")
-        )
-        .order_by()
-        .values_list(*columns)
-    )
-    here = list(on_ports.union(on_cages, all=True))
+    here = _ENDS_HERE(dev_ids)
     here_ids = sorted({h[0] for h in here})
     touching = open_alerts_touching(cable_ids=here_ids, device_ids=dev_ids if rack_alerts else [])
     if modules:
@@ -140,11 +177,7 @@ def device_rows(
     decisions = cable_decisions_by_id(cable_ids=far_ids, now=now)
     far_by_cable: dict[int, list[tuple]] = {}
     if far_ids:
-        for row in (
-            CableEnd.objects.filter(cable_id__any=far_ids)
-            .order_by("side", "leg")
-            .values_list("cable_id", "side", *END_PLACE_COLUMNS)
-        ):
+        for row in _FAR_ENDS(far_ids):
             far_by_cable.setdefault(row[0], []).append(row[1:])
     status_display = dict(CableStatus.choices)
     names = {d.pk: d.name for d in devices}
@@ -210,20 +243,12 @@ def _elevation(rack: Rack, devices: list[Device], rows: dict[int, RackRow]):
             else:
                 by_cage.setdefault(f"{r.device.pk}:{c['cage']}", []).append(c["cable"]["status"])
     sockets: dict[int, list[tuple]] = {pk: [] for pk in dev_ids}
-    for dev_id, name, index, module_id in (
-        Cage.objects.filter(device_id__in=dev_ids)
-        .order_by()
-        .values_list("device_id", "name", "index", "transceiver")
-    ):
+    for dev_id, name, index, module_id in _CAGES(dev_ids):
         if module_id is not None:
             rows[dev_id].module_cages.add(name)
         st = socket_status(by_cage.get(f"{dev_id}:{name}", []))
         sockets[dev_id].append(((0, index), Socket(name, st, module_id is not None)))
-    for pk, dev_id, name in (
-        Port.objects.filter(device_id__in=dev_ids, cage__isnull=True, retired_at__isnull=True)
-        .exclude(kind=PortKind.REAR)
-        .values_list("pk", "device_id", "name")
-    ):
+    for pk, dev_id, name in _LOOSE_PORTS(dev_ids):
         sockets[dev_id].append(((1, natural_key(name)), Socket(name, socket_status(by_port.get(pk, [])))))
     for lst in sockets.values():
         for _, s in lst:
@@ -260,7 +285,7 @@ def rack_page(rack: Rack) -> dict:
     """Every cable and module in the rack, device by device from the top U down, and its drawing."""
     now = timezone.now()
     today = timezone.localdate(now)
-    devices = list(Device.objects.filter(rack=rack, retired_at__isnull=True).order_by("-position_u", "name"))
+    devices = _RACK_DEVICES(rack.pk)
     rows, alert_ids = device_rows(devices, now, modules=False, rack_alerts=True)
     here_ids = {c["cable"]["pk"] for r in rows.values() for c in r.cables}
     elevation = _elevation(rack, devices, rows)  # also fills each row's module cages

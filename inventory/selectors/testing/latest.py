@@ -10,6 +10,7 @@ from django.db import connection
 from django.db.models import Max, QuerySet
 
 from inventory.core.choices import PASSING
+from inventory.db.compiled import CompiledRead
 from inventory.models import CableTest
 
 CHUNK = 2000  # ids per IN list (SQLite); PostgreSQL takes far more per round trip
@@ -45,6 +46,34 @@ def id_chunks(ids) -> Iterable:
         yield ids[i : i + size]
 
 
+_LATEST_COLUMNS = (
+    "pk",
+    "cable_id",
+    "kind",
+    "tested_at",
+    "verdict",
+    "loss_db",
+    "margin_db",
+    "budget_db",
+    "link_id",
+    "fibres_passed",
+)
+
+
+def _latest_query(cable_ids, kinds: list[str] | None = None) -> QuerySet:
+    qs = CableTest.objects.filter(cable_id__any=cable_ids)
+    if kinds:
+        qs = qs.filter(kind__in=kinds)
+    qs = qs.order_by("cable_id", "kind", "-tested_at", "-pk")
+    if chunk_size() == CHUNK_PG:
+        qs = qs.distinct("cable_id", "kind")  # PostgreSQL DISTINCT ON: one row per pair
+    return qs.values_list(*_LATEST_COLUMNS)
+
+
+# Every kind, for a list of ids (a page of cables and their links' segments): compiled once.
+_LATEST = CompiledRead(lambda cable_ids: _latest_query(cable_ids))
+
+
 def latest_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, dict[str, LatestTest]]:
     """The latest test of each kind for every cable: ``{cable_id: {kind: LatestTest}}``.
 
@@ -53,26 +82,10 @@ def latest_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict[int, 
     with the test: ``CableTest.fibres_passed``).
     """
     out: dict[int, dict[str, LatestTest]] = {}
-    cols = (
-        "pk",
-        "cable_id",
-        "kind",
-        "tested_at",
-        "verdict",
-        "loss_db",
-        "margin_db",
-        "budget_db",
-        "link_id",
-        "fibres_passed",
-    )
+    kinds = list(kinds) if kinds else None
     for chunk in id_chunks(cable_ids):
-        qs = CableTest.objects.filter(cable_id__any=chunk)
-        if kinds:
-            qs = qs.filter(kind__in=list(kinds))
-        qs = qs.order_by("cable_id", "kind", "-tested_at", "-pk")
-        if chunk_size() == CHUNK_PG:
-            qs = qs.distinct("cable_id", "kind")  # PostgreSQL DISTINCT ON: one row per pair
-        for row in qs.values_list(*cols):
+        rows = _latest_query(chunk, kinds) if kinds or not isinstance(chunk, list) else _LATEST(chunk)
+        for row in rows:
             per = out.setdefault(row[1], {})
             if row[2] not in per:
                 per[row[2]] = LatestTest(*row[:9], row[9] or 0)

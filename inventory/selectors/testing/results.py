@@ -42,6 +42,50 @@ class EndFacts:
     polish: str
 
 
+@dataclass(frozen=True, slots=True)
+class LinkFacts:
+    """What a link's verdict reads of the link (``link_verdicts`` takes these as well as model
+    instances): its id, ports, PMD and recorded budget, and its ends as ``device:port``."""
+
+    pk: int
+    a_port_id: int
+    b_port_id: int
+    pmd: str
+    loss_budget_db: float | None
+    a_name: str
+    b_name: str
+
+
+def _link_facts_of(row: tuple) -> LinkFacts:
+    pk, a_port_id, b_port_id, pmd, budget, a_dev, a_port, b_dev, b_port = row
+    return LinkFacts(pk, a_port_id, b_port_id, pmd, budget, f"{a_dev}:{a_port}", f"{b_dev}:{b_port}")
+
+
+# The links of a page of cables, as plain rows (``LinkFacts``), compiled once per process.
+_LINK_FACTS = CompiledRead(
+    lambda link_ids: (
+        Link.objects.filter(pk__any=link_ids)
+        .order_by("pk")
+        .values_list(
+            "pk",
+            "a_port_id",
+            "b_port_id",
+            "pmd",
+            "loss_budget_db",
+            "a_port__device__name",
+            "a_port__name",
+            "b_port__device__name",
+            "b_port__name",
+        )
+    )
+)
+
+
+def links_as_facts(link_ids: list[int]) -> list[LinkFacts]:
+    """The links as ``LinkFacts``, by id, in one compiled read."""
+    return [_link_facts_of(row) for row in _LINK_FACTS(link_ids)]
+
+
 # --- the cable page's test panel -------------------------------------------------------------
 
 
@@ -235,7 +279,7 @@ class LinkVerdict:
 
 def link_verdicts(
     *,
-    links: list[Link],
+    links: list[Link] | list[LinkFacts],
     now: datetime | None = None,
     rows=None,
     known_latest: dict[int, dict[str, LatestTest]] | None = None,
@@ -258,7 +302,9 @@ def link_verdicts(
         return _link_verdicts(links=links, now=now or timezone.now(), rows=rows, known=known_latest or {})
 
 
-def _link_verdicts(*, links: list[Link], now: datetime, rows, known: dict) -> dict[int, LinkVerdict]:
+def _link_verdicts(
+    *, links: list[Link] | list[LinkFacts], now: datetime, rows, known: dict
+) -> dict[int, LinkVerdict]:
     link_ids = [link.pk for link in links]
     facts = _link_facts(link_ids, rows=rows)
     others = [c for c in facts.cable_ids if c not in known]
@@ -362,7 +408,7 @@ def _segment_failure(s: SegmentVerdict) -> str:
 
 
 def _link_verdict(
-    link: Link, seg_v: list[SegmentVerdict], channel: float | None, port_names: dict[int, str]
+    link: Link | LinkFacts, seg_v: list[SegmentVerdict], channel: float | None, port_names: dict[int, str]
 ) -> LinkVerdict:
     """One link's TIA, PMD and overall verdicts, note and blockers from its segments' verdicts
     (``channel``: the loss of a whole-link test, when there is one)."""
@@ -433,7 +479,9 @@ def _gate_from(cables, latest, ends, *, now) -> dict[int, list[str]]:
     return gate_missing(cables=list(cables.values()), latest=latest, ends=ends, now=now)
 
 
-def _port_names(links: list[Link]) -> dict[int, str]:
+def _port_names(links: list[Link] | list[LinkFacts]) -> dict[int, str]:
+    if links and all(isinstance(x, LinkFacts) for x in links):
+        return {p: n for x in links for p, n in ((x.a_port_id, x.a_name), (x.b_port_id, x.b_name))}
     if links and all(Link.a_port.is_cached(x) and Link.b_port.is_cached(x) for x in links):
         # The cable page loads its links with their ports and devices: no query needed.
         loaded = [port for link in links for port in (link.a_port, link.b_port)]
@@ -450,15 +498,20 @@ def _port_names(links: list[Link]) -> dict[int, str]:
     return out
 
 
+_WHOLE_LINK_TESTS = CompiledRead(
+    lambda link_ids: (
+        CableTest.objects.filter(link_id__any=link_ids, kind=TestKind.OLTS, loss_db__isnull=False)
+        .order_by("link_id", "-tested_at", "-pk")
+        .values_list("link_id", "loss_db")
+    )
+)
+
+
 def _whole_link_tests(link_ids) -> dict[int, float]:
     """Latest OLTS measured over a whole link (test.link set): its worst-fibre loss."""
     out: dict[int, float] = {}
     for chunk in id_chunks(link_ids):
-        for link_id, loss in (
-            CableTest.objects.filter(link_id__any=chunk, kind=TestKind.OLTS, loss_db__isnull=False)
-            .order_by("link_id", "-tested_at", "-pk")
-            .values_list("link_id", "loss_db")
-        ):
+        for link_id, loss in _WHOLE_LINK_TESTS(chunk):
             out.setdefault(link_id, loss)
     return out
 

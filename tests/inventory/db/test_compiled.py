@@ -113,3 +113,30 @@ def test_on_postgresql_the_statement_is_prepared_once_per_connection(two_halls):
     for site, racks in two_halls * 3:
         assert len(by_site(site.pk)) == len(racks)
     assert prepared() == before + 1
+
+
+def test_a_time_argument_is_bound_like_an_id_and_compiled_once_on_postgresql(two_halls, monkeypatch):
+    """``now`` (an aware datetime) is an argument like an id: the decision reads pass it."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    made_by = CompiledRead(
+        lambda site_id, now: Rack.objects.filter(row__room__site_id=site_id, created_at__lte=now).order_by(
+            "name"
+        )
+    )
+    site = two_halls[1][0]
+    now = timezone.now()
+    assert made_by(site.pk, now - timedelta(days=1)) == []  # before the racks existed
+    compiled = _count_compiles(monkeypatch)
+    assert [r.name for r in made_by(site.pk, now + timedelta(seconds=1))] == [
+        "H2-R01",
+        "H2-R02",
+        "H2-R03",
+        "H2-R04",
+        "H2-R05",
+    ]
+    assert made_by(two_halls[0][0].pk, now - timedelta(days=1)) == []
+    if connection.vendor == "postgresql":
+        assert compiled == []  # the kept statement, with the times put in
