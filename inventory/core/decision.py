@@ -155,13 +155,18 @@ class CableEvidence:
     drain_overdue_url: str = ""
 
 
+def until_words(until: datetime, today: date | None) -> str:
+    """When a maintenance window ends, as people read it: ``16:30`` today, ``5 Dec 16:30`` another
+    day (UTC; the caller adds the zone). The decision, the drain and extend messages all say it so."""
+    u = until.astimezone(UTC)
+    return f"{u:%H:%M}" if today is None or u.date() == today else f"{u.day} {u:%b %H:%M}"
+
+
 def drained_words(until: datetime | None, today: date | None) -> str:
     """``drained, in maintenance until 16:30 UTC`` (``... until 5 Dec 16:30 UTC`` another day)."""
     if until is None:
         return ""
-    u = until.astimezone(UTC)
-    when = f"{u:%H:%M}" if today is None or u.date() == today else f"{u.day} {u:%b %H:%M}"
-    return f"drained, in maintenance until {when} UTC"
+    return f"drained, in maintenance until {until_words(until, today)} UTC"
 
 
 def _at(t: datetime, today: date | None) -> str:

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from inventory.access import authz
 from inventory.conf import app_settings
 from inventory.core.choices import AlertRule, AlertState, RepairAction, RepairEnd, Severity
+from inventory.core.decision import until_words
 from inventory.core.repairs import symptom_words
 from inventory.forms.plant import apply_errors
 from inventory.models import Alert, Device, Link, Rack, Site
@@ -244,7 +245,8 @@ def alert_drain(request, pk: int):
             status = 400
         else:
             messages.success(
-                request, f"Drained: the link is in maintenance until {drain.window.ends_at:%H:%M} UTC."
+                request,
+                f"Drained: the link is in maintenance until {until_words(drain.window.ends_at, timezone.localdate())} UTC.",
             )
             return redirect("alert-detail", pk=pk)
     else:
@@ -289,7 +291,7 @@ def alert_extend(request, pk: int):
         else:
             messages.success(
                 request,
-                f"Extended: the link stays out, in maintenance until {drain.window.ends_at:%H:%M} UTC.",
+                f"Extended: the link stays out, in maintenance until {until_words(drain.window.ends_at, timezone.localdate())} UTC.",
             )
             return redirect("alert-detail", pk=pk)
     return _detail(request, alert, extend_form=form, status=status)

@@ -10,7 +10,7 @@ unless an engineer overrides with a reason (journalled on the jumper).
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, timedelta
 
 import pytest
 from django.db.models import Q
@@ -94,6 +94,13 @@ def cable_of(alert: Alert):
     return LinkSegment.objects.select_related("cable").get(link=alert.link).cable
 
 
+def until_text(t) -> str:
+    """How a window's end reads: ``16:30`` today, ``5 Dec 00:30`` when it ends tomorrow (a drain
+    asked for late in the UTC day)."""
+    t = t.astimezone(UTC)
+    return f"{t:%H:%M}" if t.date() == timezone.localdate() else f"{t.day} {t:%b %H:%M}"
+
+
 def written() -> tuple[int, int, int]:
     """Drains, maintenance windows and journal entries (the seed has windows and notes of its own)."""
     return LinkDrain.objects.count(), MaintenanceWindow.objects.count(), FieldNote.objects.count()
@@ -115,8 +122,9 @@ def test_a_safe_drain_is_recorded_with_its_window_and_silences_the_link(alert, a
     shown = api.get(f"/api/alerts/{alert.pk}/").json()["drains"]
     assert [(x["id"], x["drained_by"], x["restored_at"]) for x in shown] == [(d.pk, "technician-user", None)]
 
-    # the one decision says the cable's link is drained, and until when
-    until = f"{d.window.ends_at:%H:%M}"
+    # the one decision says the cable's link is drained, and until when (with the day when the
+    # window ends on another: a drain asked for after 22:00 UTC ends tomorrow)
+    until = until_text(d.window.ends_at)
     decision = cable_decisions(cables=[cable_of(alert)])[cable_of(alert).pk]
     assert decision.drained == f"drained, in maintenance until {until} UTC"
     assert decision.reasons[0] == decision.drained and decision.drained in decision.words
@@ -247,11 +255,12 @@ def test_the_alert_page_drains_and_restores_for_those_who_may(alert, client, use
     assert r.status_code == 302
     d = LinkDrain.objects.get()
     page = client.get(f"/alerts/{alert.pk}/").content.decode()
-    assert f"in maintenance until {d.window.ends_at:%H:%M}" in page and 'data-testid="restore"' in page
+    until = until_text(d.window.ends_at)
+    assert f"in maintenance until {until}" in page and 'data-testid="restore"' in page
     # the path row of the alert's cable says it, in the decision's words
-    assert f"drained, in maintenance until {d.window.ends_at:%H:%M} UTC" in page
+    assert f"drained, in maintenance until {until} UTC" in page
     cable_page = client.get(f"/c/{cable_of(alert).label}").content.decode()
-    assert f"Drained, in maintenance until {d.window.ends_at:%H:%M} UTC." in cable_page
+    assert f"Drained, in maintenance until {until} UTC." in cable_page
     assert client.post(f"/alerts/{alert.pk}/restore").status_code == 302
     d.refresh_from_db()
     assert d.restored_at is not None
