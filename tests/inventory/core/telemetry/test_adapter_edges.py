@@ -270,7 +270,8 @@ def test_ethtool_module_a_lane_out_of_order_or_unreadable_keeps_its_place():
 def test_ethtool_module_without_a_module_field_names_what_it_looked_for():
     c = ctx("h", "p")
     with pytest.raises(
-        adapters.AdapterError, match=r"No module fields \(Vendor SN, temperature, optical power\)"
+        adapters.AdapterError,
+        match=r"^No module fields \(Vendor SN, temperature, optical power\) in ethtool -m output\.$",
     ):
         adapters.parse("ethtool-module", b"\tIdentifier : 0x03 (SFP)\n\tConnector : 0x07 (LC)\nno colon\n", c)
     for device, port, word in ((None, "p", "device"), ("h", None, "port")):
@@ -397,6 +398,10 @@ def test_ethtool_stats_names_a_line_that_is_no_counter_and_refuses_a_body_withou
         adapters.AdapterError, match=r"^ethtool-stats output does not name the port: pass \?port="
     ):
         adapters.parse("ethtool-stats", body, ctx("gpu-2"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^ethtool-stats output does not name the device: pass \?device="
+    ):
+        adapters.parse("ethtool-stats", body, ctx(None, "p1"))
 
 
 # --- what every adapter shares (adapters/common.py) -----------------------------------------------
@@ -795,12 +800,15 @@ def test_junos_two_blocks_each_keep_their_own_readings():
 Physical interface: xe-0/0/2, Enabled
     Module voltage                            :  3.2000 V
     Something else
+Physical interface: xe-0/0/3
+    Module voltage                            :  3.1000 V
 """
     c = ctx("mx-1")
     out = adapters.parse("junos", body, c)
     assert out == [
         {"device": "mx-1", "port": "xe-0/0/1", "ts": NOW, "temperature_c": 30.0},
         {"device": "mx-1", "port": "xe-0/0/2", "ts": NOW, "voltage_v": 3.2},
+        {"device": "mx-1", "port": "xe-0/0/3", "ts": NOW, "voltage_v": 3.1},
     ]
     assert dict(c.report.ignored) == {"Laser rx power low warning threshold": 1, "Something else": 1}
     with pytest.raises(
@@ -1064,3 +1072,29 @@ def test_sonic_counters_a_list_of_gnmi_notifications_and_no_device():
         adapters.AdapterError, match=r"^sonic-counters output does not name the device: pass \?device="
     ):
         adapters.parse("sonic-counters", body, ctx())
+
+
+def test_junos_xml_reply_with_its_namespaces_and_a_port_without_optics_first():
+    """A reply as Junos sends it, in the junos namespace: the elements are read by their local
+    names; a port without a module before one with a module does not end the reading."""
+    body = b"""<rpc-reply xmlns:junos="http://xml.juniper.net/junos/23.4R1/junos">
+<interface-information xmlns="http://xml.juniper.net/junos/23.4R1/junos-interface" junos:style="normal">
+  <physical-interface><name>xe-0/0/0</name></physical-interface>
+  <physical-interface><name>xe-0/0/1</name><optics-diagnostics>
+    <module-voltage>3.3150</module-voltage></optics-diagnostics></physical-interface>
+</interface-information></rpc-reply>"""
+    assert adapters.parse("junos", body, ctx("mx-1")) == [
+        {"device": "mx-1", "port": "xe-0/0/0", "ts": NOW},
+        {"device": "mx-1", "port": "xe-0/0/1", "ts": NOW, "voltage_v": 3.315},
+    ]
+    nameless = b"<interface-information><physical-interface><optics-diagnostics/></physical-interface></interface-information>"
+    with pytest.raises(adapters.AdapterError, match=r"^Junos XML: a physical-interface without a name\.$"):
+        adapters.parse("junos", nameless, ctx("mx-1"))
+
+
+def test_ethtool_fec_json_histogram_bins_without_errors_stay_zero():
+    body = b"""[{"ifname": "eth4", "statistics": {"hist": [
+      {"bin_low": 0, "bin_high": 0, "total": 900}, {"bin_low": 1, "bin_high": 3, "total": 0},
+      {"bin_low": 4, "bin_high": 7}]}}]"""
+    [s] = adapters.parse("ethtool-fec", body, ctx("gpu-1"))
+    assert (s["fec_hist"], s["fec_hist_bins"]) == ([900, 0, 0], [[0, 0], [1, 3], [4, 7]])
