@@ -72,7 +72,17 @@ def _flatten(elems: list[tuple[str, dict]], val: Any, out: list[tuple[list[tuple
 
 def _scalar(v: Any) -> Any:
     if isinstance(v, dict):
-        for k in ("uintVal", "intVal", "floatVal", "doubleVal", "stringVal", "jsonVal", "jsonIetfVal"):
+        # decimalVal: gNMI's decimal64 ({"digits": ..., "precision": ...}), read by _flatten
+        for k in (
+            "uintVal",
+            "intVal",
+            "floatVal",
+            "doubleVal",
+            "decimalVal",
+            "stringVal",
+            "jsonVal",
+            "jsonIetfVal",
+        ):
             if k in v:
                 return v[k]
     return v

@@ -29,7 +29,11 @@ def _redis_text(text: str) -> list[tuple[str | None, dict[str, str]]]:
 
     def flush():
         if items:
-            hashes.append((key, dict(zip(items[0::2], items[1::2], strict=False))))
+            pairs = dict(zip(items[0::2], items[1::2], strict=False))
+            if key == "COUNTERS_PORT_NAME_MAP":  # ``hgetall COUNTERS_PORT_NAME_MAP``: port name -> oid
+                names.update({oid: name for name, oid in pairs.items()})
+            else:
+                hashes.append((key, pairs))
 
     for line in text.splitlines():
         cmd = re.search(
@@ -65,8 +69,7 @@ def parse_sonic_counters(body: bytes, ctx: Context) -> list[dict]:
         data = body_json(body)
         if isinstance(data, dict) and "notification" in data or isinstance(data, list):
             return parse_gnmi(body, ctx)
-        if not isinstance(data, dict):
-            raise AdapterError("COUNTERS_DB JSON: expected an object.")
+        # a body starting with "{" is an object: a hash of SAI names, or hashes keyed by port
         if any(str(k).startswith("SAI_") for k in data):
             hashes = [(None, data)]
         else:

@@ -3,11 +3,14 @@
 Found by mutation testing (``make mutation MUTATION_ARGS=adapters``): each one is a change to the
 adapter that no other test noticed."""
 
+from collections import Counter
 from datetime import UTC, datetime
 
 import pytest
 
 from inventory.core.telemetry import adapters
+from inventory.core.telemetry.adapters import common
+from tests.paths import TEST_DATA
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)
 
@@ -156,3 +159,942 @@ def test_prometheus_bodies_it_cannot_read():
         prometheus("up 1\n# HELP x y\n")
     with pytest.raises(adapters.AdapterError, match="not UTF-8"):
         adapters.parse("prometheus", b"\xff\xfe", ctx())
+
+
+# --- ethtool -m (module EEPROM and DOM) ------------------------------------------------------------
+
+REAL = TEST_DATA / "real"
+
+
+def _labels(body: bytes) -> Counter:
+    """Every ``label : value`` line of an ethtool -m output, by label as ethtool prints it."""
+    return Counter(
+        " ".join(line.partition(":")[0].split()) for line in body.decode().splitlines() if ":" in line
+    )
+
+
+def test_ethtool_module_sfp_every_reading_threshold_and_flag_of_a_real_capture():
+    """An FS SFP-10GSR-85 in an i40e host (SFF-8472): one lane, 20 thresholds in their units
+    (mA, dBm, degrees C, V), 20 flags with the module's own "bias low alarm: On"; every other
+    line of the output is named in ``ignored``, once per line."""
+    body = (REAL / "ethtool_m_sfp_10gsr_fs_i40e.txt").read_bytes()
+    c = ctx("gpu-7", "ens1f0")
+    [s] = adapters.parse("ethtool-module", body, c)
+    thresholds = {
+        "bias_high_alarm": 15.0,
+        "bias_low_alarm": 2.0,
+        "bias_high_warn": 12.0,
+        "bias_low_warn": 3.0,
+        "tx_power_high_alarm": 2.0,
+        "tx_power_low_alarm": -9.5,
+        "tx_power_high_warn": 0.0,
+        "tx_power_low_warn": -7.5,
+        "temperature_high_alarm": 80.0,
+        "temperature_low_alarm": -10.0,
+        "temperature_high_warn": 70.0,
+        "temperature_low_warn": 0.0,
+        "voltage_high_alarm": 3.63,
+        "voltage_low_alarm": 2.97,
+        "voltage_high_warn": 3.465,
+        "voltage_low_warn": 3.135,
+        "rx_power_high_alarm": 2.0,
+        "rx_power_low_alarm": -14.1,
+        "rx_power_high_warn": 0.0,
+        "rx_power_low_warn": -12.1,
+    }
+    flags = dict.fromkeys(thresholds, False) | {"bias_low_alarm": True}
+    assert s == {
+        "device": "gpu-7",
+        "port": "ens1f0",
+        "ts": NOW,
+        "module_vendor": "FS",
+        "module_part": "SFP-10GSR-85",
+        "module_serial": "F2020533679",
+        "temperature_c": 39.18,
+        "voltage_v": 3.3544,
+        "bias_ma": [6.09],
+        "tx_power_dbm": [-1.96],
+        "rx_power_dbm": [-1.88],
+        "module_thresholds": thresholds,
+        "module_flags": flags,
+        "rx_power_low_warn_dbm": -12.1,
+        "rx_power_low_alarm_dbm": -14.1,
+        "temperature_high_warn_c": 70.0,
+    }
+    read = {"Vendor name", "Vendor PN", "Vendor SN", "Laser bias current", "Laser output power"}
+    read |= {"Receiver signal average optical power", "Module temperature", "Module voltage"}
+    ignored = {k: n for k, n in _labels(body).items() if k not in read and not common.module_key(k)}
+    assert dict(c.report.ignored) == ignored
+    assert c.report.ignored["Option"] == 3 and c.report.ignored["Vendor OUI"] == 1
+
+
+def test_ethtool_module_qsfp28_folds_the_lanes_flags_into_one_per_quantity():
+    """A Mellanox 100G-SR4 (SFF-8636) on Cumulus: four channels of bias, Tx and Rx power, in lane
+    order; the per-channel flags fold into one per quantity and level, On when any lane's is."""
+    body = (REAL / "ethtool_m_qsfp28_sr4_mellanox_cumulus.txt").read_bytes()
+    [s] = adapters.parse("ethtool-module", body, ctx("leaf-3", "swp14"))
+    assert s["bias_ma"] == [6.75, 6.75, 6.75, 6.75]
+    assert s["tx_power_dbm"] == [1.44, 1.20, 1.26, 1.27]
+    assert s["rx_power_dbm"] == [-0.12, -0.09, 0.55, 0.55]
+    assert (s["temperature_c"], s["voltage_v"]) == (30.56, 3.235)
+    assert s["module_flags"] == dict.fromkeys(s["module_thresholds"], False)
+    assert len(s["module_thresholds"]) == 20 and s["temperature_high_warn_c"] == 70.0
+    # lane 3's Rx power low warning On: the folded flag is On, the other lanes' Off do not undo it
+    on = body.replace(
+        b"Laser rx power low warning  (Channel 3)   : Off", b"Laser rx power low warning  (Channel 3)   : On"
+    )
+    [s] = adapters.parse("ethtool-module", on, ctx("leaf-3", "swp14"))
+    assert [k for k, v in s["module_flags"].items() if v] == ["rx_power_low_warn"]
+
+
+def test_ethtool_module_a_lane_out_of_order_or_unreadable_keeps_its_place():
+    """Channel numbers place the reading (channel 2 printed first is still lane 2); a lane whose
+    value has no number is None in its place, and a missing lane is None too."""
+    body = b"""\tVendor SN                                 : X1
+\tLaser tx bias current (Channel 2)         : 7.000 mA
+\tLaser tx bias current (Channel 1)         : N/A
+\tTransmit avg optical power (Channel 3)    : 0.0000 mW / -inf dBm
+\tTransmit avg optical power (Channel 1)    : 1.0000 mW / 0.00 dBm
+\tRcvr signal avg optical power(Channel 2)  : 0.5000 mW / -3.01 dBm
+\tModule temperature                        : -5.50 degrees C / 22.10 degrees F
+\tModule voltage                            : unknown
+"""
+    [s] = adapters.parse("ethtool-module", body, ctx("h", "p"))
+    assert s["bias_ma"] == [None, 7.0]
+    assert s["tx_power_dbm"] == [0.0, None, None]
+    assert s["rx_power_dbm"] == [None, -3.01]
+    assert s["temperature_c"] == -5.5
+    assert "voltage_v" not in s and "module_flags" not in s and "module_thresholds" not in s
+
+
+def test_ethtool_module_without_a_module_field_names_what_it_looked_for():
+    c = ctx("h", "p")
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^No module fields \(Vendor SN, temperature, optical power\) in ethtool -m output\.$",
+    ):
+        adapters.parse("ethtool-module", b"\tIdentifier : 0x03 (SFP)\n\tConnector : 0x07 (LC)\nno colon\n", c)
+    for device, port, word in ((None, "p", "device"), ("h", None, "port")):
+        with pytest.raises(
+            adapters.AdapterError, match=rf"^ethtool-module output does not name the {word}: pass \?{word}="
+        ):
+            adapters.parse("ethtool-module", b"\tVendor SN : X1\n", ctx(device, port))
+
+
+# --- ethtool --show-fec --------------------------------------------------------------------------
+
+
+def test_ethtool_fec_text_reads_each_block_and_names_every_other_line():
+    """Two ports in one output: each block's counters and histogram stay with its port; the
+    encodings and any line before the first block are named, not stored."""
+    body = b"""ignored preamble: 1
+FEC parameters for eth0:
+Supported/Configured FEC encodings: Auto RS
+Active FEC encoding: RS
+Statistics:
+  corrected_blocks: 10
+  uncorrectable_blocks: 1
+  corrected_bits: 70
+  fec_bit_err_0: 900
+  fec_bit_err_1_to_3: 8
+  fec_bit_err_4_to_7: 0
+FEC parameters for eth1
+  corrected_blocks: 5
+"""
+    c = ctx("gpu-1")
+    out = adapters.parse("ethtool-fec", body, c)
+    assert out == [
+        {
+            "device": "gpu-1",
+            "port": "eth0",
+            "ts": NOW,
+            "fec_corrected_codewords": 10,
+            "fec_uncorrectable_codewords": 1,
+            "fec_corrected_bits": 70,
+            "fec_hist": [900, 8, 0],
+            "fec_hist_bins": [[0, 0], [1, 3], [4, 7]],
+        },
+        {"device": "gpu-1", "port": "eth1", "ts": NOW, "fec_corrected_codewords": 5},
+    ]
+    assert dict(c.report.ignored) == {
+        "Supported/Configured FEC encodings": 1,
+        "Active FEC encoding": 1,
+        "Statistics": 1,
+    }
+
+
+def test_ethtool_fec_json_reads_totals_or_plain_numbers_and_names_the_rest():
+    body = b"""{"ifname": "eth3", "active": ["RS"],
+      "statistics": {"corrected_blocks": {"total": 7, "lanes": [3, 4]}, "uncorrectable_blocks": 2,
+                     "corrected_bits": {"total": "1,500"}, "pcs_errors": 1}}"""
+    c = ctx("gpu-1")
+    assert adapters.parse("ethtool-fec", body, c) == [
+        {
+            "device": "gpu-1",
+            "port": "eth3",
+            "ts": NOW,
+            "fec_corrected_codewords": 7,
+            "fec_uncorrectable_codewords": 2,
+            "fec_corrected_bits": 1500,
+        }
+    ]
+    assert dict(c.report.ignored) == {"active": 1, "statistics.pcs_errors": 1}
+    # no ifname: the port comes from ?port=, and without it the error asks for it
+    body = b'[{"statistics": {"corrected_blocks": {"total": 1}}}]'
+    assert adapters.parse("ethtool-fec", b"  " + body, ctx("gpu-1", "p9"))[0]["port"] == "p9"
+    with pytest.raises(
+        adapters.AdapterError, match=r"^ethtool-fec output does not name the port: pass \?port="
+    ):
+        adapters.parse("ethtool-fec", body, ctx("gpu-1"))
+
+
+def test_ethtool_fec_bodies_it_cannot_read():
+    with pytest.raises(adapters.AdapterError, match=r"^ethtool --json output: expected a list of objects\.$"):
+        adapters.parse("ethtool-fec", b'[{"ifname": "eth0"}, 3]', ctx("gpu-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^No 'FEC parameters for <interface>' block found in ethtool output\.$"
+    ):
+        adapters.parse("ethtool-fec", b"  corrected_blocks: 10\n", ctx("gpu-1", "p"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^ethtool-fec output does not name the device: pass \?device="
+    ):
+        adapters.parse("ethtool-fec", b"FEC parameters for eth0:\n", ctx(None, "p"))
+
+
+# --- ethtool -S ----------------------------------------------------------------------------------
+
+
+def test_ethtool_stats_of_a_real_bnxt_en_port_names_the_per_ring_counters():
+    """bnxt_en (kernel 4.18, an FS SFP-10GSR-85): port counters read, the 8 rings' ``[N]: name``
+    counters and every other port counter named in ``ignored``, none lost."""
+    body = (REAL / "ethtool_S_bnxt_en_10g_sr_link_down_2.txt").read_bytes()
+    c = ctx("gpu-2", "ens2f0np0")
+    [s] = adapters.parse("ethtool-stats", body, c)
+    assert (s["device"], s["port"], s["ts"]) == ("gpu-2", "ens2f0np0", NOW)
+    assert s["link_down_events"] == 2 and s["rx_bits"] == 58069568243688
+    assert s["fec_corrected_codewords"] == 0 and s["fec_uncorrectable_codewords"] == 0
+    assert (s["pfc_pause_rx"], s["pfc_pause_tx"], s["pfc_pause_duration_us"]) == (0, 0, 0)
+    assert c.report.ignored["[0]: rx_ucast_packets"] == 1 and c.report.ignored["[7]: rx_ucast_packets"] == 1
+    assert "link_down_events" not in c.report.ignored and "pfc_pri0_tx_transitions" in c.report.ignored
+    # 397 counter lines: 29 read (5 FEC/bits/link counters, 8 priorities x Rx, Tx and Rx duration)
+    counters = [
+        line for line in body.decode().splitlines() if line.strip() and line.strip() != "NIC statistics:"
+    ]
+    assert len(counters) == 397 and sum(c.report.ignored.values()) == 397 - 29
+
+
+def test_ethtool_stats_names_a_line_that_is_no_counter_and_refuses_a_body_without_one():
+    c = ctx("gpu-2", "p1")
+    body = b"NIC statistics:\n\n     link_down_events: 4\n     rx_fw_version: 1.2.3\n     speed: unknown\n"
+    assert adapters.parse("ethtool-stats", body, c) == [
+        {"device": "gpu-2", "port": "p1", "ts": NOW, "link_down_events": 4}
+    ]
+    assert dict(c.report.ignored) == {"rx_fw_version": 1, "speed": 1}
+    with pytest.raises(
+        adapters.AdapterError, match=r"^No 'name: value' counters found in ethtool -S output\.$"
+    ):
+        adapters.parse("ethtool-stats", b"NIC statistics:\n  driver: bnxt_en\n", ctx("gpu-2", "p1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^ethtool-stats output does not name the port: pass \?port="
+    ):
+        adapters.parse("ethtool-stats", body, ctx("gpu-2"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^ethtool-stats output does not name the device: pass \?device="
+    ):
+        adapters.parse("ethtool-stats", body, ctx(None, "p1"))
+
+
+# --- what every adapter shares (adapters/common.py) -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("printed", "number"),
+    [
+        ("136,403", 136403),  # a thousands separator (SONiC's tables)
+        (" 42 ", 42),
+        ("1.18e-12", 1.18e-12),
+        ("-3.5", -3.5),
+        (7, 7),
+        (2.5, 2.5),
+        ("N/A", None),
+        ("na", None),
+        ("-", None),
+        ("None", None),
+        ("", None),
+        ("   ", None),
+        (None, None),
+        (True, None),  # a JSON true is no count
+        ("inf", None),
+        ("NaN", None),
+        ("12 dB", None),
+    ],
+)
+def test_a_number_as_devices_print_it(printed, number):
+    value = common.as_number(printed)
+    assert value == number and type(value) is type(number)
+
+
+def test_counters_are_whole_numbers_and_gauges_floats():
+    assert common.as_int("3.0") == 3 and type(common.as_int("3.0")) is int
+    assert common.as_int("3.5") is None  # a counter with a fraction is no counter
+    assert common.as_int("1,000") == 1000 and common.as_int("N/A") is None
+    assert common.as_float("7") == 7.0 and type(common.as_float("7")) is float
+    assert common.as_float("-") is None
+
+
+def test_the_fec_named_gives_its_correction_limit():
+    """RS(544,514) (KP4) corrects 15 symbols a codeword, RS(528,514) (KR4) 7; other FECs, none known."""
+    assert common.limit_from_fec("RS-FEC(544,514)") == 15
+    assert common.limit_from_fec("Standard RS-FEC - RS(528,514)") == 7
+    assert common.limit_from_fec("Firecode FEC") is None
+    assert common.limit_from_fec("") is None and common.limit_from_fec(None) is None
+
+
+@pytest.mark.parametrize(
+    ("label", "key"),
+    [
+        ("Laser bias current high alarm   (Chan 1)", ("bias_high_alarm", False)),
+        ("Laser tx bias current low warning (Channel 4)", ("bias_low_warn", False)),
+        ("Laser output power high warning threshold", ("tx_power_high_warn", True)),
+        ("Laser tx power low alarm (Lane 2)", ("tx_power_low_alarm", False)),
+        ("Laser rx power low warning threshold", ("rx_power_low_warn", True)),
+        ("Laser receiver power high alarm threshold", ("rx_power_high_alarm", True)),
+        ("MODULE  TEMPERATURE high alarm", ("temperature_high_alarm", False)),
+        ("Module voltage low warning threshold", ("voltage_low_warn", True)),
+        ("Module temperature", None),  # the reading itself
+        ("Laser wavelength high alarm", None),  # no such quantity
+        ("Module voltage high alarms", None),
+        ("Laser bias current high alarm threshold (Chan 1) extra", None),
+    ],
+)
+def test_a_module_flag_or_threshold_label_and_its_key(label, key):
+    assert common.module_key(label) == key
+
+
+def test_thresholds_are_read_in_the_keys_unit_and_flags_fold_on():
+    assert common.threshold_value("rx_power_low_warn", "0.0355 mW / -14.50 dBm") == -14.5
+    assert common.threshold_value("tx_power_high_alarm", "1.2589 mW / 1.00 dBm") == 1.0
+    assert common.threshold_value("tx_power_low_alarm", "0.0000 mW / -inf dBm") is None
+    assert common.threshold_value("rx_power_low_alarm", "0.0282 mW") is None  # no dBm figure
+    assert common.threshold_value("temperature_low_alarm", "-5.00 degrees C / 23.00 degrees F") == -5.0
+    assert common.threshold_value("voltage_high_alarm", "3.6300 V") == 3.63
+    assert common.threshold_value("bias_high_alarm", "N/A") is None
+    assert [common.on_off(v) for v in (" On", "OFF ", "n/a")] == [True, False, None]
+    flags: dict[str, bool] = {}
+    for key, on in (("a", False), ("a", True), ("a", False), ("b", None), ("c", False)):
+        common.merge_flag(flags, key, on)
+    assert flags == {"a": True, "c": False}
+
+
+def test_the_module_judgement_fields():
+    t = {"rx_power_low_warn": -12.1, "rx_power_low_alarm": -14.1, "temperature_high_warn": 70.0}
+    assert common.judgement_fields({**t, "voltage_low_warn": None}, {"bias_low_alarm": True}) == {
+        "module_thresholds": t,
+        "module_flags": {"bias_low_alarm": True},
+        "rx_power_low_warn_dbm": -12.1,
+        "rx_power_low_alarm_dbm": -14.1,
+        "temperature_high_warn_c": 70.0,
+    }
+    assert common.judgement_fields({"voltage_low_warn": None}, {}) == dict.fromkeys(
+        (
+            "module_thresholds",
+            "module_flags",
+            "rx_power_low_warn_dbm",
+            "rx_power_low_alarm_dbm",
+            "temperature_high_warn_c",
+        )
+    )
+
+
+def test_lanes_samples_and_fields_read():
+    assert common.lane_list({2: -1.0, 0: -2.0}) == [-2.0, None, -1.0] and common.lane_list({}) is None
+    assert common.clean({"a": 0, "b": None, "c": [], "d": [None], "e": ""}) == {"a": 0, "d": [None], "e": ""}
+    f = common.Fields({"x": 1, "y": 2, "z": None})
+    assert (f.get("x"), f.get("missing", 5), f["z"]) == (1, 5, None)
+    f.use("nothing")
+    assert f.unused() == ["y"]
+    report = common.Report()
+    report.ignore(["b", "a", "b", 3])
+    assert report.as_dict() == {"count": 4, "fields": {"3": 1, "a": 1, "b": 2}}
+
+
+def test_bodies_that_are_not_text_or_json_say_so():
+    with pytest.raises(adapters.AdapterError, match=r"^Body is not UTF-8 text: 'utf-8' codec can't decode"):
+        common.body_text(b"\xff\xfe counters")
+    assert common.body_text("µ 1".encode()) == "µ 1"
+    with pytest.raises(adapters.AdapterError, match=r"^Body is not valid JSON: "):
+        common.body_json(b"{'a': 1}")
+    with pytest.raises(
+        adapters.AdapterError, match=r"^Duplicate key 'a' in a JSON object: send each key once"
+    ):
+        common.body_json(b'{"a": 1, "a": 2}')
+    assert common.body_json(b'{"a": [1, 2.5]}') == {"a": [1, 2.5]}
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^sonic-cli output does not name the device: pass \?device= \(or X-Cabletrack-Device\)\.$",
+    ):
+        common.need_device(ctx(None, "p"), "sonic-cli")
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^xena output does not name the port: pass \?port= \(or X-Cabletrack-Port\)\.$",
+    ):
+        common.need_port(ctx("d", ""), "xena")
+    assert (common.need_device(ctx("d", "p"), "x"), common.need_port(ctx("d", "p"), "x")) == ("d", "p")
+
+
+# --- SONiC (COUNTERS_DB hashes and the show interfaces counters fec-* tables) --------------------
+
+DATA = TEST_DATA / "telemetry"
+
+
+def test_sonic_fec_stats_table_every_row_and_column():
+    """``show interfaces counters fec-stats`` with the BER columns: one sample a row, counters
+    without their thousands separators, BERs as floats; the columns cabletrack does not store
+    (STATE, FEC_PRE_BER_MAX) named once per row."""
+    body = (DATA / "15_sonic_fec-stats_pre_post_ber_max.txt").read_bytes()
+    c = ctx("leaf-9")
+    rows = adapters.parse("sonic-cli", body, c)
+    assert [r["port"] for r in rows] == [f"Ethernet{n}" for n in range(0, 56, 8)]
+    assert rows[0] == {
+        "device": "leaf-9",
+        "port": "Ethernet0",
+        "ts": NOW,
+        "fec_corrected_codewords": 56104,
+        "fec_uncorrectable_codewords": 0,
+        "fec_symbol_errors": 56092,
+        "pre_fec_ber": 1.18e-12,
+        "post_fec_ber": 0.0,
+    }
+    assert rows[4]["fec_corrected_codewords"] == 2998448 and type(rows[4]["pre_fec_ber"]) is float
+    assert dict(c.report.ignored) == {"STATE": 7, "FEC_PRE_BER_MAX": 7}
+
+
+def test_sonic_fec_stats_without_ber_columns_or_with_blank_rows():
+    body = b"""Last cached time was 2022-07-29 19:34:08.919717
+      IFACE    STATE    FEC_CORR    FEC_UNCORR
+-----------  -------  ----------  ------------
+
+  Ethernet0        U     136,403            34
+  lonely
+  Ethernet8        D         N/A             0
+"""
+    c = ctx("leaf-9")
+    assert adapters.parse("sonic-cli", body, c) == [
+        {
+            "device": "leaf-9",
+            "port": "Ethernet0",
+            "ts": NOW,
+            "fec_corrected_codewords": 136403,
+            "fec_uncorrectable_codewords": 34,
+        },
+        {"device": "leaf-9", "port": "Ethernet8", "ts": NOW, "fec_uncorrectable_codewords": 0},
+    ]
+
+
+def test_sonic_period_output_is_refused_with_its_period():
+    body = (TEST_DATA / "real" / "sonic_fec-stats_period_3s.txt").read_bytes()
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^This is a SONiC period output \(show \.\.\. -p 3: the increase of each counter over 3 s, "
+        r"not the counters since the last clear\)\. cabletrack needs the counters: post the output without -p\.$",
+    ):
+        adapters.parse("sonic-cli", body, ctx("leaf-9"))
+    one = body.replace(b"within 3 seconds period", b"within 1 second period")
+    with pytest.raises(adapters.AdapterError, match=r"-p 1: the increase of each counter over 1 s"):
+        adapters.parse("sonic-cli", one, ctx("leaf-9"))
+
+
+def test_sonic_fec_histogram_port_from_the_command_or_the_query():
+    body = (DATA / "17_sonic_fec-histogram_Ethernet0.txt").read_bytes()
+    [s] = adapters.parse("sonic-cli", body, ctx("leaf-9", "Ethernet4"))
+    assert (s["device"], s["port"], s["ts"]) == ("leaf-9", "Ethernet0", NOW)  # the command names it
+    assert s["fec_hist"] == [77092897948028, 5529181, 85996, 217] + [0] * 12
+    # without the command line: ?port=; a bin missing from the table counts 0 in its place
+    table = b"Symbol Errors Per Codeword         Codewords\n--------  ----\nBIN0   10\nBIN2   3\n"
+    assert adapters.parse("sonic-cli", table, ctx("leaf-9", "Ethernet4")) == [
+        {"device": "leaf-9", "port": "Ethernet4", "ts": NOW, "fec_hist": [10, 0, 3]}
+    ]
+    with pytest.raises(
+        adapters.AdapterError, match=r"^fec-histogram output without the interface: pass \?port=\.$"
+    ):
+        adapters.parse("sonic-cli", table, ctx("leaf-9"))
+    with pytest.raises(adapters.AdapterError, match=r"^fec-histogram output without BIN rows\.$"):
+        adapters.parse("sonic-cli", b"Symbol Errors Per Codeword   Codewords\n", ctx("leaf-9", "E0"))
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^No 'IFACE' fec-stats table or fec-histogram found in SONiC CLI output\.$",
+    ):
+        adapters.parse("sonic-cli", b"show interfaces status\n", ctx("leaf-9"))
+    with pytest.raises(adapters.AdapterError, match=r"^sonic-cli output does not name the device"):
+        adapters.parse("sonic-cli", body, ctx(None, "E0"))
+
+
+def test_sonic_redis_text_maps_each_oid_to_its_port_name():
+    """Two ``hgetall`` listings and the port name map: each hash is the port the map names, a
+    ``_last`` RATES name is read as its counter, and the names not read are ignored by name."""
+    body = b"""admin@sw:~$ redis-cli -n 2 hget COUNTERS_PORT_NAME_MAP Ethernet4
+"oid:0x1000000000004"
+admin@sw:~$ redis-cli -n 2 HGETALL "COUNTERS:oid:0x1000000000004"
+1) "SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES"
+2) "100"
+3) "SAI_PORT_STAT_IF_IN_OCTETS"
+4) "5"
+admin@sw:~$ redis-cli -n 2 hgetall "COUNTERS:oid:0x1000000000008"
+1) "SAI_PORT_STAT_IF_IN_FEC_NOT_CORRECTABLE_FRAMES"
+2) "3"
+admin@sw:~$ redis-cli -n 2 hget "COUNTERS_PORT_NAME_MAP" "Ethernet8"
+"oid:0x1000000000008"
+"""
+    c = ctx("leaf-9")
+    assert adapters.parse("sonic-counters", body, c) == [
+        {"device": "leaf-9", "port": "Ethernet4", "ts": NOW, "fec_corrected_codewords": 100},
+        {"device": "leaf-9", "port": "Ethernet8", "ts": NOW, "fec_uncorrectable_codewords": 3},
+    ]
+    assert dict(c.report.ignored) == {"SAI_PORT_STAT_IF_IN_OCTETS": 1}
+    # an oid the map does not name takes ?port=, and without it the error says what to send
+    alone = b'redis-cli -n 2 hgetall "COUNTERS:oid:0x10000000000ff"\n1) "FEC_PRE_BER"\n2) "1e-9"\n'
+    assert adapters.parse("sonic-counters", alone, ctx("leaf-9", "Ethernet12"))[0]["port"] == "Ethernet12"
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^COUNTERS_DB hash without a port name: pass \?port= or include the port name map\.$",
+    ):
+        adapters.parse("sonic-counters", alone, ctx("leaf-9"))
+    with pytest.raises(adapters.AdapterError, match=r"^No COUNTERS_DB hashes found\.$"):
+        adapters.parse("sonic-counters", b"admin@sw:~$ redis-cli keys '*'\n", ctx("leaf-9", "E0"))
+
+
+def test_sonic_counters_json_flat_keyed_by_port_or_by_key():
+    flat = b'{"SAI_PORT_STAT_IF_IN_FEC_SYMBOL_ERRORS": "40", "SAI_PORT_STAT_PFC_3_RX_PKTS": "7"}'
+    c = ctx("leaf-9", "Ethernet0")
+    assert adapters.parse("sonic-counters", b"\n " + flat, c) == [
+        {"device": "leaf-9", "port": "Ethernet0", "ts": NOW, "fec_symbol_errors": 40, "pfc_pause_rx": 7}
+    ]
+    by_port = b'{"Ethernet4": {"FEC_POST_BER": "0"}, "Ethernet8": {"FEC_PRE_BER": "2e-9"}, "meta": 1}'
+    out = adapters.parse("sonic-counters", by_port, ctx("leaf-9"))
+    assert [(s["port"], s.get("post_fec_ber"), s.get("pre_fec_ber")) for s in out] == [
+        ("Ethernet4", 0.0, None),
+        ("Ethernet8", None, 2e-9),
+    ]
+    # a real COUNTERS_DB dump keyed "COUNTERS:oid:...": the key is no port name, ?port= is
+    body = (TEST_DATA / "real" / "sonic_counters_db_pfc_est_oid0x1000000000012.json").read_bytes()
+    [s] = adapters.parse("sonic-counters", body, ctx("leaf-9", "Ethernet18"))
+    assert s["port"] == "Ethernet18" and s["pfc_pause_rx"] > 0
+    for rates in (
+        b'{"RATES:oid:0x1": {"FEC_PRE_BER": "1e-9"}}',
+        b'{"COUNTERS:Ethernet0": {"FEC_PRE_BER": "1"}}',
+    ):
+        assert adapters.parse("sonic-counters", rates, ctx("leaf-9", "E9"))[0]["port"] == "E9"
+    # a gNMI notification (or a list of them) is read as gNMI: the port from its path
+    gnmi = (TEST_DATA / "real" / "sonic_gnmi_get_COUNTERS_Ethernet0.json").read_bytes()
+    assert adapters.parse("sonic-counters", gnmi, ctx("leaf-9"))[0]["port"] == "Ethernet0"
+
+
+# --- Junos (show interfaces diagnostics optics / extensive, and the optics RPC reply in XML) -------
+
+
+def test_junos_optics_of_a_real_qsfp28_every_lane_threshold_and_flag():
+    """An et- port with a 4-lane QSFP28 (MX/PTX): per-lane bias, Tx and Rx power in lane order,
+    the module's 20 thresholds in their units and 20 flags (lane flags folded); the laser
+    temperature and the module's status alarms are no sample field and are named in ``ignored``."""
+    body = (TEST_DATA / "real" / "junos_show_interfaces_diagnostics_optics_et_qsfp28_4lanes.txt").read_bytes()
+    c = ctx("mx-1")
+    [s] = adapters.parse("junos", body, c)
+    thresholds = {
+        "temperature_high_alarm": 74.0,
+        "temperature_low_alarm": -4.0,
+        "temperature_high_warn": 70.0,
+        "temperature_low_warn": 0.0,
+        "voltage_high_alarm": 3.549,
+        "voltage_low_alarm": 3.049,
+        "voltage_high_warn": 3.45,
+        "voltage_low_warn": 3.15,
+        "bias_high_alarm": 175.0,
+        "bias_low_alarm": 75.0,
+        "bias_high_warn": 162.5,
+        "bias_low_warn": 87.5,
+        "tx_power_high_alarm": 4.5,
+        "tx_power_low_alarm": -4.31,
+        "tx_power_high_warn": 4.0,
+        "tx_power_low_warn": -3.81,
+        "rx_power_high_alarm": 5.5,
+        "rx_power_low_alarm": -13.6,
+        "rx_power_high_warn": 4.5,
+        "rx_power_low_warn": -10.6,
+    }
+    assert s == {
+        "device": "mx-1",
+        "port": "et-0/0/0",
+        "ts": NOW,
+        "temperature_c": 48.0,
+        "voltage_v": 3.334,
+        "bias_ma": [132.255] * 4,
+        "tx_power_dbm": [1.30, 0.96, 1.01, 1.56],
+        "rx_power_dbm": [1.03, 0.72, 0.97, 1.36],
+        "module_thresholds": thresholds,
+        "module_flags": dict.fromkeys(thresholds, False),
+        "rx_power_low_warn_dbm": -10.6,
+        "rx_power_low_alarm_dbm": -13.6,
+        "temperature_high_warn_c": 70.0,
+    }
+    assert c.report.ignored["Laser temperature"] == 4
+    assert c.report.ignored["Laser temperature high alarm threshold"] == 1
+    assert (
+        c.report.ignored["Module not ready alarm"] == 1 and c.report.ignored["Wavelength unlocked alarm"] == 4
+    )
+    assert not {"Laser bias current", "Module voltage", "Lane 0"} & set(c.report.ignored)
+
+
+def test_junos_a_lane_flag_on_and_a_reading_without_a_number():
+    body = b"""Physical interface: et-0/0/4, Enabled, Physical link is Down
+    Module temperature                        :  - Inf
+    Module voltage                            :  3.3000 V
+  Lane 1
+    Laser bias current                        :  7.000 mA
+    Laser output power                        :  0.0000 mW / - Inf dBm
+    Laser rx power                            :  0.5000 mW / -3.01 dBm
+    Laser rx power low alarm                  :  On
+  Lane 0
+    Laser receiver power low alarm            :  Off
+    Receiver signal average optical power     :  0.2500 mW / -6.02 dBm
+"""
+    c = ctx("mx-1")
+    [s] = adapters.parse("junos", body, c)
+    assert s == {
+        "device": "mx-1",
+        "port": "et-0/0/4",
+        "ts": NOW,
+        "voltage_v": 3.3,
+        "bias_ma": [None, 7.0],
+        "tx_power_dbm": [None, None],
+        "rx_power_dbm": [-6.02, -3.01],
+        "module_flags": {"rx_power_low_alarm": True},
+    }
+    assert not c.report.ignored
+
+
+def test_junos_extensive_reads_the_fec_counters_not_their_rates():
+    body = (TEST_DATA / "real" / "junos_show_interfaces_extensive_ge_vmx.txt").read_bytes()
+    text = body.replace(
+        b"FEC Corrected Errors                    0", b"FEC Corrected Errors                    1234"
+    )
+    text = text.replace(
+        b"FEC Uncorrected Errors                  0", b"FEC Uncorrected Errors                  5"
+    )
+    c = ctx("vmx")
+    [s] = adapters.parse("junos", text, c)
+    assert (s["port"], s["fec_corrected_codewords"], s["fec_uncorrectable_codewords"]) == (
+        "ge-0/0/0",
+        1234,
+        5,
+    )
+    assert (
+        c.report.ignored["FEC Corrected Errors Rate"] == 1
+        and c.report.ignored["FEC Uncorrected Errors Rate"] == 1
+    )
+
+
+def test_junos_two_blocks_each_keep_their_own_readings():
+    body = b"""Physical interface: xe-0/0/1
+    Module temperature                        :  30 degrees C / 86 degrees F
+    Laser rx power low warning threshold      :  0.0000 mW / - Inf dBm
+Physical interface: xe-0/0/2, Enabled
+    Module voltage                            :  3.2000 V
+    Something else
+Physical interface: xe-0/0/3
+    Module voltage                            :  3.1000 V
+"""
+    c = ctx("mx-1")
+    out = adapters.parse("junos", body, c)
+    assert out == [
+        {"device": "mx-1", "port": "xe-0/0/1", "ts": NOW, "temperature_c": 30.0},
+        {"device": "mx-1", "port": "xe-0/0/2", "ts": NOW, "voltage_v": 3.2},
+        {"device": "mx-1", "port": "xe-0/0/3", "ts": NOW, "voltage_v": 3.1},
+    ]
+    assert dict(c.report.ignored) == {"Laser rx power low warning threshold": 1, "Something else": 1}
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^No 'Physical interface:' block: not Junos show interfaces diagnostics optics / extensive output\.$",
+    ):
+        adapters.parse("junos", b"Logical interface ge-0/0/0.0\n", ctx("mx-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^junos output does not name the device: pass \?device="
+    ):
+        adapters.parse("junos", body, ctx())
+
+
+def test_junos_xml_optics_of_a_real_reply():
+    """napalm's get-interface-optics-diagnostics-information: the dBm elements, thresholds in
+    dBm (the mW duplicates ignored), a temperature printed over two lines; a second interface
+    without optics is an item with no reading."""
+    body = (
+        TEST_DATA / "real" / "junos_get-interface-optics-diagnostics-information_xe_sfp_napalm.xml"
+    ).read_bytes()
+    c = ctx("mx-1")
+    out = adapters.parse("junos", body, c)
+    s = out[0]
+    assert (s["device"], s["port"], s["ts"]) == ("mx-1", "xe-0/0/0", NOW)
+    assert (s["bias_ma"], s["tx_power_dbm"], s["rx_power_dbm"]) == ([44.298], [-1.35], [-3.42])
+    assert (s["temperature_c"], s["voltage_v"]) == (45.0, 3.315)
+    t = s["module_thresholds"]
+    assert len(t) == 20 and (t["temperature_low_alarm"], t["temperature_high_warn"]) == (-13.0, 73.0)
+    assert (t["tx_power_low_alarm"], t["bias_high_alarm"], t["voltage_low_warn"]) == (-8.01, 85.0, 3.0)
+    assert (s["rx_power_low_warn_dbm"], s["rx_power_low_alarm_dbm"], s["temperature_high_warn_c"]) == (
+        -18.01,
+        -20.0,
+        73.0,
+    )
+    assert s["module_flags"] == dict.fromkeys(t, False)
+    assert c.report.ignored["laser-tx-power-low-warn-threshold"] == 1  # the mW duplicate
+    assert (
+        c.report.ignored["rx-signal-avg-optical-power"] == 1 and c.report.ignored["laser-output-power"] == 1
+    )
+    assert "laser-output-power-dbm" not in c.report.ignored and "module-voltage" not in c.report.ignored
+
+
+def test_junos_xml_edges():
+    def reply(*interfaces: str) -> bytes:
+        return ("<interface-information>" + "".join(interfaces) + "</interface-information>").encode()
+
+    c = ctx("mx-1")
+    body = reply(
+        "<physical-interface><name> xe-0/0/3 </name><admin-status>up</admin-status><optics-diagnostics>"
+        "<laser-rx-optical-power-dbm>-5.00</laser-rx-optical-power-dbm>"
+        "<rx-signal-avg-optical-power-dbm>-6.00</rx-signal-avg-optical-power-dbm>"
+        "<laser-bias-current>- Inf</laser-bias-current>"
+        "<laser-rx-power-low-alarm>ON</laser-rx-power-low-alarm>"
+        "<laser-rx-power-low-warn-threshold-dbm>- Inf</laser-rx-power-low-warn-threshold-dbm>"
+        "<module-voltage-high-alarm-threshold>3.630</module-voltage-high-alarm-threshold>"
+        "<optics-diagnostics-lane-values/>"
+        "</optics-diagnostics></physical-interface>",
+        "<physical-interface><name>xe-0/0/4</name></physical-interface>",
+    )
+    assert adapters.parse("junos", b"\n" + body, c) == [
+        {
+            "device": "mx-1",
+            "port": "xe-0/0/3",
+            "ts": NOW,
+            "rx_power_dbm": [-5.0],  # the first Rx element read
+            "module_flags": {"rx_power_low_alarm": True},
+            "module_thresholds": {"voltage_high_alarm": 3.63},
+        },
+        {"device": "mx-1", "port": "xe-0/0/4", "ts": NOW},
+    ]
+    assert dict(c.report.ignored) == {
+        "admin-status": 1,
+        "laser-rx-power-low-warn-threshold-dbm": 1,
+        "optics-diagnostics-lane-values": 1,
+    }
+    with pytest.raises(adapters.AdapterError, match=r"^Junos XML: a physical-interface without a name\.$"):
+        adapters.parse("junos", reply("<physical-interface><name> </name></physical-interface>"), ctx("mx-1"))
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^No physical-interface element: not a Junos get-interface-optics-diagnostics-information reply\.$",
+    ):
+        adapters.parse("junos", reply(), ctx("mx-1"))
+    with pytest.raises(adapters.AdapterError, match=r"^Junos XML is not well-formed: "):
+        adapters.parse("junos", b"<interface-information>", ctx("mx-1"))
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^Junos XML with a DOCTYPE or entity declaration is refused \(an RPC reply has none\)\.$",
+    ):
+        adapters.parse("junos", b'<!DOCTYPE x [<!ENTITY a "b">]><x>&a;</x>', ctx("mx-1"))
+
+
+# --- gNMI / OpenConfig ---------------------------------------------------------------------------
+
+
+def test_gnmi_proto_json_with_a_prefix_typed_values_and_decimal64():
+    """A gNMI SubscribeResponse as proto-JSON: the prefix's keyed elements name the interface,
+    ``uintVal``/``doubleVal``/``stringVal`` and a decimal64 are read as their numbers, the
+    notification's nanosecond timestamp is the sample's time."""
+    body = b"""{"notification": {"timestamp": "1764417600000000000",
+      "prefix": {"elem": [{"name": "interfaces"}, {"name": "interface", "key": {"name": "Ethernet8"}}]},
+      "update": [
+        {"path": {"elem": [{"name": "ethernet"}, {"name": "state"}, {"name": "counters"},
+                           {"name": "in-mac-pause-frames"}]}, "val": {"uintVal": "12"}},
+        {"path": {"elem": [{"name": "ethernet"}, {"name": "state"}, {"name": "counters"},
+                           {"name": "out-mac-pause-frames"}]}, "val": {"intVal": 3}},
+        {"path": {"elem": [{"name": "state"}, {"name": "fec-corrected-blocks"}]}, "val": {"uintVal": 99}},
+        {"path": {"elem": [{"name": "state"}, {"name": "fec-uncorrectable-words"}]}, "val": {"stringVal": "4"}},
+        {"path": {"elem": [{"name": "state"}, {"name": "fec-symbol-errors"}]}, "val": {"jsonVal": 8}},
+        {"path": {"elem": [{"name": "pre-fec-ber"}, {"name": "instant"}]},
+         "val": {"decimalVal": {"digits": "25", "precision": 10}}},
+        {"path": {"elem": [{"name": "post-fec-ber"}, {"name": "avg"}]}, "val": {"doubleVal": 1e-15}},
+        {"path": {"elem": [{"name": "state"}, {"name": "oper-status"}]}, "val": {"stringVal": "UP"}}
+      ]}}"""
+    c = ctx("leaf-1")
+    [s] = adapters.parse("gnmi", body, c)
+    assert s == {
+        "device": "leaf-1",
+        "port": "Ethernet8",
+        "ts": datetime.fromtimestamp(1764417600, UTC),
+        "pfc_pause_rx": 12,
+        "pfc_pause_tx": 3,
+        "fec_corrected_codewords": 99,
+        "fec_uncorrectable_codewords": 4,
+        "fec_symbol_errors": 8,
+        "pre_fec_ber": 2.5e-9,
+    }
+    assert dict(c.report.ignored) == {
+        "interfaces/interface/post-fec-ber/avg": 1,
+        "interfaces/interface/state/oper-status": 1,
+    }
+
+
+def test_gnmi_times_paths_and_ports_in_every_spelling():
+    """A zero or missing timestamp takes the request's time; an old ``element`` path and a
+    module-prefixed name are read; an update of one port per time makes one sample each; the
+    component ``<if> transceiver`` is interface ``<if>``; a channel index that is no number is lane 0."""
+    body = b"""[{"timestamp": 0, "update": [
+        {"path": {"element": ["interfaces", "interface", "state", "counters", "in-mac-pause-frames"]},
+         "val": 5}]},
+       {"notification": [{"timestamp": 1764417601000000000, "update": [
+        {"path": "/openconfig-interfaces:interfaces/interface[name=Ethernet1/1]/state/fec-corrected-bits",
+         "val": 77},
+        {"path": "/components/component[name=Ethernet2 Transceiver]/transceiver/physical-channels/channel[index=x]/state/output-power/instant",
+         "val": "-1.5"},
+        {"path": "/components/component[name=Ethernet2 Transceiver]/transceiver/state/serial-no", "val": 1234},
+        {"path": "/lldp/interfaces/interface[name=Ethernet1/1]/neighbors/neighbor[id=a/b]/state/port-id",
+         "val": "Ethernet9"}
+       ]}]}]"""
+    c = ctx("leaf-1", "Ethernet0")
+    out = adapters.parse("gnmi", body, c)
+    t = datetime.fromtimestamp(1764417601, UTC)
+    assert out == [
+        {"device": "leaf-1", "port": "Ethernet0", "ts": NOW, "pfc_pause_rx": 5},
+        {
+            "device": "leaf-1",
+            "port": "Ethernet1/1",
+            "ts": t,
+            "fec_corrected_bits": 77,
+            "neighbor_port": "Ethernet9",
+        },
+        {"device": "leaf-1", "port": "Ethernet2", "ts": t, "tx_power_dbm": [-1.5], "module_serial": "1234"},
+    ]
+    assert not c.report.ignored
+    with pytest.raises(
+        adapters.AdapterError, match=r"^gNMI update without an interface or component name: pass \?port=\.$"
+    ):
+        adapters.parse("gnmi", body, ctx("leaf-1"))
+
+
+def test_gnmic_real_capture_of_two_arista_transceivers():
+    """gnmic get of two EOS transceivers' channel 0: one sample each, the component named by its
+    interface; an empty output-power (no reading) is no field."""
+    body = (TEST_DATA / "real" / "gnmic_get_arista_eos_transceiver_channels_Ethernet49-50.json").read_bytes()
+    c = ctx("eos-1")
+    out = adapters.parse("gnmi", body, c)
+    t = datetime.fromtimestamp(1626293085257457373 / 1e9, UTC)
+    assert out == [
+        {"device": "eos-1", "port": "Ethernet49", "ts": t, "rx_power_dbm": [1.15], "bias_ma": [0.0]},
+        {"device": "eos-1", "port": "Ethernet50", "ts": t, "rx_power_dbm": [1.11], "bias_ma": [0.0]},
+    ]
+
+
+def test_gnmi_sonic_counters_and_gnmi_bodies_it_cannot_read():
+    body = b"""{"notification": [{"timestamp": 1, "update": [{"path": "COUNTERS/Ethernet4",
+      "val": {"SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES": "10", "SAI_PORT_STAT_IF_IN_OCTETS": "1",
+              "FEC_PRE_BER": "1e-8"}}]}]}"""
+    c = ctx("sonic-1")
+    [s] = adapters.parse("gnmi", body, c)
+    assert (s["port"], s["fec_corrected_codewords"], s["pre_fec_ber"]) == ("Ethernet4", 10, 1e-8)
+    assert s["ts"] == datetime.fromtimestamp(1e-9, UTC)
+    assert dict(c.report.ignored) == {"SAI_PORT_STAT_IF_IN_OCTETS": 1}
+    with pytest.raises(adapters.AdapterError, match=r"^gNMI JSON: expected objects\.$"):
+        adapters.parse("gnmi", b'[{"update": []}, "x"]', ctx("leaf-1"))
+    with pytest.raises(adapters.AdapterError, match=r"^No gNMI updates found\.$"):
+        adapters.parse("gnmi", b'{"notification": {"update": []}}', ctx("leaf-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^No known OpenConfig or SONiC counters in the gNMI updates\.$"
+    ):
+        adapters.parse("gnmi", b'{"update": [{"path": "/system/state/hostname", "val": "x"}]}', ctx("leaf-1"))
+    with pytest.raises(adapters.AdapterError, match=r"^gnmi output does not name the device: pass \?device="):
+        adapters.parse("gnmi", body, ctx())
+
+
+def test_sonic_redis_text_with_the_whole_port_name_map():
+    """``redis-cli hgetall COUNTERS_PORT_NAME_MAP`` (the whole map, as it is usually dumped) names
+    the ports of the hashes around it; it is no hash of counters itself. It was read as one: a
+    sample on ``?port=`` whose fields were the map's port names, and the oid hash left unnamed."""
+    body = b"""admin@sw:~$ redis-cli -n 2 hgetall COUNTERS_PORT_NAME_MAP
+1) "Ethernet0"
+2) "oid:0x1000000000002"
+3) "Ethernet4"
+4) "oid:0x1000000000003"
+admin@sw:~$ redis-cli -n 2 hgetall "COUNTERS:oid:0x1000000000003"
+1) "SAI_PORT_STAT_IF_IN_FEC_SYMBOL_ERRORS"
+2) "17"
+"""
+    c = ctx("leaf-9")
+    assert adapters.parse("sonic-counters", body, c) == [
+        {"device": "leaf-9", "port": "Ethernet4", "ts": NOW, "fec_symbol_errors": 17}
+    ]
+    assert not c.report.ignored
+
+
+def test_sonic_redis_text_without_the_command_line_or_cut_short():
+    """Only the numbered lines (the command not pasted): the port is ``?port=``; a listing cut
+    after a name reads the pairs before it."""
+    body = b'1) "SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES"\n2) "9"\n3) "SAI_PORT_STAT_IF_IN_FEC_SYMBOL_ERRORS"\n'
+    assert adapters.parse("sonic-counters", body, ctx("leaf-9", "Ethernet0")) == [
+        {"device": "leaf-9", "port": "Ethernet0", "ts": NOW, "fec_corrected_codewords": 9}
+    ]
+    # a hash keyed by its port name (not an oid) is that port's
+    named = b'redis-cli hgetall "Ethernet12"\n1) "FEC_POST_BER"\n2) "0"\n'
+    assert adapters.parse("sonic-counters", named, ctx("leaf-9", "Ethernet0"))[0]["port"] == "Ethernet12"
+    keyed = b'{"oid:0x1000000000012": {"FEC_POST_BER": "0"}}'
+    assert adapters.parse("sonic-counters", keyed, ctx("leaf-9", "Ethernet18"))[0]["port"] == "Ethernet18"
+
+
+def test_sonic_fec_stats_a_narrow_table_and_a_short_row():
+    """A table of one counter column (port and value: two cells) and a row cut short read what
+    they hold."""
+    body = b"""    IFACE    FEC_CORR
+---------  ----------
+Ethernet0         5
+"""
+    assert adapters.parse("sonic-cli", body, ctx("leaf-9")) == [
+        {"device": "leaf-9", "port": "Ethernet0", "ts": NOW, "fec_corrected_codewords": 5}
+    ]
+    body = b"""    IFACE    STATE    FEC_CORR    FEC_UNCORR
+---------  -------  ----------  ------------
+Ethernet0        U           7
+"""
+    assert adapters.parse("sonic-cli", body, ctx("leaf-9"))[0]["fec_corrected_codewords"] == 7
+
+
+def test_sonic_counters_a_list_of_gnmi_notifications_and_no_device():
+    """gnmic's list output is gNMI too; without ``?device=`` the error names the format."""
+    gnmi = (TEST_DATA / "real" / "sonic_gnmi_get_COUNTERS_Ethernet0.json").read_bytes()
+    body = b"[" + gnmi + b"]"
+    assert [s["port"] for s in adapters.parse("sonic-counters", body, ctx("leaf-9"))] == ["Ethernet0"]
+    with pytest.raises(
+        adapters.AdapterError, match=r"^sonic-counters output does not name the device: pass \?device="
+    ):
+        adapters.parse("sonic-counters", body, ctx())
+
+
+def test_junos_xml_reply_with_its_namespaces_and_a_port_without_optics_first():
+    """A reply as Junos sends it, in the junos namespace: the elements are read by their local
+    names; a port without a module before one with a module does not end the reading."""
+    body = b"""<rpc-reply xmlns:junos="http://xml.juniper.net/junos/23.4R1/junos">
+<interface-information xmlns="http://xml.juniper.net/junos/23.4R1/junos-interface" junos:style="normal">
+  <physical-interface><name>xe-0/0/0</name></physical-interface>
+  <physical-interface><name>xe-0/0/1</name><optics-diagnostics>
+    <module-voltage>3.3150</module-voltage></optics-diagnostics></physical-interface>
+</interface-information></rpc-reply>"""
+    assert adapters.parse("junos", body, ctx("mx-1")) == [
+        {"device": "mx-1", "port": "xe-0/0/0", "ts": NOW},
+        {"device": "mx-1", "port": "xe-0/0/1", "ts": NOW, "voltage_v": 3.315},
+    ]
+    nameless = b"<interface-information><physical-interface><optics-diagnostics/></physical-interface></interface-information>"
+    with pytest.raises(adapters.AdapterError, match=r"^Junos XML: a physical-interface without a name\.$"):
+        adapters.parse("junos", nameless, ctx("mx-1"))
+
+
+def test_ethtool_fec_json_histogram_bins_without_errors_stay_zero():
+    body = b"""[{"ifname": "eth4", "statistics": {"hist": [
+      {"bin_low": 0, "bin_high": 0, "total": 900}, {"bin_low": 1, "bin_high": 3, "total": 0},
+      {"bin_low": 4, "bin_high": 7}]}}]"""
+    [s] = adapters.parse("ethtool-fec", body, ctx("gpu-1"))
+    assert (s["fec_hist"], s["fec_hist_bins"]) == ([900, 0, 0], [[0, 0], [1, 3], [4, 7]])
