@@ -32,6 +32,11 @@ hypothesis_settings.register_profile(
     ),
     print_blob=True,
 )
+# Mutation runs (``tools/mutation.py`` sets ``HYPOTHESIS_PROFILE=mutation``): the CI profile's
+# fixed examples, so a mutant is killed or not the same way on every run and its score is
+# reproducible, and no deadline: a mutant's tests run on a loaded machine, and a slow example
+# must not count as a test that noticed the change.
+hypothesis_settings.register_profile("mutation", derandomize=True, database=None, deadline=None)
 HYPOTHESIS_PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if _in_ci() else "dev")
 hypothesis_settings.load_profile(HYPOTHESIS_PROFILE)
 

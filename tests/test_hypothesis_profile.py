@@ -29,3 +29,11 @@ def test_the_local_profile_is_free_to_explore():
     dev, ci = settings.get_profile("dev"), settings.get_profile("ci")
     assert not dev.derandomize and ci.derandomize
     assert dev.database is not None and ci.database is None
+
+
+def test_the_mutation_profile_draws_the_same_examples_and_never_times_out():
+    """``tools/mutation.py`` runs the property tests under it: a mutant must be killed (or not) the
+    same way on every run, and a slow example on a busy machine must not count as a kill."""
+    assert _draws("mutation") == _draws("mutation")
+    mutation = settings.get_profile("mutation")
+    assert mutation.derandomize and mutation.database is None and mutation.deadline is None

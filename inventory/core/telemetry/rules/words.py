@@ -18,31 +18,51 @@ def describe(f: Finding) -> tuple[str, str, str]:
     """
     sides = [s for s in ("a", "b", "port") if s in f.ends]
     both = "a" in f.ends and "b" in f.ends
-    where = " and ".join(f"{s.upper()} end" if s != "port" else "this port" for s in sides)
     words = _BY_RULE.get(f.rule)
     if words is None:
         return (f.rule, "", "")
-    return words(f, sides, both, where)
+    return words(f, sides, both, _place(sides))
+
+
+def _place(sides: list[str]) -> str:
+    """Where the evidence was seen: "the A end", "the A end and B end", or "this port" (a port
+    on no recorded link)."""
+    if sides == ["port"]:
+        return "this port"
+    return "the " + " and ".join(f"{s.upper()} end" for s in sides)
+
+
+def _rate(x: float) -> str:
+    """A rate per second as read: whole from 10 up, else three significant digits (the seed
+    preset opens at 0.001 corrected codewords/s: 0.4/s must not read "0/s")."""
+    return f"{x:.0f}" if x >= 10 else f"{x:.3g}"
+
+
+def _receiver(where: str) -> str:
+    """The receiver(s) at ``where`` (``_place``): "the A end receiver", "this port's receiver"."""
+    return "this port's receiver" if where == "this port" else f"{where} receiver"
 
 
 def _fec_degradation(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
     e = f.ends[sides[0]]
     if e["metric"] == "pre_fec_ber":
         lim = f" (FEC limit {fmt_sci(e['fec_limit'])})" if e.get("fec_limit") else ""
-        head = f"pre-FEC BER {fmt_sci(e['value'])} at the {where} receiver, threshold {fmt_sci(e['threshold'])}{lim}"
+        head = f"pre-FEC BER {fmt_sci(e['value'])} at {_receiver(where)}, threshold {fmt_sci(e['threshold'])}{lim}"
     else:
-        head = f"corrected codewords {e['value']:.0f}/s at the {where} receiver, threshold {e['threshold']:.3g}/s"
+        head = f"corrected codewords {_rate(e['value'])}/s at {_receiver(where)}, threshold {e['threshold']:.3g}/s"
     if e.get("baseline"):
         head += f", baseline {fmt_sci(e['baseline'])}"
     return (head, *_direction_advice(f, both, sides))
 
 
 def _fec_tail(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
-    e = f.ends[sides[0]]
+    # The codewords of every receiver named (a tail at both ends read only the A end's counts).
+    crit = sum(f.ends[s]["codewords_over_80pct"] for s in sides)
+    warn = sum(f.ends[s]["codewords_40_80pct"] for s in sides)
     sev = "above 80%" if f.severity == "critical" else "at 40-80%"
     return (
-        f"codewords {sev} of the FEC correction limit at the {where} receiver "
-        f"({e['codewords_over_80pct']:.0f} over 80%, {e['codewords_40_80pct']:.0f} at 40-80%)",
+        f"codewords {sev} of the FEC correction limit at {_receiver(where)} "
+        f"({crit:.0f} over 80%, {warn:.0f} at 40-80%)",
         *_direction_advice(f, both, sides),
     )
 
@@ -50,7 +70,7 @@ def _fec_tail(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str
 def _fec_uncorrectable(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
     total = sum(f.ends[s]["uncorrectable_cw"] for s in sides)
     return (
-        f"{total:.0f} uncorrectable codewords in the window at the {where} receiver",
+        f"{total:.0f} uncorrectable codewords in the window at {_receiver(where)}",
         *_direction_advice(f, both, sides),
     )
 
@@ -58,7 +78,7 @@ def _fec_uncorrectable(f: Finding, sides: list[str], both: bool, where: str) -> 
 def _link_flap(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
     ev = sum(f.ends[s]["link_down"] + f.ends[s]["error_recovery"] for s in sides)
     return (
-        f"{ev:.0f} link-down/error-recovery events at the {where}",
+        f"{ev:.0f} link-down/error-recovery events at {where}",
         "Re-seat both modules and the cable ends, inspect and clean the connectors; if the link flaps "
         "again replace the module at the end that reports the events, then the cable.",
         "reseat",
@@ -87,14 +107,14 @@ def _rx_power_drift(f: Finding, sides: list[str], both: bool, where: str) -> tup
     parts = []
     for s in sides:
         e = f.ends[s]
-        lbl = "this port" if s == "port" else f"{s.upper()} end"
+        lbl = _place([s])
         if e["below_module_warning"]:
             parts.append(
-                f"rx power below the module's own warning threshold ({e['module_rx_low_warn_dbm']} dBm) at the {lbl}"
+                f"rx power below the module's own warning threshold ({e['module_rx_low_warn_dbm']} dBm) at {lbl}"
             )
         if e["worst_drop_db"] is not None and e["worst_drop_db"] > 0:
             lane = f"lane {e['worst_lane']} " if e.get("worst_lane") else ""
-            parts.append(f"{lane}rx power {e['worst_drop_db']:.1f} dB below its own baseline at the {lbl}")
+            parts.append(f"{lane}rx power {e['worst_drop_db']:.1f} dB below its own baseline at {lbl}")
     rec, code = _direction_advice(f, both, sides, what="Light lost")
     return ("; ".join(parts) or "rx power drift", rec, code)
 
@@ -111,9 +131,15 @@ def _pfc_storm(f: Finding, sides: list[str], both: bool, where: str) -> tuple[st
     if sender is not None:
         e = f.ends[sender]
         rate = max(e.get("pause_frames_sent_per_s") or 0, e.get("burst_sent_per_s") or 0)
-        parts.append(f"{lbl(sender)} sends {rate:.0f} pause frames/s")
-    else:
-        parts.append(f"{lbl(sender)} (recorded neighbour) sends the pauses")
+        # Named the sender as the receiver's recorded far end but reporting no pause frames sent
+        # (not reporting at all, as often as not): its own count would read "sends 0".
+        parts.append(
+            f"{lbl(sender)} sends {rate:.0f} pause frames/s"
+            if rate > 0
+            else f"{lbl(sender)} (recorded neighbour) sends the pauses"
+        )
+    else:  # no far end recorded for the receiver (the alert reads "sent by an unrecorded neighbour")
+        parts.append("an unrecorded neighbour sends the pauses")
     if receiver is not None:
         e = f.ends[receiver]
         if e.get("paused_share") is not None and e["paused_share"] > 0:
