@@ -884,11 +884,11 @@ def test_junos_xml_edges():
         "laser-rx-power-low-warn-threshold-dbm": 1,
         "optics-diagnostics-lane-values": 1,
     }
-    with pytest.raises(adapters.AdapterError, match=r"^Junos XML: a physical-interface without a name\.$"):
+    with pytest.raises(adapters.AdapterError, match=r"^Junos output: a physical-interface without a name\.$"):
         adapters.parse("junos", reply("<physical-interface><name> </name></physical-interface>"), ctx("mx-1"))
     with pytest.raises(
         adapters.AdapterError,
-        match=r"^No physical-interface element: not a Junos get-interface-optics-diagnostics-information reply\.$",
+        match=r"^No physical-interface element: not a Junos get-interface-optics-diagnostics-information or interface-information reply\.$",
     ):
         adapters.parse("junos", reply(), ctx("mx-1"))
     with pytest.raises(adapters.AdapterError, match=r"^Junos XML is not well-formed: "):
@@ -1088,7 +1088,7 @@ def test_junos_xml_reply_with_its_namespaces_and_a_port_without_optics_first():
         {"device": "mx-1", "port": "xe-0/0/1", "ts": NOW, "voltage_v": 3.315},
     ]
     nameless = b"<interface-information><physical-interface><optics-diagnostics/></physical-interface></interface-information>"
-    with pytest.raises(adapters.AdapterError, match=r"^Junos XML: a physical-interface without a name\.$"):
+    with pytest.raises(adapters.AdapterError, match=r"^Junos output: a physical-interface without a name\.$"):
         adapters.parse("junos", nameless, ctx("mx-1"))
 
 
