@@ -2,6 +2,7 @@
 error each refused item carries, and the values a kept item holds once decoded."""
 
 import json
+import math
 from datetime import UTC, datetime, timedelta
 
 import orjson
@@ -509,3 +510,87 @@ def test_a_plain_batch_hands_storage_the_columns_of_its_values_at_every_edge():
     for name, column in out.columns.items():
         values = [getattr(s, name) for s in out.samples]
         assert column == (None if values == [None] * 3 else values), name
+
+
+DUPLICATE = "Duplicate key {key!r} in a JSON object{where}: send each key once; nothing was stored."
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        (b'{"samples": [' + _line(rx_bits=1)[:-1] + b', "rx_bits": 2}]}', "rx_bits"),
+        (b'{"samples": [' + _line() + b'], "samples": []}', "samples"),
+        (b'{"samples": [' + _line(module_flags={"rx_los": True})[:-2] + b', "rx_los": false}}]}', "rx_los"),
+    ],
+    ids=["a sample's field", "the batch's own samples", "a module flag"],
+)
+def test_a_key_named_twice_refuses_the_whole_json_batch_and_names_the_key(body, key):
+    """msgspec keeps the last copy of a repeated key and another reader the first: the body says
+    two things, so none of it is stored, and the collector is told which key."""
+    with pytest.raises(BodyError) as refused:
+        decode_json(body, **LIMITS)
+    assert str(refused.value) == DUPLICATE.format(key=key, where="")
+
+
+def test_a_key_named_twice_on_an_ndjson_line_names_the_line_as_item_errors_count_them():
+    """Blank lines are not items; a malformed line before the repeated key is still an item, so
+    the third non-blank line is item 2, whichever way the lines were checked."""
+    twice = _line(port="b")[:-1] + b', "port": "c"}'
+    body = b"\n".join([_line(port="a"), b"", b'{"device": "d"', twice, _line(port="e")])
+    with pytest.raises(BodyError) as refused:
+        decode_ndjson(body, **LIMITS)
+    assert str(refused.value) == DUPLICATE.format(
+        key="port", where=" (item 2, as item errors count the lines)"
+    )
+    clean = b"\n".join([_line(port="a"), twice])
+    with pytest.raises(BodyError) as refused:
+        decode_ndjson(clean, **LIMITS)
+    assert str(refused.value) == DUPLICATE.format(
+        key="port", where=" (item 1, as item errors count the lines)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "low", "high"),
+    [
+        ("pre_fec_ber", "0.0", "1.0"),
+        ("post_fec_ber", "0.0", "1.0"),
+        ("temperature_c", "-100.0", "250.0"),
+        ("voltage_v", "0.0", "100.0"),
+    ],
+)
+def test_a_reading_that_is_not_a_finite_number_is_refused_by_its_bounds(field, low, high):
+    """An adapter's NaN or infinity (and a JSON number too large for a float) never reaches
+    storage: the field's bounds refuse it and name the field; the other items are kept."""
+    b = {"device": "d", "port": "p", "ts": NOW.timestamp(), "rx_bits": 1}
+    objs = [{**b, field: math.nan}, {**b, field: math.inf}, {**b, field: -math.inf}, b]
+    out = decode_objects(objs, now=NOW, max_future=timedelta(0))
+    assert [(e.index, e.code, e.message) for e in out.errors] == [
+        (0, "invalid", f"Expected `float` >= {low} - at `$.{field}`"),
+        (1, "invalid", f"Expected `float` <= {high} - at `$.{field}`"),
+        (2, "invalid", f"Expected `float` >= {low} - at `$.{field}`"),
+    ]
+    assert out.index == [3]
+    body = b'{"samples": [' + _line()[:-1] + f', "{field}": 1e999}}]}}'.encode()
+    out = decode_json(body, **LIMITS)
+    assert [(e.code, e.message) for e in out.errors] == [
+        ("malformed", f"not valid JSON: Number out of range - at `$.{field}`")
+    ]
+
+
+def test_an_adapter_item_nested_as_deep_as_python_allows_is_an_item_error_not_a_crash():
+    """An adapter hands over dicts: a deep value in a stored field is refused at its first level,
+    one in a field the sample does not have is never read."""
+    deep: list = []
+    cur = deep
+    for _ in range(100_000):
+        cur.append([])
+        cur = cur[0]
+    b = {"device": "d", "port": "p", "ts": NOW.timestamp()}
+    out = decode_objects(
+        [{**b, "rx_bits": deep}, {**b, "extra": deep, "rx_bits": 5}], now=NOW, max_future=timedelta(0)
+    )
+    assert [(e.index, e.code, e.message) for e in out.errors] == [
+        (0, "invalid", "Expected `int | null`, got `array` - at `$.rx_bits`")
+    ]
+    assert [s.rx_bits for s in out.samples] == [5]
