@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 from inventory.core.telemetry.decode import BodyError, ItemError, decode_json, decode_ndjson, decode_objects
+from inventory.core.telemetry.dom import MODULE_KEYS
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)
 LIMITS = dict(now=NOW, max_future=timedelta(minutes=5), max_samples=10_000)
@@ -594,3 +595,110 @@ def test_an_adapter_item_nested_as_deep_as_python_allows_is_an_item_error_not_a_
         (0, "invalid", "Expected `int | null`, got `array` - at `$.rx_bits`")
     ]
     assert [s.rx_bits for s in out.samples] == [5]
+
+
+def _item(**kw) -> dict:
+    return {"device": "d", "port": "p", "ts": NOW.timestamp(), **kw}
+
+
+def test_a_plain_batch_refuses_an_item_without_a_reading_with_its_device_and_port():
+    """The column-wise check passes a batch only when a column is full; an item with no reading
+    beside items that all carry one counter is still refused, naming where it came from."""
+    objs = [_item(rx_bits=1), _item(port="p2"), _item(rx_bits=3), _item(port="p4", fec_corrected_codewords=2)]
+    out = decode_objects(objs, now=NOW, max_future=timedelta(0))
+    assert [(e.index, e.code, e.device, e.port) for e in out.errors] == [(1, "no_data", "d", "p2")]
+    assert out.errors[0].message.startswith("the item carries no reading cabletrack stores")
+    assert out.index == [0, 2, 3]
+
+
+@pytest.mark.parametrize("field", ["rx_power_dbm", "tx_power_dbm", "bias_ma"])
+def test_every_lane_field_is_bounded_in_a_plain_batch(field):
+    """A lane value past 1,000 (no dBm or mA reading is) is refused in a batch that is otherwise
+    plain, whichever lane field carries it and whether the fields before it are absent."""
+    objs = [_item(rx_bits=1, **{field: [1000.0, -1000.0]}), _item(rx_bits=2, **{field: [1.0, 1000.5]})]
+    out = decode_objects(objs, now=NOW, max_future=timedelta(0))
+    assert [(e.index, e.code, e.message, e.device, e.port) for e in out.errors] == [
+        (1, "invalid", f"{field}: lane value out of range", "d", "p")
+    ]
+    assert [getattr(s, field) for s in out.samples] == [[1000.0, -1000.0]]
+
+
+def test_a_batch_with_the_module_s_judgement_is_still_checked_item_by_item():
+    """Thresholds and flags send the batch to the item-wise check; the other items' problems
+    are still found there (an item with no reading, a lane out of range, a future time)."""
+    all_twenty = {k: 1.0 for k in MODULE_KEYS}
+    objs = [
+        _item(voltage_v=3.3, module_thresholds=all_twenty),
+        _item(port="p1"),
+        _item(port="p2", bias_ma=[1001.0]),
+        _item(port="p3", rx_bits=1, ts=(NOW + timedelta(seconds=61)).timestamp()),
+    ]
+    out = decode_objects(objs, now=NOW, max_future=timedelta(minutes=1))
+    assert [(e.index, e.code, e.device, e.port) for e in out.errors] == [
+        (1, "no_data", "d", "p1"),
+        (2, "invalid", "d", "p2"),
+        (3, "future_ts", "d", "p3"),
+    ]
+    assert (
+        out.errors[2].message
+        == f"ts {(NOW + timedelta(seconds=61)).isoformat()} is more than 60 s in the future"
+    )
+    assert out.samples[0].module_thresholds == all_twenty  # every key the module may hold
+
+
+def test_the_module_s_own_alarm_flag_is_judged_when_the_supply_voltage_is_plausible():
+    """A module whose temperature is above its own high alarm while it says that alarm is Off
+    contradicts itself: set aside, although its 3.3 V looks right; a module that agrees with
+    itself is kept."""
+    thresholds = {"temperature_high_alarm": 70.0, "temperature_low_alarm": -5.0}
+    liar = _item(
+        temperature_c=80.0,
+        voltage_v=3.3,
+        module_thresholds=thresholds,
+        module_flags={"temperature_high_alarm": False},
+    )
+    honest = _item(
+        port="p2",
+        temperature_c=80.0,
+        voltage_v=3.3,
+        module_thresholds=thresholds,
+        module_flags={"temperature_high_alarm": True},
+    )
+    out = decode_objects([liar, honest], now=NOW, max_future=timedelta(0))
+    first, second = out.samples
+    assert (first.temperature_c, first.voltage_v) == (None, None)
+    assert first.dom_suspect["reasons"] == [
+        "temperature 80 above its own high alarm 70 while the module reports that alarm Off"
+    ]
+    assert (second.temperature_c, second.dom_suspect) == (80.0, None)
+
+
+def test_a_plain_batch_with_an_impossible_voltage_hands_storage_no_dom_column():
+    """The column-wise path fills the columns the storage steps read; a reading set aside must
+    leave none behind, or the impossible values would be stored after all."""
+    objs = [_item(voltage_v=0.2287, temperature_c=0.0), _item(port="p2", voltage_v=3.3, temperature_c=40.0)]
+    out = decode_objects(objs, now=NOW, max_future=timedelta(0))
+    assert out.errors == []
+    assert "voltage_v" not in out.columns and "temperature_c" not in out.columns
+    assert [(s.voltage_v, s.temperature_c) for s in out.samples] == [(None, None), (3.3, 40.0)]
+    assert out.samples[0].dom_suspect["voltage_v"] == 0.2287
+
+
+def test_a_json_batch_with_a_bad_item_still_refuses_old_items_one_by_one_and_deep_ones_whole():
+    """When one item is invalid the batch is read item by item; the raw retention still applies
+    to each of the others. An item nested past the limit after it refuses the whole body (the
+    item-by-item read meets it while reading the batch), as it would in first place."""
+    old = (NOW - timedelta(days=3)).isoformat()
+    window = dict(now=NOW, max_future=timedelta(0), max_samples=10, max_age=timedelta(days=2))
+    body = b'{"samples": [{"device": 1}, ' + _line(port="old", ts=old) + b", " + _line(port="ok") + b"]}"
+    out = decode_json(body, **window)
+    assert [(e.index, e.code) for e in out.errors] == [(0, "invalid"), (1, "too_old")]
+    assert out.errors[1].message == (
+        f"ts {old} is older than the raw retention (2 days): it would be deleted at once and cannot "
+        "change the stored rollups"
+    )
+    assert [s.port for s in out.samples] == ["ok"]
+    deep = b'{"device": "d", "port": "deep", "ts": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    with pytest.raises(BodyError) as refused:
+        decode_json(b'{"samples": [{"device": 1}, ' + deep + b"]}", **window)
+    assert str(refused.value) == "Body is nested too deeply to be a telemetry batch."
