@@ -702,3 +702,13 @@ def test_a_json_batch_with_a_bad_item_still_refuses_old_items_one_by_one_and_dee
     with pytest.raises(BodyError) as refused:
         decode_json(b'{"samples": [{"device": 1}, ' + deep + b"]}", **window)
     assert str(refused.value) == "Body is nested too deeply to be a telemetry batch."
+
+
+def test_a_field_cabletrack_does_not_read_nested_past_the_limit_refuses_the_json_body():
+    """The typed read skips a field it does not know, but skipping 5,000 levels of nesting
+    exhausts the stack: the batch is refused whole, in words, not answered with a 500."""
+    deep = b"[" * 5000 + b"]" * 5000
+    body = b'{"samples": [' + _line()[:-1] + b', "extra": ' + deep + b"}]}"
+    with pytest.raises(BodyError) as refused:
+        decode_json(body, **LIMITS)
+    assert str(refused.value) == "Body is nested too deeply to be a telemetry batch."
