@@ -5,6 +5,7 @@ what it does not store is named in ``ignored``; a period output is refused and s
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -429,6 +430,90 @@ def test_junos_xml_with_an_entity_declaration_is_refused(junos_leaf, user_with_r
     r = client.post("/api/telemetry/?format=junos&device=qfx-1", data=body, content_type="application/xml")
     assert r.status_code == 400 and "entity" in r.json()["detail"], r.content
     assert not TelemetrySample.objects.exists()
+
+
+JUNOS_MX_XML = "junos_interface_optics_xml_mx_21.2_8ports_centreon.xml"
+_XML_LEAF = re.compile(r'<([a-z-]+)(?: junos:celsius="([^"]*)")?>\s*([^<]*?)\s*</\1>')
+
+
+def _mx_ports() -> dict[str, dict[str, str]]:
+    """The capture's leaves per port as the file writes them: name -> {element: its value}, a
+    temperature by its ``junos:celsius`` attribute (the text rounds it to whole degrees)."""
+    out = {}
+    for block in (REAL / JUNOS_MX_XML).read_text().split("<physical-interface>")[1:]:
+        leaves = {tag: celsius or text for tag, celsius, text in _XML_LEAF.findall(block)}
+        out[leaves.pop("name")] = leaves
+    return out
+
+
+def test_junos_optics_xml_of_an_mx_without_its_rpc_reply(user_with_role):
+    """centreon-plugins' Junos NETCONF capture of an MX (Junos 21.2, eight SFP/SFP+ ports): the
+    interface-information element without the rpc-reply around it, so ``junos:celsius`` and
+    ``junos:style`` use a prefix the file never declares (it was refused as "not well-formed").
+    Every port's readings, 20 thresholds and 20 flags are stored as the file carries them, the
+    temperature to its tenth (41.1 C, where the text says "41 degrees C")."""
+    leaves = _mx_ports()
+    assert list(leaves) == [
+        "ge-0/2/2",
+        "ge-0/2/3",
+        "ge-0/2/4",
+        "ge-0/2/5",
+        "ge-0/3/3",
+        *(f"xe-2/0/{i}" for i in range(3)),
+    ]
+    assert (
+        leaves["ge-0/2/3"]["module-temperature"],
+        leaves["ge-0/2/2"]["rx-signal-avg-optical-power-dbm"],
+    ) == ("41.1", "-7.24")
+    dev = Device.objects.create(name="mx-1", role="spine")
+    ports = {name: f.port(dev, name) for name in leaves}
+    r = _post_as(user_with_role, JUNOS_MX_XML, "junos", "mx-1", ctype="application/xml")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (8, 0), r.json()["errors"]
+    limits = {
+        "bias": "laser-bias-current", "tx_power": "laser-tx-power", "rx_power": "laser-rx-power",
+        "temperature": "module-temperature", "voltage": "module-voltage",
+    }  # fmt: skip
+    levels = {
+        "high_alarm": "high-alarm",
+        "low_alarm": "low-alarm",
+        "high_warn": "high-warn",
+        "low_warn": "low-warn",
+    }
+    for name, leaf in leaves.items():
+        sample, lanes, state = _stored(ports[name])
+        got = (sample.temperature_c, sample.voltage_v, lanes.bias_ma, lanes.tx_power_dbm, lanes.rx_power_dbm)
+        assert got == (
+            approx(float(leaf["module-temperature"])),
+            approx(float(leaf["module-voltage"])),
+            approx([float(leaf["laser-bias-current"])]),
+            approx([float(leaf["laser-output-power-dbm"])]),
+            approx([float(leaf["rx-signal-avg-optical-power-dbm"])]),
+        ), name
+        dbm = ("tx_power", "rx_power")  # the power thresholds in dBm, not their mW duplicates
+        assert state.module_thresholds == {
+            f"{q}_{lvl}": approx(float(leaf[f"{el}-{suffix}-threshold{'-dbm' if q in dbm else ''}"]))
+            for q, el in limits.items()
+            for lvl, suffix in levels.items()
+        }, name
+        assert state.module_flags == {
+            f"{q}_{lvl}": leaf[f"{el}-{suffix}"] == "on"
+            for q, el in limits.items()
+            for lvl, suffix in levels.items()
+        }, name
+        assert state.rx_power_low_alarm_dbm == approx(float(leaf["laser-rx-power-low-alarm-threshold-dbm"]))
+        assert state.dom_suspect is None
+    assert not any(
+        flag
+        for leaf in leaves.values()
+        for k, flag in leaf.items()
+        if k.endswith(("-alarm", "-warn")) and flag != "off"
+    )
+    # the mW duplicates of the ten powers stored in dBm, named for each of the eight ports
+    mw = ["laser-output-power", "rx-signal-avg-optical-power"] + [
+        f"laser-{d}-power-{suffix}-threshold" for d in ("tx", "rx") for suffix in levels.values()
+    ]
+    assert r.json()["ignored"] == {"count": 80, "fields": dict.fromkeys(sorted(mw), 8)}
 
 
 JUNOS_JSON = "junos_show_interfaces_display_json_vqfx10000_17.4R1.txt"

@@ -149,6 +149,15 @@ def _xml_number(text: str | None) -> float | None:
     return float(m.group(1)) if m else None
 
 
+def _xml_value(el: ET.Element) -> float | None:
+    """An element's number: a temperature's ``junos:celsius="41.1"`` attribute where Junos writes
+    one (its text rounds to whole degrees: '41 degrees C / 106 degrees F'), else its text."""
+    for name, value in el.attrib.items():
+        if re.split(r"[}:]", name)[-1] == "celsius":
+            return _xml_number(value)
+    return _xml_number(el.text)
+
+
 def _xml_judgement_key(tag: str) -> tuple[str, bool] | None:
     """'laser-tx-power-low-warn-threshold-dbm' -> ('tx_power_low_warn', True); the mW
     duplicate of a power threshold ('laser-tx-power-low-warn-threshold') -> None."""
@@ -176,13 +185,13 @@ def _xml_interface(port: str, diag: ET.Element, device: str, ctx: Context) -> di
                 s[_XML_LANE_FIELD[tag]] = [value]
             continue
         if tag in _XML_MODULE_FIELD:
-            s[_XML_MODULE_FIELD[tag]] = _xml_number(text)
+            s[_XML_MODULE_FIELD[tag]] = _xml_value(el)
             continue
         judged = _xml_judgement_key(tag)
         if judged is None:
             ignored.append(tag)
         elif judged[1]:
-            limit = _xml_number(text)
+            limit = _xml_value(el)
             if limit is None:  # no number ("- Inf"): named, not dropped in silence
                 ignored.append(tag)
             else:
@@ -251,10 +260,26 @@ def _parse_xml(body: bytes, ctx: Context, device: str) -> list[dict]:
             "Junos XML with a DOCTYPE or entity declaration is refused (an RPC reply has none)."
         )
     try:
-        root = ET.fromstring(body)  # noqa: S314 -- no DOCTYPE (refused above): no entity can be declared
+        root = ET.fromstring(_junos_prefix_declared(body))  # noqa: S314 -- no DOCTYPE (refused above)
     except ET.ParseError as exc:
         raise AdapterError(f"Junos XML is not well-formed: {exc}") from None
     return _parse_tree(root, ctx, device)
+
+
+# the opening of the root element: after an XML declaration and comments, its tag name
+_ROOT_TAG = re.compile(rb"\A\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<[A-Za-z_][\w.:-]*", re.S)
+_JUNOS_NS = b' xmlns:junos="http://xml.juniper.net/junos/*/junos"'
+
+
+def _junos_prefix_declared(body: bytes) -> bytes:
+    """The reply with Junos' own ``junos:`` prefix declared on its root when it is used but not
+    declared: a collector that keeps the ``interface-information`` element of the RPC reply and
+    drops the ``rpc-reply`` around it (centreon-plugins' Junos NETCONF captures) leaves
+    ``junos:style`` and ``junos:celsius`` unbound. Any other undeclared prefix stays an error."""
+    if b"junos:" not in body or b"xmlns:junos" in body:
+        return body
+    m = _ROOT_TAG.match(body[:_HEAD])
+    return body[: m.end()] + _JUNOS_NS + body[m.end() :] if m else body
 
 
 class _Pairs(list):
