@@ -334,8 +334,11 @@ def test_node_exporter_page_with_an_e1000e_ethtool_collector(user_with_role):
     client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
     r = client.post("/api/telemetry/?format=prometheus&device=node-1", data=text, content_type="text/plain")
     out = r.json()
+    assert r.status_code == 200, r.content
     assert (out["stored"], out["rejected"]) == (0, 1), out
-    assert "no reading" in str(out["errors"]), out["errors"]
+    assert [e["port"] for e in out["errors"]] == ["eth0"] and "no reading" in str(out["errors"]), out[
+        "errors"
+    ]
     # every series of the page is named, as often as the page has it: none dropped in silence
     assert out["ignored"]["fields"] == dict(series)
     assert out["ignored"]["count"] == sum(series.values()) == 2_317

@@ -16,7 +16,10 @@ RPC reply (``show interfaces diagnostics optics | display xml``, what PyEZ and n
 voltage, bias, Tx power (``laser-output-power-dbm``), Rx power (``rx-signal-avg-optical-power-dbm``
 or ``laser-rx-optical-power-dbm``) as one lane, every flag (on/off) and threshold (powers from the
 ``...-threshold-dbm`` elements). The mW duplicates and per-lane ``optics-diagnostics-lane-values``
-blocks (no real capture proves them here) are reported as ignored. A DOCTYPE or entity
+blocks (no real capture proves them here) are reported as ignored. A temperature comes from its
+``junos:celsius`` attribute (41.1) where Junos writes one, not the text rounded to whole degrees; a
+reply kept without its ``rpc-reply`` (so ``junos:`` is never declared) is read with Junos' own prefix
+declared. A DOCTYPE or entity
 declaration is refused (the reply never carries one), so no entity expansion is ever attempted.
 The same tree from ``show interfaces [extensive] | display xml`` (``interface-information``) gives
 each port's ``ethernet-fec-statistics``: ``fec_ccw_count`` (corrected codewords) and
