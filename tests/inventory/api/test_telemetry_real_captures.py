@@ -6,6 +6,8 @@ what it does not store is named in ``ignored``; a period output is refused and s
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
+from collections import Counter
 from datetime import timedelta
 
 import pytest
@@ -514,6 +516,67 @@ def test_junos_optics_xml_of_an_mx_without_its_rpc_reply(user_with_role):
         f"laser-{d}-power-{suffix}-threshold" for d in ("tx", "rx") for suffix in levels.values()
     ]
     assert r.json()["ignored"] == {"count": 80, "fields": dict.fromkeys(sorted(mw), 8)}
+
+
+JUNOS_MX_EXTENSIVE = "junos_interface_information_extensive_xml_mx_21.2_centreon.xml"
+
+
+def test_junos_interface_information_xml_of_an_mx_fec_counts(user_with_role):
+    """centreon-plugins' NETCONF capture of ``show interfaces extensive`` on the same MX: 150
+    physical interfaces in ``interface-information`` XML, the 20 ge- ports with
+    ``ethernet-fec-statistics`` (every count 0, as the file says). Each of them is stored; the
+    130 others carry no reading and are refused one by one; every element not read is named."""
+    tree = ET.parse(REAL / JUNOS_MX_EXTENSIVE)  # noqa: S314 -- the committed capture, no DOCTYPE
+
+    def local(el):
+        return el.tag.rsplit("}", 1)[-1]
+
+    phys = [el for el in tree.iter() if local(el) == "physical-interface"]
+    fec = {}
+    for el in phys:
+        stats = [c for c in el if local(c) == "ethernet-fec-statistics"]
+        if stats:
+            counts = {
+                local(c): int(c.text) for c in stats[0] if local(c) in ("fec_ccw_count", "fec_nccw_count")
+            }
+            fec[next(c for c in el if local(c) == "name").text.strip()] = counts
+    assert (len(phys), len(fec)) == (150, 20)
+    assert list(fec) == [f"ge-0/{pic}/{n}" for pic in (2, 3) for n in range(10)]
+    dev = Device.objects.create(name="mx-1", role="spine")
+    ports = {name: f.port(dev, name) for name in fec}
+    r = _post_as(user_with_role, JUNOS_MX_EXTENSIVE, "junos", "mx-1", ctype="application/xml")
+    assert r.status_code == 200, r.content
+    out = r.json()
+    assert (out["stored"], out["rejected"]) == (20, 130), out["errors"][:3]
+    assert {e["code"] for e in out["errors"]} == {"no_data"} and "no reading" in out["errors"][0]["message"]
+    for name, counts in fec.items():
+        s = TelemetrySample.objects.get(port=ports[name])
+        assert (
+            (s.fec_corrected_cw, s.fec_uncorrectable_cw)
+            == (counts["fec_ccw_count"], counts["fec_nccw_count"])
+            == (0, 0)
+        )
+    # every element of a physical interface that is not read, and the FEC rates, named
+    expected = Counter(
+        local(c)
+        for el in phys
+        for c in el
+        if local(c) not in ("name", "optics-diagnostics", "ethernet-fec-statistics")
+    )
+    expected.update(
+        local(c)
+        for el in phys
+        for stats in el
+        if local(stats) == "ethernet-fec-statistics"
+        for c in stats
+        if local(c) not in ("fec_ccw_count", "fec_nccw_count")
+    )
+    assert out["ignored"] == {"count": 4_485, "fields": dict(sorted(expected.items()))}
+    # the per-second FEC rates are not counters: named, once for each of the 20 ports
+    assert (
+        out["ignored"]["fields"]["fec_ccw_error_rate"],
+        out["ignored"]["fields"]["fec_nccw_error_rate"],
+    ) == (20, 20)
 
 
 JUNOS_JSON = "junos_show_interfaces_display_json_vqfx10000_17.4R1.txt"
