@@ -306,7 +306,7 @@ def test_ethtool_m_misread_sfp_on_bnxt_en_is_kept_aside_as_suspect(nic, post):
 
 def test_node_exporter_page_with_an_e1000e_ethtool_collector(user_with_role):
     """node_exporter's own end-to-end output of the day it gained its ethtool collector: a full
-    /metrics page (5,483 lines, every Linux collector) with the ``node_ethtool_*`` series of an
+    /metrics page (4,177 lines, every Linux collector) with the ``node_ethtool_*`` series of an
     Intel e1000e port ``eth0`` as node_exporter names them (``rx_`` written ``received_``,
     ``1.260062e+06``). e1000e has none of the physical-layer counters cabletrack stores, so the
     page is refused as "no reading", every series of it named in ``ignored``, nothing stored."""
