@@ -16,7 +16,10 @@ RPC reply (``show interfaces diagnostics optics | display xml``, what PyEZ and n
 voltage, bias, Tx power (``laser-output-power-dbm``), Rx power (``rx-signal-avg-optical-power-dbm``
 or ``laser-rx-optical-power-dbm``) as one lane, every flag (on/off) and threshold (powers from the
 ``...-threshold-dbm`` elements). The mW duplicates and per-lane ``optics-diagnostics-lane-values``
-blocks (no real capture proves them here) are reported as ignored. A DOCTYPE or entity
+blocks (no real capture proves them here) are reported as ignored. A temperature comes from its
+``junos:celsius`` attribute (41.1) where Junos writes one, not the text rounded to whole degrees; a
+reply kept without its ``rpc-reply`` (so ``junos:`` is never declared) is read with Junos' own prefix
+declared. A DOCTYPE or entity
 declaration is refused (the reply never carries one), so no entity expansion is ever attempted.
 The same tree from ``show interfaces [extensive] | display xml`` (``interface-information``) gives
 each port's ``ethernet-fec-statistics``: ``fec_ccw_count`` (corrected codewords) and
@@ -149,6 +152,15 @@ def _xml_number(text: str | None) -> float | None:
     return float(m.group(1)) if m else None
 
 
+def _xml_value(el: ET.Element) -> float | None:
+    """An element's number: a temperature's ``junos:celsius="41.1"`` attribute where Junos writes
+    one (its text rounds to whole degrees: '41 degrees C / 106 degrees F'), else its text."""
+    for name, value in el.attrib.items():
+        if re.split(r"[}:]", name)[-1] == "celsius":
+            return _xml_number(value)
+    return _xml_number(el.text)
+
+
 def _xml_judgement_key(tag: str) -> tuple[str, bool] | None:
     """'laser-tx-power-low-warn-threshold-dbm' -> ('tx_power_low_warn', True); the mW
     duplicate of a power threshold ('laser-tx-power-low-warn-threshold') -> None."""
@@ -176,13 +188,13 @@ def _xml_interface(port: str, diag: ET.Element, device: str, ctx: Context) -> di
                 s[_XML_LANE_FIELD[tag]] = [value]
             continue
         if tag in _XML_MODULE_FIELD:
-            s[_XML_MODULE_FIELD[tag]] = _xml_number(text)
+            s[_XML_MODULE_FIELD[tag]] = _xml_value(el)
             continue
         judged = _xml_judgement_key(tag)
         if judged is None:
             ignored.append(tag)
         elif judged[1]:
-            limit = _xml_number(text)
+            limit = _xml_value(el)
             if limit is None:  # no number ("- Inf"): named, not dropped in silence
                 ignored.append(tag)
             else:
@@ -251,10 +263,26 @@ def _parse_xml(body: bytes, ctx: Context, device: str) -> list[dict]:
             "Junos XML with a DOCTYPE or entity declaration is refused (an RPC reply has none)."
         )
     try:
-        root = ET.fromstring(body)  # noqa: S314 -- no DOCTYPE (refused above): no entity can be declared
+        root = ET.fromstring(_junos_prefix_declared(body))  # noqa: S314 -- no DOCTYPE (refused above)
     except ET.ParseError as exc:
         raise AdapterError(f"Junos XML is not well-formed: {exc}") from None
     return _parse_tree(root, ctx, device)
+
+
+# the opening of the root element: after an XML declaration and comments, its tag name
+_ROOT_TAG = re.compile(rb"\A\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<[A-Za-z_][\w.:-]*", re.S)
+_JUNOS_NS = b' xmlns:junos="http://xml.juniper.net/junos/*/junos"'
+
+
+def _junos_prefix_declared(body: bytes) -> bytes:
+    """The reply with Junos' own ``junos:`` prefix declared on its root when it is used but not
+    declared: a collector that keeps the ``interface-information`` element of the RPC reply and
+    drops the ``rpc-reply`` around it (centreon-plugins' Junos NETCONF captures) leaves
+    ``junos:style`` and ``junos:celsius`` unbound. Any other undeclared prefix stays an error."""
+    if b"junos:" not in body or b"xmlns:junos" in body:
+        return body
+    m = _ROOT_TAG.match(body[:_HEAD])
+    return body[: m.end()] + _JUNOS_NS + body[m.end() :] if m else body
 
 
 class _Pairs(list):

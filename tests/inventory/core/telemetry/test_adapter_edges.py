@@ -1092,6 +1092,36 @@ def test_junos_xml_reply_with_its_namespaces_and_a_port_without_optics_first():
         adapters.parse("junos", nameless, ctx("mx-1"))
 
 
+def test_junos_celsius_attribute_in_xml_and_json_and_the_undeclared_junos_prefix():
+    """The temperature to the tenth from ``junos:celsius`` (the text rounds it), in XML and in
+    ``| display json`` (``"attributes"``); a reply without its ``rpc-reply``, behind an XML
+    declaration, is read with Junos' own prefix declared; any other undeclared prefix is refused."""
+    xml = b"""<?xml version="1.0"?>
+<interface-information junos:style="normal"><physical-interface><name>ge-0/2/3</name><optics-diagnostics>
+<module-temperature junos:celsius="41.1">41 degrees C / 106 degrees F</module-temperature>
+<module-temperature-high-alarm-threshold junos:celsius="95.5">95 degrees C / 203 degrees F</module-temperature-high-alarm-threshold>
+</optics-diagnostics></physical-interface></interface-information>"""
+    json_body = b"""{"interface-information": [{"physical-interface": [{"name": [{"data": "ge-0/2/3"}],
+      "optics-diagnostics": [{"module-temperature": [{"data": "41 degrees C / 106 degrees F",
+        "attributes": {"junos:celsius": "41.1"}}],
+        "module-temperature-high-alarm-threshold": [{"data": "95 degrees C / 203 degrees F",
+        "attributes": {"junos:celsius": "95.5"}}]}]}]}]}"""
+    expected = [
+        {
+            "device": "mx-1",
+            "port": "ge-0/2/3",
+            "ts": NOW,
+            "temperature_c": 41.1,
+            "module_thresholds": {"temperature_high_alarm": 95.5},
+        }
+    ]
+    assert adapters.parse("junos", xml, ctx("mx-1")) == expected
+    assert adapters.parse("junos", json_body, ctx("mx-1")) == expected
+    other = xml.replace(b"junos:style", b"acme:style")
+    with pytest.raises(adapters.AdapterError, match=r"^Junos XML is not well-formed: unbound prefix"):
+        adapters.parse("junos", other, ctx("mx-1"))
+
+
 def test_ethtool_fec_json_histogram_bins_without_errors_stay_zero():
     body = b"""[{"ifname": "eth4", "statistics": {"hist": [
       {"bin_low": 0, "bin_high": 0, "total": 900}, {"bin_low": 1, "bin_high": 3, "total": 0},
