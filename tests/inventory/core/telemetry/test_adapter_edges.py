@@ -1357,3 +1357,14 @@ def test_junos_lanes_win_over_a_module_level_reading_of_the_same_quantity():
     [s] = adapters.parse("junos", _junos_xml("et-0/0/2", rows), c)
     assert (s["tx_power_dbm"], s["rx_power_dbm"]) == ([-1.5], [-3.0])
     assert dict(c.report.ignored) == {"laser-output-power-dbm": 1}
+
+
+def test_junos_json_lane_blocks_as_a_repeated_key_read_as_an_array_does():
+    body = b"""{"interface-information": [{"physical-interface": [{"name": [{"data": "et-0/0/3"}],
+      "optics-diagnostics": [{
+        "optics-diagnostics-lane-values": [{"lane-index": [{"data": "1"}],
+                                            "laser-rx-optical-power-dbm": [{"data": "-2.28"}]}],
+        "optics-diagnostics-lane-values": [{"lane-index": [{"data": "0"}],
+                                            "laser-rx-optical-power-dbm": [{"data": "-2.26"}]}]}]}]}]}"""
+    [s] = adapters.parse("junos", body, ctx("qfx-1"))
+    assert s["rx_power_dbm"] == [-2.26, -2.28]
