@@ -97,6 +97,8 @@ def _block(port: str, lines: list[str], device: str, ctx: Context) -> dict[str, 
         m = _LANE.match(line)
         if m:
             lane = int(m.group(1))
+            if lane >= MAX_LANES:  # never a list of a billion empty lanes
+                raise AdapterError(f"Junos Lane {lane} of {port}: a module has at most {MAX_LANES} lanes.")
             continue
         m = _FEC.match(line)
         if m:

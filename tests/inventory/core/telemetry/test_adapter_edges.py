@@ -4,12 +4,13 @@ Found by mutation testing (``make mutation MUTATION_ARGS=adapters``): each one i
 adapter that no other test noticed."""
 
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from inventory.core.telemetry import adapters
 from inventory.core.telemetry.adapters import common
+from inventory.core.telemetry.decode import decode_objects
 from tests.paths import TEST_DATA
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)
@@ -1368,3 +1369,34 @@ def test_junos_json_lane_blocks_as_a_repeated_key_read_as_an_array_does():
                                             "laser-rx-optical-power-dbm": [{"data": "-2.26"}]}]}]}]}]}"""
     [s] = adapters.parse("junos", body, ctx("qfx-1"))
     assert s["rx_power_dbm"] == [-2.26, -2.28]
+
+
+def test_junos_text_lane_past_what_a_module_has_is_refused():
+    """A ``Lane N`` number was taken as it came: ``Lane 1000000000`` built a list of a billion
+    empty lanes before the sample's 16-lane bound could refuse it. Lane 16 is refused now, as in
+    the XML; lane 15 is the last a module has."""
+    body = b"Physical interface: et-0/0/4\n  Lane 16\n    Laser bias current : 7.000 mA\n"
+    with pytest.raises(
+        adapters.AdapterError, match=r"^Junos Lane 16 of et-0/0/4: a module has at most 16 lanes\.$"
+    ):
+        adapters.parse("junos", body, ctx("mx-1"))
+    [s] = adapters.parse("junos", body.replace(b"Lane 16", b"Lane 15"), ctx("mx-1"))
+    assert s["bias_ma"] == [None] * 15 + [7.0]
+
+
+def test_a_lane_number_past_what_a_module_has_is_that_item_s_error_in_every_adapter():
+    """``(Channel 1000000000)`` / ``RX99999999Power`` / ``channel[index=...]`` built a list of that
+    many empty lanes (gigabytes) before the sample's 16-lane bound could refuse it; the list now
+    stops one lane past the bound, and the item is refused for it."""
+    huge = "1000000000"
+    bodies = {
+        "ethtool-module": f"\tRcvr signal avg optical power (Channel {huge}) : 0.5000 mW / -3.01 dBm\n",
+        "sonic-dom": f"Ethernet0: SFP EEPROM detected\n    ChannelMonitorValues:\n        RX{huge}Power: -3.01dBm\n",
+        "gnmi": '{"update": [{"path": "/components/component[name=Ethernet0 Transceiver]/transceiver/'
+        f'physical-channels/channel[index={huge}]/state/input-power/instant", "val": "-3.01"}}]}}',
+    }
+    for fmt, body in bodies.items():
+        [s] = adapters.parse(fmt, body.encode(), ctx("leaf-1", "Ethernet0"))
+        assert s["rx_power_dbm"] == [None] * 17, fmt
+        out = decode_objects([{**s, "ts": s["ts"].timestamp()}], now=NOW, max_future=timedelta(0))
+        assert out.samples == [] and [(e.code, e.port) for e in out.errors] == [("invalid", "Ethernet0")], fmt
