@@ -15,19 +15,21 @@ RPC reply (``show interfaces diagnostics optics | display xml``, what PyEZ and n
 ``physical-interface`` per port with its ``optics-diagnostics``. Read: module temperature and
 voltage, bias, Tx power (``laser-output-power-dbm``), Rx power (``rx-signal-avg-optical-power-dbm``
 or ``laser-rx-optical-power-dbm``) as one lane, every flag (on/off) and threshold (powers from the
-``...-threshold-dbm`` elements); the mW duplicates are reported as ignored. A multi-lane module
-writes one ``optics-diagnostics-lane-values`` block per lane: ``lane-index``, ``laser-bias-current``,
+``...-threshold-dbm`` elements); the mW duplicates are reported as ignored, and so is the
+second of two module-level Rx readings (the first is kept). A multi-lane module writes one
+``optics-diagnostics-lane-values`` block per lane: ``lane-index``, ``laser-bias-current``,
 ``laser-output-power-dbm`` and ``laser-rx-optical-power-dbm`` fill the same lane lists the text's
-``Lane N`` sections do (by index, whatever their order; a lane not sent is a gap), Junos' ``- Inf``
-is a lane without a reading (other text that is no number too, and is named in ``ignored``), and the lane flags (``laser-rx-power-low-warn``, ...) fold into the
-module's as in the text; the laser temperature, its flags, the mW duplicates and the status alarms
-(``rx-loss-of-signal-alarm``, ...) are named in ``ignored``. A block without a lane number, a lane
-sent twice or a lane value named twice in one block is refused. Where a module writes both a
-module-level reading and lanes, the lanes are kept and the module-level element is named. A temperature comes from its
-``junos:celsius`` attribute (41.1) where Junos writes one, not the text rounded to whole degrees; a
-reply kept without its ``rpc-reply`` (so ``junos:`` is never declared) is read with Junos' own prefix
-declared. A DOCTYPE or entity
-declaration is refused (the reply never carries one), so no entity expansion is ever attempted.
+``Lane N`` sections do (by index, whatever their order; a lane not sent is a gap). Junos' ``- Inf``
+is a lane without a reading; other text that is no number too, and is named in ``ignored``. The
+lane flags (``laser-rx-power-low-warn``, ...) fold into the module's as in the text; the laser
+temperature, its flags, the mW duplicates and the status alarms (``rx-loss-of-signal-alarm``, ...)
+are named in ``ignored``. A block without a lane number (or past the 16 lanes a module has), a
+lane sent twice or a lane value named twice in one block is refused. Where a module writes both a
+module-level reading and lanes, the lanes are kept and the module-level element is named.
+
+A temperature comes from its ``junos:celsius`` attribute (41.1) where Junos writes one, not the
+text rounded to whole degrees; a reply kept without its ``rpc-reply`` (so ``junos:`` is never
+declared) is read with Junos' own prefix declared. A DOCTYPE or entity declaration is refused (the reply never carries one), so no entity expansion is ever attempted.
 The same tree from ``show interfaces [extensive] | display xml`` (``interface-information``) gives
 each port's ``ethernet-fec-statistics``: ``fec_ccw_count`` (corrected codewords) and
 ``fec_nccw_count`` (uncorrected), cumulative; their ``..._error_rate`` siblings are per-second
@@ -276,9 +278,8 @@ def _xml_interface(port: str, diag: ET.Element, device: str, ctx: Context) -> di
         if values:
             s[field] = lane_list(values)
     for tag, field, value in module:
-        if field in s:  # the lanes' reading (or the first Rx element) is kept: the other is named
-            if lanes[field]:
-                ignored.append(tag)
+        if field in s:  # the lanes' reading, or the first of two Rx elements, is kept: this one is named
+            ignored.append(tag)
         elif value is not None:
             s[field] = [value]
     s.update(judgement_fields(thresholds, flags))

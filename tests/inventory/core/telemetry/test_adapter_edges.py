@@ -874,7 +874,7 @@ def test_junos_xml_edges():
             "device": "mx-1",
             "port": "xe-0/0/3",
             "ts": NOW,
-            "rx_power_dbm": [-5.0],  # the first Rx element read
+            "rx_power_dbm": [-5.0],  # the first Rx element read, the second named
             "module_flags": {"rx_power_low_alarm": True},
             "module_thresholds": {"voltage_high_alarm": 3.63},
         },
@@ -882,6 +882,7 @@ def test_junos_xml_edges():
     ]
     assert dict(c.report.ignored) == {
         "admin-status": 1,
+        "rx-signal-avg-optical-power-dbm": 1,
         "laser-rx-power-low-warn-threshold-dbm": 1,
         "optics-diagnostics-lane-values": 1,
     }
