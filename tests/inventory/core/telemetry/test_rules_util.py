@@ -134,3 +134,22 @@ def test_a_port_reporting_no_pause_counters_does_not_blind_the_others():
     w.uncorrectable_cw[0, -3] = 1
     w.pfc_pause_tx[2, -5:] = 150 * 60
     assert [x.key for x in evaluate(w, f, lt).findings] == ["pfc_storm:port:102"]
+
+
+@pytest.mark.parametrize(
+    ("minutes", "opens"),
+    [(range(22, 30), True), (range(23, 30), False), ([19, *range(23, 30)], False)],
+)
+def test_fec_degradation_needs_80_percent_of_its_ten_minutes_reported(minutes, opens):
+    """Port 100 reports only the given minutes, at 300x its baseline BER: its last 8 minutes
+    are 80% of the 10-minute hold (opens), its last 7 are not, nor 7 plus the minute that ended
+    exactly 10 minutes ago (bucket 19: outside the hold)."""
+    w, f, lt = quiet_fleet()
+    reported = np.zeros(w.buckets, bool)
+    reported[list(minutes)] = True
+    w.seconds[0, ~reported] = 0
+    for counter in (w.line_bits, w.corrected_bits, w.corrected_cw):
+        counter[0, ~reported] = np.nan
+    w.corrected_bits[0, reported] *= 300
+    ev = evaluate(w, f, lt)
+    assert [x.key for x in ev.findings] == (["fec_degradation:link:10"] if opens else [])
