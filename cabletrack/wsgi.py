@@ -18,3 +18,12 @@ connection_created.connect(web_session, dispatch_uid="cabletrack.web_session")
 # forecast), on a process's first request: about a second of CPU that request waited for, in
 # every gunicorn worker after each start and each --max-requests recycle. Import it now.
 get_resolver().url_patterns  # noqa: B018 - the attribute's import is the point
+
+# Everything imported so far (Django, the views, scipy, the URLconf) lives as long as the process.
+# Move it out of the collector's reach: a full collection otherwise walks that whole heap, which
+# took 160-250 ms in one request of 300 to the cable page (4,096 GPUs, loaded machine); frozen, the
+# full collections of those 300 requests took 8 ms together. Import-time garbage is never freed,
+# a few kilobytes.
+import gc  # noqa: E402
+
+gc.freeze()

@@ -5,6 +5,9 @@ what it does not store is named in ``ignored``; a period output is refused and s
 
 from __future__ import annotations
 
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter
 from datetime import timedelta
 
 import pytest
@@ -429,6 +432,151 @@ def test_junos_xml_with_an_entity_declaration_is_refused(junos_leaf, user_with_r
     r = client.post("/api/telemetry/?format=junos&device=qfx-1", data=body, content_type="application/xml")
     assert r.status_code == 400 and "entity" in r.json()["detail"], r.content
     assert not TelemetrySample.objects.exists()
+
+
+JUNOS_MX_XML = "junos_interface_optics_xml_mx_21.2_8ports_centreon.xml"
+_XML_LEAF = re.compile(r'<([a-z-]+)(?: junos:celsius="([^"]*)")?>\s*([^<]*?)\s*</\1>')
+
+
+def _mx_ports() -> dict[str, dict[str, str]]:
+    """The capture's leaves per port as the file writes them: name -> {element: its value}, a
+    temperature by its ``junos:celsius`` attribute (the text rounds it to whole degrees)."""
+    out = {}
+    for block in (REAL / JUNOS_MX_XML).read_text().split("<physical-interface>")[1:]:
+        leaves = {tag: celsius or text for tag, celsius, text in _XML_LEAF.findall(block)}
+        out[leaves.pop("name")] = leaves
+    return out
+
+
+def test_junos_optics_xml_of_an_mx_without_its_rpc_reply(user_with_role):
+    """centreon-plugins' Junos NETCONF capture of an MX (Junos 21.2, eight SFP/SFP+ ports): the
+    interface-information element without the rpc-reply around it, so ``junos:celsius`` and
+    ``junos:style`` use a prefix the file never declares (it was refused as "not well-formed").
+    Every port's readings, 20 thresholds and 20 flags are stored as the file carries them, the
+    temperature to its tenth (41.1 C, where the text says "41 degrees C")."""
+    leaves = _mx_ports()
+    assert list(leaves) == [
+        "ge-0/2/2",
+        "ge-0/2/3",
+        "ge-0/2/4",
+        "ge-0/2/5",
+        "ge-0/3/3",
+        *(f"xe-2/0/{i}" for i in range(3)),
+    ]
+    assert (
+        leaves["ge-0/2/3"]["module-temperature"],
+        leaves["ge-0/2/2"]["rx-signal-avg-optical-power-dbm"],
+    ) == ("41.1", "-7.24")
+    dev = Device.objects.create(name="mx-1", role="spine")
+    ports = {name: f.port(dev, name) for name in leaves}
+    r = _post_as(user_with_role, JUNOS_MX_XML, "junos", "mx-1", ctype="application/xml")
+    assert r.status_code == 200, r.content
+    assert (r.json()["stored"], r.json()["rejected"]) == (8, 0), r.json()["errors"]
+    limits = {
+        "bias": "laser-bias-current", "tx_power": "laser-tx-power", "rx_power": "laser-rx-power",
+        "temperature": "module-temperature", "voltage": "module-voltage",
+    }  # fmt: skip
+    levels = {
+        "high_alarm": "high-alarm",
+        "low_alarm": "low-alarm",
+        "high_warn": "high-warn",
+        "low_warn": "low-warn",
+    }
+    for name, leaf in leaves.items():
+        sample, lanes, state = _stored(ports[name])
+        got = (sample.temperature_c, sample.voltage_v, lanes.bias_ma, lanes.tx_power_dbm, lanes.rx_power_dbm)
+        assert got == (
+            approx(float(leaf["module-temperature"])),
+            approx(float(leaf["module-voltage"])),
+            approx([float(leaf["laser-bias-current"])]),
+            approx([float(leaf["laser-output-power-dbm"])]),
+            approx([float(leaf["rx-signal-avg-optical-power-dbm"])]),
+        ), name
+        dbm = ("tx_power", "rx_power")  # the power thresholds in dBm, not their mW duplicates
+        assert state.module_thresholds == {
+            f"{q}_{lvl}": approx(float(leaf[f"{el}-{suffix}-threshold{'-dbm' if q in dbm else ''}"]))
+            for q, el in limits.items()
+            for lvl, suffix in levels.items()
+        }, name
+        assert state.module_flags == {
+            f"{q}_{lvl}": leaf[f"{el}-{suffix}"] == "on"
+            for q, el in limits.items()
+            for lvl, suffix in levels.items()
+        }, name
+        assert state.rx_power_low_alarm_dbm == approx(float(leaf["laser-rx-power-low-alarm-threshold-dbm"]))
+        assert state.dom_suspect is None
+    assert not any(
+        flag
+        for leaf in leaves.values()
+        for k, flag in leaf.items()
+        if k.endswith(("-alarm", "-warn")) and flag != "off"
+    )
+    # the mW duplicates of the ten powers stored in dBm, named for each of the eight ports
+    mw = ["laser-output-power", "rx-signal-avg-optical-power"] + [
+        f"laser-{d}-power-{suffix}-threshold" for d in ("tx", "rx") for suffix in levels.values()
+    ]
+    assert r.json()["ignored"] == {"count": 80, "fields": dict.fromkeys(sorted(mw), 8)}
+
+
+JUNOS_MX_EXTENSIVE = "junos_interface_information_extensive_xml_mx_21.2_centreon.xml"
+
+
+def test_junos_interface_information_xml_of_an_mx_fec_counts(user_with_role):
+    """centreon-plugins' NETCONF capture of ``show interfaces extensive`` on the same MX: 150
+    physical interfaces in ``interface-information`` XML, the 20 ge- ports with
+    ``ethernet-fec-statistics`` (every count 0, as the file says). Each of them is stored; the
+    130 others carry no reading and are refused one by one; every element not read is named."""
+    tree = ET.parse(REAL / JUNOS_MX_EXTENSIVE)  # noqa: S314 -- the committed capture, no DOCTYPE
+
+    def local(el):
+        return el.tag.rsplit("}", 1)[-1]
+
+    phys = [el for el in tree.iter() if local(el) == "physical-interface"]
+    fec = {}
+    for el in phys:
+        stats = [c for c in el if local(c) == "ethernet-fec-statistics"]
+        if stats:
+            counts = {
+                local(c): int(c.text) for c in stats[0] if local(c) in ("fec_ccw_count", "fec_nccw_count")
+            }
+            fec[next(c for c in el if local(c) == "name").text.strip()] = counts
+    assert (len(phys), len(fec)) == (150, 20)
+    assert list(fec) == [f"ge-0/{pic}/{n}" for pic in (2, 3) for n in range(10)]
+    dev = Device.objects.create(name="mx-1", role="spine")
+    ports = {name: f.port(dev, name) for name in fec}
+    r = _post_as(user_with_role, JUNOS_MX_EXTENSIVE, "junos", "mx-1", ctype="application/xml")
+    assert r.status_code == 200, r.content
+    out = r.json()
+    assert (out["stored"], out["rejected"]) == (20, 130), out["errors"][:3]
+    assert {e["code"] for e in out["errors"]} == {"no_data"} and "no reading" in out["errors"][0]["message"]
+    for name, counts in fec.items():
+        s = TelemetrySample.objects.get(port=ports[name])
+        assert (
+            (s.fec_corrected_cw, s.fec_uncorrectable_cw)
+            == (counts["fec_ccw_count"], counts["fec_nccw_count"])
+            == (0, 0)
+        )
+    # every element of a physical interface that is not read, and the FEC rates, named
+    expected = Counter(
+        local(c)
+        for el in phys
+        for c in el
+        if local(c) not in ("name", "optics-diagnostics", "ethernet-fec-statistics")
+    )
+    expected.update(
+        local(c)
+        for el in phys
+        for stats in el
+        if local(stats) == "ethernet-fec-statistics"
+        for c in stats
+        if local(c) not in ("fec_ccw_count", "fec_nccw_count")
+    )
+    assert out["ignored"] == {"count": 4_485, "fields": dict(sorted(expected.items()))}
+    # the per-second FEC rates are not counters: named, once for each of the 20 ports
+    assert (
+        out["ignored"]["fields"]["fec_ccw_error_rate"],
+        out["ignored"]["fields"]["fec_nccw_error_rate"],
+    ) == (20, 20)
 
 
 JUNOS_JSON = "junos_show_interfaces_display_json_vqfx10000_17.4R1.txt"

@@ -11,6 +11,7 @@ having are spelled out as literals.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import timedelta
 
 import pytest
@@ -297,3 +298,48 @@ def test_ethtool_m_misread_sfp_on_bnxt_en_is_kept_aside_as_suspect(nic, post):
     ignored = out["ignored"]["fields"]
     assert ignored["Laser rx power high warning threshold"] == 1
     assert ignored["Laser rx power low warning threshold"] == 1
+
+
+# ------------------------------------------------------------------------------------------
+# node_exporter's Prometheus text (its ethtool collector), the whole page
+
+
+def test_node_exporter_page_with_an_e1000e_ethtool_collector(user_with_role):
+    """node_exporter's own end-to-end output of the day it gained its ethtool collector: a full
+    /metrics page (4,177 lines, every Linux collector) with the ``node_ethtool_*`` series of an
+    Intel e1000e port ``eth0`` as node_exporter names them (``rx_`` written ``received_``,
+    ``1.260062e+06``). e1000e has none of the physical-layer counters cabletrack stores, so the
+    page is refused as "no reading", every series of it named in ``ignored``, nothing stored."""
+    name = "node_exporter_e2e-output_ethtool_e1000e.txt"
+    text = (REAL / name).read_text()
+    dev = Device.objects.create(name="node-1", role="gpu_node")
+    eth0 = f.port(dev, "eth0")
+    series = Counter(
+        re.match(r"[A-Za-z_:][\w:]*", line).group() for line in text.splitlines() if line and line[0] != "#"
+    )
+    ethtool = {k: n for k, n in series.items() if k.startswith("node_ethtool_")}
+    assert ethtool == dict.fromkeys(
+        [
+            *(f"node_ethtool_received_{s}" for s in ("broadcast", "missed", "multicast", "unicast")),
+            *(f"node_ethtool_{s}_total" for s in ("received_errors", "received_packets")),
+            *(f"node_ethtool_{s}_total" for s in ("transmitted_errors", "transmitted_packets")),
+            *(f"node_ethtool_transmitted_{s}" for s in ("aborted", "underrun")),
+            *(f"node_ethtool_transmitted_{s}_collisions" for s in ("single", "multi")),
+            "node_ethtool_align_errors",
+        ],
+        1,
+    )
+    assert 'node_ethtool_received_packets_total{device="eth0"} 1.260062e+06' in text
+
+    client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
+    r = client.post("/api/telemetry/?format=prometheus&device=node-1", data=text, content_type="text/plain")
+    out = r.json()
+    assert r.status_code == 200, r.content
+    assert (out["stored"], out["rejected"]) == (0, 1), out
+    assert [e["port"] for e in out["errors"]] == ["eth0"] and "no reading" in str(out["errors"]), out[
+        "errors"
+    ]
+    # every series of the page is named, as often as the page has it: none dropped in silence
+    assert out["ignored"]["fields"] == dict(series)
+    assert out["ignored"]["count"] == sum(series.values()) == 2_317
+    assert not TelemetrySample.objects.filter(port=eth0).exists()

@@ -14,6 +14,7 @@ import orjson
 
 from inventory.core import strictjson
 from inventory.core.choices import FEC_LIMITS, FecType
+from inventory.core.telemetry.decode import MAX_LANES
 
 
 class AdapterError(ValueError):
@@ -148,9 +149,12 @@ def clean(sample: dict) -> dict:
 
 
 def lane_list(values: dict[int, float | None]) -> list[float | None] | None:
+    """Lane number -> reading, as a list with gaps None. A lane number past what a module has
+    ('(Channel 1000000000)', 'RX99999999Power') gives a list one lane too long, which the sample's
+    bound refuses as that item's error: never a list of a billion empty lanes."""
     if not values:
         return None
-    n = max(values) + 1
+    n = min(max(values) + 1, MAX_LANES + 1)
     return [values.get(i) for i in range(n)]
 
 

@@ -15,9 +15,21 @@ RPC reply (``show interfaces diagnostics optics | display xml``, what PyEZ and n
 ``physical-interface`` per port with its ``optics-diagnostics``. Read: module temperature and
 voltage, bias, Tx power (``laser-output-power-dbm``), Rx power (``rx-signal-avg-optical-power-dbm``
 or ``laser-rx-optical-power-dbm``) as one lane, every flag (on/off) and threshold (powers from the
-``...-threshold-dbm`` elements). The mW duplicates and per-lane ``optics-diagnostics-lane-values``
-blocks (no real capture proves them here) are reported as ignored. A DOCTYPE or entity
-declaration is refused (the reply never carries one), so no entity expansion is ever attempted.
+``...-threshold-dbm`` elements); the mW duplicates are reported as ignored, and so is the
+second of two module-level Rx readings (the first is kept). A multi-lane module writes one
+``optics-diagnostics-lane-values`` block per lane: ``lane-index``, ``laser-bias-current``,
+``laser-output-power-dbm`` and ``laser-rx-optical-power-dbm`` fill the same lane lists the text's
+``Lane N`` sections do (by index, whatever their order; a lane not sent is a gap). Junos' ``- Inf``
+is a lane without a reading; other text that is no number too, and is named in ``ignored``. The
+lane flags (``laser-rx-power-low-warn``, ...) fold into the module's as in the text; the laser
+temperature, its flags, the mW duplicates and the status alarms (``rx-loss-of-signal-alarm``, ...)
+are named in ``ignored``. A block without a lane number (or past the 16 lanes a module has), a
+lane sent twice or a lane value named twice in one block is refused. Where a module writes both a
+module-level reading and lanes, the lanes are kept and the module-level element is named.
+
+A temperature comes from its ``junos:celsius`` attribute (41.1) where Junos writes one, not the
+text rounded to whole degrees; a reply kept without its ``rpc-reply`` (so ``junos:`` is never
+declared) is read with Junos' own prefix declared. A DOCTYPE or entity declaration is refused (the reply never carries one), so no entity expansion is ever attempted.
 The same tree from ``show interfaces [extensive] | display xml`` (``interface-information``) gives
 each port's ``ethernet-fec-statistics``: ``fec_ccw_count`` (corrected codewords) and
 ``fec_nccw_count`` (uncorrected), cumulative; their ``..._error_rate`` siblings are per-second
@@ -53,6 +65,7 @@ from inventory.core.telemetry.adapters.common import (
     on_off,
     threshold_value,
 )
+from inventory.core.telemetry.decode import MAX_LANES
 
 _BLOCK = re.compile(r"^[ \t]*Physical interface:\s*([^,\s]+)", re.M)
 _LANE = re.compile(r"^\s*Lane\s+(\d+)\s*$")
@@ -86,6 +99,8 @@ def _block(port: str, lines: list[str], device: str, ctx: Context) -> dict[str, 
         m = _LANE.match(line)
         if m:
             lane = int(m.group(1))
+            if lane >= MAX_LANES:  # never a list of a billion empty lanes
+                raise AdapterError(f"Junos Lane {lane} of {port}: a module has at most {MAX_LANES} lanes.")
             continue
         m = _FEC.match(line)
         if m:
@@ -149,6 +164,15 @@ def _xml_number(text: str | None) -> float | None:
     return float(m.group(1)) if m else None
 
 
+def _xml_value(el: ET.Element) -> float | None:
+    """An element's number: a temperature's ``junos:celsius="41.1"`` attribute where Junos writes
+    one (its text rounds to whole degrees: '41 degrees C / 106 degrees F'), else its text."""
+    for name, value in el.attrib.items():
+        if re.split(r"[}:]", name)[-1] == "celsius":
+            return _xml_number(value)
+    return _xml_number(el.text)
+
+
 def _xml_judgement_key(tag: str) -> tuple[str, bool] | None:
     """'laser-tx-power-low-warn-threshold-dbm' -> ('tx_power_low_warn', True); the mW
     duplicate of a power threshold ('laser-tx-power-low-warn-threshold') -> None."""
@@ -163,32 +187,101 @@ def _xml_judgement_key(tag: str) -> tuple[str, bool] | None:
     return judged
 
 
+def _xml_judged(
+    el: ET.Element, tag: str, thresholds: dict[str, float | None], flags: dict[str, bool], ignored: list[str]
+) -> None:
+    """A flag or threshold element into ``flags`` / ``thresholds``, anything else into ``ignored``."""
+    judged = _xml_judgement_key(tag)
+    if judged is None:
+        ignored.append(tag)
+    elif judged[1]:
+        limit = _xml_value(el)
+        if limit is None:  # no number ("- Inf"): named, not dropped in silence
+            ignored.append(tag)
+        else:
+            thresholds[judged[0]] = limit
+    else:
+        merge_flag(flags, judged[0], on_off((el.text or "").strip()))
+
+
+# Junos' "no light" reading of a power ("- Inf", "-Inf"): no number, as the text's "- Inf dBm"
+_NO_LIGHT = re.compile(r"^-\s*inf$", re.I)
+_LANE_VALUE_FIELD = {
+    "laser-bias-current": "bias_ma",
+    "laser-output-power-dbm": "tx_power_dbm",
+    "laser-rx-optical-power-dbm": "rx_power_dbm",
+}
+
+
+def _xml_lane(
+    port: str,
+    block: ET.Element,
+    lanes: dict[str, dict[int, float | None]],
+    seen: set[int],
+    thresholds: dict[str, float | None],
+    flags: dict[str, bool],
+    ignored: list[str],
+) -> None:
+    """One ``optics-diagnostics-lane-values`` block: its bias, Tx and Rx power (dBm) at its
+    ``lane-index``; its flags fold into the module's as the text's lane flags do; the mW
+    duplicates, the laser temperature and the status alarms are named in ``ignored``. An empty
+    block says nothing and is named; one with readings but no lane number is refused."""
+    if len(block) == 0:
+        ignored.append("optics-diagnostics-lane-values")
+        return
+    index_el = _only(block, "lane-index")
+    text = (index_el.text or "").strip() if index_el is not None else ""
+    if not text.isdigit():
+        what = f"lane-index {text[:20]!r}" if index_el is not None else "no lane-index"
+        raise AdapterError(
+            f"Junos optics-diagnostics-lane-values of {port} with {what}: each lane needs its number."
+        )
+    index = int(text)
+    if index >= MAX_LANES:
+        raise AdapterError(f"Junos lane-index {index} of {port}: a module has at most {MAX_LANES} lanes.")
+    if index in seen:
+        raise AdapterError(f"Junos output names lane {index} of {port} twice: send it once.")
+    seen.add(index)
+    for tag, field in _LANE_VALUE_FIELD.items():
+        el = _only(block, tag)
+        if el is None:
+            continue
+        value = _xml_number(el.text)
+        if value is None and not _NO_LIGHT.match((el.text or "").strip()):
+            ignored.append(tag)  # neither a number nor Junos' "- Inf": named, the lane left without it
+        lanes[field][index] = value
+    for el in block:
+        tag = _local(el.tag)
+        if tag != "lane-index" and tag not in _LANE_VALUE_FIELD:
+            _xml_judged(el, tag, thresholds, flags, ignored)
+
+
 def _xml_interface(port: str, diag: ET.Element, device: str, ctx: Context) -> dict[str, Any]:
     s: dict[str, Any] = {"device": device, "port": port, "ts": ctx.ts}
     thresholds: dict[str, float | None] = {}
     flags: dict[str, bool] = {}
     ignored: list[str] = []
+    lanes: dict[str, dict[int, float | None]] = {"bias_ma": {}, "tx_power_dbm": {}, "rx_power_dbm": {}}
+    seen: set[int] = set()
+    module: list[tuple[str, str, float | None]] = []  # (tag, field, value) of a module-level reading
     for el in diag:
         tag, text = _local(el.tag), (el.text or "").strip()
-        if tag in _XML_LANE_FIELD:
-            value = _xml_number(text)
-            if value is not None and _XML_LANE_FIELD[tag] not in s:
-                s[_XML_LANE_FIELD[tag]] = [value]
-            continue
-        if tag in _XML_MODULE_FIELD:
-            s[_XML_MODULE_FIELD[tag]] = _xml_number(text)
-            continue
-        judged = _xml_judgement_key(tag)
-        if judged is None:
-            ignored.append(tag)
-        elif judged[1]:
-            limit = _xml_number(text)
-            if limit is None:  # no number ("- Inf"): named, not dropped in silence
-                ignored.append(tag)
-            else:
-                thresholds[judged[0]] = limit
+        if tag == "optics-diagnostics-lane-values":
+            _xml_lane(port, el, lanes, seen, thresholds, flags, ignored)
+        elif tag in _XML_LANE_FIELD:
+            module.append((tag, _XML_LANE_FIELD[tag], _xml_number(text)))
+        elif tag in _XML_MODULE_FIELD:
+            s[_XML_MODULE_FIELD[tag]] = _xml_value(el)
         else:
-            merge_flag(flags, judged[0], on_off(text))
+            _xml_judged(el, tag, thresholds, flags, ignored)
+    for field, values in lanes.items():
+        if values:
+            s[field] = lane_list(values)
+    for tag, field, value in module:
+        if field in s:  # the lanes' reading, or the first of two Rx elements, is kept: this one is named
+            ignored.append(tag)
+        elif value is not None:
+            s[field] = [value]
     s.update(judgement_fields(thresholds, flags))
     ctx.report.ignore(ignored)
     return clean(s)
@@ -251,10 +344,26 @@ def _parse_xml(body: bytes, ctx: Context, device: str) -> list[dict]:
             "Junos XML with a DOCTYPE or entity declaration is refused (an RPC reply has none)."
         )
     try:
-        root = ET.fromstring(body)  # noqa: S314 -- no DOCTYPE (refused above): no entity can be declared
+        root = ET.fromstring(_junos_prefix_declared(body))  # noqa: S314 -- no DOCTYPE (refused above)
     except ET.ParseError as exc:
         raise AdapterError(f"Junos XML is not well-formed: {exc}") from None
     return _parse_tree(root, ctx, device)
+
+
+# the opening of the root element: after an XML declaration and comments, its tag name
+_ROOT_TAG = re.compile(rb"\A\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<[A-Za-z_][\w.:-]*", re.S)
+_JUNOS_NS = b' xmlns:junos="http://xml.juniper.net/junos/*/junos"'
+
+
+def _junos_prefix_declared(body: bytes) -> bytes:
+    """The reply with Junos' own ``junos:`` prefix declared on its root when it is used but not
+    declared: a collector that keeps the ``interface-information`` element of the RPC reply and
+    drops the ``rpc-reply`` around it (centreon-plugins' Junos NETCONF captures) leaves
+    ``junos:style`` and ``junos:celsius`` unbound. Any other undeclared prefix stays an error."""
+    if b"junos:" not in body or b"xmlns:junos" in body:
+        return body
+    m = _ROOT_TAG.match(body[:_HEAD])
+    return body[: m.end()] + _JUNOS_NS + body[m.end() :] if m else body
 
 
 class _Pairs(list):

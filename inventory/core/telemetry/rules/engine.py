@@ -32,13 +32,14 @@ def row_checks(
     profiles: list[Thresholds],
     row_profile: np.ndarray,
     row_limit: np.ndarray,
-    rates: tuple[np.ndarray, np.ndarray] | None = None,
+    rates: tuple[np.ndarray, np.ndarray],
 ) -> RowHits:
-    """Every per-port check, each profile over its own rows at once."""
+    """Every per-port check, each profile over its own rows at once (``rates``: ``fec_rates``
+    of the window, which ``evaluate`` has already computed)."""
     n, b = w.n, w.buckets
     has = w.seconds > 0
     secs = np.where(has, w.seconds, np.nan)
-    ber, cw_rate = rates if rates is not None else fec_rates(w, has, secs)
+    ber, cw_rate = rates
     hits = RowHits.empty(n, b)
     for pi, p in enumerate(profiles):
         rows = np.nonzero(row_profile == pi)[0]

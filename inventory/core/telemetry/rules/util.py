@@ -1,4 +1,4 @@
-"""Small helpers the rules share: bucket counts, per-row profile values, evidence numbers and series."""
+"""Small helpers the rules share: bucket counts, evidence numbers and series, sliding windows of samples."""
 
 from __future__ import annotations
 
@@ -12,12 +12,6 @@ from inventory.core.telemetry.rules.config import Thresholds
 def bucket_count(window_s: float, bucket_s: float, b: int) -> int:
     """How many of the ``b`` buckets of ``bucket_s`` seconds cover ``window_s`` (at least one)."""
     return max(1, min(b, math.ceil(window_s / bucket_s - 1e-9)))
-
-
-def profile_values(profiles: list[Thresholds], row_profile: np.ndarray, attr: str, none=np.nan):
-    """One threshold per row: ``attr`` of each row's profile (``none`` where it is switched off)."""
-    vals = np.array([none if getattr(p, attr) is None else getattr(p, attr) for p in profiles], dtype=float)
-    return vals[row_profile]
 
 
 def fmt_sci(x: float) -> str:

@@ -138,6 +138,10 @@ def _pfc_storm(f: Finding, sides: list[str], both: bool, where: str) -> tuple[st
             if rate > 0
             else f"{lbl(sender)} (recorded neighbour) sends the pauses"
         )
+    elif f.evidence.get("sender_port_id") is not None:
+        # A recorded far end that is no row of the window (a host NIC no collector reads): the
+        # alert reads "sent by" that port, so the headline names it too.
+        parts.append("the recorded far end (reporting no telemetry) sends the pauses")
     else:  # no far end recorded for the receiver (the alert reads "sent by an unrecorded neighbour")
         parts.append("an unrecorded neighbour sends the pauses")
     if receiver is not None:
@@ -147,7 +151,7 @@ def _pfc_storm(f: Finding, sides: list[str], both: bool, where: str) -> tuple[st
         rate = max(e.get("pause_frames_received_per_s") or 0, e.get("burst_received_per_s") or 0)
         if rate:
             parts.append(f"{lbl(receiver)} receives {rate:.0f}/s")
-    who = lbl(sender)
+    who = lbl(sender) if sender or f.evidence.get("sender_port_id") is None else "the recorded far end"
     return (
         "PFC storm: " + "; ".join(parts),
         f"Check the host or switch at {who}, which sends the pause frames: PFC storms are usually a stuck "

@@ -4,12 +4,13 @@ Found by mutation testing (``make mutation MUTATION_ARGS=adapters``): each one i
 adapter that no other test noticed."""
 
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from inventory.core.telemetry import adapters
 from inventory.core.telemetry.adapters import common
+from inventory.core.telemetry.decode import decode_objects
 from tests.paths import TEST_DATA
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)
@@ -873,7 +874,7 @@ def test_junos_xml_edges():
             "device": "mx-1",
             "port": "xe-0/0/3",
             "ts": NOW,
-            "rx_power_dbm": [-5.0],  # the first Rx element read
+            "rx_power_dbm": [-5.0],  # the first Rx element read, the second named
             "module_flags": {"rx_power_low_alarm": True},
             "module_thresholds": {"voltage_high_alarm": 3.63},
         },
@@ -881,6 +882,7 @@ def test_junos_xml_edges():
     ]
     assert dict(c.report.ignored) == {
         "admin-status": 1,
+        "rx-signal-avg-optical-power-dbm": 1,
         "laser-rx-power-low-warn-threshold-dbm": 1,
         "optics-diagnostics-lane-values": 1,
     }
@@ -1092,9 +1094,310 @@ def test_junos_xml_reply_with_its_namespaces_and_a_port_without_optics_first():
         adapters.parse("junos", nameless, ctx("mx-1"))
 
 
+def test_junos_celsius_attribute_in_xml_and_json_and_the_undeclared_junos_prefix():
+    """The temperature to the tenth from ``junos:celsius`` (the text rounds it), in XML and in
+    ``| display json`` (``"attributes"``); a reply without its ``rpc-reply``, behind an XML
+    declaration, is read with Junos' own prefix declared; any other undeclared prefix is refused."""
+    xml = b"""<?xml version="1.0"?>
+<interface-information junos:style="normal"><physical-interface><name>ge-0/2/3</name><optics-diagnostics>
+<module-temperature junos:celsius="41.1">41 degrees C / 106 degrees F</module-temperature>
+<module-temperature-high-alarm-threshold junos:celsius="95.5">95 degrees C / 203 degrees F</module-temperature-high-alarm-threshold>
+</optics-diagnostics></physical-interface></interface-information>"""
+    json_body = b"""{"interface-information": [{"physical-interface": [{"name": [{"data": "ge-0/2/3"}],
+      "optics-diagnostics": [{"module-temperature": [{"data": "41 degrees C / 106 degrees F",
+        "attributes": {"junos:celsius": "41.1"}}],
+        "module-temperature-high-alarm-threshold": [{"data": "95 degrees C / 203 degrees F",
+        "attributes": {"junos:celsius": "95.5"}}]}]}]}]}"""
+    expected = [
+        {
+            "device": "mx-1",
+            "port": "ge-0/2/3",
+            "ts": NOW,
+            "temperature_c": 41.1,
+            "module_thresholds": {"temperature_high_alarm": 95.5},
+        }
+    ]
+    assert adapters.parse("junos", xml, ctx("mx-1")) == expected
+    assert adapters.parse("junos", json_body, ctx("mx-1")) == expected
+    other = xml.replace(b"junos:style", b"acme:style")
+    with pytest.raises(adapters.AdapterError, match=r"^Junos XML is not well-formed: unbound prefix"):
+        adapters.parse("junos", other, ctx("mx-1"))
+
+
 def test_ethtool_fec_json_histogram_bins_without_errors_stay_zero():
     body = b"""[{"ifname": "eth4", "statistics": {"hist": [
       {"bin_low": 0, "bin_high": 0, "total": 900}, {"bin_low": 1, "bin_high": 3, "total": 0},
       {"bin_low": 4, "bin_high": 7}]}}]"""
     [s] = adapters.parse("ethtool-fec", body, ctx("gpu-1"))
     assert (s["fec_hist"], s["fec_hist_bins"]) == ([900, 0, 0], [[0, 0], [1, 3], [4, 7]])
+
+
+# --- Junos per-lane optics in XML and | display json (hand-written from the element names) -------
+# Hand-written samples, not proof: no public real capture of a multi-lane reply with a usable
+# licence was found. The element names are those Junos writes (PyEZ/napalm tables, czerwonk's
+# junos_exporter structs, a QFX EVO reply seen in a public repository without a licence); the
+# values are those of the real text capture of et-0/0/0 (a 4-lane QSFP28), so that the three
+# forms of the same module must store the same readings.
+
+_QSFP28_LANES = (  # bias mA, Tx mW, Tx dBm, Rx mW, Rx dBm: the text capture's Lane 0..3
+    ("132.255", "1.348", "1.30", "1.267", "1.03"),
+    ("132.255", "1.248", "0.96", "1.180", "0.72"),
+    ("132.255", "1.262", "1.01", "1.250", "0.97"),
+    ("132.255", "1.432", "1.56", "1.368", "1.36"),
+)
+_QSFP28_THRESHOLDS = (  # element, text, junos:celsius
+    ("module-temperature-high-alarm-threshold", "74 degrees C / 165 degrees F", "74"),
+    ("module-temperature-low-alarm-threshold", "-4 degrees C / 25 degrees F", "-4"),
+    ("module-temperature-high-warn-threshold", "70 degrees C / 158 degrees F", "70"),
+    ("module-temperature-low-warn-threshold", "0 degrees C / 32 degrees F", "0"),
+    ("module-voltage-high-alarm-threshold", "3.5490", None),
+    ("module-voltage-low-alarm-threshold", "3.0490", None),
+    ("module-voltage-high-warn-threshold", "3.4500", None),
+    ("module-voltage-low-warn-threshold", "3.1500", None),
+    ("laser-bias-current-high-alarm-threshold", "175.000", None),
+    ("laser-bias-current-low-alarm-threshold", "75.000", None),
+    ("laser-bias-current-high-warn-threshold", "162.500", None),
+    ("laser-bias-current-low-warn-threshold", "87.500", None),
+    ("laser-tx-power-high-alarm-threshold", "2.8180", None),
+    ("laser-tx-power-high-alarm-threshold-dbm", "4.50", None),
+    ("laser-tx-power-low-alarm-threshold", "0.3710", None),
+    ("laser-tx-power-low-alarm-threshold-dbm", "-4.31", None),
+    ("laser-tx-power-high-warn-threshold", "2.5110", None),
+    ("laser-tx-power-high-warn-threshold-dbm", "4.00", None),
+    ("laser-tx-power-low-warn-threshold", "0.4160", None),
+    ("laser-tx-power-low-warn-threshold-dbm", "-3.81", None),
+    ("laser-rx-power-high-alarm-threshold", "3.5481", None),
+    ("laser-rx-power-high-alarm-threshold-dbm", "5.50", None),
+    ("laser-rx-power-low-alarm-threshold", "0.0437", None),
+    ("laser-rx-power-low-alarm-threshold-dbm", "-13.60", None),
+    ("laser-rx-power-high-warn-threshold", "2.8184", None),
+    ("laser-rx-power-high-warn-threshold-dbm", "4.50", None),
+    ("laser-rx-power-low-warn-threshold", "0.0871", None),
+    ("laser-rx-power-low-warn-threshold-dbm", "-10.60", None),
+    ("laser-temperature-high-alarm-threshold", "57 degrees C / 135 degrees F", "57"),
+)
+_LEVELS = ("high-alarm", "low-alarm", "high-warn", "low-warn")
+_LANE_FLAGS = tuple(
+    f"{q}-{lvl}"
+    for q in ("laser-bias-current", "laser-tx-power", "laser-temp", "laser-rx-power")
+    for lvl in _LEVELS
+) + ("tx-loss-of-signal-functionality-alarm", "rx-loss-of-signal-alarm", "tx-laser-disabled-alarm")
+
+
+def _qsfp28_lane(index, lane, flags=None):
+    bias, tx_mw, tx_dbm, rx_mw, rx_dbm = lane
+    flags = flags or {}
+    return [
+        ("lane-index", str(index), None),
+        ("laser-bias-current", bias, None),
+        ("laser-output-power", tx_mw, None),
+        ("laser-output-power-dbm", tx_dbm, None),
+        ("laser-temperature", "46 degrees C / 114 degrees F", "46"),
+        ("laser-rx-optical-power", rx_mw, None),
+        ("laser-rx-optical-power-dbm", rx_dbm, None),
+        *((flag, flags.get(flag, "Off"), None) for flag in _LANE_FLAGS),
+    ]
+
+
+def _qsfp28_module(lanes):
+    """et-0/0/0's optics-diagnostics: (element, text, celsius) rows and lane blocks in order."""
+    return [
+        ("module-temperature", "48 degrees C / 119 degrees F", "48"),
+        ("module-voltage", "3.3340", None),
+        *((f"module-{q}-{lvl}", "Off", None) for q in ("temperature", "voltage") for lvl in _LEVELS),
+        *_QSFP28_THRESHOLDS,
+        *(("optics-diagnostics-lane-values", lane) for lane in lanes),
+    ]
+
+
+def _junos_xml(port, rows):
+    def render(rows):
+        out = []
+        for tag, value, *celsius in rows:
+            if isinstance(value, list):
+                out.append(f"<{tag}>{render(value)}</{tag}>")
+            else:
+                attr = f' junos:celsius="{celsius[0]}"' if celsius and celsius[0] is not None else ""
+                out.append(f"<{tag}{attr}>{value}</{tag}>")
+        return "\n".join(out)
+
+    return (
+        '<rpc-reply xmlns:junos="http://xml.juniper.net/junos/23.4R1/junos">\n'
+        '<interface-information xmlns="http://xml.juniper.net/junos/23.4R1/junos-interface" junos:style="normal">\n'
+        f"<physical-interface><name>{port}</name><optics-diagnostics>\n{render(rows)}\n"
+        "</optics-diagnostics></physical-interface></interface-information></rpc-reply>"
+    ).encode()
+
+
+def _junos_json(port, rows):
+    """The same rows as ``| display json`` writes them: every element an array of objects, a
+    repeated element (one lane block per lane) one array of several objects."""
+
+    def item(value, celsius):
+        if isinstance(value, list):
+            return f"{{{render(value)}}}"
+        attr = f', "attributes": {{"junos:celsius": "{celsius[0]}"}}' if celsius and celsius[0] else ""
+        return f'{{"data": "{value}"{attr}}}'
+
+    def render(rows):
+        arrays: dict[str, list[str]] = {}
+        for tag, value, *celsius in rows:
+            arrays.setdefault(tag, []).append(item(value, celsius))
+        return ", ".join(f'"{tag}": [{", ".join(items)}]' for tag, items in arrays.items())
+
+    return (
+        '{"interface-information": [{"attributes": {"junos:style": "normal"}, "physical-interface": [{'
+        f'"name": [{{"data": "{port}"}}], "optics-diagnostics": [{{{render(rows)}}}]}}]}}]}}'
+    ).encode()
+
+
+def test_junos_lanes_in_xml_and_json_store_what_the_text_of_the_same_module_stores():
+    """et-0/0/0's four lanes as the RPC reply writes them, in XML and in | display json: the
+    sample is the text capture's, field for field (bias, Tx and Rx power per lane, the 20
+    thresholds, the 20 flags with the lane flags folded); the mW duplicates, the laser
+    temperature and its flags and the status alarms are named in ``ignored``."""
+    text = (TEST_DATA / "real" / "junos_show_interfaces_diagnostics_optics_et_qsfp28_4lanes.txt").read_bytes()
+    [from_text] = adapters.parse("junos", text, ctx("mx-1"))
+    rows = _qsfp28_module([_qsfp28_lane(i, lane) for i, lane in enumerate(_QSFP28_LANES)])
+    for body in (_junos_xml("et-0/0/0", rows), _junos_json("et-0/0/0", rows)):
+        c = ctx("mx-1")
+        [s] = adapters.parse("junos", body, c)
+        assert s == from_text
+        assert (s["tx_power_dbm"], s["rx_power_dbm"]) == ([1.30, 0.96, 1.01, 1.56], [1.03, 0.72, 0.97, 1.36])
+        assert s["bias_ma"] == [132.255] * 4 and len(s["module_flags"]) == 20
+        ignored = dict(c.report.ignored)
+        for per_lane in (
+            "laser-output-power",
+            "laser-rx-optical-power",
+            "laser-temperature",
+            "laser-temp-low-warn",
+        ):
+            assert ignored.pop(per_lane) == 4
+        for status in _LANE_FLAGS[-3:]:
+            assert ignored.pop(status) == 4
+        assert ignored.pop("laser-temperature-high-alarm-threshold") == 1
+        assert {k for k in ignored if not k.startswith("laser-temp-")} == {
+            f"laser-{q}-power-{lvl}-threshold" for q in ("tx", "rx") for lvl in _LEVELS
+        }
+
+
+def test_junos_lanes_out_of_order_a_gap_and_a_lane_flag_on():
+    """Lanes are placed by their lane-index, not their order; a lane not sent is a gap; one
+    lane's On makes the module's flag On; JSON reads the same."""
+    lanes = [
+        _qsfp28_lane(3, _QSFP28_LANES[3]),
+        _qsfp28_lane(0, _QSFP28_LANES[0], flags={"laser-rx-power-low-warn": "On"}),
+        _qsfp28_lane(1, _QSFP28_LANES[1]),
+    ]
+    rows = [("module-voltage", "3.3340"), *(("optics-diagnostics-lane-values", lane) for lane in lanes)]
+    for body in (_junos_xml("et-0/0/8", rows), _junos_json("et-0/0/8", rows)):
+        [s] = adapters.parse("junos", body, ctx("mx-1"))
+        assert (s["bias_ma"], s["tx_power_dbm"], s["rx_power_dbm"]) == (
+            [132.255, 132.255, None, 132.255],
+            [1.30, 0.96, None, 1.56],
+            [1.03, 0.72, None, 1.36],
+        )
+        assert (
+            s["module_flags"]["rx_power_low_warn"] is True
+            and s["module_flags"]["rx_power_low_alarm"] is False
+        )
+
+
+def test_junos_lane_values_that_are_no_number():
+    """Junos' "- Inf" (no light) is a lane without a reading, as the text's "- Inf dBm"; other
+    text that is no number leaves the lane without it too, and is named in ``ignored``."""
+    dark = [("lane-index", "0"), ("laser-bias-current", "0.000"), ("laser-output-power-dbm", "- Inf")]
+    dark += [("laser-rx-optical-power-dbm", "-Inf")]
+    odd = [("lane-index", "1"), ("laser-bias-current", "n/a"), ("laser-output-power-dbm", "-2.10")]
+    odd += [("laser-rx-optical-power-dbm", "-5.23")]
+    rows = [("optics-diagnostics-lane-values", dark), ("optics-diagnostics-lane-values", odd)]
+    for body in (_junos_xml("et-0/0/9", rows), _junos_json("et-0/0/9", rows)):
+        c = ctx("mx-1")
+        [s] = adapters.parse("junos", body, c)
+        assert (s["bias_ma"], s["tx_power_dbm"], s["rx_power_dbm"]) == (
+            [0.0, None],
+            [None, -2.1],
+            [None, -5.23],
+        )
+        assert dict(c.report.ignored) == {"laser-bias-current": 1}
+
+
+def test_junos_lane_blocks_that_say_too_little_or_too_much_are_refused():
+    """A lane block with readings but no lane number (or one that is no number, or past the 16
+    lanes a module has), a lane sent twice, a reading named twice in one lane: 400, naming it."""
+    one = [("lane-index", "0"), ("laser-rx-optical-power-dbm", "-1.00")]
+    cases = {
+        r"^Junos optics-diagnostics-lane-values of et-0/0/1 with no lane-index: each lane needs its number\.$": [
+            [("laser-rx-optical-power-dbm", "-1.00")]
+        ],
+        r"^Junos optics-diagnostics-lane-values of et-0/0/1 with lane-index 'x': each lane needs its number\.$": [
+            [("lane-index", "x"), ("laser-rx-optical-power-dbm", "-1.00")]
+        ],
+        r"^Junos lane-index 16 of et-0/0/1: a module has at most 16 lanes\.$": [[("lane-index", "16")]],
+        r"^Junos output names lane 0 of et-0/0/1 twice: send it once\.$": [one, one],
+        r"^Junos output names laser-rx-optical-power-dbm twice in one optics-diagnostics-lane-values: send it once\.$": [
+            [*one, ("laser-rx-optical-power-dbm", "-1.00")]
+        ],
+    }
+    for message, lanes in cases.items():
+        rows = [("optics-diagnostics-lane-values", lane) for lane in lanes]
+        for body in (_junos_xml("et-0/0/1", rows), _junos_json("et-0/0/1", rows)):
+            with pytest.raises(adapters.AdapterError, match=message):
+                adapters.parse("junos", body, ctx("mx-1"))
+
+
+def test_junos_lanes_win_over_a_module_level_reading_of_the_same_quantity():
+    """A module writing both a module-level Tx power and lanes: the lanes are stored, the
+    module-level element is named; a module-level reading the lanes lack is kept."""
+    lane = [("lane-index", "0"), ("laser-output-power-dbm", "-1.50")]
+    rows = [
+        ("laser-output-power-dbm", "-1.00"),
+        ("rx-signal-avg-optical-power-dbm", "-3.00"),
+        ("optics-diagnostics-lane-values", lane),
+    ]
+    c = ctx("mx-1")
+    [s] = adapters.parse("junos", _junos_xml("et-0/0/2", rows), c)
+    assert (s["tx_power_dbm"], s["rx_power_dbm"]) == ([-1.5], [-3.0])
+    assert dict(c.report.ignored) == {"laser-output-power-dbm": 1}
+
+
+def test_junos_json_lane_blocks_as_a_repeated_key_read_as_an_array_does():
+    body = b"""{"interface-information": [{"physical-interface": [{"name": [{"data": "et-0/0/3"}],
+      "optics-diagnostics": [{
+        "optics-diagnostics-lane-values": [{"lane-index": [{"data": "1"}],
+                                            "laser-rx-optical-power-dbm": [{"data": "-2.28"}]}],
+        "optics-diagnostics-lane-values": [{"lane-index": [{"data": "0"}],
+                                            "laser-rx-optical-power-dbm": [{"data": "-2.26"}]}]}]}]}]}"""
+    [s] = adapters.parse("junos", body, ctx("qfx-1"))
+    assert s["rx_power_dbm"] == [-2.26, -2.28]
+
+
+def test_junos_text_lane_past_what_a_module_has_is_refused():
+    """A ``Lane N`` number was taken as it came: ``Lane 1000000000`` built a list of a billion
+    empty lanes before the sample's 16-lane bound could refuse it. Lane 16 is refused now, as in
+    the XML; lane 15 is the last a module has."""
+    body = b"Physical interface: et-0/0/4\n  Lane 16\n    Laser bias current : 7.000 mA\n"
+    with pytest.raises(
+        adapters.AdapterError, match=r"^Junos Lane 16 of et-0/0/4: a module has at most 16 lanes\.$"
+    ):
+        adapters.parse("junos", body, ctx("mx-1"))
+    [s] = adapters.parse("junos", body.replace(b"Lane 16", b"Lane 15"), ctx("mx-1"))
+    assert s["bias_ma"] == [None] * 15 + [7.0]
+
+
+def test_a_lane_number_past_what_a_module_has_is_that_item_s_error_in_every_adapter():
+    """``(Channel 1000000000)`` / ``RX99999999Power`` / ``channel[index=...]`` built a list of that
+    many empty lanes (gigabytes) before the sample's 16-lane bound could refuse it; the list now
+    stops one lane past the bound, and the item is refused for it."""
+    huge = "1000000000"
+    bodies = {
+        "ethtool-module": f"\tRcvr signal avg optical power (Channel {huge}) : 0.5000 mW / -3.01 dBm\n",
+        "sonic-dom": f"Ethernet0: SFP EEPROM detected\n    ChannelMonitorValues:\n        RX{huge}Power: -3.01dBm\n",
+        "gnmi": '{"update": [{"path": "/components/component[name=Ethernet0 Transceiver]/transceiver/'
+        f'physical-channels/channel[index={huge}]/state/input-power/instant", "val": "-3.01"}}]}}',
+    }
+    for fmt, body in bodies.items():
+        [s] = adapters.parse(fmt, body.encode(), ctx("leaf-1", "Ethernet0"))
+        assert s["rx_power_dbm"] == [None] * 17, fmt
+        out = decode_objects([{**s, "ts": s["ts"].timestamp()}], now=NOW, max_future=timedelta(0))
+        assert out.samples == [] and [(e.code, e.port) for e in out.errors] == [("invalid", "Ethernet0")], fmt

@@ -44,6 +44,31 @@ node_ethtool_rx_prio3_pause{device="eth1"} 42
 """
 
 # format (or "format#form" for a second input form) -> (body, ?port=, the source names it reads)
+# Hand-written (no real multi-lane reply with a usable licence): Junos' per-lane optics blocks
+# with two lanes of the real QSFP28 text capture (et-0/0/0), in the order a device may send them.
+JUNOS_LANES_XML = b"""<rpc-reply><interface-information><physical-interface>
+<name>et-0/0/0</name>
+<optics-diagnostics>
+<module-temperature>48 degrees C / 119 degrees F</module-temperature>
+<module-voltage>3.3340</module-voltage>
+<optics-diagnostics-lane-values>
+<lane-index>1</lane-index>
+<laser-bias-current>132.255</laser-bias-current>
+<laser-output-power-dbm>0.96</laser-output-power-dbm>
+<laser-rx-optical-power-dbm>0.72</laser-rx-optical-power-dbm>
+<laser-rx-power-low-warn>Off</laser-rx-power-low-warn>
+</optics-diagnostics-lane-values>
+<optics-diagnostics-lane-values>
+<lane-index>0</lane-index>
+<laser-bias-current>132.255</laser-bias-current>
+<laser-output-power-dbm>1.30</laser-output-power-dbm>
+<laser-rx-optical-power-dbm>1.03</laser-rx-optical-power-dbm>
+<laser-rx-power-low-warn>On</laser-rx-power-low-warn>
+</optics-diagnostics-lane-values>
+</optics-diagnostics>
+</physical-interface></interface-information></rpc-reply>
+"""
+
 CASES: dict[str, tuple[bytes, str | None, tuple[str, ...]]] = {
     "ethtool-fec": (
         (SHARED / "01_ethtool_show-fec_stats.txt").read_bytes(),
@@ -155,6 +180,17 @@ CASES: dict[str, tuple[bytes, str | None, tuple[str, ...]]] = {
         None,
         ("fec_ccw_count", "fec_nccw_count", "ethernet-fec-statistics"),
     ),
+    "junos#lanes": (
+        JUNOS_LANES_XML,
+        None,
+        (
+            "lane-index",
+            "laser-bias-current",
+            "laser-output-power-dbm",
+            "laser-rx-optical-power-dbm",
+            "laser-rx-power-low-warn",
+        ),
+    ),
     "junos#xml": (
         (REAL / "junos_get-interface-optics-diagnostics-information_xe_sfp_napalm.xml").read_bytes(),
         None,
@@ -244,6 +280,7 @@ ALL = {
     "junos": ("Laser", "Module"),
     "junos#json": ("fec_",),
     "junos#xml": ("laser-", "module-", "rx-signal"),
+    "junos#lanes": ("laser-", "module-", "lane-index"),
 }
 
 
