@@ -2,12 +2,14 @@
 error each refused item carries, and the values a kept item holds once decoded."""
 
 import json
+import math
 from datetime import UTC, datetime, timedelta
 
 import orjson
 import pytest
 
 from inventory.core.telemetry.decode import BodyError, ItemError, decode_json, decode_ndjson, decode_objects
+from inventory.core.telemetry.dom import MODULE_KEYS
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)
 LIMITS = dict(now=NOW, max_future=timedelta(minutes=5), max_samples=10_000)
@@ -509,3 +511,204 @@ def test_a_plain_batch_hands_storage_the_columns_of_its_values_at_every_edge():
     for name, column in out.columns.items():
         values = [getattr(s, name) for s in out.samples]
         assert column == (None if values == [None] * 3 else values), name
+
+
+DUPLICATE = "Duplicate key {key!r} in a JSON object{where}: send each key once; nothing was stored."
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        (b'{"samples": [' + _line(rx_bits=1)[:-1] + b', "rx_bits": 2}]}', "rx_bits"),
+        (b'{"samples": [' + _line() + b'], "samples": []}', "samples"),
+        (b'{"samples": [' + _line(module_flags={"rx_los": True})[:-2] + b', "rx_los": false}}]}', "rx_los"),
+    ],
+    ids=["a sample's field", "the batch's own samples", "a module flag"],
+)
+def test_a_key_named_twice_refuses_the_whole_json_batch_and_names_the_key(body, key):
+    """msgspec keeps the last copy of a repeated key and another reader the first: the body says
+    two things, so none of it is stored, and the collector is told which key."""
+    with pytest.raises(BodyError) as refused:
+        decode_json(body, **LIMITS)
+    assert str(refused.value) == DUPLICATE.format(key=key, where="")
+
+
+def test_a_key_named_twice_on_an_ndjson_line_names_the_line_as_item_errors_count_them():
+    """Blank lines are not items; a malformed line before the repeated key is still an item, so
+    the third non-blank line is item 2, whichever way the lines were checked."""
+    twice = _line(port="b")[:-1] + b', "port": "c"}'
+    body = b"\n".join([_line(port="a"), b"", b'{"device": "d"', twice, _line(port="e")])
+    with pytest.raises(BodyError) as refused:
+        decode_ndjson(body, **LIMITS)
+    assert str(refused.value) == DUPLICATE.format(
+        key="port", where=" (item 2, as item errors count the lines)"
+    )
+    clean = b"\n".join([_line(port="a"), twice])
+    with pytest.raises(BodyError) as refused:
+        decode_ndjson(clean, **LIMITS)
+    assert str(refused.value) == DUPLICATE.format(
+        key="port", where=" (item 1, as item errors count the lines)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "low", "high"),
+    [
+        ("pre_fec_ber", "0.0", "1.0"),
+        ("post_fec_ber", "0.0", "1.0"),
+        ("temperature_c", "-100.0", "250.0"),
+        ("voltage_v", "0.0", "100.0"),
+    ],
+)
+def test_a_reading_that_is_not_a_finite_number_is_refused_by_its_bounds(field, low, high):
+    """An adapter's NaN or infinity (and a JSON number too large for a float) never reaches
+    storage: the field's bounds refuse it and name the field; the other items are kept."""
+    b = {"device": "d", "port": "p", "ts": NOW.timestamp(), "rx_bits": 1}
+    objs = [{**b, field: math.nan}, {**b, field: math.inf}, {**b, field: -math.inf}, b]
+    out = decode_objects(objs, now=NOW, max_future=timedelta(0))
+    assert [(e.index, e.code, e.message) for e in out.errors] == [
+        (0, "invalid", f"Expected `float` >= {low} - at `$.{field}`"),
+        (1, "invalid", f"Expected `float` <= {high} - at `$.{field}`"),
+        (2, "invalid", f"Expected `float` >= {low} - at `$.{field}`"),
+    ]
+    assert out.index == [3]
+    body = b'{"samples": [' + _line()[:-1] + f', "{field}": 1e999}}]}}'.encode()
+    out = decode_json(body, **LIMITS)
+    assert [(e.code, e.message) for e in out.errors] == [
+        ("malformed", f"not valid JSON: Number out of range - at `$.{field}`")
+    ]
+
+
+def test_an_adapter_item_nested_as_deep_as_python_allows_is_an_item_error_not_a_crash():
+    """An adapter hands over dicts: a deep value in a stored field is refused at its first level,
+    one in a field the sample does not have is never read."""
+    deep: list = []
+    cur = deep
+    for _ in range(100_000):
+        cur.append([])
+        cur = cur[0]
+    b = {"device": "d", "port": "p", "ts": NOW.timestamp()}
+    out = decode_objects(
+        [{**b, "rx_bits": deep}, {**b, "extra": deep, "rx_bits": 5}], now=NOW, max_future=timedelta(0)
+    )
+    assert [(e.index, e.code, e.message) for e in out.errors] == [
+        (0, "invalid", "Expected `int | null`, got `array` - at `$.rx_bits`")
+    ]
+    assert [s.rx_bits for s in out.samples] == [5]
+
+
+def _item(**kw) -> dict:
+    """An adapter's item, its time as adapters write it (RFC 3339 in UTC: the column-wise path)."""
+    return {"device": "d", "port": "p", "ts": TS, **kw}
+
+
+def test_a_plain_batch_refuses_an_item_without_a_reading_with_its_device_and_port():
+    """The column-wise check passes a batch only when a column is full; an item with no reading
+    beside items that all carry one counter is still refused, naming where it came from."""
+    objs = [_item(rx_bits=1), _item(port="p2"), _item(rx_bits=3, fec_corrected_codewords=2)]
+    out = decode_objects(objs, now=NOW, max_future=timedelta(0))
+    assert [(e.index, e.code, e.device, e.port) for e in out.errors] == [(1, "no_data", "d", "p2")]
+    assert out.errors[0].message.startswith("the item carries no reading cabletrack stores")
+    assert out.index == [0, 2]
+
+
+@pytest.mark.parametrize("field", ["rx_power_dbm", "tx_power_dbm", "bias_ma"])
+def test_every_lane_field_is_bounded_in_a_plain_batch(field):
+    """A lane value past 1,000 (no dBm or mA reading is) is refused in a batch that is otherwise
+    plain, whichever lane field carries it and whether the fields before it are absent."""
+    objs = [_item(rx_bits=1, **{field: [1000.0, -1000.0]}), _item(rx_bits=2, **{field: [1.0, 1000.5]})]
+    out = decode_objects(objs, now=NOW, max_future=timedelta(0))
+    assert [(e.index, e.code, e.message, e.device, e.port) for e in out.errors] == [
+        (1, "invalid", f"{field}: lane value out of range", "d", "p")
+    ]
+    assert [getattr(s, field) for s in out.samples] == [[1000.0, -1000.0]]
+
+
+def test_a_batch_with_the_module_s_judgement_is_still_checked_item_by_item():
+    """Thresholds and flags send the batch to the item-wise check; the other items' problems
+    are still found there (an item with no reading, a lane out of range; a future time)."""
+    all_twenty = {k: 1.0 for k in MODULE_KEYS}
+    objs = [
+        _item(voltage_v=3.3, module_thresholds=all_twenty),
+        _item(port="p1"),
+        _item(port="p2", bias_ma=[1001.0]),
+    ]
+    out = decode_objects(objs, now=NOW, max_future=timedelta(minutes=1))
+    assert [(e.index, e.code, e.device, e.port) for e in out.errors] == [
+        (1, "no_data", "d", "p1"),
+        (2, "invalid", "d", "p2"),
+    ]
+    assert out.samples[0].module_thresholds == all_twenty  # every key the module may hold
+    later = (NOW + timedelta(seconds=61)).isoformat()
+    out = decode_objects([_item(port="p3", rx_bits=1, ts=later)], now=NOW, max_future=timedelta(minutes=1))
+    assert [(e.code, e.device, e.port, e.message) for e in out.errors] == [
+        ("future_ts", "d", "p3", f"ts {later} is more than 60 s in the future")
+    ]
+
+
+def test_the_module_s_own_alarm_flag_is_judged_when_the_supply_voltage_is_plausible():
+    """A module whose temperature is above its own high alarm while it says that alarm is Off
+    contradicts itself: set aside, although its 3.3 V looks right; a module that agrees with
+    itself is kept."""
+    thresholds = {"temperature_high_alarm": 70.0, "temperature_low_alarm": -5.0}
+    liar = _item(
+        temperature_c=80.0,
+        voltage_v=3.3,
+        module_thresholds=thresholds,
+        module_flags={"temperature_high_alarm": False},
+    )
+    honest = _item(
+        port="p2",
+        temperature_c=80.0,
+        voltage_v=3.3,
+        module_thresholds=thresholds,
+        module_flags={"temperature_high_alarm": True},
+    )
+    out = decode_objects([liar, honest], now=NOW, max_future=timedelta(0))
+    first, second = out.samples
+    assert (first.temperature_c, first.voltage_v) == (None, None)
+    assert first.dom_suspect["reasons"] == [
+        "temperature 80 above its own high alarm 70 while the module reports that alarm Off"
+    ]
+    assert (second.temperature_c, second.dom_suspect) == (80.0, None)
+
+
+def test_a_plain_batch_with_an_impossible_voltage_hands_storage_no_dom_column():
+    """The column-wise path fills the columns the storage steps read; a reading set aside must
+    leave none behind, or the impossible values would be stored after all."""
+    objs = [_item(voltage_v=0.2287, temperature_c=0.0), _item(port="p2", voltage_v=3.3, temperature_c=40.0)]
+    out = decode_objects(objs, now=NOW, max_future=timedelta(0))
+    assert out.errors == []
+    assert "voltage_v" not in out.columns and "temperature_c" not in out.columns
+    assert [(s.voltage_v, s.temperature_c) for s in out.samples] == [(None, None), (3.3, 40.0)]
+    assert out.samples[0].dom_suspect["voltage_v"] == 0.2287
+
+
+def test_a_json_batch_with_a_bad_item_still_refuses_old_items_one_by_one_and_deep_ones_whole():
+    """When one item is invalid the batch is read item by item; the raw retention still applies
+    to each of the others. An item nested past the limit after it refuses the whole body (the
+    item-by-item read meets it while reading the batch), as it would in first place."""
+    old = (NOW - timedelta(days=3)).isoformat()
+    window = dict(now=NOW, max_future=timedelta(0), max_samples=10, max_age=timedelta(days=2))
+    body = b'{"samples": [{"device": 1}, ' + _line(port="old", ts=old) + b", " + _line(port="ok") + b"]}"
+    out = decode_json(body, **window)
+    assert [(e.index, e.code) for e in out.errors] == [(0, "invalid"), (1, "too_old")]
+    assert out.errors[1].message == (
+        f"ts {old} is older than the raw retention (2 days): it would be deleted at once and cannot "
+        "change the stored rollups"
+    )
+    assert [s.port for s in out.samples] == ["ok"]
+    deep = b'{"device": "d", "port": "deep", "ts": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    with pytest.raises(BodyError) as refused:
+        decode_json(b'{"samples": [{"device": 1}, ' + deep + b"]}", **window)
+    assert str(refused.value) == "Body is nested too deeply to be a telemetry batch."
+
+
+def test_a_field_cabletrack_does_not_read_nested_past_the_limit_refuses_the_json_body():
+    """The typed read skips a field it does not know, but skipping 5,000 levels of nesting
+    exhausts the stack: the batch is refused whole, in words, not answered with a 500."""
+    deep = b"[" * 5000 + b"]" * 5000
+    body = b'{"samples": [' + _line()[:-1] + b', "extra": ' + deep + b"}]}"
+    with pytest.raises(BodyError) as refused:
+        decode_json(body, **LIMITS)
+    assert str(refused.value) == "Body is nested too deeply to be a telemetry batch."
