@@ -3,6 +3,8 @@
 Found by mutation testing (``make mutation MUTATION_ARGS=adapters``): each one is a change to the
 adapter that no other test noticed."""
 
+import json
+import re
 from collections import Counter
 from datetime import UTC, datetime
 
@@ -1098,3 +1100,611 @@ def test_ethtool_fec_json_histogram_bins_without_errors_stay_zero():
       {"bin_low": 4, "bin_high": 7}]}}]"""
     [s] = adapters.parse("ethtool-fec", body, ctx("gpu-1"))
     assert (s["fec_hist"], s["fec_hist_bins"]) == ([900, 0, 0], [[0, 0], [1, 3], [4, 7]])
+
+
+# --- SONiC transceiver DOM (show interfaces transceiver eeprom --dom, STATE_DB hashes) ------------
+
+SONIC_QSFP28_AOC = {
+    "device": "leaf-1",
+    "port": "Ethernet0",
+    "ts": NOW,
+    "temperature_c": 30.9258,
+    "voltage_v": 3.2824,
+    "rx_power_dbm": [0.3802, -0.4871, -0.086, 0.383],
+    "bias_ma": [6.75, 6.75, 6.75, 6.75],
+    "module_vendor": "Mellanox",
+    "module_part": "MFA1A00-C003",
+    "module_serial": "MT1706FT02064",
+    "module_thresholds": {
+        "rx_power_high_alarm": 3.4001,
+        "rx_power_high_warn": 2.4,
+        "rx_power_low_alarm": -13.5067,
+        "rx_power_low_warn": -9.5001,
+        "bias_high_alarm": 10.0,
+        "bias_high_warn": 9.5,
+        "bias_low_alarm": 0.5,
+        "bias_low_warn": 1.0,
+        "temperature_high_alarm": 75.0,
+        "temperature_high_warn": 70.0,
+        "temperature_low_alarm": -5.0,
+        "temperature_low_warn": 0.0,
+        "voltage_high_alarm": 3.63,
+        "voltage_high_warn": 3.465,
+        "voltage_low_alarm": 2.97,
+        "voltage_low_warn": 3.1349,
+    },
+    "rx_power_low_warn_dbm": -9.5001,
+    "rx_power_low_alarm_dbm": -13.5067,
+    "temperature_high_warn_c": 70.0,
+}
+
+
+def test_sonic_dom_cli_of_a_real_qsfp28_every_reading_and_threshold():
+    """sfpshow's output of a QSFP28 AOC: four lanes, the module readings in C and Volts, 16
+    thresholds, the identity; every other line with a value is named (a heading is no line)."""
+    body = (TEST_DATA / "real" / "sonic_eeprom_dom_qsfp28_aoc_Ethernet0.txt").read_bytes()
+    c = ctx("leaf-1")
+    assert adapters.parse("sonic-dom", body, c) == [SONIC_QSFP28_AOC]
+    assert dict(c.report.ignored) == dict.fromkeys(
+        (
+            "Application Advertisement",
+            "Connector",
+            "Encoding",
+            "Extended Identifier",
+            "Extended RateSelect Compliance",
+            "Identifier",
+            "Length Cable Assembly(m)",
+            "Nominal Bit Rate(100Mbs)",
+            "10/40G Ethernet Compliance Code",
+            "Vendor Date Code(YYYY-MM-DD Lot)",
+            "Vendor OUI",
+            "Vendor Rev",
+        ),
+        1,
+    )
+
+
+def test_sonic_dom_state_db_of_the_same_module_gives_the_same_sample():
+    """STATE_DB's TRANSCEIVER_INFO / _DOM_SENSOR / _DOM_THRESHOLD hashes of that module: the same
+    sample from xcvrd's names; tx<n>power N/A is no lane and not ignored."""
+    body = (TEST_DATA / "real" / "sonic_state_db_transceiver_Ethernet0.json").read_bytes()
+    c = ctx("leaf-1")
+    assert adapters.parse("sonic-dom", body, c) == [SONIC_QSFP28_AOC]
+    assert dict(c.report.ignored) == dict.fromkeys(
+        (
+            "type",
+            "vendor_rev",
+            "vendor_oui",
+            "vendor_date",
+            "connector",
+            "encoding",
+            "ext_identifier",
+            "ext_rateselect_compliance",
+            "cable_type",
+            "cable_length",
+            "specification_compliance",
+            "nominal_bit_rate",
+            "application_advertisement",
+        ),
+        1,
+    )
+
+
+def test_sonic_dom_cli_ports_lanes_and_values_it_cannot_read():
+    """Two modules and an empty cage (either spelling): a lane printed out of order keeps its
+    place, a missing lane is None, a lane of N/A only is no field, a reading in exponent form is
+    read; N/A identity is no field; an RX bias is no reading and is named; a line before the
+    first port, a line without a colon and a key without a value are skipped."""
+    body = b"""show interfaces transceiver eeprom --dom: something
+Ethernet0: SFP EEPROM detected
+        Vendor Name: N/A
+        Vendor SN: n/a
+        Vendor PN: QSFP-X
+        a line without a separator
+        Empty:
+        RX3Power: -1.5e-1dBm
+        RX1Power: 2dBm
+        TX1Power: N/A
+        TX2Power: N/A
+        TX1Bias: 7.25mA
+        RX1Bias: 1.0mA
+        Vcc: N/A
+        Temperature: -3.5C
+        Rx Power Low Warning : -10.5dBm
+        TempHighAlarm: N/A
+Ethernet4: SFP EEPROM Not detected
+Ethernet8: SFP EEPROM not detected
+Ethernet12: SFP EEPROM detected
+        Vendor Name:   Acme
+        Vcc: 3.3Volts
+"""
+    c = ctx("leaf-1")
+    assert adapters.parse("sonic-dom", body, c) == [
+        {
+            "device": "leaf-1",
+            "port": "Ethernet0",
+            "ts": NOW,
+            "module_part": "QSFP-X",
+            "rx_power_dbm": [2.0, None, -0.15],
+            "bias_ma": [7.25],
+            "temperature_c": -3.5,
+            "module_thresholds": {"rx_power_low_warn": -10.5},
+            "rx_power_low_warn_dbm": -10.5,
+        },
+        {"device": "leaf-1", "port": "Ethernet12", "ts": NOW, "module_vendor": "Acme", "voltage_v": 3.3},
+    ]
+    assert dict(c.report.ignored) == {
+        "RX1Bias": 1,
+        "Ethernet4: SFP EEPROM not detected": 1,
+        "Ethernet8: SFP EEPROM not detected": 1,
+    }
+    message = r"^No '<port>: SFP EEPROM detected' block in the output of show interfaces transceiver eeprom --dom\.$"
+    with pytest.raises(adapters.AdapterError, match=message):
+        adapters.parse("sonic-dom", b"Ethernet4: SFP EEPROM not detected\n", ctx("leaf-1"))
+    with pytest.raises(adapters.AdapterError, match=message):
+        adapters.parse("sonic-dom", b"        RX1Power: 2dBm\n", ctx("leaf-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^sonic-dom output does not name the device: pass \?device="
+    ):
+        adapters.parse("sonic-dom", body, ctx())
+
+
+def test_sonic_dom_state_db_one_hash_new_names_and_json_numbers():
+    """A bare TRANSCEIVER_DOM_SENSOR hash is the ?port='s; xcvrd's newer TRANSCEIVER_INFO names
+    (manufacturename, modelname, serialnum) and JSON numbers are read, a JSON true is no number;
+    another table or a key without a port is named; ports keep the body's order."""
+    body = b"""  {"temperature": 41, "vcc": 3.25, "rx2power": "-2.0", "rx1power": true, "tx1bias": 6,
+      "TRANSCEIVER_INFO|Ethernet0": {"manufacturename": " Acme ", "modelname": "Q-1", "serialnum": 77},
+      "TRANSCEIVER_DOM_THRESHOLD|Ethernet0": {"rxpowerlowalarm": "N/A", "txbiashighwarning": "9"},
+      "PORT_TABLE|Ethernet0": {"speed": "100000"},
+      "TRANSCEIVER_DOM_SENSOR|": {"temperature": "1"},
+      "TRANSCEIVER_DOM_SENSOR|Ethernet4": {"voltage": "3.3", "rx1power": "N/A", "tx1power": "-1.0"}}"""
+    c = ctx("leaf-1", "Ethernet0")
+    assert adapters.parse("sonic-dom", body, c) == [
+        {
+            "device": "leaf-1",
+            "port": "Ethernet0",
+            "ts": NOW,
+            "temperature_c": 41.0,
+            "voltage_v": 3.25,
+            "rx_power_dbm": [None, -2.0],
+            "bias_ma": [6.0],
+            "module_vendor": "Acme",
+            "module_part": "Q-1",
+            "module_serial": "77",
+            "module_thresholds": {"bias_high_warn": 9.0},
+        },
+        {"device": "leaf-1", "port": "Ethernet4", "ts": NOW, "voltage_v": 3.3, "tx_power_dbm": [-1.0]},
+    ]
+    assert dict(c.report.ignored) == {"PORT_TABLE|Ethernet0": 1, "TRANSCEIVER_DOM_SENSOR|": 1}
+
+
+def test_sonic_dom_state_db_bodies_it_cannot_read():
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^A single TRANSCEIVER_DOM_SENSOR hash does not name the port: pass \?port=\.$",
+    ):
+        adapters.parse("sonic-dom", b'{"temperature": "30", "rx1power": "1"}', ctx("leaf-1"))
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^No TRANSCEIVER_DOM_SENSOR / TRANSCEIVER_DOM_THRESHOLD hash in the STATE_DB JSON\.$",
+    ):
+        adapters.parse(
+            "sonic-dom", b'{"PORT_TABLE|Ethernet0": {"rx1power": "1"}}', ctx("leaf-1", "Ethernet0")
+        )
+    with pytest.raises(adapters.AdapterError, match=r"^No TRANSCEIVER_DOM_SENSOR"):
+        adapters.parse("sonic-dom", b"{}", ctx("leaf-1", "Ethernet0"))
+
+
+# --- Arista EOS (show interfaces transceiver detail, its | json, show interfaces phy detail | json) ---
+
+
+def _arista_thresholds(**by_quantity):
+    """{"rx_power": (high alarm, high warn, low alarm, low warn), ...} -> module_thresholds."""
+    levels = ("high_alarm", "high_warn", "low_alarm", "low_warn")
+    return {
+        f"{q}_{level}": v
+        for q, values in by_quantity.items()
+        for level, v in zip(levels, values, strict=True)
+    }
+
+
+def test_arista_text_of_a_real_switch_one_sample_per_port_with_the_thresholds_of_its_quantities():
+    """EOS's five tables (temperature, voltage, current, tx and rx power): a port gets each
+    quantity its rows give, one lane of each per-lane quantity, and the four thresholds of each;
+    ``Et`` is spelt ``Ethernet``; ports in the order first seen."""
+    body = (TEST_DATA / "real" / "arista_eos_show_interfaces_transceiver_detail.txt").read_bytes()
+    c = ctx("eos-1")
+    out = adapters.parse("arista-eos", body, c)
+    assert [s["port"] for s in out] == [
+        "Ethernet6/1",
+        "Ethernet6/2",
+        "Ethernet6/3",
+        "Ethernet6/4",
+        "Ethernet29/1",
+        "Ethernet29/2",
+        "Ethernet29/3",
+        "Ethernet29/4",
+        "Ethernet7/1",
+    ]
+    assert out[0] == {
+        "device": "eos-1",
+        "port": "Ethernet6/1",
+        "ts": NOW,
+        "temperature_c": 27.48,
+        "voltage_v": 3.3,
+        "tx_power_dbm": [-2.39],
+        "rx_power_dbm": [-0.9],
+        "module_thresholds": _arista_thresholds(
+            temperature=(80.0, 75.0, -5.0, 0.0),
+            voltage=(3.6, 3.5, 3.0, 3.1),
+            tx_power=(4.4, 3.4, -9.6, -8.6),
+            rx_power=(4.4, 3.4, -11.5, -10.5),
+        ),
+        "rx_power_low_warn_dbm": -10.5,
+        "rx_power_low_alarm_dbm": -11.5,
+        "temperature_high_warn_c": 75.0,
+    }
+    assert out[4] == {
+        "device": "eos-1",
+        "port": "Ethernet29/1",
+        "ts": NOW,
+        "bias_ma": [21.9],
+        "module_thresholds": _arista_thresholds(bias=(38.3, 37.35, 0.0, 0.0)),
+    }
+    assert out[8] == {
+        "device": "eos-1",
+        "port": "Ethernet7/1",
+        "ts": NOW,
+        "rx_power_dbm": [-1.15],
+        "module_thresholds": _arista_thresholds(rx_power=(4.4, 3.4, -11.5, -10.5)),
+        "rx_power_low_warn_dbm": -10.5,
+        "rx_power_low_alarm_dbm": -11.5,
+    }
+    assert not c.report.ignored
+    with pytest.raises(
+        adapters.AdapterError, match=r"^arista-eos output does not name the device: pass \?device="
+    ):
+        adapters.parse("arista-eos", body, ctx())
+
+
+def test_arista_text_without_port_rows_or_with_an_unknown_line():
+    head = b"mA: milliamperes, dBm: decibels (milliwatts), NA or N/A: not applicable.\n"
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^No port rows in the Arista EOS show interfaces transceiver detail output\.$",
+    ):
+        adapters.parse("arista-eos", head, ctx("eos-1"))
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^Not Arista EOS show interfaces transceiver detail output: .*what is this",
+    ):
+        adapters.parse("arista-eos", head + b"what is this\n", ctx("eos-1"))
+
+
+def test_arista_json_readings_serial_thresholds_and_what_is_named():
+    """``| json``: a port's readings (one lane each), its serial stripped, the module's own
+    thresholds; an overridden threshold, an ``...Overridden`` flag, a quantity or level it does
+    not know, a limit that is no number and a block that is no object are named; so are the
+    top-level and per-port keys it does not read. ``Et`` ports are spelt ``Ethernet``."""
+    body = b"""{"interfaces": {
+      "Et1": {"temperature": 35.5, "voltage": "3.25", "txBias": 6.5, "txPower": -1.5, "rxPower": null,
+              "vendorSn": " XMD1 ", "mediaType": "40GBASE-SR4",
+              "details": {"txBias": {"highAlarm": 15.0, "highAlarmOverridden": false,
+                                     "lowWarn": 2.0, "lowWarnOverridden": true},
+                          "rxPower": {"lowAlarm": -18.0, "lowWarn": -15.0, "highWarn": "N/A", "low": 1.0},
+                          "temperature": {"highWarn": 70.0},
+                          "totalRxPower": {"highAlarm": 1.0},
+                          "voltage": 3.3}},
+      "Ethernet2": {"vendorSn": "   ", "details": {}},
+      "Ethernet3": {"vendorSn": 7, "txPower": "x"}},
+      "timestamp": 1}"""
+    c = ctx("eos-1")
+    assert adapters.parse("arista-eos", body, c) == [
+        {
+            "device": "eos-1",
+            "port": "Ethernet1",
+            "ts": NOW,
+            "temperature_c": 35.5,
+            "voltage_v": 3.25,
+            "bias_ma": [6.5],
+            "tx_power_dbm": [-1.5],
+            "module_serial": "XMD1",
+            "module_thresholds": {
+                "bias_high_alarm": 15.0,
+                "rx_power_low_alarm": -18.0,
+                "rx_power_low_warn": -15.0,
+                "temperature_high_warn": 70.0,
+            },
+            "rx_power_low_warn_dbm": -15.0,
+            "rx_power_low_alarm_dbm": -18.0,
+            "temperature_high_warn_c": 70.0,
+        },
+        {"device": "eos-1", "port": "Ethernet2", "ts": NOW},
+        {"device": "eos-1", "port": "Ethernet3", "ts": NOW},
+    ]
+    assert dict(c.report.ignored) == {
+        "timestamp": 1,
+        "mediaType": 1,
+        "details.txBias.highAlarmOverridden": 1,
+        "details.txBias.lowWarn": 1,
+        "details.txBias.lowWarnOverridden": 1,
+        "details.rxPower.highWarn": 1,
+        "details.rxPower.low": 1,
+        "details.totalRxPower.highAlarm": 1,
+        "details.voltage": 1,
+    }
+
+
+def test_arista_json_bodies_it_cannot_read():
+    no_ports = (
+        r'^Not Arista EOS show interfaces transceiver \| json output: no "interfaces" object of ports\.$'
+    )
+    for body in (b'{"interfaces": {}}', b'{"interfaces": []}', b'{"x": 1}'):
+        with pytest.raises(adapters.AdapterError, match=no_ports):
+            adapters.parse("arista-eos", body, ctx("eos-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^Arista EOS JSON: port 'Et1' is not an object of readings\.$"
+    ):
+        adapters.parse("arista-eos", b'{"interfaces": {"Et1": 5}}', ctx("eos-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^Arista EOS JSON: details is not an object of thresholds\.$"
+    ):
+        adapters.parse("arista-eos", b'{"interfaces": {"Et1": {"details": []}}}', ctx("eos-1"))
+
+
+def _phy(port_values: dict) -> bytes:
+    return json.dumps({"interfacePhyStatuses": port_values}).encode()
+
+
+def _attr(value):
+    return {"value": value, "changes": 1, "lastChange": 0.0}
+
+
+def test_arista_phy_json_the_line_side_phy_its_fec_counters_and_speed():
+    """The only PHY, or the one on the line side of two: RS-FEC corrected and uncorrected
+    codewords, the lanes' corrected symbols summed, the trained speed; the companions of each
+    counter, the system-side PHY, the PHY's and the port's other blocks are named."""
+    body = _phy(
+        {
+            "Et1/1": {
+                "phyStatuses": [
+                    {
+                        "description": {"location": "line"},
+                        "fec": {
+                            "correctedCodewords": _attr(5),
+                            "uncorrectedCodewords": _attr(3),
+                            "correctedSymbols": {"0": _attr(4), "1": _attr(6)},
+                            "encoding": "reedSolomon",
+                        },
+                        "operSpeed": "100Gbps",
+                    },
+                    {"description": {"location": "system"}, "fec": {"correctedCodewords": _attr(99)}},
+                ],
+                "macFaults": {},
+            },
+            "Ethernet2": {"phyStatuses": [{"operSpeed": "25.5Gbps", "fec": {"correctedSymbols": {}}}]},
+            "Ethernet3": {"phyStatuses": [{"operSpeed": "unknown"}]},
+            "Ethernet4": {"phyStatuses": []},
+        }
+    )
+    c = ctx("eos-1")
+    assert adapters.parse("arista-eos", body, c) == [
+        {
+            "device": "eos-1",
+            "port": "Ethernet1/1",
+            "ts": NOW,
+            "fec_corrected_codewords": 5,
+            "fec_uncorrectable_codewords": 3,
+            "fec_symbol_errors": 10,
+            "speed_gbps": 100.0,
+        },
+        {"device": "eos-1", "port": "Ethernet2", "ts": NOW, "speed_gbps": 25.5},
+        {"device": "eos-1", "port": "Ethernet3", "ts": NOW},
+        {"device": "eos-1", "port": "Ethernet4", "ts": NOW},
+    ]
+    assert dict(c.report.ignored) == {
+        "fec.correctedCodewords.changes": 1,
+        "fec.correctedCodewords.lastChange": 1,
+        "fec.uncorrectedCodewords.changes": 1,
+        "fec.uncorrectedCodewords.lastChange": 1,
+        "fec.correctedSymbols.changes": 2,
+        "fec.correctedSymbols.lastChange": 2,
+        "fec.encoding": 1,
+        "description": 1,
+        "phyStatuses (not the line side)": 1,
+        "macFaults": 1,
+        "operSpeed": 1,
+    }
+
+
+def test_arista_phy_json_of_a_real_switch():
+    body = (TEST_DATA / "real" / "arista_eos_show_interfaces_phy_detail_7050cx3_eos4.35.json").read_bytes()
+    out = adapters.parse("arista-eos", body, ctx("eos-1"))
+    assert out == [
+        {"device": "eos-1", "port": "Ethernet1/1", "ts": NOW, "speed_gbps": 10.0},
+        {
+            "device": "eos-1",
+            "port": "Ethernet4/1",
+            "ts": NOW,
+            "fec_corrected_codewords": 5,
+            "fec_uncorrectable_codewords": 3,
+            "speed_gbps": 25.0,
+        },
+        {
+            "device": "eos-1",
+            "port": "Ethernet29/1",
+            "ts": NOW,
+            "fec_corrected_codewords": 0,
+            "fec_uncorrectable_codewords": 0,
+            "fec_symbol_errors": 0,
+            "speed_gbps": 100.0,
+        },
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ports", "message"),
+    [
+        ({}, r'^Arista EOS phy JSON: "interfacePhyStatuses" holds no port\.$'),
+        ({"Et1": []}, r"^Arista EOS phy JSON: port 'Et1' is not an object\.$"),
+        ({"Et1": {"phyStatuses": {}}}, r"^Arista EOS phy JSON: Et1 phyStatuses is not a list\.$"),
+        ({"Et1": {}}, r"^Arista EOS phy JSON: Et1 phyStatuses is not a list\.$"),
+        ({"Et1": {"phyStatuses": [5]}}, r"^Arista EOS phy JSON: Et1 phyStatuses holds a non-object\.$"),
+        (
+            {
+                "Et1": {
+                    "phyStatuses": [
+                        {"description": {"location": "line"}},
+                        {"description": {"location": "line"}},
+                    ]
+                }
+            },
+            r"^Arista EOS phy JSON: Et1 has 2 PHYs and not one on the line side\.$",
+        ),
+        (
+            {"Et1": {"phyStatuses": [{"description": {"location": "system"}}, 7, {}]}},
+            r"^Arista EOS phy JSON: Et1 has 3 PHYs and not one on the line side\.$",
+        ),
+        ({"Et1": {"phyStatuses": [{"fec": []}]}}, r"^Arista EOS phy JSON: Et1 fec is not an object\.$"),
+        (
+            {"Et1": {"phyStatuses": [{"fec": {"correctedCodewords": 5}}]}},
+            r"^Arista EOS phy JSON: fec\.correctedCodewords has no value\.$",
+        ),
+        (
+            {"Et1": {"phyStatuses": [{"fec": {"uncorrectedCodewords": {"changes": 1}}}]}},
+            r"^Arista EOS phy JSON: fec\.uncorrectedCodewords has no value\.$",
+        ),
+        (
+            {"Et1": {"phyStatuses": [{"fec": {"correctedCodewords": {"value": -1}}}]}},
+            r"^Arista EOS phy JSON: fec\.correctedCodewords is not a count: -1\.$",
+        ),
+        (
+            {"Et1": {"phyStatuses": [{"fec": {"correctedCodewords": {"value": True}}}]}},
+            r"^Arista EOS phy JSON: fec\.correctedCodewords is not a count: True\.$",
+        ),
+        (
+            {"Et1": {"phyStatuses": [{"fec": {"correctedSymbols": {"0": {"value": "x"}}}}]}},
+            r"^Arista EOS phy JSON: fec\.correctedSymbols is not a count: 'x'\.$",
+        ),
+    ],
+)
+def test_arista_phy_json_bodies_it_cannot_read(ports, message):
+    with pytest.raises(adapters.AdapterError, match=message):
+        adapters.parse("arista-eos", _phy(ports), ctx("eos-1"))
+
+
+def test_arista_phy_json_a_zero_count_is_kept():
+    [s] = adapters.parse(
+        "arista-eos",
+        _phy({"Et1": {"phyStatuses": [{"fec": {"correctedCodewords": {"value": 0}}}]}}),
+        ctx("eos-1"),
+    )
+    assert s == {"device": "eos-1", "port": "Ethernet1", "ts": NOW, "fec_corrected_codewords": 0}
+
+
+def test_gnmi_transceiver_module_readings_and_fec_codeword_leaves():
+    """A transceiver's module readings (temperature, supply voltage, post-FEC BER, instant only)
+    keep their fractions; ``floatVal``, ``jsonIetfVal`` and a decimal64 without a precision are
+    read; the FEC codeword leaves OpenConfig spells ``-codewords`` are read; a leaf one or two
+    names long is read with ?port=; the switch's own LLDP name and a line card's serial are not
+    a neighbour or a module."""
+    body = b"""{"update": [
+      {"path": "/components/component[name=Ethernet1 transceiver]/state/temperature/instant",
+       "val": {"floatVal": 41.5}},
+      {"path": "/components/component[name=Ethernet1 transceiver]/state/supply-voltage/instant",
+       "val": {"jsonIetfVal": "3.25"}},
+      {"path": "/components/component[name=Ethernet1 transceiver]/state/post-fec-ber/instant",
+       "val": {"decimalVal": {"digits": "3"}}},
+      {"path": "/interfaces/interface[name=Ethernet1]/state/fec-corrected-codewords", "val": 11},
+      {"path": "/interfaces/interface[name=Ethernet1]/state/fec-uncorrectable-codewords", "val": 2},
+      {"path": "/components/component[name=Linecard1]/state/serial-no", "val": "LC-1"},
+      {"path": "/lldp/state/system-name", "val": "leaf-1"},
+      {"path": "temperature/instant", "val": 30.25},
+      {"path": "/fec-corrected-bits", "val": 5}
+    ]}"""
+    c = ctx("leaf-1", "Ethernet9")
+    assert adapters.parse("gnmi", body, c) == [
+        {
+            "device": "leaf-1",
+            "port": "Ethernet1",
+            "ts": NOW,
+            "temperature_c": 41.5,
+            "voltage_v": 3.25,
+            "post_fec_ber": 3.0,
+            "fec_corrected_codewords": 11,
+            "fec_uncorrectable_codewords": 2,
+        },
+        {"device": "leaf-1", "port": "Ethernet9", "ts": NOW, "temperature_c": 30.25, "fec_corrected_bits": 5},
+    ]
+    assert dict(c.report.ignored) == {"components/component/state/serial-no": 1, "lldp/state/system-name": 1}
+
+
+def test_gnmi_path_spellings_lists_and_gnmic_updates():
+    """``elems`` for ``elem``, an element without a name, an update path with no elements under
+    a prefix, a list value without a path, an element with two keys and a module prefix on a
+    keyed element; gnmic's ``updates`` with ``path`` in lower case, or none (the value's key is
+    the keyed path); SONiC's FEC_POST_BER."""
+    body = b"""[{"notification": {"prefix": {"elem": [{"name": "interfaces"},
+                                                {"name": "interface", "key": {"name": "Ethernet2"}}]},
+      "update": [
+        {"path": {"elems": [{"name": "state"}, {"name": "fec-symbol-errors"}]}, "val": 3},
+        {"path": {"elem": [{"name": "state"}, {"key": {"a": "b"}}, {"name": "oper-status"}]}, "val": "UP"}
+      ]}},
+     {"notification": {"prefix": {"elem": [{"name": "interfaces"},
+                                           {"name": "interface", "key": {"name": "Ethernet3"}},
+                                           {"name": "state"}, {"name": "fec-corrected-bits"}]},
+      "update": [{"path": {"elem": []}, "val": 8}]}},
+     {"update": [{"val": {"jsonVal": [{"COUNTERS": {"Ethernet4": {"FEC_POST_BER": "1e-12"}}}]}},
+                 {"path": "/network-instances/network-instance[name=default]/protocols/protocol[identifier=BGP][name=BGP]/state/as",
+                  "val": 1},
+                 {"path": "/openconfig-interfaces:interface[name=Ethernet5]/state/in-mac-pause-frames", "val": 4}]},
+     {"updates": [{"path": "/interfaces/interface[name=Ethernet6]/state/counters",
+                   "values": {"interfaces/interface/state/counters": {"out-mac-pause-frames": 6}}},
+                  {"values": {"interfaces/interface[name=Ethernet7]/state/counters/in-mac-pause-frames": 9}}]}]"""
+    c = ctx("leaf-1")
+    assert adapters.parse("gnmi", body, c) == [
+        {"device": "leaf-1", "port": "Ethernet2", "ts": NOW, "fec_symbol_errors": 3},
+        {"device": "leaf-1", "port": "Ethernet3", "ts": NOW, "fec_corrected_bits": 8},
+        {"device": "leaf-1", "port": "Ethernet4", "ts": NOW, "post_fec_ber": 1e-12},
+        {"device": "leaf-1", "port": "Ethernet5", "ts": NOW, "pfc_pause_rx": 4},
+        {"device": "leaf-1", "port": "Ethernet6", "ts": NOW, "pfc_pause_tx": 6},
+        {"device": "leaf-1", "port": "Ethernet7", "ts": NOW, "pfc_pause_rx": 9},
+    ]
+    assert dict(c.report.ignored) == {
+        "interfaces/interface/state//oper-status": 1,
+        "network-instances/network-instance/protocols/protocol/state/as": 1,
+    }
+
+
+def test_gnmi_a_values_key_with_a_path_inside_a_json_value():
+    """A JSON value whose key is a path (``ethernet/state/counters/...``) is read as that path."""
+    body = b"""/interfaces/interface[name=Ethernet1]:
+{"ethernet/state/counters/in-mac-pause-frames": 7}
+"""
+    [s] = adapters.parse("gnmi", body, ctx("leaf-1"))
+    assert s == {"device": "leaf-1", "port": "Ethernet1", "ts": NOW, "pfc_pause_rx": 7}
+
+
+def test_goarista_scalars_and_values_that_are_not_json():
+    """A scalar that is no JSON (a serial) is kept as printed; a body may start with blank lines;
+    a value over two lines or one opening ``{`` or ``[`` that is no JSON is refused naming the
+    path; a value before any path is quoted to 80 characters."""
+    body = b"""
+/components/component[name=Ethernet1 transceiver]/transceiver/state/serial-no: XYZ-1
+"""
+    [s] = adapters.parse("gnmi", body, ctx("leaf-1"))
+    assert s == {"device": "leaf-1", "port": "Ethernet1", "ts": NOW, "module_serial": "XYZ-1"}
+    path = "/interfaces/interface[name=Ethernet1]/state/counters/in-mac-pause-frames"
+    for value in (b":\nhello\nworld\n", b": {not json\n", b": [1,\n"):
+        with pytest.raises(
+            adapters.AdapterError,
+            match=rf"^gnmi get output: the value of {re.escape(path)} is not valid JSON\.$",
+        ):
+            adapters.parse("gnmi", path.encode() + value, ctx("leaf-1"))
+    line = "/usr/bin/gnmi " + "x" * 100  # no colon: no path
+    with pytest.raises(
+        adapters.AdapterError,
+        match=rf"^gnmi get output: a value before any path: '/usr/bin/gnmi {'x' * 66}'$",
+    ):
+        adapters.parse("gnmi", (line + "\n" + path + ": 1\n").encode(), ctx("leaf-1"))
