@@ -1386,16 +1386,18 @@ def test_arista_json_readings_serial_thresholds_and_what_is_named():
     """``| json``: a port's readings (one lane each), its serial stripped, the module's own
     thresholds; an overridden threshold, an ``...Overridden`` flag, a quantity or level it does
     not know, a limit that is no number and a block that is no object are named; so are the
-    top-level and per-port keys it does not read. ``Et`` ports are spelt ``Ethernet``."""
-    body = b"""{"interfaces": {
+    top-level and per-port keys it does not read. ``Et`` ports are spelt ``Ethernet``. The body
+    may start with blank lines."""
+    body = b"""
+    {"interfaces": {
       "Et1": {"temperature": 35.5, "voltage": "3.25", "txBias": 6.5, "txPower": -1.5, "rxPower": null,
               "vendorSn": " XMD1 ", "mediaType": "40GBASE-SR4",
-              "details": {"txBias": {"highAlarm": 15.0, "highAlarmOverridden": false,
+              "details": {"voltage": 3.3,
+                          "txBias": {"highAlarm": 15.0, "highAlarmOverridden": false,
                                      "lowWarn": 2.0, "lowWarnOverridden": true},
                           "rxPower": {"lowAlarm": -18.0, "lowWarn": -15.0, "highWarn": "N/A", "low": 1.0},
                           "temperature": {"highWarn": 70.0},
-                          "totalRxPower": {"highAlarm": 1.0},
-                          "voltage": 3.3}},
+                          "totalRxPower": {"highAlarm": 1.0}}},
       "Ethernet2": {"vendorSn": "   ", "details": {}},
       "Ethernet3": {"vendorSn": 7, "txPower": "x"}},
       "timestamp": 1}"""
@@ -1607,7 +1609,7 @@ def test_gnmi_transceiver_module_readings_and_fec_codeword_leaves():
     """A transceiver's module readings (temperature, supply voltage, post-FEC BER, instant only)
     keep their fractions; ``floatVal``, ``jsonIetfVal`` and a decimal64 without a precision are
     read; the FEC codeword leaves OpenConfig spells ``-codewords`` are read; a leaf one or two
-    names long is read with ?port=; the switch's own LLDP name and a line card's serial are not
+    names long is read with ?port=; an update without a path is named as the empty name; the switch's own LLDP name and a line card's serial are not
     a neighbour or a module."""
     body = b"""{"update": [
       {"path": "/components/component[name=Ethernet1 transceiver]/state/temperature/instant",
@@ -1615,12 +1617,13 @@ def test_gnmi_transceiver_module_readings_and_fec_codeword_leaves():
       {"path": "/components/component[name=Ethernet1 transceiver]/state/supply-voltage/instant",
        "val": {"jsonIetfVal": "3.25"}},
       {"path": "/components/component[name=Ethernet1 transceiver]/state/post-fec-ber/instant",
-       "val": {"decimalVal": {"digits": "3"}}},
+       "val": {"doubleVal": 2.5e-12}},
       {"path": "/interfaces/interface[name=Ethernet1]/state/fec-corrected-codewords", "val": 11},
       {"path": "/interfaces/interface[name=Ethernet1]/state/fec-uncorrectable-codewords", "val": 2},
       {"path": "/components/component[name=Linecard1]/state/serial-no", "val": "LC-1"},
       {"path": "/lldp/state/system-name", "val": "leaf-1"},
-      {"path": "temperature/instant", "val": 30.25},
+      {"path": "temperature/instant", "val": {"decimalVal": {"digits": "30"}}},
+      {"val": 5},
       {"path": "/fec-corrected-bits", "val": 5}
     ]}"""
     c = ctx("leaf-1", "Ethernet9")
@@ -1631,13 +1634,17 @@ def test_gnmi_transceiver_module_readings_and_fec_codeword_leaves():
             "ts": NOW,
             "temperature_c": 41.5,
             "voltage_v": 3.25,
-            "post_fec_ber": 3.0,
+            "post_fec_ber": 2.5e-12,
             "fec_corrected_codewords": 11,
             "fec_uncorrectable_codewords": 2,
         },
-        {"device": "leaf-1", "port": "Ethernet9", "ts": NOW, "temperature_c": 30.25, "fec_corrected_bits": 5},
+        {"device": "leaf-1", "port": "Ethernet9", "ts": NOW, "temperature_c": 30.0, "fec_corrected_bits": 5},
     ]
-    assert dict(c.report.ignored) == {"components/component/state/serial-no": 1, "lldp/state/system-name": 1}
+    assert dict(c.report.ignored) == {
+        "components/component/state/serial-no": 1,
+        "lldp/state/system-name": 1,
+        "": 1,  # an update without a path
+    }
 
 
 def test_gnmi_path_spellings_lists_and_gnmic_updates():
@@ -1684,6 +1691,23 @@ def test_gnmi_a_values_key_with_a_path_inside_a_json_value():
 """
     [s] = adapters.parse("gnmi", body, ctx("leaf-1"))
     assert s == {"device": "leaf-1", "port": "Ethernet1", "ts": NOW, "pfc_pause_rx": 7}
+
+
+def test_goarista_a_list_of_interfaces_keeps_the_path_above_it():
+    """``gnmi get /interfaces``: the interface list's items are keyed by their name; the leaves it
+    does not read are named under the whole path."""
+    body = b"""/interfaces:
+{"openconfig-interfaces:interface": [
+  {"name": "Ethernet1", "state": {"oper-status": "UP", "counters": {"in-mac-pause-frames": 3}}}]}
+"""
+    c = ctx("leaf-1")
+    assert adapters.parse("gnmi", body, c) == [
+        {"device": "leaf-1", "port": "Ethernet1", "ts": NOW, "pfc_pause_rx": 3}
+    ]
+    assert dict(c.report.ignored) == {
+        "interfaces/interface/name": 1,
+        "interfaces/interface/state/oper-status": 1,
+    }
 
 
 def test_goarista_scalars_and_values_that_are_not_json():
