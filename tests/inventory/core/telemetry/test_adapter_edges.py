@@ -1368,6 +1368,35 @@ def test_arista_text_of_a_real_switch_one_sample_per_port_with_the_thresholds_of
         adapters.parse("arista-eos", body, ctx())
 
 
+def test_arista_text_a_table_of_a_quantity_it_does_not_store_is_named_and_the_next_read():
+    """A table the template reads but cabletrack stores no field for (here ``Laser Temp``) is
+    named once per row in ``ignored``; the tables after it are still read."""
+    table = (
+        "                         High Alarm  High Warn   Low Alarm   Low Warn    \n"
+        "           {quantity:<14}Threshold   Threshold   Threshold   Threshold   \n"
+        "Port       (Celsius)     (Celsius)   (Celsius)   (Celsius)   (Celsius)   \n"
+        "-------    ------------  ----------  ----------  ----------  ----------  \n"
+        "Et6/1      {value:<14}80.00       75.00       -5.00       0.00        \n"
+    )
+    body = (
+        "mA: milliamperes, dBm: decibels (milliwatts), NA or N/A: not applicable.\n"
+        + table.format(quantity="Laser Temp", value="40.00")
+        + table.format(quantity="Temperature", value="27.48")
+    )
+    c = ctx("eos-1")
+    assert adapters.parse("arista-eos", body.encode(), c) == [
+        {
+            "device": "eos-1",
+            "port": "Ethernet6/1",
+            "ts": NOW,
+            "temperature_c": 27.48,
+            "module_thresholds": _arista_thresholds(temperature=(80.0, 75.0, -5.0, 0.0)),
+            "temperature_high_warn_c": 75.0,
+        }
+    ]
+    assert dict(c.report.ignored) == {"Laser Temp": 1}
+
+
 def test_arista_text_without_port_rows_or_with_an_unknown_line():
     head = b"mA: milliamperes, dBm: decibels (milliwatts), NA or N/A: not applicable.\n"
     with pytest.raises(
