@@ -1761,3 +1761,152 @@ def test_goarista_scalars_and_values_that_are_not_json():
         match=rf"^gnmi get output: a value before any path: '/usr/bin/gnmi {'x' * 66}'$",
     ):
         adapters.parse("gnmi", (line + "\n" + path + ": 1\n").encode(), ctx("leaf-1"))
+
+
+# --- NVIDIA mlxlink (text and --json) -------------------------------------------------------------
+
+
+def _mlxlink(body: bytes, c=None):
+    c = c or ctx("hca-1", "mlx5_0")
+    return adapters.parse("mlxlink", body, c), c
+
+
+def test_mlxlink_text_module_info_every_field_and_the_ranges_named():
+    """``mlxlink -m``: the module's readings without their ``[low..high]`` range (voltage mV ->
+    V), the four lanes of bias and power, the identity; each range and the identifier named."""
+    body = next((TEST_DATA / "telemetry").glob("08_*")).read_bytes()
+    out, c = _mlxlink(body)
+    assert out == [
+        {
+            "device": "hca-1",
+            "port": "mlx5_0",
+            "ts": NOW,
+            "temperature_c": 54.0,
+            "voltage_v": pytest.approx(3.2612),
+            "bias_ma": [8.38, 8.38, 8.38, 8.38],
+            "rx_power_dbm": [1.886, 1.989, 2.281, 1.976],
+            "tx_power_dbm": [1.562, 1.427, 1.559, 1.761],
+            "module_vendor": "CLT",
+            "module_part": "T-F4GS-BV0",
+            "module_serial": "CWJH05025502589",
+        }
+    ]
+    assert dict(c.report.ignored) == {
+        "Identifier": 1,
+        "Temperature [C] range": 1,
+        "Voltage [mV] range": 1,
+        "Bias Current [mA] range": 1,
+        "Rx Power Current [dBm] range": 1,
+        "Tx Power Current [dBm] range": 1,
+    }
+
+
+def test_mlxlink_text_counters_every_field():
+    """``mlxlink -c``: the lanes' raw errors summed as corrected bits, both BERs, the link down and
+    error recovery counters; the two lines no field takes named."""
+    body = next((TEST_DATA / "telemetry").glob("09_*")).read_bytes()
+    out, c = _mlxlink(body)
+    assert out == [
+        {
+            "device": "hca-1",
+            "port": "mlx5_0",
+            "ts": NOW,
+            "fec_corrected_bits": 3946476397 + 5120336064 + 7692183445 + 3026261414,
+            "pre_fec_ber": 2e-9,
+            "post_fec_ber": 15e-255,
+            "link_down_events": 0,
+            "link_error_recovery": 0,
+        }
+    ]
+    assert dict(c.report.ignored) == {"Time Since Last Clear [Min]": 1, "Effective Physical Errors": 1}
+
+
+def test_mlxlink_text_histogram_speed_width_and_readings_it_cannot_read():
+    """A text histogram in either separator, bins sorted, a range bin; the FEC gives the limit;
+    the trained speed and width; N/A identity, a lane error that is no number (no sum), a voltage
+    without a number, dashes and a key-less line are no field."""
+    body = b"""Operational Info
+----------------
+Speed                              : 25Gb/s
+Width                              : 2X
+FEC                                : Standard_RS-FEC - (544,514)
+Vendor Name                        : N/A
+Vendor Part Number                 :
+Voltage [mV]                       : N/A
+Raw Physical Errors Per Lane       : 5,N/A
+------------------------------     : x
+                                   : y
+Histogram of FEC Errors
+Bin 2 : [2] : 7
+Bin 0 | [0] | 100
+Bin 1 [1..3] 12
+"""
+    out, c = _mlxlink(body)
+    assert out == [
+        {
+            "device": "hca-1",
+            "port": "mlx5_0",
+            "ts": NOW,
+            "speed_gbps": 25.0,
+            "link_width": 2,
+            "fec_hist": [100, 12, 7],
+            "fec_hist_bins": [[0, 0], [1, 3], [2, 2]],
+            "fec_correction_limit": 15,
+        }
+    ]
+    assert dict(c.report.ignored) == {}
+
+
+def test_mlxlink_json_sections_histogram_and_lists():
+    """``--json``: sections merged (a section that is no object skipped), lane lists as JSON
+    lists or ``{"values": [...]}``, a lane list of N/A only is no field; histogram bins read from
+    their bracket (a range, or the bin's number when the bracket is missing), a count that is no
+    number is 0, a bin not of two values or not named ``Bin N`` skipped; speed ``400G`` and
+    width ``4x``; a FEC that is neither 528 nor 544 gives no limit."""
+    body = b"""
+{"result": {"output": {
+  "Tool Information": "x",
+  "Module Info": {"Bias Current [mA]": {"values": ["6.5", "N/A"]},
+                  "Rx Power Current [dBm]": [1.5, -2.0],
+                  "Tx Power Current [dBm]": "N/A,N/A [-8..5]",
+                  "Temperature [C]": "41",
+                  "Vendor Serial Number": " MT123 "},
+  "Operational Info": {"Speed": "400G", "Width": "4x", "FEC": "Firecode"},
+  "Physical Counters and BER Info": {"Raw Physical Errors Per Lane": {"values": ["1", "2"]},
+                                     "Link Down Counter": "3"},
+  "Histogram of FEC Errors": {"Bin 1": {"values": ["[4..7]", "9"]}, "Bin 0": {"values": ["0", "x"]},
+                              "Bin 2": {"values": ["[8]"]}, "Header": {"values": ["[9]", "1"]},
+                              "Bin 3": "5"}}}}"""
+    out, c = _mlxlink(body)
+    assert out == [
+        {
+            "device": "hca-1",
+            "port": "mlx5_0",
+            "ts": NOW,
+            "temperature_c": 41.0,
+            "bias_ma": [6.5, None],
+            "rx_power_dbm": [1.5, -2.0],
+            "module_serial": "MT123",
+            "fec_corrected_bits": 3,
+            "link_down_events": 3,
+            "speed_gbps": 400.0,
+            "link_width": 4,
+            "fec_hist": [0, 9],
+            "fec_hist_bins": [[0, 0], [4, 7]],
+        }
+    ]
+    assert dict(c.report.ignored) == {"Tx Power Current [dBm] range": 1}
+
+
+def test_mlxlink_bodies_it_cannot_read():
+    for body in (b'{"result": {}}', b'{"result": {"output": []}}', b'{"result": null}'):
+        with pytest.raises(
+            adapters.AdapterError, match=r"^mlxlink --json output: no result\.output object\.$"
+        ):
+            _mlxlink(body)
+    with pytest.raises(
+        adapters.AdapterError, match=r"^No module info, counters or histogram found in mlxlink output\.$"
+    ):
+        _mlxlink(b"Identifier : OSFP\nSpeed : N/A\nWidth : N/A\n")
+    with pytest.raises(adapters.AdapterError, match=r"^mlxlink output does not name the port: pass \?port="):
+        _mlxlink(b"Temperature [C] : 54\n", ctx("hca-1"))
