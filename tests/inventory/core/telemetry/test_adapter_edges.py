@@ -1910,3 +1910,114 @@ def test_mlxlink_bodies_it_cannot_read():
         _mlxlink(b"Identifier : OSFP\nSpeed : N/A\nWidth : N/A\n")
     with pytest.raises(adapters.AdapterError, match=r"^mlxlink output does not name the port: pass \?port="):
         _mlxlink(b"Temperature [C] : 54\n", ctx("hca-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^mlxlink output does not name the device: pass \?device="
+    ):
+        _mlxlink(b"Temperature [C] : 54\n", ctx(port="mlx5_0"))
+
+
+# --- InfiniBand perfquery, Xena PP_RXFECSTATS ------------------------------------------------------
+
+
+def test_perfquery_blocks_ports_and_what_is_named():
+    """One sample per ``# ... port N`` block with its three readings (IB symbol errors apart from
+    FEC); PortSelect and CounterSelect are no readings and not named, the other counters are; a
+    line of no known shape is named by its first 60 characters; comments are skipped."""
+    body = b"""# Port counters: Lid 1719 port 1 (CapMask: 0x5300)
+PortSelect:......................1
+CounterSelect:...................0x0000
+SymbolErrorCounter:..............7
+LinkErrorRecoveryCounter:........2
+LinkDownedCounter:...............1
+PortRcvErrors:...................4
+# Port counters: Lid 1719 Port 2 (CapMask: 0x5300)
+SymbolErrorCounter:..............0
+ibwarn: [1234] mad_rpc: _do_madrpc failed; dport (Lid 1719) and then a long tail of words
+"""
+    c = ctx("hca-1")
+    assert adapters.parse("perfquery", body, c) == [
+        {
+            "device": "hca-1",
+            "port": "1",
+            "ts": NOW,
+            "ib_symbol_errors": 7,
+            "link_error_recovery": 2,
+            "link_down_events": 1,
+        },
+        {"device": "hca-1", "port": "2", "ts": NOW, "ib_symbol_errors": 0},
+    ]
+    assert dict(c.report.ignored) == {
+        "PortRcvErrors": 1,
+        "ibwarn: [1234] mad_rpc: _do_madrpc failed; dport (Lid 1719) ": 1,
+    }
+    # ?port= names the one block, or is a template for several; without it, the block's number
+    two = adapters.parse("perfquery", body, ctx("hca-1", "mlx5_0"))
+    assert [s["port"] for s in two] == ["1", "2"]
+    one = body.split(b"# Port counters: Lid 1719 Port 2")[0]
+    assert [s["port"] for s in adapters.parse("perfquery", one, ctx("hca-1", "mlx5_0"))] == ["mlx5_0"]
+    assert [s["port"] for s in adapters.parse("perfquery", one, ctx("hca-1", "mlx5_0/{port}"))] == [
+        "mlx5_0/1"
+    ]
+
+
+def test_perfquery_without_a_header_takes_port_select_or_asks_for_the_port():
+    c = ctx("hca-1")
+    [s] = adapters.parse("perfquery", b"PortSelect:......3\nLinkDownedCounter:....5\n", c)
+    assert s == {"device": "hca-1", "port": "3", "ts": NOW, "link_down_events": 5}
+    assert not c.report.ignored
+    with pytest.raises(
+        adapters.AdapterError, match=r"^perfquery output without a port number: pass \?port=\.$"
+    ):
+        adapters.parse("perfquery", b"LinkDownedCounter:....5\n", ctx("hca-1"))
+    [s] = adapters.parse("perfquery", b"LinkDownedCounter:....5\n", ctx("hca-1", "ib0"))
+    assert s["port"] == "ib0"
+    # a block with no counter is a sample with no reading (the decoder refuses it as no data)
+    assert adapters.parse("perfquery", b"# Port counters: Lid 1 port 1\n", ctx("hca-1")) == [
+        {"device": "hca-1", "port": "1", "ts": NOW}
+    ]
+    with pytest.raises(adapters.AdapterError, match=r"^No perfquery counters found\.$"):
+        adapters.parse("perfquery", b"# nothing here\n\n", ctx("hca-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^perfquery output does not name the device: pass \?device="
+    ):
+        adapters.parse("perfquery", b"PortSelect:......3\n", ctx())
+
+
+def test_xena_each_line_its_histogram_uncorrectable_and_corrected_codewords():
+    """``<module>/<port> PP_RXFECSTATS 0 <n> <bins...> <uncorrectable> <total>``: the bins are the
+    histogram (its last index the correction limit), the corrected codewords the bins but the
+    first; the port is ?port= or the line's own; other lines are skipped."""
+    body = b"""0/1 pp_rxfecstats 0 5 100 7 3 2 112
+0/2 PP_RXFECSTATS 0 3 50 1 51
+0/3 PP_TXSTATS 0 1 2 3
+"""
+    assert adapters.parse("xena", body, ctx("xena-1")) == [
+        {
+            "device": "xena-1",
+            "port": "0/1",
+            "ts": NOW,
+            "fec_hist": [100, 7, 3],
+            "fec_correction_limit": 2,
+            "fec_uncorrectable_codewords": 2,
+            "fec_corrected_codewords": 10,
+        },
+        {
+            "device": "xena-1",
+            "port": "0/2",
+            "ts": NOW,
+            "fec_hist": [50],
+            "fec_correction_limit": 0,
+            "fec_uncorrectable_codewords": 1,
+            "fec_corrected_codewords": 0,
+        },
+    ]
+    [s] = adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 3 50 1 51\n", ctx("xena-1", "p1"))
+    assert s["port"] == "p1"
+    with pytest.raises(adapters.AdapterError, match=r"^PP_RXFECSTATS declares 4 values but has 3\.$"):
+        adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 4 50 1 51\n", ctx("xena-1"))
+    with pytest.raises(adapters.AdapterError, match=r"^PP_RXFECSTATS declares 2 values but has 2\.$"):
+        adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 2 1 51\n", ctx("xena-1"))
+    with pytest.raises(adapters.AdapterError, match=r"^No PP_RXFECSTATS line found\.$"):
+        adapters.parse("xena", b"0/1 PP_RXFECSTATS 0\n", ctx("xena-1"))
+    with pytest.raises(adapters.AdapterError, match=r"^xena output does not name the device: pass \?device="):
+        adapters.parse("xena", body, ctx())
