@@ -1922,14 +1922,18 @@ def test_mlxlink_bodies_it_cannot_read():
 def test_perfquery_blocks_ports_and_what_is_named():
     """One sample per ``# ... port N`` block with its three readings (IB symbol errors apart from
     FEC); PortSelect and CounterSelect are no readings and not named, the other counters are; a
-    line of no known shape is named by its first 60 characters; comments are skipped."""
-    body = b"""# Port counters: Lid 1719 port 1 (CapMask: 0x5300)
+    line of no known shape is named by its first 60 characters; comments (indented too) and blank
+    lines are skipped."""
+    body = b"""# perfquery -x 1719 1
+# Port counters: Lid 1719 port 1 (CapMask: 0x5300)
 PortSelect:......................1
 CounterSelect:...................0x0000
 SymbolErrorCounter:..............7
 LinkErrorRecoveryCounter:........2
 LinkDownedCounter:...............1
 PortRcvErrors:...................4
+
+    # an indented comment
 # Port counters: Lid 1719 Port 2 (CapMask: 0x5300)
 SymbolErrorCounter:..............0
 ibwarn: [1234] mad_rpc: _do_madrpc failed; dport (Lid 1719) and then a long tail of words
@@ -1987,7 +1991,8 @@ def test_xena_each_line_its_histogram_uncorrectable_and_corrected_codewords():
     """``<module>/<port> PP_RXFECSTATS 0 <n> <bins...> <uncorrectable> <total>``: the bins are the
     histogram (its last index the correction limit), the corrected codewords the bins but the
     first; the port is ?port= or the line's own; other lines are skipped."""
-    body = b"""0/1 pp_rxfecstats 0 5 100 7 3 2 112
+    body = b"""0/1 P_RESERVEDBY 0 ""
+0/1 pp_rxfecstats 0 5 100 7 3 2 112
 0/2 PP_RXFECSTATS 0 3 50 1 51
 0/3 PP_TXSTATS 0 1 2 3
 """
@@ -2015,9 +2020,123 @@ def test_xena_each_line_its_histogram_uncorrectable_and_corrected_codewords():
     assert s["port"] == "p1"
     with pytest.raises(adapters.AdapterError, match=r"^PP_RXFECSTATS declares 4 values but has 3\.$"):
         adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 4 50 1 51\n", ctx("xena-1"))
+    with pytest.raises(adapters.AdapterError, match=r"^PP_RXFECSTATS declares 3 values but has 0\.$"):
+        adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 3\n", ctx("xena-1"))
     with pytest.raises(adapters.AdapterError, match=r"^PP_RXFECSTATS declares 2 values but has 2\.$"):
         adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 2 1 51\n", ctx("xena-1"))
     with pytest.raises(adapters.AdapterError, match=r"^No PP_RXFECSTATS line found\.$"):
         adapters.parse("xena", b"0/1 PP_RXFECSTATS 0\n", ctx("xena-1"))
     with pytest.raises(adapters.AdapterError, match=r"^xena output does not name the device: pass \?device="):
         adapters.parse("xena", body, ctx())
+
+
+# --- the dispatch: a body of another known format, and what an adapter could not read --------------
+
+
+def test_a_body_of_another_known_format_is_refused_naming_it():
+    """Posted under the wrong name, a body with another format's marks is refused with that
+    format's name; with two others' marks, the first in the registry's order is named."""
+    sonic_dom = (TEST_DATA / "real" / "sonic_eeprom_dom_qsfp28_aoc_Ethernet0.txt").read_bytes()
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^This is SONiC transceiver DOM output \(show interfaces transceiver eeprom --dom, or STATE_DB "
+        r"TRANSCEIVER_DOM_SENSOR / TRANSCEIVER_DOM_THRESHOLD\), not ethtool-module output: "
+        r"use \?format=sonic-dom\.$",
+    ):
+        adapters.parse("ethtool-module", sonic_dom, ctx("leaf-1", "Ethernet0"))
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^This is mlxlink output, not perfquery output: use \?format=mlxlink\.$",
+    ):
+        adapters.parse("perfquery", b"Raw Physical BER : 1E-9\n0/1 PP_RXFECSTATS 0 3 1 2 3\n", ctx("hca-1"))
+
+
+def test_a_body_with_its_own_marks_or_one_its_adapter_also_reads_is_not_refused():
+    """A body that carries its own format's marks is read even with another's; gNMI carries
+    SONiC's COUNTERS hashes and ``openconfig`` is ``gnmi``; SONiC's counters adapter reads gNMI
+    notifications; Prometheus text holds ethtool's names."""
+    [s] = adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 3 5 1 6\n# Raw Physical BER\n", ctx("xena-1"))
+    assert s["fec_hist"] == [5]
+    gnmi = b"""{"notification": {"update": [{"path": "COUNTERS/Ethernet4",
+      "val": {"SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES": "10"}}]}}"""
+    for fmt in ("gnmi", "openconfig"):
+        [s] = adapters.parse(fmt, gnmi, ctx("leaf-1"))
+        assert (s["port"], s["fec_corrected_codewords"]) == ("Ethernet4", 10)
+    notification = b'{"notification": {"update": []}}'
+    with pytest.raises(adapters.AdapterError) as refused:
+        adapters.parse("sonic-counters", notification, ctx("leaf-1", "Ethernet0"))
+    assert not str(refused.value).startswith("This is")
+    c = ctx("host-1")
+    out = adapters.parse("prometheus", b'node_ethtool_rx_corrected_bits_phy{device="eth0"} 5\n', c)
+    assert [(s["port"], s["fec_corrected_bits"]) for s in out] == [("eth0", 5)]
+
+
+def test_only_the_first_64_kib_are_searched_for_another_format():
+    far = b"#" * (1 << 16) + b"\nPP_RXFECSTATS\n"
+    with pytest.raises(adapters.AdapterError, match=r"^No perfquery counters found\.$"):
+        adapters.parse("perfquery", far, ctx("hca-1"))
+    near = b"#" * ((1 << 16) - len(b"PP_RXFECSTATS")) + b"PP_RXFECSTATS"
+    with pytest.raises(adapters.AdapterError, match=r"use \?format=xena\.$"):
+        adapters.parse("perfquery", near, ctx("hca-1"))
+
+
+def test_what_an_adapter_could_not_read_is_one_refusal_naming_the_format():
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^Cannot read the body as xena: invalid literal for int\(\) with base 10: 'x'$",
+    ):
+        adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 x\n", ctx("xena-1"))
+    nested = (
+        b'{"update": [{"path": "/a", "val": {"jsonVal": ' + b'{"a": ' * 1000 + b"1" + b"}" * 1000 + b"}}]}"
+    )
+    with pytest.raises(
+        adapters.AdapterError, match=r"^Cannot read the body as gnmi: it is nested too deeply\.$"
+    ):
+        adapters.parse("gnmi", nested, ctx("leaf-1", "Ethernet0"))
+
+
+# --- SONiC SAI counter names (shared by sonic-counters and gNMI) -----------------------------------
+
+
+def test_sai_names_the_other_spellings_the_histogram_gaps_and_pfc_per_direction():
+    """``SAI_PORT_STAT_IF_FEC_NOT_CORRECTABLE_FRAMES`` (no ``IN``), a RATES ``_last`` name, the
+    codeword histogram with a missing and a zero bin, PFC frames summed per direction (a value
+    that is no number counts 0), the ASIC's pause duration preferred to SONiC's estimate, which
+    is then named with the counters no field takes."""
+    body = b"""{"SAI_PORT_STAT_IF_FEC_NOT_CORRECTABLE_FRAMES": "4",
+      "SAI_PORT_STAT_IF_IN_FEC_CORRECTED_BITS_last": "77",
+      "SAI_PORT_STAT_IF_IN_FEC_CODEWORD_ERRORS_S0": "100",
+      "SAI_PORT_STAT_IF_IN_FEC_CODEWORD_ERRORS_S1": "0",
+      "SAI_PORT_STAT_IF_IN_FEC_CODEWORD_ERRORS_S3": "2",
+      "SAI_PORT_STAT_PFC_3_TX_PKTS": "6", "SAI_PORT_STAT_PFC_4_TX_PKTS": "N/A",
+      "SAI_PORT_STAT_PFC_3_RX_PKTS": "1",
+      "SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US": "900", "SAI_PORT_STAT_PFC_4_RX_PAUSE_DURATION_US": "N/A",
+      "EST_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US": "5", "SAI_PORT_STAT_IF_IN_OCTETS": "1"}"""
+    c = ctx("leaf-1", "Ethernet0")
+    assert adapters.parse("sonic-counters", body, c) == [
+        {
+            "device": "leaf-1",
+            "port": "Ethernet0",
+            "ts": NOW,
+            "fec_uncorrectable_codewords": 4,
+            "fec_corrected_bits": 77,
+            "fec_hist": [100, 0, 0, 2],
+            "pfc_pause_rx": 1,
+            "pfc_pause_tx": 6,
+            "pfc_pause_duration_us": 900,
+        }
+    ]
+    assert dict(c.report.ignored) == {
+        "EST_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US": 1,
+        "SAI_PORT_STAT_IF_IN_OCTETS": 1,
+    }
+
+
+def test_sai_without_the_asics_pause_duration_takes_sonics_estimate():
+    body = b"""{"EST_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US": "5", "EST_PORT_STAT_PFC_4_RX_PAUSE_DURATION_US": "7",
+      "EST_PORT_STAT_PFC_5_RX_PAUSE_DURATION_US": "x", "SAI_PORT_STAT_PFC_3_RX_PKTS": "2"}"""
+    c = ctx("leaf-1", "Ethernet0")
+    assert adapters.parse("sonic-counters", body, c) == [
+        {"device": "leaf-1", "port": "Ethernet0", "ts": NOW, "pfc_pause_rx": 2, "pfc_pause_duration_us": 12}
+    ]
+    assert not c.report.ignored
