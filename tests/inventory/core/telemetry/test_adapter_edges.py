@@ -2140,3 +2140,19 @@ def test_sai_without_the_asics_pause_duration_takes_sonics_estimate():
         {"device": "leaf-1", "port": "Ethernet0", "ts": NOW, "pfc_pause_rx": 2, "pfc_pause_duration_us": 12}
     ]
     assert not c.report.ignored
+
+
+def test_gnmi_a_single_ports_hash_at_the_bare_counters_path_takes_the_query_port():
+    """``COUNTERS/<port>`` names the port only when a counter follows it: one port's hash posted
+    at ``COUNTERS`` itself is the ?port='s, never a sample per counter named like a port."""
+    body = b"""{"update": [{"path": "COUNTERS",
+      "val": {"SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES": "5", "SAI_PORT_STAT_IF_IN_FEC_NOT_CORRECTABLE_FRAMES": "1"}}]}"""
+    assert adapters.parse("gnmi", body, ctx("sonic-1", "Ethernet0")) == [
+        {
+            "device": "sonic-1",
+            "port": "Ethernet0",
+            "ts": NOW,
+            "fec_corrected_codewords": 5,
+            "fec_uncorrectable_codewords": 1,
+        }
+    ]
