@@ -107,7 +107,9 @@ def _oc_leaf(elems: list[tuple[str, dict]]) -> tuple[str | None, str | None, int
             port = keys["name"]
         elif n == "component" and "name" in keys:
             port = _component_port(keys["name"])
-    if len(names) >= 2 and names[0] == "COUNTERS":
+    # COUNTERS/<port>/<counter>: a port only when a counter follows it (a hash at COUNTERS itself
+    # is one port's, named by ?port=, not one port per counter)
+    if len(names) >= 3 and names[0] == "COUNTERS":
         port = names[1]
     leaf = names[-1] if names else ""
     parent = names[-2] if len(names) >= 2 else ""

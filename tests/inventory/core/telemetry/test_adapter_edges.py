@@ -3,6 +3,8 @@
 Found by mutation testing (``make mutation MUTATION_ARGS=adapters``): each one is a change to the
 adapter that no other test noticed."""
 
+import json
+import re
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
@@ -1401,3 +1403,1059 @@ def test_a_lane_number_past_what_a_module_has_is_that_item_s_error_in_every_adap
         assert s["rx_power_dbm"] == [None] * 17, fmt
         out = decode_objects([{**s, "ts": s["ts"].timestamp()}], now=NOW, max_future=timedelta(0))
         assert out.samples == [] and [(e.code, e.port) for e in out.errors] == [("invalid", "Ethernet0")], fmt
+
+
+# --- SONiC transceiver DOM (show interfaces transceiver eeprom --dom, STATE_DB hashes) ------------
+
+SONIC_QSFP28_AOC = {
+    "device": "leaf-1",
+    "port": "Ethernet0",
+    "ts": NOW,
+    "temperature_c": 30.9258,
+    "voltage_v": 3.2824,
+    "rx_power_dbm": [0.3802, -0.4871, -0.086, 0.383],
+    "bias_ma": [6.75, 6.75, 6.75, 6.75],
+    "module_vendor": "Mellanox",
+    "module_part": "MFA1A00-C003",
+    "module_serial": "MT1706FT02064",
+    "module_thresholds": {
+        "rx_power_high_alarm": 3.4001,
+        "rx_power_high_warn": 2.4,
+        "rx_power_low_alarm": -13.5067,
+        "rx_power_low_warn": -9.5001,
+        "bias_high_alarm": 10.0,
+        "bias_high_warn": 9.5,
+        "bias_low_alarm": 0.5,
+        "bias_low_warn": 1.0,
+        "temperature_high_alarm": 75.0,
+        "temperature_high_warn": 70.0,
+        "temperature_low_alarm": -5.0,
+        "temperature_low_warn": 0.0,
+        "voltage_high_alarm": 3.63,
+        "voltage_high_warn": 3.465,
+        "voltage_low_alarm": 2.97,
+        "voltage_low_warn": 3.1349,
+    },
+    "rx_power_low_warn_dbm": -9.5001,
+    "rx_power_low_alarm_dbm": -13.5067,
+    "temperature_high_warn_c": 70.0,
+}
+
+
+def test_sonic_dom_cli_of_a_real_qsfp28_every_reading_and_threshold():
+    """sfpshow's output of a QSFP28 AOC: four lanes, the module readings in C and Volts, 16
+    thresholds, the identity; every other line with a value is named (a heading is no line)."""
+    body = (TEST_DATA / "real" / "sonic_eeprom_dom_qsfp28_aoc_Ethernet0.txt").read_bytes()
+    c = ctx("leaf-1")
+    assert adapters.parse("sonic-dom", body, c) == [SONIC_QSFP28_AOC]
+    assert dict(c.report.ignored) == dict.fromkeys(
+        (
+            "Application Advertisement",
+            "Connector",
+            "Encoding",
+            "Extended Identifier",
+            "Extended RateSelect Compliance",
+            "Identifier",
+            "Length Cable Assembly(m)",
+            "Nominal Bit Rate(100Mbs)",
+            "10/40G Ethernet Compliance Code",
+            "Vendor Date Code(YYYY-MM-DD Lot)",
+            "Vendor OUI",
+            "Vendor Rev",
+        ),
+        1,
+    )
+
+
+def test_sonic_dom_state_db_of_the_same_module_gives_the_same_sample():
+    """STATE_DB's TRANSCEIVER_INFO / _DOM_SENSOR / _DOM_THRESHOLD hashes of that module: the same
+    sample from xcvrd's names; tx<n>power N/A is no lane and not ignored."""
+    body = (TEST_DATA / "real" / "sonic_state_db_transceiver_Ethernet0.json").read_bytes()
+    c = ctx("leaf-1")
+    assert adapters.parse("sonic-dom", body, c) == [SONIC_QSFP28_AOC]
+    assert dict(c.report.ignored) == dict.fromkeys(
+        (
+            "type",
+            "vendor_rev",
+            "vendor_oui",
+            "vendor_date",
+            "connector",
+            "encoding",
+            "ext_identifier",
+            "ext_rateselect_compliance",
+            "cable_type",
+            "cable_length",
+            "specification_compliance",
+            "nominal_bit_rate",
+            "application_advertisement",
+        ),
+        1,
+    )
+
+
+def test_sonic_dom_cli_ports_lanes_and_values_it_cannot_read():
+    """Two modules and an empty cage (either spelling): a lane printed out of order keeps its
+    place, a missing lane is None, a lane of N/A only is no field, a reading in exponent form is
+    read; N/A identity is no field; an RX bias is no reading and is named; a line before the
+    first port, a line without a colon and a key without a value are skipped."""
+    body = b"""show interfaces transceiver eeprom --dom: something
+Ethernet0: SFP EEPROM detected
+        Vendor Name: N/A
+        Vendor SN: n/a
+        Vendor PN: QSFP-X
+        a line without a separator
+        Empty:
+        RX3Power: -1.5e-1dBm
+        RX1Power: 2dBm
+        TX1Power: N/A
+        TX2Power: N/A
+        TX1Bias: 7.25mA
+        RX1Bias: 1.0mA
+        Vcc: N/A
+        Temperature: -3.5C
+        Rx Power Low Warning : -10.5dBm
+        TempHighAlarm: N/A
+Ethernet4: SFP EEPROM Not detected
+Ethernet8: SFP EEPROM not detected
+Ethernet12: SFP EEPROM detected
+        Vendor Name:   Acme
+        Vcc: 3.3Volts
+"""
+    c = ctx("leaf-1")
+    assert adapters.parse("sonic-dom", body, c) == [
+        {
+            "device": "leaf-1",
+            "port": "Ethernet0",
+            "ts": NOW,
+            "module_part": "QSFP-X",
+            "rx_power_dbm": [2.0, None, -0.15],
+            "bias_ma": [7.25],
+            "temperature_c": -3.5,
+            "module_thresholds": {"rx_power_low_warn": -10.5},
+            "rx_power_low_warn_dbm": -10.5,
+        },
+        {"device": "leaf-1", "port": "Ethernet12", "ts": NOW, "module_vendor": "Acme", "voltage_v": 3.3},
+    ]
+    assert dict(c.report.ignored) == {
+        "RX1Bias": 1,
+        "Ethernet4: SFP EEPROM not detected": 1,
+        "Ethernet8: SFP EEPROM not detected": 1,
+    }
+    message = r"^No '<port>: SFP EEPROM detected' block in the output of show interfaces transceiver eeprom --dom\.$"
+    with pytest.raises(adapters.AdapterError, match=message):
+        adapters.parse("sonic-dom", b"Ethernet4: SFP EEPROM not detected\n", ctx("leaf-1"))
+    with pytest.raises(adapters.AdapterError, match=message):
+        adapters.parse("sonic-dom", b"        RX1Power: 2dBm\n", ctx("leaf-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^sonic-dom output does not name the device: pass \?device="
+    ):
+        adapters.parse("sonic-dom", body, ctx())
+
+
+def test_sonic_dom_state_db_one_hash_new_names_and_json_numbers():
+    """A bare TRANSCEIVER_DOM_SENSOR hash is the ?port='s; xcvrd's newer TRANSCEIVER_INFO names
+    (manufacturename, modelname, serialnum) and JSON numbers are read, a JSON true is no number;
+    another table or a key without a port is named; ports keep the body's order."""
+    body = b"""  {"temperature": 41, "vcc": 3.25, "rx2power": "-2.0", "rx1power": true, "tx1bias": 6,
+      "TRANSCEIVER_INFO|Ethernet0": {"manufacturename": " Acme ", "modelname": "Q-1", "serialnum": 77},
+      "TRANSCEIVER_DOM_THRESHOLD|Ethernet0": {"rxpowerlowalarm": "N/A", "txbiashighwarning": "9"},
+      "PORT_TABLE|Ethernet0": {"speed": "100000"},
+      "TRANSCEIVER_DOM_SENSOR|": {"temperature": "1"},
+      "TRANSCEIVER_DOM_SENSOR|Ethernet4": {"voltage": "3.3", "rx1power": "N/A", "tx1power": "-1.0"}}"""
+    c = ctx("leaf-1", "Ethernet0")
+    assert adapters.parse("sonic-dom", body, c) == [
+        {
+            "device": "leaf-1",
+            "port": "Ethernet0",
+            "ts": NOW,
+            "temperature_c": 41.0,
+            "voltage_v": 3.25,
+            "rx_power_dbm": [None, -2.0],
+            "bias_ma": [6.0],
+            "module_vendor": "Acme",
+            "module_part": "Q-1",
+            "module_serial": "77",
+            "module_thresholds": {"bias_high_warn": 9.0},
+        },
+        {"device": "leaf-1", "port": "Ethernet4", "ts": NOW, "voltage_v": 3.3, "tx_power_dbm": [-1.0]},
+    ]
+    assert dict(c.report.ignored) == {"PORT_TABLE|Ethernet0": 1, "TRANSCEIVER_DOM_SENSOR|": 1}
+
+
+def test_sonic_dom_state_db_bodies_it_cannot_read():
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^A single TRANSCEIVER_DOM_SENSOR hash does not name the port: pass \?port=\.$",
+    ):
+        adapters.parse("sonic-dom", b'{"temperature": "30", "rx1power": "1"}', ctx("leaf-1"))
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^No TRANSCEIVER_DOM_SENSOR / TRANSCEIVER_DOM_THRESHOLD hash in the STATE_DB JSON\.$",
+    ):
+        adapters.parse(
+            "sonic-dom", b'{"PORT_TABLE|Ethernet0": {"rx1power": "1"}}', ctx("leaf-1", "Ethernet0")
+        )
+    with pytest.raises(adapters.AdapterError, match=r"^No TRANSCEIVER_DOM_SENSOR"):
+        adapters.parse("sonic-dom", b"{}", ctx("leaf-1", "Ethernet0"))
+
+
+# --- Arista EOS (show interfaces transceiver detail, its | json, show interfaces phy detail | json) ---
+
+
+def _arista_thresholds(**by_quantity):
+    """{"rx_power": (high alarm, high warn, low alarm, low warn), ...} -> module_thresholds."""
+    levels = ("high_alarm", "high_warn", "low_alarm", "low_warn")
+    return {
+        f"{q}_{level}": v
+        for q, values in by_quantity.items()
+        for level, v in zip(levels, values, strict=True)
+    }
+
+
+def test_arista_text_of_a_real_switch_one_sample_per_port_with_the_thresholds_of_its_quantities():
+    """EOS's five tables (temperature, voltage, current, tx and rx power): a port gets each
+    quantity its rows give, one lane of each per-lane quantity, and the four thresholds of each;
+    ``Et`` is spelt ``Ethernet``; ports in the order first seen."""
+    body = (TEST_DATA / "real" / "arista_eos_show_interfaces_transceiver_detail.txt").read_bytes()
+    c = ctx("eos-1")
+    out = adapters.parse("arista-eos", body, c)
+    assert [s["port"] for s in out] == [
+        "Ethernet6/1",
+        "Ethernet6/2",
+        "Ethernet6/3",
+        "Ethernet6/4",
+        "Ethernet29/1",
+        "Ethernet29/2",
+        "Ethernet29/3",
+        "Ethernet29/4",
+        "Ethernet7/1",
+    ]
+    assert out[0] == {
+        "device": "eos-1",
+        "port": "Ethernet6/1",
+        "ts": NOW,
+        "temperature_c": 27.48,
+        "voltage_v": 3.3,
+        "tx_power_dbm": [-2.39],
+        "rx_power_dbm": [-0.9],
+        "module_thresholds": _arista_thresholds(
+            temperature=(80.0, 75.0, -5.0, 0.0),
+            voltage=(3.6, 3.5, 3.0, 3.1),
+            tx_power=(4.4, 3.4, -9.6, -8.6),
+            rx_power=(4.4, 3.4, -11.5, -10.5),
+        ),
+        "rx_power_low_warn_dbm": -10.5,
+        "rx_power_low_alarm_dbm": -11.5,
+        "temperature_high_warn_c": 75.0,
+    }
+    assert out[4] == {
+        "device": "eos-1",
+        "port": "Ethernet29/1",
+        "ts": NOW,
+        "bias_ma": [21.9],
+        "module_thresholds": _arista_thresholds(bias=(38.3, 37.35, 0.0, 0.0)),
+    }
+    assert out[8] == {
+        "device": "eos-1",
+        "port": "Ethernet7/1",
+        "ts": NOW,
+        "rx_power_dbm": [-1.15],
+        "module_thresholds": _arista_thresholds(rx_power=(4.4, 3.4, -11.5, -10.5)),
+        "rx_power_low_warn_dbm": -10.5,
+        "rx_power_low_alarm_dbm": -11.5,
+    }
+    assert not c.report.ignored
+    with pytest.raises(
+        adapters.AdapterError, match=r"^arista-eos output does not name the device: pass \?device="
+    ):
+        adapters.parse("arista-eos", body, ctx())
+
+
+def test_arista_text_a_table_of_a_quantity_it_does_not_store_is_named_and_the_next_read():
+    """A table the template reads but cabletrack stores no field for (here ``Laser Temp``) is
+    named once per row in ``ignored``; the tables after it are still read."""
+    table = (
+        "                         High Alarm  High Warn   Low Alarm   Low Warn    \n"
+        "           {quantity:<14}Threshold   Threshold   Threshold   Threshold   \n"
+        "Port       (Celsius)     (Celsius)   (Celsius)   (Celsius)   (Celsius)   \n"
+        "-------    ------------  ----------  ----------  ----------  ----------  \n"
+        "Et6/1      {value:<14}80.00       75.00       -5.00       0.00        \n"
+    )
+    body = (
+        "mA: milliamperes, dBm: decibels (milliwatts), NA or N/A: not applicable.\n"
+        + table.format(quantity="Laser Temp", value="40.00")
+        + table.format(quantity="Temperature", value="27.48")
+    )
+    c = ctx("eos-1")
+    assert adapters.parse("arista-eos", body.encode(), c) == [
+        {
+            "device": "eos-1",
+            "port": "Ethernet6/1",
+            "ts": NOW,
+            "temperature_c": 27.48,
+            "module_thresholds": _arista_thresholds(temperature=(80.0, 75.0, -5.0, 0.0)),
+            "temperature_high_warn_c": 75.0,
+        }
+    ]
+    assert dict(c.report.ignored) == {"Laser Temp": 1}
+
+
+def test_arista_text_without_port_rows_or_with_an_unknown_line():
+    head = b"mA: milliamperes, dBm: decibels (milliwatts), NA or N/A: not applicable.\n"
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^No port rows in the Arista EOS show interfaces transceiver detail output\.$",
+    ):
+        adapters.parse("arista-eos", head, ctx("eos-1"))
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^Not Arista EOS show interfaces transceiver detail output: .*what is this",
+    ):
+        adapters.parse("arista-eos", head + b"what is this\n", ctx("eos-1"))
+
+
+def test_arista_json_readings_serial_thresholds_and_what_is_named():
+    """``| json``: a port's readings (one lane each), its serial stripped, the module's own
+    thresholds; an overridden threshold, an ``...Overridden`` flag, a quantity or level it does
+    not know, a limit that is no number and a block that is no object are named; so are the
+    top-level and per-port keys it does not read. ``Et`` ports are spelt ``Ethernet``. The body
+    may start with blank lines."""
+    body = b"""
+    {"interfaces": {
+      "Et1": {"temperature": 35.5, "voltage": "3.25", "txBias": 6.5, "txPower": -1.5, "rxPower": null,
+              "vendorSn": " XMD1 ", "mediaType": "40GBASE-SR4",
+              "details": {"voltage": 3.3,
+                          "txBias": {"highAlarm": 15.0, "highAlarmOverridden": false,
+                                     "lowWarn": 2.0, "lowWarnOverridden": true},
+                          "rxPower": {"lowAlarm": -18.0, "lowWarn": -15.0, "highWarn": "N/A", "low": 1.0},
+                          "temperature": {"highWarn": 70.0},
+                          "totalRxPower": {"highAlarm": 1.0}}},
+      "Ethernet2": {"vendorSn": "   ", "details": {}},
+      "Ethernet3": {"vendorSn": 7, "txPower": "x"}},
+      "timestamp": 1}"""
+    c = ctx("eos-1")
+    assert adapters.parse("arista-eos", body, c) == [
+        {
+            "device": "eos-1",
+            "port": "Ethernet1",
+            "ts": NOW,
+            "temperature_c": 35.5,
+            "voltage_v": 3.25,
+            "bias_ma": [6.5],
+            "tx_power_dbm": [-1.5],
+            "module_serial": "XMD1",
+            "module_thresholds": {
+                "bias_high_alarm": 15.0,
+                "rx_power_low_alarm": -18.0,
+                "rx_power_low_warn": -15.0,
+                "temperature_high_warn": 70.0,
+            },
+            "rx_power_low_warn_dbm": -15.0,
+            "rx_power_low_alarm_dbm": -18.0,
+            "temperature_high_warn_c": 70.0,
+        },
+        {"device": "eos-1", "port": "Ethernet2", "ts": NOW},
+        {"device": "eos-1", "port": "Ethernet3", "ts": NOW},
+    ]
+    assert dict(c.report.ignored) == {
+        "timestamp": 1,
+        "mediaType": 1,
+        "details.txBias.highAlarmOverridden": 1,
+        "details.txBias.lowWarn": 1,
+        "details.txBias.lowWarnOverridden": 1,
+        "details.rxPower.highWarn": 1,
+        "details.rxPower.low": 1,
+        "details.totalRxPower.highAlarm": 1,
+        "details.voltage": 1,
+    }
+
+
+def test_arista_json_bodies_it_cannot_read():
+    no_ports = (
+        r'^Not Arista EOS show interfaces transceiver \| json output: no "interfaces" object of ports\.$'
+    )
+    for body in (b'{"interfaces": {}}', b'{"interfaces": []}', b'{"x": 1}'):
+        with pytest.raises(adapters.AdapterError, match=no_ports):
+            adapters.parse("arista-eos", body, ctx("eos-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^Arista EOS JSON: port 'Et1' is not an object of readings\.$"
+    ):
+        adapters.parse("arista-eos", b'{"interfaces": {"Et1": 5}}', ctx("eos-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^Arista EOS JSON: details is not an object of thresholds\.$"
+    ):
+        adapters.parse("arista-eos", b'{"interfaces": {"Et1": {"details": []}}}', ctx("eos-1"))
+
+
+def _phy(port_values: dict) -> bytes:
+    return json.dumps({"interfacePhyStatuses": port_values}).encode()
+
+
+def _attr(value):
+    return {"value": value, "changes": 1, "lastChange": 0.0}
+
+
+def test_arista_phy_json_the_line_side_phy_its_fec_counters_and_speed():
+    """The only PHY, or the one on the line side of two: RS-FEC corrected and uncorrected
+    codewords, the lanes' corrected symbols summed, the trained speed; the companions of each
+    counter, the system-side PHY, the PHY's and the port's other blocks are named."""
+    body = _phy(
+        {
+            "Et1/1": {
+                "phyStatuses": [
+                    {
+                        "description": {"location": "line"},
+                        "fec": {
+                            "correctedCodewords": _attr(5),
+                            "uncorrectedCodewords": _attr(3),
+                            "correctedSymbols": {"0": _attr(4), "1": _attr(6)},
+                            "encoding": "reedSolomon",
+                        },
+                        "operSpeed": "100Gbps",
+                    },
+                    {"description": {"location": "system"}, "fec": {"correctedCodewords": _attr(99)}},
+                ],
+                "macFaults": {},
+            },
+            "Ethernet2": {"phyStatuses": [{"operSpeed": "25.5Gbps", "fec": {"correctedSymbols": {}}}]},
+            "Ethernet3": {"phyStatuses": [{"operSpeed": "unknown"}]},
+            "Ethernet4": {"phyStatuses": []},
+        }
+    )
+    c = ctx("eos-1")
+    assert adapters.parse("arista-eos", body, c) == [
+        {
+            "device": "eos-1",
+            "port": "Ethernet1/1",
+            "ts": NOW,
+            "fec_corrected_codewords": 5,
+            "fec_uncorrectable_codewords": 3,
+            "fec_symbol_errors": 10,
+            "speed_gbps": 100.0,
+        },
+        {"device": "eos-1", "port": "Ethernet2", "ts": NOW, "speed_gbps": 25.5},
+        {"device": "eos-1", "port": "Ethernet3", "ts": NOW},
+        {"device": "eos-1", "port": "Ethernet4", "ts": NOW},
+    ]
+    assert dict(c.report.ignored) == {
+        "fec.correctedCodewords.changes": 1,
+        "fec.correctedCodewords.lastChange": 1,
+        "fec.uncorrectedCodewords.changes": 1,
+        "fec.uncorrectedCodewords.lastChange": 1,
+        "fec.correctedSymbols.changes": 2,
+        "fec.correctedSymbols.lastChange": 2,
+        "fec.encoding": 1,
+        "description": 1,
+        "phyStatuses (not the line side)": 1,
+        "macFaults": 1,
+        "operSpeed": 1,
+    }
+
+
+def test_arista_phy_json_of_a_real_switch():
+    body = (TEST_DATA / "real" / "arista_eos_show_interfaces_phy_detail_7050cx3_eos4.35.json").read_bytes()
+    out = adapters.parse("arista-eos", body, ctx("eos-1"))
+    assert out == [
+        {"device": "eos-1", "port": "Ethernet1/1", "ts": NOW, "speed_gbps": 10.0},
+        {
+            "device": "eos-1",
+            "port": "Ethernet4/1",
+            "ts": NOW,
+            "fec_corrected_codewords": 5,
+            "fec_uncorrectable_codewords": 3,
+            "speed_gbps": 25.0,
+        },
+        {
+            "device": "eos-1",
+            "port": "Ethernet29/1",
+            "ts": NOW,
+            "fec_corrected_codewords": 0,
+            "fec_uncorrectable_codewords": 0,
+            "fec_symbol_errors": 0,
+            "speed_gbps": 100.0,
+        },
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ports", "message"),
+    [
+        ({}, r'^Arista EOS phy JSON: "interfacePhyStatuses" holds no port\.$'),
+        ({"Et1": []}, r"^Arista EOS phy JSON: port 'Et1' is not an object\.$"),
+        ({"Et1": {"phyStatuses": {}}}, r"^Arista EOS phy JSON: Et1 phyStatuses is not a list\.$"),
+        ({"Et1": {}}, r"^Arista EOS phy JSON: Et1 phyStatuses is not a list\.$"),
+        ({"Et1": {"phyStatuses": [5]}}, r"^Arista EOS phy JSON: Et1 phyStatuses holds a non-object\.$"),
+        (
+            {
+                "Et1": {
+                    "phyStatuses": [
+                        {"description": {"location": "line"}},
+                        {"description": {"location": "line"}},
+                    ]
+                }
+            },
+            r"^Arista EOS phy JSON: Et1 has 2 PHYs and not one on the line side\.$",
+        ),
+        (
+            {"Et1": {"phyStatuses": [{"description": {"location": "system"}}, 7, {}]}},
+            r"^Arista EOS phy JSON: Et1 has 3 PHYs and not one on the line side\.$",
+        ),
+        ({"Et1": {"phyStatuses": [{"fec": []}]}}, r"^Arista EOS phy JSON: Et1 fec is not an object\.$"),
+        (
+            {"Et1": {"phyStatuses": [{"fec": {"correctedCodewords": 5}}]}},
+            r"^Arista EOS phy JSON: fec\.correctedCodewords has no value\.$",
+        ),
+        (
+            {"Et1": {"phyStatuses": [{"fec": {"uncorrectedCodewords": {"changes": 1}}}]}},
+            r"^Arista EOS phy JSON: fec\.uncorrectedCodewords has no value\.$",
+        ),
+        (
+            {"Et1": {"phyStatuses": [{"fec": {"correctedCodewords": {"value": -1}}}]}},
+            r"^Arista EOS phy JSON: fec\.correctedCodewords is not a count: -1\.$",
+        ),
+        (
+            {"Et1": {"phyStatuses": [{"fec": {"correctedCodewords": {"value": True}}}]}},
+            r"^Arista EOS phy JSON: fec\.correctedCodewords is not a count: True\.$",
+        ),
+        (
+            {"Et1": {"phyStatuses": [{"fec": {"correctedSymbols": {"0": {"value": "x"}}}}]}},
+            r"^Arista EOS phy JSON: fec\.correctedSymbols is not a count: 'x'\.$",
+        ),
+    ],
+)
+def test_arista_phy_json_bodies_it_cannot_read(ports, message):
+    with pytest.raises(adapters.AdapterError, match=message):
+        adapters.parse("arista-eos", _phy(ports), ctx("eos-1"))
+
+
+def test_arista_phy_json_a_zero_count_is_kept():
+    [s] = adapters.parse(
+        "arista-eos",
+        _phy({"Et1": {"phyStatuses": [{"fec": {"correctedCodewords": {"value": 0}}}]}}),
+        ctx("eos-1"),
+    )
+    assert s == {"device": "eos-1", "port": "Ethernet1", "ts": NOW, "fec_corrected_codewords": 0}
+
+
+def test_gnmi_transceiver_module_readings_and_fec_codeword_leaves():
+    """A transceiver's module readings (temperature, supply voltage, post-FEC BER, instant only)
+    keep their fractions; ``floatVal``, ``jsonIetfVal`` and a decimal64 without a precision are
+    read; the FEC codeword leaves OpenConfig spells ``-codewords`` are read; a leaf one or two
+    names long is read with ?port=; an update without a path is named as the empty name; the switch's own LLDP name and a line card's serial are not
+    a neighbour or a module."""
+    body = b"""{"update": [
+      {"path": "/components/component[name=Ethernet1 transceiver]/state/temperature/instant",
+       "val": {"floatVal": 41.5}},
+      {"path": "/components/component[name=Ethernet1 transceiver]/state/supply-voltage/instant",
+       "val": {"jsonIetfVal": "3.25"}},
+      {"path": "/components/component[name=Ethernet1 transceiver]/state/post-fec-ber/instant",
+       "val": {"doubleVal": 2.5e-12}},
+      {"path": "/interfaces/interface[name=Ethernet1]/state/fec-corrected-codewords", "val": 11},
+      {"path": "/interfaces/interface[name=Ethernet1]/state/fec-uncorrectable-codewords", "val": 2},
+      {"path": "/components/component[name=Linecard1]/state/serial-no", "val": "LC-1"},
+      {"path": "/lldp/state/system-name", "val": "leaf-1"},
+      {"path": "temperature/instant", "val": {"decimalVal": {"digits": "30"}}},
+      {"val": 5},
+      {"path": "/fec-corrected-bits", "val": 5}
+    ]}"""
+    c = ctx("leaf-1", "Ethernet9")
+    assert adapters.parse("gnmi", body, c) == [
+        {
+            "device": "leaf-1",
+            "port": "Ethernet1",
+            "ts": NOW,
+            "temperature_c": 41.5,
+            "voltage_v": 3.25,
+            "post_fec_ber": 2.5e-12,
+            "fec_corrected_codewords": 11,
+            "fec_uncorrectable_codewords": 2,
+        },
+        {"device": "leaf-1", "port": "Ethernet9", "ts": NOW, "temperature_c": 30.0, "fec_corrected_bits": 5},
+    ]
+    assert dict(c.report.ignored) == {
+        "components/component/state/serial-no": 1,
+        "lldp/state/system-name": 1,
+        "": 1,  # an update without a path
+    }
+
+
+def test_gnmi_path_spellings_lists_and_gnmic_updates():
+    """``elems`` for ``elem``, an element without a name, an update path with no elements under
+    a prefix, a list value without a path, an element with two keys and a module prefix on a
+    keyed element; gnmic's ``updates`` with ``path`` in lower case, or none (the value's key is
+    the keyed path); SONiC's FEC_POST_BER."""
+    body = b"""[{"notification": {"prefix": {"elem": [{"name": "interfaces"},
+                                                {"name": "interface", "key": {"name": "Ethernet2"}}]},
+      "update": [
+        {"path": {"elems": [{"name": "state"}, {"name": "fec-symbol-errors"}]}, "val": 3},
+        {"path": {"elem": [{"name": "state"}, {"key": {"a": "b"}}, {"name": "oper-status"}]}, "val": "UP"}
+      ]}},
+     {"notification": {"prefix": {"elem": [{"name": "interfaces"},
+                                           {"name": "interface", "key": {"name": "Ethernet3"}},
+                                           {"name": "state"}, {"name": "fec-corrected-bits"}]},
+      "update": [{"path": {"elem": []}, "val": 8}]}},
+     {"update": [{"val": {"jsonVal": [{"COUNTERS": {"Ethernet4": {"FEC_POST_BER": "1e-12"}}}]}},
+                 {"path": "/network-instances/network-instance[name=default]/protocols/protocol[identifier=BGP][name=BGP]/state/as",
+                  "val": 1},
+                 {"path": "/openconfig-interfaces:interface[name=Ethernet5]/state/in-mac-pause-frames", "val": 4}]},
+     {"updates": [{"path": "/interfaces/interface[name=Ethernet6]/state/counters",
+                   "values": {"interfaces/interface/state/counters": {"out-mac-pause-frames": 6}}},
+                  {"values": {"interfaces/interface[name=Ethernet7]/state/counters/in-mac-pause-frames": 9}}]}]"""
+    c = ctx("leaf-1")
+    assert adapters.parse("gnmi", body, c) == [
+        {"device": "leaf-1", "port": "Ethernet2", "ts": NOW, "fec_symbol_errors": 3},
+        {"device": "leaf-1", "port": "Ethernet3", "ts": NOW, "fec_corrected_bits": 8},
+        {"device": "leaf-1", "port": "Ethernet4", "ts": NOW, "post_fec_ber": 1e-12},
+        {"device": "leaf-1", "port": "Ethernet5", "ts": NOW, "pfc_pause_rx": 4},
+        {"device": "leaf-1", "port": "Ethernet6", "ts": NOW, "pfc_pause_tx": 6},
+        {"device": "leaf-1", "port": "Ethernet7", "ts": NOW, "pfc_pause_rx": 9},
+    ]
+    assert dict(c.report.ignored) == {
+        "interfaces/interface/state//oper-status": 1,
+        "network-instances/network-instance/protocols/protocol/state/as": 1,
+    }
+
+
+def test_gnmi_a_values_key_with_a_path_inside_a_json_value():
+    """A JSON value whose key is a path (``ethernet/state/counters/...``) is read as that path."""
+    body = b"""/interfaces/interface[name=Ethernet1]:
+{"ethernet/state/counters/in-mac-pause-frames": 7}
+"""
+    [s] = adapters.parse("gnmi", body, ctx("leaf-1"))
+    assert s == {"device": "leaf-1", "port": "Ethernet1", "ts": NOW, "pfc_pause_rx": 7}
+
+
+def test_goarista_a_list_of_interfaces_keeps_the_path_above_it():
+    """``gnmi get /interfaces``: the interface list's items are keyed by their name; the leaves it
+    does not read are named under the whole path."""
+    body = b"""/interfaces:
+{"openconfig-interfaces:interface": [
+  {"name": "Ethernet1", "state": {"oper-status": "UP", "counters": {"in-mac-pause-frames": 3}}}]}
+"""
+    c = ctx("leaf-1")
+    assert adapters.parse("gnmi", body, c) == [
+        {"device": "leaf-1", "port": "Ethernet1", "ts": NOW, "pfc_pause_rx": 3}
+    ]
+    assert dict(c.report.ignored) == {
+        "interfaces/interface/name": 1,
+        "interfaces/interface/state/oper-status": 1,
+    }
+
+
+def test_goarista_scalars_and_values_that_are_not_json():
+    """A scalar that is no JSON (a serial) is kept as printed; a body may start with blank lines;
+    a value over two lines or one opening ``{`` or ``[`` that is no JSON is refused naming the
+    path; a value before any path is quoted to 80 characters."""
+    body = b"""
+/components/component[name=Ethernet1 transceiver]/transceiver/state/serial-no: XYZ-1
+"""
+    [s] = adapters.parse("gnmi", body, ctx("leaf-1"))
+    assert s == {"device": "leaf-1", "port": "Ethernet1", "ts": NOW, "module_serial": "XYZ-1"}
+    path = "/interfaces/interface[name=Ethernet1]/state/counters/in-mac-pause-frames"
+    for value in (b":\nhello\nworld\n", b": {not json\n", b": [1,\n"):
+        with pytest.raises(
+            adapters.AdapterError,
+            match=rf"^gnmi get output: the value of {re.escape(path)} is not valid JSON\.$",
+        ):
+            adapters.parse("gnmi", path.encode() + value, ctx("leaf-1"))
+    line = "/usr/bin/gnmi " + "x" * 100  # no colon: no path
+    with pytest.raises(
+        adapters.AdapterError,
+        match=rf"^gnmi get output: a value before any path: '/usr/bin/gnmi {'x' * 66}'$",
+    ):
+        adapters.parse("gnmi", (line + "\n" + path + ": 1\n").encode(), ctx("leaf-1"))
+
+
+# --- NVIDIA mlxlink (text and --json) -------------------------------------------------------------
+
+
+def _mlxlink(body: bytes, c=None):
+    c = c or ctx("hca-1", "mlx5_0")
+    return adapters.parse("mlxlink", body, c), c
+
+
+def test_mlxlink_text_module_info_every_field_and_the_ranges_named():
+    """``mlxlink -m``: the module's readings without their ``[low..high]`` range (voltage mV ->
+    V), the four lanes of bias and power, the identity; each range and the identifier named."""
+    body = next((TEST_DATA / "telemetry").glob("08_*")).read_bytes()
+    out, c = _mlxlink(body)
+    assert out == [
+        {
+            "device": "hca-1",
+            "port": "mlx5_0",
+            "ts": NOW,
+            "temperature_c": 54.0,
+            "voltage_v": pytest.approx(3.2612),
+            "bias_ma": [8.38, 8.38, 8.38, 8.38],
+            "rx_power_dbm": [1.886, 1.989, 2.281, 1.976],
+            "tx_power_dbm": [1.562, 1.427, 1.559, 1.761],
+            "module_vendor": "CLT",
+            "module_part": "T-F4GS-BV0",
+            "module_serial": "CWJH05025502589",
+        }
+    ]
+    assert dict(c.report.ignored) == {
+        "Identifier": 1,
+        "Temperature [C] range": 1,
+        "Voltage [mV] range": 1,
+        "Bias Current [mA] range": 1,
+        "Rx Power Current [dBm] range": 1,
+        "Tx Power Current [dBm] range": 1,
+    }
+
+
+def test_mlxlink_text_counters_every_field():
+    """``mlxlink -c``: the lanes' raw errors summed as corrected bits, both BERs, the link down and
+    error recovery counters; the two lines no field takes named."""
+    body = next((TEST_DATA / "telemetry").glob("09_*")).read_bytes()
+    out, c = _mlxlink(body)
+    assert out == [
+        {
+            "device": "hca-1",
+            "port": "mlx5_0",
+            "ts": NOW,
+            "fec_corrected_bits": 3946476397 + 5120336064 + 7692183445 + 3026261414,
+            "pre_fec_ber": 2e-9,
+            "post_fec_ber": 15e-255,
+            "link_down_events": 0,
+            "link_error_recovery": 0,
+        }
+    ]
+    assert dict(c.report.ignored) == {"Time Since Last Clear [Min]": 1, "Effective Physical Errors": 1}
+
+
+def test_mlxlink_text_histogram_speed_width_and_readings_it_cannot_read():
+    """A text histogram in either separator, bins sorted, a range bin; the FEC gives the limit;
+    the trained speed and width; N/A identity, a lane error that is no number (no sum), a voltage
+    without a number, dashes and a key-less line are no field."""
+    body = b"""Operational Info
+----------------
+Speed                              : 25Gb/s
+Width                              : 2X
+FEC                                : Standard_RS-FEC - (544,514)
+Vendor Name                        : N/A
+Vendor Part Number                 :
+Voltage [mV]                       : N/A
+Raw Physical Errors Per Lane       : 5,N/A
+------------------------------     : x
+                                   : y
+Histogram of FEC Errors
+Bin 2 : [2] : 7
+Bin 0 | [0] | 100
+Bin 1 [1..3] 12
+"""
+    out, c = _mlxlink(body)
+    assert out == [
+        {
+            "device": "hca-1",
+            "port": "mlx5_0",
+            "ts": NOW,
+            "speed_gbps": 25.0,
+            "link_width": 2,
+            "fec_hist": [100, 12, 7],
+            "fec_hist_bins": [[0, 0], [1, 3], [2, 2]],
+            "fec_correction_limit": 15,
+        }
+    ]
+    assert dict(c.report.ignored) == {}
+
+
+def test_mlxlink_json_sections_histogram_and_lists():
+    """``--json``: sections merged (a section that is no object skipped), lane lists as JSON
+    lists or ``{"values": [...]}``, a lane list of N/A only is no field; histogram bins read from
+    their bracket (a range, or the bin's number when the bracket is missing), a count that is no
+    number is 0, a bin not of two values or not named ``Bin N`` skipped; speed ``400G`` and
+    width ``4x``; a FEC that is neither 528 nor 544 gives no limit."""
+    body = b"""
+{"result": {"output": {
+  "Tool Information": "x",
+  "Module Info": {"Bias Current [mA]": {"values": ["6.5", "N/A"]},
+                  "Rx Power Current [dBm]": [1.5, -2.0],
+                  "Tx Power Current [dBm]": "N/A,N/A [-8..5]",
+                  "Temperature [C]": "41",
+                  "Vendor Serial Number": " MT123 "},
+  "Operational Info": {"Speed": "400G", "Width": "4x", "FEC": "Firecode"},
+  "Physical Counters and BER Info": {"Raw Physical Errors Per Lane": {"values": ["1", "2"]},
+                                     "Link Down Counter": "3"},
+  "Histogram of FEC Errors": {"Bin 1": {"values": ["[4..7]", "9"]}, "Bin 0": {"values": ["0", "x"]},
+                              "Bin 2": {"values": ["[8]"]}, "Header": {"values": ["[9]", "1"]},
+                              "Bin 3": "5"}}}}"""
+    out, c = _mlxlink(body)
+    assert out == [
+        {
+            "device": "hca-1",
+            "port": "mlx5_0",
+            "ts": NOW,
+            "temperature_c": 41.0,
+            "bias_ma": [6.5, None],
+            "rx_power_dbm": [1.5, -2.0],
+            "module_serial": "MT123",
+            "fec_corrected_bits": 3,
+            "link_down_events": 3,
+            "speed_gbps": 400.0,
+            "link_width": 4,
+            "fec_hist": [0, 9],
+            "fec_hist_bins": [[0, 0], [4, 7]],
+        }
+    ]
+    assert dict(c.report.ignored) == {"Tx Power Current [dBm] range": 1}
+
+
+def test_mlxlink_bodies_it_cannot_read():
+    for body in (b'{"result": {}}', b'{"result": {"output": []}}', b'{"result": null}'):
+        with pytest.raises(
+            adapters.AdapterError, match=r"^mlxlink --json output: no result\.output object\.$"
+        ):
+            _mlxlink(body)
+    with pytest.raises(
+        adapters.AdapterError, match=r"^No module info, counters or histogram found in mlxlink output\.$"
+    ):
+        _mlxlink(b"Identifier : OSFP\nSpeed : N/A\nWidth : N/A\n")
+    with pytest.raises(adapters.AdapterError, match=r"^mlxlink output does not name the port: pass \?port="):
+        _mlxlink(b"Temperature [C] : 54\n", ctx("hca-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^mlxlink output does not name the device: pass \?device="
+    ):
+        _mlxlink(b"Temperature [C] : 54\n", ctx(port="mlx5_0"))
+
+
+# --- InfiniBand perfquery, Xena PP_RXFECSTATS ------------------------------------------------------
+
+
+def test_perfquery_blocks_ports_and_what_is_named():
+    """One sample per ``# ... port N`` block with its three readings (IB symbol errors apart from
+    FEC); PortSelect and CounterSelect are no readings and not named, the other counters are; a
+    line of no known shape is named by its first 60 characters; comments (indented too) and blank
+    lines are skipped."""
+    body = b"""# perfquery -x 1719 1
+# Port counters: Lid 1719 port 1 (CapMask: 0x5300)
+PortSelect:......................1
+CounterSelect:...................0x0000
+SymbolErrorCounter:..............7
+LinkErrorRecoveryCounter:........2
+LinkDownedCounter:...............1
+PortRcvErrors:...................4
+
+    # an indented comment
+# Port counters: Lid 1719 Port 2 (CapMask: 0x5300)
+SymbolErrorCounter:..............0
+ibwarn: [1234] mad_rpc: _do_madrpc failed; dport (Lid 1719) and then a long tail of words
+"""
+    c = ctx("hca-1")
+    assert adapters.parse("perfquery", body, c) == [
+        {
+            "device": "hca-1",
+            "port": "1",
+            "ts": NOW,
+            "ib_symbol_errors": 7,
+            "link_error_recovery": 2,
+            "link_down_events": 1,
+        },
+        {"device": "hca-1", "port": "2", "ts": NOW, "ib_symbol_errors": 0},
+    ]
+    assert dict(c.report.ignored) == {
+        "PortRcvErrors": 1,
+        "ibwarn: [1234] mad_rpc: _do_madrpc failed; dport (Lid 1719) ": 1,
+    }
+    # ?port= names the one block, or is a template for several; without it, the block's number
+    two = adapters.parse("perfquery", body, ctx("hca-1", "mlx5_0"))
+    assert [s["port"] for s in two] == ["1", "2"]
+    one = body.split(b"# Port counters: Lid 1719 Port 2")[0]
+    assert [s["port"] for s in adapters.parse("perfquery", one, ctx("hca-1", "mlx5_0"))] == ["mlx5_0"]
+    assert [s["port"] for s in adapters.parse("perfquery", one, ctx("hca-1", "mlx5_0/{port}"))] == [
+        "mlx5_0/1"
+    ]
+
+
+def test_perfquery_without_a_header_takes_port_select_or_asks_for_the_port():
+    c = ctx("hca-1")
+    [s] = adapters.parse("perfquery", b"PortSelect:......3\nLinkDownedCounter:....5\n", c)
+    assert s == {"device": "hca-1", "port": "3", "ts": NOW, "link_down_events": 5}
+    assert not c.report.ignored
+    with pytest.raises(
+        adapters.AdapterError, match=r"^perfquery output without a port number: pass \?port=\.$"
+    ):
+        adapters.parse("perfquery", b"LinkDownedCounter:....5\n", ctx("hca-1"))
+    [s] = adapters.parse("perfquery", b"LinkDownedCounter:....5\n", ctx("hca-1", "ib0"))
+    assert s["port"] == "ib0"
+    # a block with no counter is a sample with no reading (the decoder refuses it as no data)
+    assert adapters.parse("perfquery", b"# Port counters: Lid 1 port 1\n", ctx("hca-1")) == [
+        {"device": "hca-1", "port": "1", "ts": NOW}
+    ]
+    with pytest.raises(adapters.AdapterError, match=r"^No perfquery counters found\.$"):
+        adapters.parse("perfquery", b"# nothing here\n\n", ctx("hca-1"))
+    with pytest.raises(
+        adapters.AdapterError, match=r"^perfquery output does not name the device: pass \?device="
+    ):
+        adapters.parse("perfquery", b"PortSelect:......3\n", ctx())
+
+
+def test_xena_each_line_its_histogram_uncorrectable_and_corrected_codewords():
+    """``<module>/<port> PP_RXFECSTATS 0 <n> <bins...> <uncorrectable> <total>``: the bins are the
+    histogram (its last index the correction limit), the corrected codewords the bins but the
+    first; the port is ?port= or the line's own; other lines are skipped."""
+    body = b"""0/1 P_RESERVEDBY 0 ""
+0/1 pp_rxfecstats 0 5 100 7 3 2 112
+0/2 PP_RXFECSTATS 0 3 50 1 51
+0/3 PP_TXSTATS 0 1 2 3
+"""
+    assert adapters.parse("xena", body, ctx("xena-1")) == [
+        {
+            "device": "xena-1",
+            "port": "0/1",
+            "ts": NOW,
+            "fec_hist": [100, 7, 3],
+            "fec_correction_limit": 2,
+            "fec_uncorrectable_codewords": 2,
+            "fec_corrected_codewords": 10,
+        },
+        {
+            "device": "xena-1",
+            "port": "0/2",
+            "ts": NOW,
+            "fec_hist": [50],
+            "fec_correction_limit": 0,
+            "fec_uncorrectable_codewords": 1,
+            "fec_corrected_codewords": 0,
+        },
+    ]
+    [s] = adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 3 50 1 51\n", ctx("xena-1", "p1"))
+    assert s["port"] == "p1"
+    with pytest.raises(adapters.AdapterError, match=r"^PP_RXFECSTATS declares 4 values but has 3\.$"):
+        adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 4 50 1 51\n", ctx("xena-1"))
+    with pytest.raises(adapters.AdapterError, match=r"^PP_RXFECSTATS declares 3 values but has 0\.$"):
+        adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 3\n", ctx("xena-1"))
+    with pytest.raises(adapters.AdapterError, match=r"^PP_RXFECSTATS declares 2 values but has 2\.$"):
+        adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 2 1 51\n", ctx("xena-1"))
+    with pytest.raises(adapters.AdapterError, match=r"^No PP_RXFECSTATS line found\.$"):
+        adapters.parse("xena", b"0/1 PP_RXFECSTATS 0\n", ctx("xena-1"))
+    with pytest.raises(adapters.AdapterError, match=r"^xena output does not name the device: pass \?device="):
+        adapters.parse("xena", body, ctx())
+
+
+# --- the dispatch: a body of another known format, and what an adapter could not read --------------
+
+
+def test_a_body_of_another_known_format_is_refused_naming_it():
+    """Posted under the wrong name, a body with another format's marks is refused with that
+    format's name; with two others' marks, the first in the registry's order is named."""
+    sonic_dom = (TEST_DATA / "real" / "sonic_eeprom_dom_qsfp28_aoc_Ethernet0.txt").read_bytes()
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^This is SONiC transceiver DOM output \(show interfaces transceiver eeprom --dom, or STATE_DB "
+        r"TRANSCEIVER_DOM_SENSOR / TRANSCEIVER_DOM_THRESHOLD\), not ethtool-module output: "
+        r"use \?format=sonic-dom\.$",
+    ):
+        adapters.parse("ethtool-module", sonic_dom, ctx("leaf-1", "Ethernet0"))
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^This is mlxlink output, not perfquery output: use \?format=mlxlink\.$",
+    ):
+        adapters.parse("perfquery", b"Raw Physical BER : 1E-9\n0/1 PP_RXFECSTATS 0 3 1 2 3\n", ctx("hca-1"))
+
+
+def test_a_body_with_its_own_marks_or_one_its_adapter_also_reads_is_not_refused():
+    """A body that carries its own format's marks is read even with another's; gNMI carries
+    SONiC's COUNTERS hashes and ``openconfig`` is ``gnmi``; SONiC's counters adapter reads gNMI
+    notifications; Prometheus text holds ethtool's names."""
+    [s] = adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 3 5 1 6\n# Raw Physical BER\n", ctx("xena-1"))
+    assert s["fec_hist"] == [5]
+    gnmi = b"""{"notification": {"update": [{"path": "COUNTERS/Ethernet4",
+      "val": {"SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES": "10"}}]}}"""
+    for fmt in ("gnmi", "openconfig"):
+        [s] = adapters.parse(fmt, gnmi, ctx("leaf-1"))
+        assert (s["port"], s["fec_corrected_codewords"]) == ("Ethernet4", 10)
+    notification = b'{"notification": {"update": []}}'
+    with pytest.raises(adapters.AdapterError) as refused:
+        adapters.parse("sonic-counters", notification, ctx("leaf-1", "Ethernet0"))
+    assert not str(refused.value).startswith("This is")
+    c = ctx("host-1")
+    out = adapters.parse("prometheus", b'node_ethtool_rx_corrected_bits_phy{device="eth0"} 5\n', c)
+    assert [(s["port"], s["fec_corrected_bits"]) for s in out] == [("eth0", 5)]
+
+
+def test_only_the_first_64_kib_are_searched_for_another_format():
+    far = b"#" * (1 << 16) + b"\nPP_RXFECSTATS\n"
+    with pytest.raises(adapters.AdapterError, match=r"^No perfquery counters found\.$"):
+        adapters.parse("perfquery", far, ctx("hca-1"))
+    near = b"#" * ((1 << 16) - len(b"PP_RXFECSTATS")) + b"PP_RXFECSTATS"
+    with pytest.raises(adapters.AdapterError, match=r"use \?format=xena\.$"):
+        adapters.parse("perfquery", near, ctx("hca-1"))
+
+
+def test_what_an_adapter_could_not_read_is_one_refusal_naming_the_format():
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^Cannot read the body as xena: invalid literal for int\(\) with base 10: 'x'$",
+    ):
+        adapters.parse("xena", b"0/1 PP_RXFECSTATS 0 x\n", ctx("xena-1"))
+    nested = (
+        b'{"update": [{"path": "/a", "val": {"jsonVal": ' + b'{"a": ' * 1000 + b"1" + b"}" * 1000 + b"}}]}"
+    )
+    with pytest.raises(
+        adapters.AdapterError, match=r"^Cannot read the body as gnmi: it is nested too deeply\.$"
+    ):
+        adapters.parse("gnmi", nested, ctx("leaf-1", "Ethernet0"))
+
+
+# --- SONiC SAI counter names (shared by sonic-counters and gNMI) -----------------------------------
+
+
+def test_sai_names_the_other_spellings_the_histogram_gaps_and_pfc_per_direction():
+    """``SAI_PORT_STAT_IF_FEC_NOT_CORRECTABLE_FRAMES`` (no ``IN``), a RATES ``_last`` name, the
+    codeword histogram with a missing and a zero bin, PFC frames summed per direction (a value
+    that is no number counts 0), the ASIC's pause duration preferred to SONiC's estimate, which
+    is then named with the counters no field takes."""
+    body = b"""{"SAI_PORT_STAT_IF_FEC_NOT_CORRECTABLE_FRAMES": "4",
+      "SAI_PORT_STAT_IF_IN_FEC_CORRECTED_BITS_last": "77",
+      "SAI_PORT_STAT_IF_IN_FEC_CODEWORD_ERRORS_S0": "100",
+      "SAI_PORT_STAT_IF_IN_FEC_CODEWORD_ERRORS_S1": "0",
+      "SAI_PORT_STAT_IF_IN_FEC_CODEWORD_ERRORS_S3": "2",
+      "SAI_PORT_STAT_PFC_3_TX_PKTS": "6", "SAI_PORT_STAT_PFC_4_TX_PKTS": "N/A",
+      "SAI_PORT_STAT_PFC_3_RX_PKTS": "1",
+      "SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US": "900", "SAI_PORT_STAT_PFC_4_RX_PAUSE_DURATION_US": "N/A",
+      "EST_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US": "5", "SAI_PORT_STAT_IF_IN_OCTETS": "1"}"""
+    c = ctx("leaf-1", "Ethernet0")
+    assert adapters.parse("sonic-counters", body, c) == [
+        {
+            "device": "leaf-1",
+            "port": "Ethernet0",
+            "ts": NOW,
+            "fec_uncorrectable_codewords": 4,
+            "fec_corrected_bits": 77,
+            "fec_hist": [100, 0, 0, 2],
+            "pfc_pause_rx": 1,
+            "pfc_pause_tx": 6,
+            "pfc_pause_duration_us": 900,
+        }
+    ]
+    assert dict(c.report.ignored) == {
+        "EST_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US": 1,
+        "SAI_PORT_STAT_IF_IN_OCTETS": 1,
+    }
+
+
+def test_sai_without_the_asics_pause_duration_takes_sonics_estimate():
+    body = b"""{"EST_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US": "5", "EST_PORT_STAT_PFC_4_RX_PAUSE_DURATION_US": "7",
+      "EST_PORT_STAT_PFC_5_RX_PAUSE_DURATION_US": "x", "SAI_PORT_STAT_PFC_3_RX_PKTS": "2"}"""
+    c = ctx("leaf-1", "Ethernet0")
+    assert adapters.parse("sonic-counters", body, c) == [
+        {"device": "leaf-1", "port": "Ethernet0", "ts": NOW, "pfc_pause_rx": 2, "pfc_pause_duration_us": 12}
+    ]
+    assert not c.report.ignored
+
+
+def test_gnmi_a_single_ports_hash_at_the_bare_counters_path_takes_the_query_port():
+    """``COUNTERS/<port>`` names the port only when a counter follows it: one port's hash posted
+    at ``COUNTERS`` itself is the ?port='s, never a sample per counter named like a port."""
+    body = b"""{"update": [{"path": "COUNTERS",
+      "val": {"SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES": "5", "SAI_PORT_STAT_IF_IN_FEC_NOT_CORRECTABLE_FRAMES": "1"}}]}"""
+    assert adapters.parse("gnmi", body, ctx("sonic-1", "Ethernet0")) == [
+        {
+            "device": "sonic-1",
+            "port": "Ethernet0",
+            "ts": NOW,
+            "fec_corrected_codewords": 5,
+            "fec_uncorrectable_codewords": 1,
+        }
+    ]
