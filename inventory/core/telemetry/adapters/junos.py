@@ -5,7 +5,10 @@ temperature and voltage, per-lane bias, Tx and Rx power (a module without ``Lane
 reports one lane), the module's own alarm/warning flags (On/Off; a lane's On makes the
 quantity's flag On) and thresholds. From the extensive block: ``FEC Corrected Errors`` and ``FEC Uncorrected Errors``
 (codewords, cumulative). The ``... Errors Rate`` lines are per-second rates, never counters:
-they are reported as ignored like every other line no sample field takes.
+they are reported as ignored like every other line no sample field takes. Junos EVO's
+``PRE FEC BER`` line (a number such as ``2.0625000318741e-10``) is the pre-FEC BER; printed without
+a number it is named in ignored. Not proven on a real capture: the line is known from a Juniper
+engineer's script that reads it on a QFX5230 (``PRE FEC BER``, spaces, the number) and its printed value.
 
 Hand-written, not TextFSM: ntc-templates ships no template for either command (its
 ``juniper_junos_show_interfaces`` template reads neither optics nor FEC lines).
@@ -33,7 +36,12 @@ declared) is read with Junos' own prefix declared. A DOCTYPE or entity declarati
 The same tree from ``show interfaces [extensive] | display xml`` (``interface-information``) gives
 each port's ``ethernet-fec-statistics``: ``fec_ccw_count`` (corrected codewords) and
 ``fec_nccw_count`` (uncorrected), cumulative; their ``..._error_rate`` siblings are per-second
-rates, reported as ignored.
+rates, reported as ignored. Junos EVO adds ``pre-fec-ber`` there (the pre-FEC BER) and, beside
+it, one ``ethernet-fechistogram-statistics`` element per FEC histogram bin (``bin-num``,
+``sym-live-err``, ``sym-harvest-err``): the bin's count is live plus harvest, the bin the codewords
+with ``bin-num`` symbol errors. These names come from Juniper's own Apstra collectors for Junos EVO
+``show interfaces extensive`` (MIT) and one public reader of the reply; no real reply with them was
+found, so this is read from the names, not proven on a capture.
 
 The JSON form (``| display json``, the body starts with ``{``) is the same tree written Junos'
 way: every element an array of objects, its text in ``"data"``, its attributes in
@@ -71,6 +79,9 @@ _BLOCK = re.compile(r"^[ \t]*Physical interface:\s*([^,\s]+)", re.M)
 _LANE = re.compile(r"^\s*Lane\s+(\d+)\s*$")
 _KEY_VALUE = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(.*?)\s*$")
 _FEC = re.compile(r"^\s*FEC (Corrected|Uncorrected) Errors\s+(\d+)\s*$")
+# Junos EVO's pre-FEC BER line ("PRE FEC BER   2.0625000318741e-10"): the number as printed
+_PRE_FEC_BER = re.compile(r"^\s*PRE FEC BER\s*:?\s+(\S+)\s*$", re.I)
+_BER_NUMBER = re.compile(r"^\+?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$", re.A)
 _LABEL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 /().\-]*?)(?:\s*:|\s{2,}|\s*$)")
 _DBM = re.compile(r"(-?\d+(?:\.\d+)?)\s*dBm")
 _FIRST = re.compile(r"(-?\d+(?:\.\d+)?)")
@@ -84,6 +95,18 @@ def _dbm(value: str) -> float | None:
 def _first(value: str) -> float | None:
     m = _FIRST.match(value)
     return float(m.group(1)) if m else None
+
+
+def _digits(text: str) -> bool:
+    """A count as Junos writes it: ASCII digits, at most 20 (a 64-bit counter); never ``int()`` of
+    a superscript digit or of a number thousands of digits long."""
+    return text.isascii() and text.isdigit() and len(text) <= 20
+
+
+def _ber(text: str) -> float | None:
+    """A BER as Junos prints it (``2.0625000318741e-10``, ``0``); anything else is None."""
+    text = text.strip()
+    return float(text) if _BER_NUMBER.match(text) else None
 
 
 def _block(port: str, lines: list[str], device: str, ctx: Context) -> dict[str, Any]:
@@ -106,6 +129,14 @@ def _block(port: str, lines: list[str], device: str, ctx: Context) -> dict[str, 
         if m:
             field = "fec_corrected_codewords" if m.group(1) == "Corrected" else "fec_uncorrectable_codewords"
             s[field] = int(m.group(2))
+            continue
+        m = _PRE_FEC_BER.match(line)
+        if m:
+            ber = _ber(m.group(1))
+            if ber is None:  # "N/A" or the like: named, not dropped in silence
+                ignored.append("PRE FEC BER")
+            else:
+                s["pre_fec_ber"] = ber
             continue
         m = _KEY_VALUE.match(line)
         key = " ".join(m.group(1).split()).lower() if m else ""
@@ -288,8 +319,11 @@ def _xml_interface(port: str, diag: ET.Element, device: str, ctx: Context) -> di
 
 
 _XML_FEC_FIELD = {"fec_ccw_count": "fec_corrected_codewords", "fec_nccw_count": "fec_uncorrectable_codewords"}
+_HIST = "ethernet-fechistogram-statistics"
+_HIST_READ = ("bin-num", "sym-live-err", "sym-harvest-err")
+_MAX_BIN = 255  # the highest bin number a histogram bin range may name (decode's bound)
 # what a physical-interface carries that cabletrack reads
-_READ = ("name", "optics-diagnostics", "ethernet-fec-statistics")
+_READ = ("name", "optics-diagnostics", "ethernet-fec-statistics", _HIST)
 
 
 def _only(parent: ET.Element, tag: str) -> ET.Element | None:
@@ -306,10 +340,54 @@ def _fec(fec: ET.Element, sample: dict[str, Any], ctx: Context) -> None:
         if el is None:
             continue
         text = (el.text or "").strip()
-        if not text.isdigit():
+        if not _digits(text):
             raise AdapterError(f"Junos {tag} is not a count: {text[:40]!r}.")
         sample[field] = int(text)
-    ctx.report.ignore(_local(c.tag) for c in fec if _local(c.tag) not in _XML_FEC_FIELD)
+    read = set(_XML_FEC_FIELD)
+    ber = _only(fec, "pre-fec-ber")
+    if ber is not None:
+        value = _ber(ber.text or "")
+        if value is not None:  # text that is no number stays named in ignored below
+            sample["pre_fec_ber"] = value
+            read.add("pre-fec-ber")
+    ctx.report.ignore(_local(c.tag) for c in fec if _local(c.tag) not in read)
+
+
+def _count(el: ET.Element | None, port: str) -> int:
+    text = (el.text or "").strip() if el is not None else "0"
+    if not _digits(text):
+        raise AdapterError(
+            f"Junos {_local(el.tag) if el is not None else ''} of {port} is not a count: {text[:40]!r}."
+        )
+    return int(text)
+
+
+def _histogram(bins: list[ET.Element], port: str, sample: dict[str, Any], ctx: Context) -> None:
+    """Junos EVO's FEC codeword histogram: one ``ethernet-fechistogram-statistics`` element per
+    bin, ``bin-num`` (codewords with that many symbol errors), ``sym-live-err`` and
+    ``sym-harvest-err``; the bin's count is their sum. An element without a bin number is named
+    in ignored (Junos writes such an element; Apstra's own collector filters it out)."""
+    counts: dict[int, int] = {}
+    for el in bins:
+        ctx.report.ignore(_local(c.tag) for c in el if _local(c.tag) not in _HIST_READ)
+        num = _only(el, "bin-num")
+        text = (num.text or "").strip() if num is not None else ""
+        if not text:
+            ctx.report.ignore([f"{_HIST} without bin-num"])
+            continue
+        if not _digits(text) or int(text) > _MAX_BIN:
+            raise AdapterError(f"Junos {_HIST} of {port}: bin-num {text[:40]!r} is not a bin number.")
+        live, harvest = _only(el, "sym-live-err"), _only(el, "sym-harvest-err")
+        if live is None and harvest is None:
+            ctx.report.ignore([f"{_HIST} without a count"])
+            continue
+        if int(text) in counts:
+            raise AdapterError(f"Junos {_HIST} of {port} names bin {int(text)} twice: send it once.")
+        counts[int(text)] = _count(live, port) + _count(harvest, port)
+    if counts:
+        order = sorted(counts)
+        sample["fec_hist"] = [counts[n] for n in order]
+        sample["fec_hist_bins"] = [[n, n] for n in order]
 
 
 def _parse_tree(root: ET.Element, ctx: Context, device: str) -> list[dict]:
@@ -329,6 +407,7 @@ def _parse_tree(root: ET.Element, ctx: Context, device: str) -> list[dict]:
             sample = _xml_interface(name, diag, device, ctx)
         if fec is not None:
             _fec(fec, sample, ctx)
+        _histogram([c for c in phys if _local(c.tag) == _HIST], name, sample, ctx)
         out.append(sample)
     if not out:
         raise AdapterError(

@@ -2459,3 +2459,125 @@ def test_gnmi_a_single_ports_hash_at_the_bare_counters_path_takes_the_query_port
             "fec_uncorrectable_codewords": 1,
         }
     ]
+
+
+# --- Junos EVO pre-FEC BER and FEC histogram (hand-written from the element names) --------------
+# Hand-written samples, not proof: no public real capture with these lines and a usable licence
+# was found. The names are those of Juniper's own Apstra collectors for Junos EVO ``show
+# interfaces extensive`` (ethernet-fec-statistics/pre-fec-ber, ethernet-fechistogram-statistics/
+# bin-num, sym-live-err, sym-harvest-err) and the "PRE FEC BER <number>" line a Juniper engineer's
+# script reads on a QFX5230; the values are made up.
+
+
+def _evo_xml(fec_extra: str = "", bins: str = "") -> bytes:
+    return f"""<rpc-reply xmlns:junos="http://xml.juniper.net/junos/23.4R2/junos">
+<interface-information xmlns="http://xml.juniper.net/junos/23.4R2/junos-interface" junos:style="normal">
+<physical-interface><name>et-0/0/56</name>
+<ethernet-fec-mode junos:style="verbose"><enabled_fec_mode>FEC119</enabled_fec_mode></ethernet-fec-mode>
+<ethernet-fec-statistics junos:style="verbose">
+<fec_ccw_count>955</fec_ccw_count><fec_nccw_count>0</fec_nccw_count>
+<fec_ccw_error_rate>3</fec_ccw_error_rate><fec_nccw_error_rate>0</fec_nccw_error_rate>{fec_extra}
+</ethernet-fec-statistics>{bins}
+</physical-interface></interface-information></rpc-reply>""".encode()
+
+
+def _evo_bin(num: str, live: str, harvest: str) -> str:
+    return (
+        f"<ethernet-fechistogram-statistics><bin-num>{num}</bin-num><sym-live-err>{live}</sym-live-err>"
+        f"<sym-harvest-err>{harvest}</sym-harvest-err></ethernet-fechistogram-statistics>"
+    )
+
+
+def _evo_json(body: bytes) -> bytes:
+    """The same reply written the way ``| display json`` writes it."""
+    import xml.etree.ElementTree as ET
+
+    def conv(el):
+        out = {}
+        if el.text and el.text.strip():
+            out["data"] = el.text.strip()
+        for child in el:
+            out.setdefault(child.tag.rsplit("}", 1)[-1], []).append(conv(child))
+        return out
+
+    root = ET.fromstring(body)  # noqa: S314 -- the test's own string
+    return json.dumps({"interface-information": [conv(root[0])]}).encode()
+
+
+def test_junos_evo_pre_fec_ber_and_fec_histogram_in_xml_and_json():
+    """The BER as printed; each bin's count is live plus harvest, bins sorted by number whatever
+    their order; an element without a bin number (Apstra's collector filters such an element
+    out) is named, as are the FEC mode and rates; the JSON form stores the same."""
+    bins = (
+        _evo_bin("2", "0", "7")
+        + _evo_bin("0", "12", "123456789")
+        + _evo_bin("1", "3", "940")
+        + "<ethernet-fechistogram-statistics><bin-num></bin-num></ethernet-fechistogram-statistics>"
+        + _evo_bin("15", "0", "0")
+    )
+    body = _evo_xml("<pre-fec-ber>2.0625000318741e-10</pre-fec-ber>", bins)
+    expected = [
+        {
+            "device": "qfx-1",
+            "port": "et-0/0/56",
+            "ts": NOW,
+            "fec_corrected_codewords": 955,
+            "fec_uncorrectable_codewords": 0,
+            "pre_fec_ber": 2.0625000318741e-10,
+            "fec_hist": [123456801, 943, 7, 0],
+            "fec_hist_bins": [[0, 0], [1, 1], [2, 2], [15, 15]],
+        }
+    ]
+    for form in (body, _evo_json(body)):
+        c = ctx("qfx-1")
+        out = adapters.parse("junos", form, c)
+        assert out == expected
+        assert c.report.ignored["ethernet-fechistogram-statistics without bin-num"] == 1
+        assert c.report.ignored["fec_ccw_error_rate"] == 1 and c.report.ignored["ethernet-fec-mode"] == 1
+        assert "pre-fec-ber" not in c.report.ignored
+        decoded = decode_objects([{**out[0], "ts": NOW.timestamp()}], now=NOW, max_future=timedelta(0))
+        assert decoded.errors == [] and len(decoded.samples) == 1
+
+
+def test_junos_evo_ber_without_a_number_and_bad_bins():
+    for text in ("N/A", "nan", "٣e-10", "-1e-5"):
+        c = ctx("qfx-1")
+        [s] = adapters.parse("junos", _evo_xml(f"<pre-fec-ber>{text}</pre-fec-ber>"), c)
+        assert "pre_fec_ber" not in s and c.report.ignored["pre-fec-ber"] == 1, text
+    c = ctx("qfx-1")
+    [s] = adapters.parse(
+        "junos",
+        _evo_xml(
+            bins="<ethernet-fechistogram-statistics><bin-num>3</bin-num></ethernet-fechistogram-statistics>"
+        ),
+        c,
+    )
+    assert "fec_hist" not in s and c.report.ignored["ethernet-fechistogram-statistics without a count"] == 1
+    for bins, message in (
+        (_evo_bin("1", "0", "5") + _evo_bin("1", "0", "6"), r"names bin 1 twice: send it once\.$"),
+        (_evo_bin("x", "0", "5"), r"bin-num 'x' is not a bin number\.$"),
+        (_evo_bin("256", "0", "5"), r"bin-num '256' is not a bin number\.$"),
+        (_evo_bin("0", "-1", "5"), r"^Junos sym-live-err of et-0/0/56 is not a count: '-1'\.$"),
+        (_evo_bin("0", "²", "5"), r"^Junos sym-live-err of et-0/0/56 is not a count: '²'\.$"),
+        (_evo_bin("٣", "0", "5"), r"is not a bin number\.$"),
+        (_evo_bin("0", "0", "9" * 5000), r"^Junos sym-harvest-err of et-0/0/56 is not a count: '9{40}'\.$"),
+    ):
+        with pytest.raises(adapters.AdapterError, match=message):
+            adapters.parse("junos", _evo_xml(bins=bins), ctx("qfx-1"))
+
+
+def test_junos_evo_pre_fec_ber_text_line():
+    """The text's ``PRE FEC BER`` line (as a Juniper engineer's script reads it on a QFX5230)
+    added to the real vMX extensive capture: read as printed; without a number it is named."""
+    body = (TEST_DATA / "real" / "junos_show_interfaces_extensive_ge_vmx.txt").read_bytes()
+    line = b"    FEC Uncorrected Errors Rate             0\n"
+    assert line in body
+    c = ctx("vmx")
+    [s] = adapters.parse(
+        "junos", body.replace(line, line + b"    PRE FEC BER          2.0625000318741e-10\n"), c
+    )
+    assert (s["port"], s["pre_fec_ber"], s["fec_corrected_codewords"]) == ("ge-0/0/0", 2.0625000318741e-10, 0)
+    assert "PRE FEC BER" not in c.report.ignored
+    c = ctx("vmx")
+    [s] = adapters.parse("junos", body.replace(line, line + b"    PRE FEC BER          N/A\n"), c)
+    assert "pre_fec_ber" not in s and c.report.ignored["PRE FEC BER"] == 1

@@ -69,6 +69,26 @@ JUNOS_LANES_XML = b"""<rpc-reply><interface-information><physical-interface>
 </physical-interface></interface-information></rpc-reply>
 """
 
+# Hand-written from the element names (no real reply with a usable licence): Junos EVO's pre-FEC
+# BER and FEC histogram bins in ``show interfaces extensive | display xml``.
+JUNOS_EVO_FEC_XML = b"""<rpc-reply><interface-information><physical-interface>
+<name>et-0/0/56</name>
+<ethernet-fec-statistics>
+<pre-fec-ber>2.0625000318741e-10</pre-fec-ber>
+</ethernet-fec-statistics>
+<ethernet-fechistogram-statistics>
+<bin-num>0</bin-num>
+<sym-live-err>12</sym-live-err>
+<sym-harvest-err>123456789</sym-harvest-err>
+</ethernet-fechistogram-statistics>
+<ethernet-fechistogram-statistics>
+<bin-num>1</bin-num>
+<sym-live-err>3</sym-live-err>
+<sym-harvest-err>940</sym-harvest-err>
+</ethernet-fechistogram-statistics>
+</physical-interface></interface-information></rpc-reply>
+"""
+
 CASES: dict[str, tuple[bytes, str | None, tuple[str, ...]]] = {
     "ethtool-fec": (
         (SHARED / "01_ethtool_show-fec_stats.txt").read_bytes(),
@@ -180,6 +200,11 @@ CASES: dict[str, tuple[bytes, str | None, tuple[str, ...]]] = {
         None,
         ("fec_ccw_count", "fec_nccw_count", "ethernet-fec-statistics"),
     ),
+    "junos#evo": (
+        JUNOS_EVO_FEC_XML,
+        None,
+        ("pre-fec-ber", "bin-num", "sym-live-err", "sym-harvest-err"),
+    ),
     "junos#lanes": (
         JUNOS_LANES_XML,
         None,
@@ -281,6 +306,7 @@ ALL = {
     "junos#json": ("fec_",),
     "junos#xml": ("laser-", "module-", "rx-signal"),
     "junos#lanes": ("laser-", "module-", "lane-index"),
+    "junos#evo": ("pre-fec-ber", "bin-num", "sym-"),
 }
 
 
