@@ -134,7 +134,7 @@ def _pfc_storm(f: Finding, sides: list[str], both: bool, where: str) -> tuple[st
         # Named the sender as the receiver's recorded far end but reporting no pause frames sent
         # (not reporting at all, as often as not): its own count would read "sends 0".
         parts.append(
-            f"{lbl(sender)} sends {rate:.0f} pause frames/s"
+            f"{lbl(sender)} sends {_rate(rate)} pause frames/s"
             if rate > 0
             else f"{lbl(sender)} (recorded neighbour) sends the pauses"
         )
@@ -150,7 +150,7 @@ def _pfc_storm(f: Finding, sides: list[str], both: bool, where: str) -> tuple[st
             parts.append(f"{lbl(receiver)} is paused {e['paused_share'] * 100:.0f}% of the time")
         rate = max(e.get("pause_frames_received_per_s") or 0, e.get("burst_received_per_s") or 0)
         if rate:
-            parts.append(f"{lbl(receiver)} receives {rate:.0f}/s")
+            parts.append(f"{lbl(receiver)} receives {_rate(rate)}/s")
     who = lbl(sender) if sender or f.evidence.get("sender_port_id") is None else "the recorded far end"
     return (
         "PFC storm: " + "; ".join(parts),

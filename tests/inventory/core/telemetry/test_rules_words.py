@@ -294,12 +294,27 @@ def test_a_port_paused_by_duration_alone_names_its_far_end_and_no_rate():
     """Pause duration only (no frame counts): 30% of the time paused; the headline gives the
     share and no "receives 0/s"."""
     w, f, lt = quiet_fleet()
-    w.pfc_pause_us[0, -5:] = 0.75 * 60e6
+    w.pfc_pause_us[0, -20:] = 0.75 * 60e6
     (x,) = evaluate(w, f, lt).findings
     assert x.key == "pfc_storm:port:101"
     assert (
         x.headline
         == "PFC storm: the B end (recorded neighbour) sends the pauses; the A end is paused 75% of the time"
+    )
+
+
+def test_a_sender_of_less_than_one_pause_frame_a_second_reads_its_rate_not_zero():
+    """A site that alerts from 0.1 pause frames/s (a profile's threshold): a far end sending 0.4/s
+    that pauses its neighbour 75% of the time. The headline read "sends 0 pause frames/s" and
+    "receives 0/s"."""
+    w, f, lt = quiet_fleet()
+    w.pfc_pause_tx[1, -20:] = 0.4 * 60  # port 101 (B) sends 24 a minute for 20 minutes
+    w.pfc_pause_rx[0, -20:] = 0.4 * 60  # port 100 (A) receives them
+    w.pfc_pause_us[0, -20:] = 0.75 * 60e6
+    (x,) = evaluate(w, f, lt, [Thresholds(pfc_sustained_rate=0.1)]).findings
+    assert x.headline == (
+        "PFC storm: the B end sends 0.4 pause frames/s; the A end is paused 75% of the time; "
+        "the A end receives 0.4/s"
     )
 
 
