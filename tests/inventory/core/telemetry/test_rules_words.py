@@ -7,6 +7,7 @@ Topology (as in ``test_rules``): links of two ports, rows 2i (A end) and 2i+1 (B
 """
 
 import numpy as np
+import pytest
 
 from inventory.core.telemetry.rules.config import PRESETS, Thresholds
 from inventory.core.telemetry.rules.engine import evaluate
@@ -303,18 +304,19 @@ def test_a_port_paused_by_duration_alone_names_its_far_end_and_no_rate():
     )
 
 
-def test_a_sender_of_less_than_one_pause_frame_a_second_reads_its_rate_not_zero():
+@pytest.mark.parametrize(("per_s", "read"), [(0.4, "0.4"), (10.4, "10")])
+def test_a_pause_rate_reads_as_rates_do_below_one_frame_a_second_too(per_s, read):
     """A site that alerts from 0.1 pause frames/s (a profile's threshold): a far end sending 0.4/s
     that pauses its neighbour 75% of the time. The headline read "sends 0 pause frames/s" and
-    "receives 0/s"."""
+    "receives 0/s". From 10/s up a rate reads whole."""
     w, f, lt = quiet_fleet()
-    w.pfc_pause_tx[1, -20:] = 0.4 * 60  # port 101 (B) sends 24 a minute for 20 minutes
-    w.pfc_pause_rx[0, -20:] = 0.4 * 60  # port 100 (A) receives them
+    w.pfc_pause_tx[1, -20:] = per_s * 60  # port 101 (B) sends this many a minute for 20 minutes
+    w.pfc_pause_rx[0, -20:] = per_s * 60  # port 100 (A) receives them
     w.pfc_pause_us[0, -20:] = 0.75 * 60e6
     (x,) = evaluate(w, f, lt, [Thresholds(pfc_sustained_rate=0.1)]).findings
     assert x.headline == (
-        "PFC storm: the B end sends 0.4 pause frames/s; the A end is paused 75% of the time; "
-        "the A end receives 0.4/s"
+        f"PFC storm: the B end sends {read} pause frames/s; the A end is paused 75% of the time; "
+        f"the A end receives {read}/s"
     )
 
 
