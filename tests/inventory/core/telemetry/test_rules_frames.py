@@ -137,3 +137,35 @@ def test_a_link_whose_far_end_is_not_in_the_window_is_judged_on_the_end_that_rep
         "fec_degradation:link:0": (["a"], {"a": True, "b": False}),
         "fec_degradation:link:1": (["b"], {"a": False, "b": True}),
     }
+
+
+def test_ports_without_raw_samples_are_judged_on_their_own_bucket_steps_alone():
+    """The selector reads raw samples only for some ports and joins the bucket steps of the
+    others (``from_buckets`` of those rows) to them, or to no raw samples at all: each port's
+    uncorrectable samples are counted once. Port 100 has buckets only; port 102 raw samples
+    (three of them with uncorrectables, in three buckets)."""
+    w, f, lt = fleet(2)
+    w.uncorrectable_cw[0, [-8, -6, -4]] = 1.0
+    end = w.end
+    raw = {end - 470.0: 2.0, end - 290.0: 1.0, end - 50.0: 4.0}
+
+    def uncorrectable(row, t):
+        return np.array([raw.get(float(x), 0.0) for x in t])
+
+    samples = counter_steps([2], np.arange(end - 890, end + 1e-9, 10.0), uncorrectable=uncorrectable)
+    for t, v in raw.items():
+        w.uncorrectable_cw[2, int((t - w.t_start) // 60)] = v
+    expected = {
+        "fec_uncorrectable:link:10": (3.0, 3),
+        "fec_uncorrectable:link:11": (7.0, 3),
+    }
+    for steps in (
+        samples.concat(SampleSteps.from_buckets(w, np.array([0]))),
+        SampleSteps.empty().concat(SampleSteps.from_buckets(w, np.array([0, 2]))),
+    ):
+        w.steps = steps
+        got = {
+            x.key: (x.ends["a"]["uncorrectable_cw"], x.ends["a"]["samples_with_uncorrectable"])
+            for x in evaluate(w, f, lt).findings
+        }
+        assert got == expected
