@@ -276,6 +276,24 @@ def test_a_burst_straddling_two_buckets_holds_on_its_sliding_window():
     assert {k for k in ev.holding if k.startswith("fec")} == {"fec_degradation:link:10", "fec_tail:link:11"}
 
 
+def test_only_windows_wholly_inside_the_hold_period_are_judged():
+    """The evaluation runs half a second after the last bucket (samples every 10 s on the
+    minute grid), so the hold period starts at end - 600 s and its windows end after end - 540 s.
+    The window ending at end - 540.5 s starts half a second before the hold period and reads
+    0.85 x threshold: it is not judged. Every window after it reads more than the threshold, so
+    the degradation opens."""
+    w, f, lt = fleet(1)
+    w.t_end = w.t_start + w.buckets * 60 + 0.5
+
+    def bits_of(row, t):
+        if row != 0 or t <= w.end - 600.5:
+            return 5e-9
+        return THR if t <= w.end - 540.5 else 2 * THR
+
+    w.steps = raw_steps(w, [0], bits_of=bits_of, hist_of=lambda row, t: (0.0, 0.0))
+    assert found(evaluate(w, f, lt)) == {"fec_degradation:link:10": "notify"}
+
+
 def test_a_tail_whose_histogram_samples_interleave_with_counter_samples_is_one_burst():
     """The histogram is stored apart from the counters and its steps are read after them (as
     the selector joins the two tables): its samples (every 10 s, at :05) fall between the
