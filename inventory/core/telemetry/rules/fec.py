@@ -100,7 +100,7 @@ def _bucket_hold(p: Thresholds, w: PortWindow, values: np.ndarray, bar) -> np.nd
         return (values[:, -kc:] > (bar[:, None] if bar.ndim else bar)).any(axis=1)
 
 
-def _step_metric(p: Thresholds, w: PortWindow, steps, *, since: float, end: float) -> tuple:
+def _step_metric(p: Thresholds, steps, *, since: float, end: float) -> tuple:
     """Per step: the sliding ``fec_span_s`` pre-FEC BER (from bits, else the device's gauge)
     and corrected-codeword rate, and whether each is known at the step."""
     span, cov = p.fec_span_s, p.coverage
@@ -138,12 +138,12 @@ def fec_degradation_rows(
     thr_sl = fec_threshold(p, sl, facts, row_limit, use_ber)
     steps = w.sample_steps()
     first = end - max(p.fec_hold_s, p.clear_s)
-    s_ber, s_cw, ber_known, cw_known = _step_metric(p, w, steps, since=first, end=end)
+    s_ber, s_cw, ber_known, cw_known = _step_metric(p, steps, since=first, end=end)
     row_ber = np.zeros(n, bool)
     row_ber[sl] = use_ber
     thr = np.full(n, np.nan)
     thr[sl] = thr_sl
-    on_ber = row_ber[steps.row] if steps.row.size else np.zeros(0, bool)
+    on_ber = row_ber[steps.row]  # steps.row is int64, empty or not
     metric = np.where(on_ber, s_ber, s_cw)
     known = np.where(on_ber, ber_known, cw_known)
     hold_from = end - p.fec_hold_s + span  # windows inside the hold period
