@@ -169,3 +169,20 @@ def test_ports_without_raw_samples_are_judged_on_their_own_bucket_steps_alone():
             for x in evaluate(w, f, lt).findings
         }
         assert got == expected
+
+
+def test_two_steps_given_newest_first_are_judged_in_time_order():
+    """The sliding windows search each step's start by time; the selector hands raw samples
+    ordered, but two of one port handed newest first (one late sample) are put in order with
+    their values, not left as they came (only one step, or steps already in order, are kept)."""
+    zeros = np.zeros(2)
+    steps = SampleSteps(
+        row=np.array([0, 0]),
+        t=np.array([20.0, 10.0]),
+        dt=np.array([10.0, 10.0]),
+        uncorrectable_cw=np.array([5.0, 7.0]),
+        pfc_pause_rx=zeros,
+        pfc_pause_tx=zeros,
+    ).ordered()
+    assert (steps.t.tolist(), steps.uncorrectable_cw.tolist()) == ([10.0, 20.0], [7.0, 5.0])
+    assert steps.window_start(10.0).tolist() == [0, 1]  # each 10-s window holds its own step only
