@@ -410,3 +410,23 @@ def test_only_ports_whose_buckets_could_hide_a_window_past_a_bar_need_raw_sample
     w.corrected_cw[0, 20] = 4_000.0 * 60  # exactly 0.4 x 10,000/s: cannot hide a window over it
     w.corrected_cw[2, 20] = 4_000.5 * 60
     assert sample_candidates(w, f, lt, [CW_MODE]).tolist() == [2]
+
+
+def test_a_healthy_window_covered_under_a_second_teaches_its_true_rate():
+    """A port seen for half a second of the window (one short interval, every other bucket lost)
+    with 10 corrected codewords learns 20/s, not 10/s; a port whose counters carried a single
+    line bit with no error learns a BER of 0, not "unknown". Edges no healthy link reaches, but the
+    arithmetic must hold at them."""
+    w, f, lt = fleet(2)
+    for name in ("corrected_bits", "line_bits", "corrected_cw"):
+        getattr(w, name)[:, :] = np.nan
+    w.seconds[:, :] = 0
+    w.seconds[0, -1] = 0.5
+    w.corrected_cw[0, -1] = 10.0
+    w.seconds[1, -1] = 60
+    w.line_bits[1, -1] = 1.0
+    w.corrected_bits[1, -1] = 0.0
+    ev = evaluate(w, f, lt)
+    assert ev.findings == []
+    assert ev.baseline_cw_rate[0] == pytest.approx(20.0, rel=1e-12)
+    assert ev.baseline_ber[1] == 0.0
