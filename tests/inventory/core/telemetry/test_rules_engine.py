@@ -137,3 +137,40 @@ def test_under_the_seed_preset_the_selector_reads_the_rows_with_corrected_codewo
     w.corrected_bits[:] = 0
     w.corrected_cw[1, :] = 0.002 * 60
     assert sample_candidates(w, f, lt, [PRESETS["seed"]]).tolist() == [1]
+
+
+def one_second_at_the_end(w: PortWindow, row: int, ber: float) -> None:
+    """``row`` came up one second before the window ended: its last bucket covers that second
+    alone (at ``ber``), its earlier buckets nothing."""
+    w.seconds[row, :] = 0
+    for a in (w.corrected_bits, w.line_bits, w.corrected_cw):
+        a[row, :] = np.nan
+    w.seconds[row, -1] = 1.0
+    w.line_bits[row, -1] = LINE_BITS_PER_S
+    w.corrected_bits[row, -1] = ber * LINE_BITS_PER_S
+    w.corrected_cw[row, -1] = ber * LINE_BITS_PER_S / 1.2
+
+
+def test_a_port_that_reported_a_single_second_reports_and_teaches_its_baseline():
+    w, f, lt = fleet(1)
+    one_second_at_the_end(w, 1, BER)
+    ev = evaluate(w, f, lt)
+    assert ev.findings == []
+    assert ev.reporting_port_ids.tolist() == [100, 101]
+    assert learnt(ev.baseline_ber) == [BER, BER]
+
+
+def test_a_last_bucket_of_one_second_over_the_bar_holds_an_open_degradation():
+    """Port 101's only second reads a BER of 1e-4 (over the 2.4e-5 cap of the degradation
+    bar): too short to open, but an open alert holds on it."""
+    w, f, lt = fleet(1)
+    one_second_at_the_end(w, 1, 1e-4)
+    ev = evaluate(w, f, lt)
+    assert ev.findings == []
+    assert ev.holding == {"fec_degradation:link:10"}
+
+
+def test_the_selector_reads_the_raw_samples_behind_a_one_second_bucket():
+    w, f, lt = fleet(1)
+    one_second_at_the_end(w, 1, 1e-4)
+    assert sample_candidates(w, f, lt, [Thresholds()]).tolist() == [1]

@@ -207,3 +207,15 @@ def test_rates_judge_only_ports_without_a_pause_duration_when_not_always():
     w.pfc_pause_us[2, :] = np.nan
     ev = evaluate(w, f, lt, [Thresholds(pfc_rates_always=False)])
     assert keys(ev) == ["pfc_storm:port:103"]
+
+
+def test_a_share_one_microsecond_under_20_percent_beside_an_unreported_minute_stays_closed():
+    """Four of the last five minutes report 48 s paused less one microsecond in all (a share
+    just under 20%); the fifth reports no pause duration and adds nothing to the paused time."""
+    w, f, lt = quiet_fleet()
+    w.pfc_pause_us[0, -5:] = 12e6
+    w.pfc_pause_us[0, -1] = 12e6 - 1
+    w.pfc_pause_us[0, -3] = np.nan
+    ev = evaluate(w, f, lt)
+    assert ev.findings == []
+    assert ev.holding == {"pfc_storm:port:101"}  # 10% or more holds an open one

@@ -149,3 +149,68 @@ def test_a_module_with_fewer_lanes_than_its_baseline_is_judged_on_the_lanes_it_h
     w.rx_power_dbm[1, 2] = -6.0  # B end, lane 3: 4 dB down
     (x,) = evaluate(w, f, lt).findings
     assert x.headline == "lane 3 rx power 4.0 dB below its own baseline at the B end"
+
+
+def test_the_evidence_is_each_rows_own_latest_bucket():
+    """The A end reports every bucket; the B end's drop shows 3.5 dB in its last reported bucket,
+    and its last minute is not reported: its evidence is its own latest bucket, not the A end's."""
+    w, f, lt = per_bucket()
+    w.rx_power_dbm_b[1, -6:-1, 3] = -5.0
+    w.rx_power_dbm_b[1, -2, 3] = -5.5
+    w.rx_power_dbm_b[1, -1, :] = np.nan
+    (x,) = evaluate(w, f, lt).findings
+    assert set(x.ends) == {"b"}
+    assert (x.ends["b"]["worst_drop_db"], x.ends["b"]["worst_lane"]) == (3.5, 4)
+
+
+def test_the_evidence_skips_two_unreported_buckets():
+    """A profile asking 60% of the hold reported: 3 of the last 5 buckets are, all 3 dB down or
+    more; the latest reported bucket (third from the end, 3.5 dB down) is the evidence."""
+    w, f, lt = per_bucket()
+    w.rx_power_dbm_b[0, -5:, 3] = -5.0
+    w.rx_power_dbm_b[0, -3, 3] = -5.5
+    w.rx_power_dbm_b[0, -2:, :] = np.nan
+    (x,) = evaluate(w, f, lt, [Thresholds(coverage=0.6)]).findings
+    assert (x.ends["a"]["worst_drop_db"], x.ends["a"]["worst_lane"]) == (3.5, 4)
+
+
+def test_a_two_bucket_hold_needs_both_buckets_reported():
+    """``rx_hold_s`` of 2 minutes: 80% of two buckets is both of them."""
+    w, f, lt = per_bucket()
+    profiles = [Thresholds(rx_hold_s=120.0)]
+    w.rx_power_dbm_b[0, -2:, 3] = -5.0
+    assert [x.key for x in evaluate(w, f, lt, profiles).findings] == [KEY]
+    w.rx_power_dbm_b[0, -2, :] = np.nan  # one of the two not reported
+    assert evaluate(w, f, lt, profiles).findings == []
+
+
+def test_a_two_bucket_hold_at_half_coverage_opens_on_one_reported_bucket():
+    w, f, lt = per_bucket()
+    w.rx_power_dbm_b[0, -1, 3] = -5.0
+    w.rx_power_dbm_b[0, -2, :] = np.nan
+    (x,) = evaluate(w, f, lt, [Thresholds(rx_hold_s=120.0, coverage=0.5)]).findings
+    assert (x.key, x.ends["a"]["worst_drop_db"]) == (KEY, 3.0)
+
+
+def test_a_profile_covering_a_single_port_judges_its_receive_power():
+    """Link 11 takes profile 1 and its B end is on no recorded link (port 103, the default
+    profile's): profile 1 covers the A end, port 102, alone."""
+    w, f, lt = fleet(2)
+    w.rx_power_dbm_b = np.full((w.n, B, 8), -2.0)
+    lt.b_row[1] = -1
+    lt.profile[:] = [0, 1]
+    w.rx_power_dbm_b[2, -5:, 3] = -5.0
+    (x,) = evaluate(w, f, lt, [Thresholds(), Thresholds()]).findings
+    assert x.key == "rx_power_drift:link:11"
+    assert (x.ends["a"]["port_id"], x.ends["a"]["worst_drop_db"]) == (102, 3.0)
+
+
+def test_a_ten_minute_clear_window_holds_on_its_own_ten_buckets():
+    """``clear_s`` of 10 minutes: power within 1 dB of the warning 11 to 20 minutes ago, and
+    clear of it in the last 10, holds nothing; within it 10 minutes ago, it holds."""
+    w, f, lt = per_bucket()
+    profiles = [Thresholds(clear_s=600.0)]
+    w.rx_power_dbm_b[0, -20:-10, :] = -8.5
+    assert evaluate(w, f, lt, profiles).holding == set()
+    w.rx_power_dbm_b[0, -10, :] = -8.5
+    assert evaluate(w, f, lt, profiles).holding == {KEY}

@@ -13,6 +13,7 @@ import pytest
 
 from inventory.core.telemetry.rules.config import Thresholds
 from inventory.core.telemetry.rules.engine import evaluate, sample_candidates
+from inventory.core.telemetry.rules.frames import SampleSteps
 from inventory.core.telemetry.rules.util import (
     bucket_count,
     fmt_sci,
@@ -153,3 +154,83 @@ def test_fec_degradation_needs_80_percent_of_its_ten_minutes_reported(minutes, o
     w.corrected_bits[0, reported] *= 300
     ev = evaluate(w, f, lt)
     assert [x.key for x in ev.findings] == (["fec_degradation:link:10"] if opens else [])
+
+
+def test_a_tail_over_exactly_three_minutes_is_three_episodes():
+    """High-bin codewords in each of the last three minutes: the first and last one-minute windows
+    past the bar end exactly two spans apart, which counts three episodes (the rule's three)."""
+    w, f, lt = quiet_fleet()
+    w.hist_warn_cw[0, -3:] = 12
+    (x,) = evaluate(w, f, lt).findings
+    assert (x.key, x.severity) == ("fec_tail:link:10", "warning")
+
+
+def test_each_port_counts_its_own_tail_episodes():
+    """Port 100's tail lasts six minutes (an alert), port 102 had one burst (no alert)."""
+    w, f, lt = quiet_fleet()
+    w.hist_warn_cw[0, -6:] = 12
+    w.hist_warn_cw[2, -3] = 40
+    ev = evaluate(w, f, lt)
+    assert [(x.key, x.severity) for x in ev.findings] == [("fec_tail:link:10", "warning")]
+
+
+def histogram_between_counters(w, bursts: dict[float, float]) -> SampleSteps:
+    """Port 100's raw samples over the 20 minutes before the window's end: the FEC histogram
+    every 10 s and, 5 s before each, a sample of the counters (another table: no histogram).
+    ``bursts`` maps seconds before the end to warning-bin codewords in the histogram interval
+    ending then (also added to the bucket holding it)."""
+    end = w.end
+    t_hist = end - 1200 + 10.0 * np.arange(1, 121)
+    warn = np.zeros(120)
+    for before, count in bursts.items():
+        i = int(np.searchsorted(t_hist, end - before))
+        warn[i] += count
+        w.hist_warn_cw[0, int((t_hist[i] - w.t_start) // w.bucket_s)] += count
+    t = np.empty(240)
+    t[0::2], t[1::2] = t_hist - 5.0, t_hist
+    hist = np.full(240, np.nan)
+    hist[1::2] = warn
+    counters = np.full(240, np.nan)
+    counters[0::2] = 0.0
+    return SampleSteps(
+        row=np.zeros(240, dtype=np.int64),
+        t=t,
+        dt=np.full(240, 10.0),
+        uncorrectable_cw=counters,
+        pfc_pause_rx=counters.copy(),
+        pfc_pause_tx=counters.copy(),
+        hist_warn_cw=hist,
+        hist_crit_cw=np.where(np.isfinite(hist), 0.0, np.nan),
+    )
+
+
+def test_a_burst_whose_histogram_samples_sit_between_counter_samples_is_one_episode():
+    """12 warning-bin codewords in one 10-s histogram interval: every one-minute window holding it
+    is past the 10-codeword bar (six histogram samples in a row, with the counter samples between
+    them): one episode, no alert; an open tail holds on it."""
+    w, f, lt = quiet_fleet()
+    w.steps = histogram_between_counters(w, {290.0: 12})
+    ev = evaluate(w, f, lt)
+    assert ev.findings == []
+    assert ev.holding == {"fec_tail:link:10"}
+
+
+def test_samples_without_a_histogram_add_nothing_to_a_tail_window():
+    """Three separate bursts of 9 warning-bin codewords (under the 10 of the bar) with counter
+    samples between the histogram's: no window reaches the bar, so no episode and no alert."""
+    w, f, lt = quiet_fleet()
+    w.steps = histogram_between_counters(w, {290.0: 9, 490.0: 9, 690.0: 9})
+    ev = evaluate(w, f, lt)
+    assert ev.findings == []
+    assert ev.holding == {"fec_tail:link:10"}  # 9 is past half the bar
+
+
+def test_pause_frames_in_a_bucket_covered_by_a_single_second_need_raw_samples():
+    """Port 100 came up one second before the window ended and sent 150 pause frames in it
+    (150/s, over the 5/s an open storm holds at): its raw samples are read."""
+    w, f, lt = quiet_fleet()
+    w.seconds[0, :] = 0
+    w.seconds[0, -1] = 1.0
+    w.pfc_pause_tx[0, :] = np.nan
+    w.pfc_pause_tx[0, -1] = 150
+    assert sample_candidates(w, f, lt, [Thresholds()]).tolist() == [0]
