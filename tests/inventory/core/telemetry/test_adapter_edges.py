@@ -429,6 +429,27 @@ def test_ethtool_module_reads_past_a_line_without_a_colon_and_a_temperature_with
     assert dict(c.report.ignored) == {"Identifier": 1}
 
 
+def test_ethtool_module_vendor_strings_holding_a_colon_stay_whole():
+    """Vendor name, PN and SN are the EEPROM's free ASCII, printed as stored: a colon in one is
+    part of the value; the OUI's colons do not change its label."""
+    body = (
+        b"\tVendor name : Acme:Optics\n\tVendor OUI : 00:1b:21\n\tVendor PN : SFP:10G\n"
+        b"\tVendor SN : MT17:06FT\n"
+    )
+    c = ctx("gpu-1", "eth0")
+    assert adapters.parse("ethtool-module", body, c) == [
+        {
+            "device": "gpu-1",
+            "port": "eth0",
+            "ts": NOW,
+            "module_vendor": "Acme:Optics",
+            "module_part": "SFP:10G",
+            "module_serial": "MT17:06FT",
+        }
+    ]
+    assert dict(c.report.ignored) == {"Vendor OUI": 1}
+
+
 def test_ethtool_stats_names_a_line_that_is_no_counter_by_what_precedes_its_first_colon():
     """A line that is no counter whose value holds colons (a time) is named by its label only."""
     body = b"NIC statistics:\n     link_down_events: 4\n     last reset: 2026-12-01 12:00:01\n"
