@@ -68,6 +68,8 @@ MODULES: dict[str, list[str]] = {
         "tests/inventory/core/telemetry/test_adapters.py",
         "tests/inventory/core/telemetry/test_renamed_fields.py",
         "tests/inventory/core/telemetry/test_adapter_edges.py",
+        # ethtool.map_ethtool_stats is called only by the Prometheus pull (interop/prometheus.py)
+        "tests/inventory/core/interop/test_prometheus_names.py",
     ],
     # permission policy: the tests that ask the policy itself (every role x action x site, the refusal
     # sentences, the sites of objects, bulk checks, the decorator, token kinds). The rest of

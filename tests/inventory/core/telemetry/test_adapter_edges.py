@@ -407,6 +407,70 @@ def test_ethtool_stats_names_a_line_that_is_no_counter_and_refuses_a_body_withou
         adapters.parse("ethtool-stats", body, ctx(None, "p1"))
 
 
+def test_ethtool_fec_text_names_a_lower_case_line_it_does_not_read():
+    """A statistic the FEC text has no field for, spelt in lower case as the kernel's counters are
+    (``pcs_errors``), is named like the capitalised lines (``Statistics``, ``Lane 0``)."""
+    body = b"FEC parameters for eth0:\nStatistics:\n  corrected_blocks: 3\n  pcs_errors: 2\n    Lane 0: 1\n"
+    c = ctx("gpu-1")
+    assert adapters.parse("ethtool-fec", body, c) == [
+        {"device": "gpu-1", "port": "eth0", "ts": NOW, "fec_corrected_codewords": 3}
+    ]
+    assert dict(c.report.ignored) == {"Statistics": 1, "pcs_errors": 1, "Lane 0": 1}
+
+
+def test_ethtool_module_reads_past_a_line_without_a_colon_and_a_temperature_without_a_number():
+    """The command echoed above the output (no colon) does not end the reading; a temperature of
+    ``N/A`` is no field, and is not named as unread either (the line was understood)."""
+    body = b"ethtool -m eth0\n\tIdentifier : 0x03 (SFP)\n\tVendor SN : FS1\n\tModule temperature : N/A\n\tModule voltage : 3.3 V\n"
+    c = ctx("gpu-1", "eth0")
+    assert adapters.parse("ethtool-module", body, c) == [
+        {"device": "gpu-1", "port": "eth0", "ts": NOW, "module_serial": "FS1", "voltage_v": 3.3}
+    ]
+    assert dict(c.report.ignored) == {"Identifier": 1}
+
+
+def test_ethtool_module_vendor_strings_holding_a_colon_stay_whole():
+    """Vendor name, PN and SN are the EEPROM's free ASCII, printed as stored: a colon in one is
+    part of the value; the OUI's colons do not change its label."""
+    body = (
+        b"\tVendor name : Acme:Optics\n\tVendor OUI : 00:1b:21\n\tVendor PN : SFP:10G\n"
+        b"\tVendor SN : MT17:06FT\n"
+    )
+    c = ctx("gpu-1", "eth0")
+    assert adapters.parse("ethtool-module", body, c) == [
+        {
+            "device": "gpu-1",
+            "port": "eth0",
+            "ts": NOW,
+            "module_vendor": "Acme:Optics",
+            "module_part": "SFP:10G",
+            "module_serial": "MT17:06FT",
+        }
+    ]
+    assert dict(c.report.ignored) == {"Vendor OUI": 1}
+
+
+def test_ethtool_stats_names_a_line_that_is_no_counter_by_what_precedes_its_first_colon():
+    """A line that is no counter whose value holds colons (a time) is named by its label only."""
+    body = b"NIC statistics:\n     link_down_events: 4\n     last reset: 2026-12-01 12:00:01\n"
+    c = ctx("gpu-2", "p1")
+    assert adapters.parse("ethtool-stats", body, c) == [
+        {"device": "gpu-2", "port": "p1", "ts": NOW, "link_down_events": 4}
+    ]
+    assert dict(c.report.ignored) == {"last reset": 1}
+
+
+def test_map_ethtool_stats_gives_the_sample_fields_of_driver_counters():
+    """The Prometheus pull's mapping (``interop/prometheus.py``): the fields only, counters with no
+    field left out."""
+    from inventory.core.telemetry.adapters.ethtool import map_ethtool_stats
+
+    assert map_ethtool_stats({"rx_corrected_bits_phy": 5, "link_down_events_phy": 2, "rx_bytes": 9}) == {
+        "fec_corrected_bits": 5,
+        "link_down_events": 2,
+    }
+
+
 # --- what every adapter shares (adapters/common.py) -----------------------------------------------
 
 
@@ -1550,6 +1614,23 @@ Ethernet12: SFP EEPROM detected
         adapters.AdapterError, match=r"^sonic-dom output does not name the device: pass \?device="
     ):
         adapters.parse("sonic-dom", body, ctx())
+
+
+def test_sonic_dom_cli_value_holding_a_colon_stays_whole():
+    """The EEPROM's vendor strings are free ASCII: a serial holding a colon is read whole, under
+    its own label, and nothing is named as unread."""
+    body = b"Ethernet0: SFP EEPROM detected\n        Vendor SN: MT17:06FT\n        Vendor Name: Acme:Optics\n"
+    c = ctx("leaf-1")
+    assert adapters.parse("sonic-dom", body, c) == [
+        {
+            "device": "leaf-1",
+            "port": "Ethernet0",
+            "ts": NOW,
+            "module_serial": "MT17:06FT",
+            "module_vendor": "Acme:Optics",
+        }
+    ]
+    assert dict(c.report.ignored) == {}
 
 
 def test_sonic_dom_state_db_one_hash_new_names_and_json_numbers():
