@@ -2848,3 +2848,13 @@ def test_junos_xml_an_empty_name_or_lane_index_a_long_lane_index_and_a_lane_thre
     ).encode()
     with pytest.raises(adapters.AdapterError, match=r"^Junos XML is not well-formed: unbound prefix"):
         adapters.parse("junos", hidden, ctx("mx-1"))
+
+
+def test_junos_text_threshold_without_a_number_and_a_tab_in_its_label_is_named_by_its_first_40_characters():
+    """A threshold line without a number is named in ignored; one whose label holds a tab (a
+    capture that kept a tab) is named by the first 40 characters of the line, not dropped."""
+    line = "Laser output power\thigh alarm threshold    :  - Inf dBm"
+    text = f"Physical interface: et-0/0/4, Enabled, Physical link is Up\n    {line}\n".encode()
+    c = ctx("mx-1")
+    assert adapters.parse("junos", text, c) == [{"device": "mx-1", "port": "et-0/0/4", "ts": NOW}]
+    assert dict(c.report.ignored) == {"Laser output power\thigh alarm threshold ": 1}
