@@ -2662,3 +2662,199 @@ def test_junos_evo_pre_fec_ber_text_line():
     c = ctx("vmx")
     [s] = adapters.parse("junos", body.replace(line, line + b"    PRE FEC BER          N/A\n"), c)
     assert "pre_fec_ber" not in s and c.report.ignored["PRE FEC BER"] == 1
+
+
+# --- junos.py: the survivors of the 830 mutants of 2026-12-05 (issue 34) -------------------------
+
+
+def test_junos_evo_bins_with_one_count_an_unknown_child_or_no_bin_num_and_the_bounds():
+    """A bin with only one of its two counts is that count; an element without a ``bin-num``
+    element at all, or with neither count, is named and the bins after it still read; a child
+    cabletrack does not read is named by its name (never the ones it reads); bin 255 (decode's
+    last bin) and a count of 20 digits (a 64-bit counter) are read."""
+    bins = (
+        "<ethernet-fechistogram-statistics><sym-live-err>4</sym-live-err></ethernet-fechistogram-statistics>"
+        "<ethernet-fechistogram-statistics><bin-num>3</bin-num></ethernet-fechistogram-statistics>"
+        "<ethernet-fechistogram-statistics><bin-num>0</bin-num><sym-live-err>5</sym-live-err>"
+        "<bin-range>0-0</bin-range></ethernet-fechistogram-statistics>"
+        "<ethernet-fechistogram-statistics><bin-num>1</bin-num>"
+        "<sym-harvest-err>18446744073709551615</sym-harvest-err></ethernet-fechistogram-statistics>"
+        + _evo_bin("255", "0", "2")
+    )
+    body = _evo_xml(bins=bins)
+    for form in (body, _evo_json(body)):
+        c = ctx("qfx-1")
+        [s] = adapters.parse("junos", form, c)
+        assert (s["fec_hist"], s["fec_hist_bins"]) == (
+            [5, 18446744073709551615, 2],
+            [[0, 0], [1, 1], [255, 255]],
+        )
+        assert c.report.ignored["ethernet-fechistogram-statistics without bin-num"] == 1
+        assert c.report.ignored["ethernet-fechistogram-statistics without a count"] == 1
+        assert c.report.ignored["bin-range"] == 1
+        assert not {"bin-num", "sym-live-err", "sym-harvest-err"} & set(c.report.ignored)
+
+
+def test_junos_evo_fec_and_bin_counts_refused_with_what_was_sent():
+    """The exact 400 of an empty count, of one 21 digits long, of a long bin number (cut to 40
+    characters); a FEC statistics element without ``fec_ccw_count`` still gives the uncorrected
+    count, and a corrected count of 20 digits is read."""
+    ccw = b"<fec_ccw_count>955</fec_ccw_count>"
+    for bins, fec, message in (
+        ("", b"<fec_ccw_count/>", r"^Junos fec_ccw_count is not a count: ''\.$"),
+        (
+            "",
+            b"<fec_ccw_count>" + b"9" * 5000 + b"</fec_ccw_count>",
+            r"^Junos fec_ccw_count is not a count: '9{40}'\.$",
+        ),
+        (
+            _evo_bin("9" * 5000, "0", "1"),
+            ccw,
+            r"^Junos ethernet-fechistogram-statistics of et-0/0/56: bin-num '9{40}' is not a bin number\.$",
+        ),
+        (_evo_bin("0", "", "1"), ccw, r"^Junos sym-live-err of et-0/0/56 is not a count: ''\.$"),
+        (
+            _evo_bin("0", "0", "1" * 21),
+            ccw,
+            r"^Junos sym-harvest-err of et-0/0/56 is not a count: '1{21}'\.$",
+        ),
+    ):
+        with pytest.raises(adapters.AdapterError, match=message):
+            adapters.parse("junos", _evo_xml(bins=bins).replace(ccw, fec), ctx("qfx-1"))
+    [s] = adapters.parse("junos", _evo_xml().replace(ccw, b""), ctx("qfx-1"))
+    assert "fec_corrected_codewords" not in s and s["fec_uncorrectable_codewords"] == 0
+    [s] = adapters.parse(
+        "junos", _evo_xml().replace(ccw, b"<fec_ccw_count>18446744073709551615</fec_ccw_count>"), ctx("qfx-1")
+    )
+    assert s["fec_corrected_codewords"] == 18446744073709551615
+
+
+def test_junos_json_with_plain_values_and_objects_not_in_arrays():
+    """JSON that writes an element as a plain object, a string or a number rather than Junos' array
+    of ``{"data": ...}`` objects is read as the same tree; ``"data": [null]`` is an empty element
+    (a bin without its number, named); text that is no JSON is refused with the parser's reason."""
+    body = (
+        b'{"interface-information": {"physical-interface": {"name": "et-0/0/7",'
+        b' "ethernet-fec-statistics": {"fec_ccw_count": "5", "fec_nccw_count": 7},'
+        b' "ethernet-fechistogram-statistics": [{"bin-num": [{"data": [null]}], "sym-live-err": [{"data": "1"}]}]}}}'
+    )
+    c = ctx("qfx-1")
+    assert adapters.parse("junos", body, c) == [
+        {
+            "device": "qfx-1",
+            "port": "et-0/0/7",
+            "ts": NOW,
+            "fec_corrected_codewords": 5,
+            "fec_uncorrectable_codewords": 7,
+        }
+    ]
+    assert c.report.ignored["ethernet-fechistogram-statistics without bin-num"] == 1
+    with pytest.raises(
+        adapters.AdapterError, match=r"^Junos JSON is not valid JSON: Expecting property name"
+    ):
+        adapters.parse("junos", b"{not json", ctx("qfx-1"))
+
+
+def test_junos_prompt_lines_after_a_blank_line_of_256_bytes_or_not_ascii():
+    """The ``{master:0}`` line is found after a blank first line; a last line of 256 bytes or more
+    is never looked at (it stays, and the JSON after it is refused), one of 255 is; a first or
+    last line that is not ASCII (a description, a note) is read past, not a crash."""
+    json_body = (
+        b'{"interface-information": [{"physical-interface": [{"name": [{"data": "et-0/0/1"}],'
+        b' "ethernet-fec-statistics": [{"fec_ccw_count": [{"data": "3"}]}]}]}]}'
+    )
+    expected = [{"device": "qfx-1", "port": "et-0/0/1", "ts": NOW, "fec_corrected_codewords": 3}]
+    assert adapters.parse("junos", b"\n{master:0}\n" + json_body, ctx("qfx-1")) == expected
+    assert adapters.parse("junos", json_body + b"\n" + b" " * 245 + b"{master:0}", ctx("qfx-1")) == expected
+    with pytest.raises(adapters.AdapterError, match=r"^Junos JSON is not valid JSON: Extra data"):
+        adapters.parse("junos", json_body + b"\n" + b" " * 246 + b"{master:0}", ctx("qfx-1"))
+    text = (
+        "Physical interface: ge-0/0/1, Enabled, Physical link is Up  # lien Zürich–Genève\n"
+        "    Module temperature                        :  40 degrees C / 104 degrees F\n"
+        "    Description : lien Zürich–Genève\n"
+    ).encode()
+    c = ctx("mx-1")
+    assert adapters.parse("junos", text, c) == [
+        {"device": "mx-1", "port": "ge-0/0/1", "ts": NOW, "temperature_c": 40.0}
+    ]
+    assert dict(c.report.ignored) == {"Description": 1}
+
+
+def test_junos_text_reads_past_a_blank_line_and_the_ber_and_names_a_table_row_by_its_first_40_characters():
+    row = "    0                    0                    0                    0"
+    text = (
+        "Physical interface: et-0/0/3, Enabled, Physical link is Up\n"
+        "    PRE FEC BER          2.5e-09\n"
+        "    FEC Corrected Errors                 12\n"
+        "\n"
+        f"{row}\n"
+        "    Module temperature                        :  40 degrees C / 104 degrees F\n"
+    ).encode()
+    c = ctx("mx-1")
+    assert adapters.parse("junos", text, c) == [
+        {
+            "device": "mx-1",
+            "port": "et-0/0/3",
+            "ts": NOW,
+            "pre_fec_ber": 2.5e-09,
+            "fec_corrected_codewords": 12,
+            "temperature_c": 40.0,
+        }
+    ]
+    assert dict(c.report.ignored) == {row.strip()[:40]: 1}
+
+
+def test_junos_xml_an_empty_name_or_lane_index_a_long_lane_index_and_a_lane_threshold():
+    """``<name/>`` is a port without a name; an empty or long ``lane-index`` is quoted (cut to 20
+    characters) in the 400; a threshold written inside a lane block is the module's threshold; a
+    reply whose opening (a long comment) hides its root from the ``junos:`` fix-up is refused as
+    not well-formed, never a crash."""
+    with pytest.raises(adapters.AdapterError, match=r"^Junos output: a physical-interface without a name\.$"):
+        adapters.parse(
+            "junos",
+            b"<interface-information><physical-interface><name/></physical-interface></interface-information>",
+            ctx("mx-1"),
+        )
+    for index, quoted in (("", "''"), ("x" * 50, "'" + "x" * 20 + "'")):
+        rows = [
+            (
+                "optics-diagnostics-lane-values",
+                [("lane-index", index), ("laser-rx-optical-power-dbm", "-1.00")],
+            )
+        ]
+        for body in (_junos_xml("et-0/0/1", rows), _junos_json("et-0/0/1", rows)):
+            with pytest.raises(
+                adapters.AdapterError,
+                match=rf"^Junos optics-diagnostics-lane-values of et-0/0/1 with lane-index {quoted}: each lane needs its number\.$",
+            ):
+                adapters.parse("junos", body, ctx("mx-1"))
+    rows = [
+        (
+            "optics-diagnostics-lane-values",
+            [
+                ("lane-index", "0"),
+                ("laser-rx-optical-power-dbm", "-1.00"),
+                ("laser-rx-power-high-alarm-threshold-dbm", "2.00"),
+            ],
+        )
+    ]
+    for body in (_junos_xml("et-0/0/1", rows), _junos_json("et-0/0/1", rows)):
+        [s] = adapters.parse("junos", body, ctx("mx-1"))
+        assert (s["rx_power_dbm"], s["module_thresholds"]) == ([-1.0], {"rx_power_high_alarm": 2.0})
+    hidden = (
+        "<!-- " + "x" * 300 + " -->"
+        '<interface-information junos:style="normal"><physical-interface><name>ge-0/0/1</name>'
+        "</physical-interface></interface-information>"
+    ).encode()
+    with pytest.raises(adapters.AdapterError, match=r"^Junos XML is not well-formed: unbound prefix"):
+        adapters.parse("junos", hidden, ctx("mx-1"))
+
+
+def test_junos_text_threshold_without_a_number_and_a_tab_in_its_label_is_named_by_its_first_40_characters():
+    """A threshold line without a number is named in ignored; one whose label holds a tab (a
+    capture that kept a tab) is named by the first 40 characters of the line, not dropped."""
+    line = "Laser output power\thigh alarm threshold    :  - Inf dBm"
+    text = f"Physical interface: et-0/0/4, Enabled, Physical link is Up\n    {line}\n".encode()
+    c = ctx("mx-1")
+    assert adapters.parse("junos", text, c) == [{"device": "mx-1", "port": "et-0/0/4", "ts": NOW}]
+    assert dict(c.report.ignored) == {"Laser output power\thigh alarm threshold ": 1}
