@@ -39,9 +39,14 @@ FORMATS: dict[str, Callable[[bytes, Context], list[dict]]] = {
 }
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
 def parse(fmt: str, body: bytes, ctx: Context) -> list[dict]:
     """The body read as ``fmt``: sample dicts; the source fields not used are in ``ctx.report``.
-    A body that plainly has another known format's shape is refused naming it."""
+    A body that plainly has another known format's shape is refused naming it. A leading UTF-8
+    byte-order mark (text saved by Windows tools) is dropped first: it is no part of the output."""
+    body = body.removeprefix(_BOM)
     other = other_format(fmt, body)
     if other is not None:
         name, what = other

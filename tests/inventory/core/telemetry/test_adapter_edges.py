@@ -2858,3 +2858,21 @@ def test_junos_text_threshold_without_a_number_and_a_tab_in_its_label_is_named_b
     c = ctx("mx-1")
     assert adapters.parse("junos", text, c) == [{"device": "mx-1", "port": "et-0/0/4", "ts": NOW}]
     assert dict(c.report.ignored) == {"Laser output power\thigh alarm threshold ": 1}
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "device"),
+    [
+        ("junos", "junos_show_interfaces_diagnostics_optics_et_qsfp28_4lanes.txt", "qfx-1"),
+        ("arista-eos", "arista_eos_show_interfaces_transceiver_napalm_40gbase-sr4.json", "eos-1"),
+        ("ethtool-module", "ethtool_m_qsfp28_sr4_mellanox_cumulus.txt", "host-1"),
+    ],
+)
+def test_a_capture_saved_with_a_byte_order_mark_reads_as_without_it(fmt, name, device):
+    """Editors and tools on Windows save text with a UTF-8 byte-order mark. A Junos capture so
+    saved was refused as "ethtool -m module EEPROM output ... use ?format=ethtool-module" (its
+    first line no longer started with the Junos mark); JSON ones were not valid JSON."""
+    body = (REAL / name).read_bytes()
+    c1, c2 = ctx(device, "Ethernet0"), ctx(device, "Ethernet0")
+    assert adapters.parse(fmt, b"\xef\xbb\xbf" + body, c1) == adapters.parse(fmt, body, c2)
+    assert c1.report.as_dict() == c2.report.as_dict()
