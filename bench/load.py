@@ -45,12 +45,16 @@ def _plan(technicians: int, collectors: int, batch: int) -> dict:
     from bench.common import make_token
     from inventory.core.choices import CableKind, CableStatus, PortKind
     from inventory.core.optics.trace_checks import wavelengths_for
-    from inventory.models import Cable, Port, Rack
+    from inventory.models import Cable, Port, Rack, Team
 
     sessions, tokens = [], []
+    # Technicians record tests only in the sites their teams look after (a 403 otherwise, which
+    # is what every upload of the load test got until they were put in those teams)
+    teams = list(Team.objects.filter(sites__isnull=False).distinct())
     for i in range(10):  # ten technicians' accounts, shared by the simulated users
         user, _ = get_user_model().objects.get_or_create(username=f"load-tech-{i}")
         user.groups.add(Group.objects.get(name="technician"))
+        user.teams.add(*teams)
         # The session is signed, and its auth hash salted, with the SECRET_KEY of the server
         # under test (production settings), and names the backend the server authenticates with;
         # otherwise every page would answer with the login page.
