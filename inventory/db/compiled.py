@@ -29,6 +29,7 @@ from django.db import connections
 from django.db.models import QuerySet
 from django.db.models.sql.constants import MULTI
 
+from inventory.db.lookups import IdArray
 from inventory.db.replica import read_alias
 
 
@@ -125,7 +126,8 @@ class CompiledRead:
             return list(self.build(*args).using(using))
         params = list(shape.params)
         for pos, i in shape.slots:
-            params[pos] = args[i]
+            # an id list goes in as the lookup bound it (``IdArray``: one text literal)
+            params[pos] = IdArray(args[i]) if type(params[pos]) is IdArray else args[i]
         compiler = copy.copy(shape.compiler)
         connection = compiler.connection = connections[using]  # this thread's connection
         statement = (shape.sql, tuple(params))

@@ -6,9 +6,39 @@ PostgreSQL ``any`` sends ``col = ANY(%s)`` with the list as one array parameter 
 already be of the column's Python type: ids, strings); elsewhere it behaves as ``in``.
 """
 
+import psycopg
 from django.db import connection
 from django.db.models import Field, ForeignObject
 from django.db.models.lookups import In
+from psycopg.adapt import Dumper
+
+from inventory.db.copy import pg_array
+
+
+class IdArray(list):
+    """Integers bound as one ``bigint[]`` parameter, sent as its text literal.
+
+    psycopg's list dumper adapts each element on its own (a dumper lookup and a regular-expression
+    test per element): a desk-list page of 50 trunks binds nine lists of some 1,200 ids for its
+    decisions, and that adaptation took 11 ms of the page's 60 at 131,072 GPUs; the literal
+    (orjson's text with braces) takes well under a millisecond."""
+
+
+class _IdArrayDumper(Dumper):
+    oid = psycopg.postgres.types["int8"].array_oid
+
+    def dump(self, obj: IdArray) -> bytes:
+        return pg_array(obj)
+
+
+# Registered on psycopg's global map, which Django's connections are made from.
+psycopg.adapters.register_dumper(IdArray, _IdArrayDumper)
+
+
+def _bound(values: list):
+    """The list as it is bound: integers (not booleans) as an ``IdArray``; anything else, such
+    as labels, through psycopg's own list adaptation."""
+    return IdArray(values) if values and all(type(v) is int for v in values) else values
 
 
 @Field.register_lookup
@@ -24,7 +54,7 @@ class AnyOf(In):
         if not isinstance(self.rhs, list):
             return super().as_sql(compiler, connection)
         lhs, lhs_params = self.process_lhs(compiler, connection)
-        return f"{lhs} = ANY(%s)", (*lhs_params, self.rhs)
+        return f"{lhs} = ANY(%s)", (*lhs_params, _bound(self.rhs))
 
 
 @Field.register_lookup
