@@ -209,8 +209,15 @@ class PortRollup(models.Model):
     pre_fec_ber_max = models.FloatField(null=True, help_text="Highest reported pre-FEC BER gauge")
     post_fec_ber_max = models.FloatField(null=True, help_text="Highest reported post-FEC BER gauge")
     # FEC histogram tail (increases), judged against the layout's correction limit
+    # No index: nothing reads rollups by layout, and layouts are never deleted (as
+    # ``TelemetryHistogram.layout``); it only cost each rewrite of a bucket an index entry
     hist_layout = models.ForeignKey(
-        FecBinLayout, null=True, on_delete=models.PROTECT, related_name="+", db_constraint=False
+        FecBinLayout,
+        null=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
     )
     fec_correction_limit = models.PositiveSmallIntegerField(
         null=True, help_text="Symbols the FEC corrects per codeword (from the histogram layout)"
