@@ -35,10 +35,16 @@ class _IdArrayDumper(Dumper):
 psycopg.adapters.register_dumper(IdArray, _IdArrayDumper)
 
 
+_INT8 = range(-(2**63), 2**63)
+
+
 def _bound(values: list):
-    """The list as it is bound: integers (not booleans) as an ``IdArray``; anything else, such
-    as labels, through psycopg's own list adaptation."""
-    return IdArray(values) if values and all(type(v) is int for v in values) else values
+    """The list as it is bound: integers (not booleans) that fit ``bigint`` as an ``IdArray``;
+    anything else, such as labels or an id past ``bigint`` from a query string, through
+    psycopg's own list adaptation (which compares it as ``numeric`` and finds nothing)."""
+    if values and all(type(v) is int for v in values) and min(values) in _INT8 and max(values) in _INT8:
+        return IdArray(values)
+    return values
 
 
 @Field.register_lookup

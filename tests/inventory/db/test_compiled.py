@@ -164,3 +164,11 @@ def test_an_id_list_is_bound_as_one_literal_not_element_by_element(two_halls, mo
         assert [r.name for r in by_ids([racks[n] for n in names])] == sorted(names)
     assert list(Rack.objects.filter(pk__any=[racks["H2-R05"]]).values_list("name", flat=True)) == ["H2-R05"]
     assert dumped == []
+
+
+@pytest.mark.postgres  # SQLite's driver refuses such an int outright, with or without ``any``
+def test_an_id_past_bigint_finds_nothing_instead_of_failing(two_halls):
+    racks = {r.name: r.pk for _, rs in two_halls for r in rs}
+    found = Rack.objects.filter(pk__any=[racks["H1-R01"], 2**70]).values_list("name", flat=True)
+    assert list(found) == ["H1-R01"]
+    assert list(Rack.objects.filter(pk__any=[-(2**64)])) == []
