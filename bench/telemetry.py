@@ -228,7 +228,7 @@ SERVER_SETTINGS = ("shared_buffers", "max_wal_size", "wal_compression", "autovac
 
 
 def _server_settings() -> str:
-    """The PostgreSQL settings the sustained figure depends on (``docs/operator/production.md``):
+    """The PostgreSQL settings the sustained figure depends on (``docs/operator/scaling.md``):
     with the Debian defaults (128 MB of shared buffers) the sustained rate measured about a
     tenth lower, the COPY's backends spending 6.5 µs a sample against 4.7 with 6 GB."""
     from django.db import connection
