@@ -108,13 +108,8 @@ class PortTelemetryState(models.Model):
     or thresholds (written by the ingest); ``last_ts`` the latest sample of any kind (written
     by the rollup task, off the ingest path). Empty strings: never reported.
 
-    ``roll_*`` is the set-based rollup's record of the newest bucket it wrote for the port
-    (``rollup_sql``): the newest sample that bucket holds and the sums its stored columns do not
-    keep, so that the next run adds its new samples to the bucket instead of reading the
-    whole bucket back. Any other writer of the port's buckets clears it (``roll_through`` null:
-    the next run recomputes the bucket from its raw samples). No index but the key: the rollup
-    rewrites the row every run, and an update that touches no indexed column stays on its page
-    (HOT) without an entry in any index.
+    No index but the key: the rollup rewrites the row of every port it rolls up, and an update
+    that changes no indexed column can stay on its page (HOT) without an entry in any index.
     """
 
     port = models.OneToOneField(
@@ -138,17 +133,6 @@ class PortTelemetryState(models.Model):
     module_flags = models.JSONField(null=True, blank=True)
     dom_suspect = models.JSONField(null=True, blank=True)
     dom_suspect_at = models.DateTimeField(null=True, blank=True)
-    roll_bucket = models.DateTimeField(null=True, blank=True)
-    roll_through = models.DateTimeField(null=True, blank=True)
-    # the bucket row as written (its samples and computed_at): a row rewritten by anything else
-    # no longer matches, and the next run recomputes it
-    roll_samples = models.PositiveIntegerField(null=True, blank=True)
-    roll_at = models.DateTimeField(null=True, blank=True)
-    # seconds covered by corrected-bit increases, and the pre-FEC BER gauges' sum and count:
-    # the bucket's line bits and mean gauge are built from them (stored rows keep only results)
-    roll_bits_s = models.FloatField(null=True, blank=True)
-    roll_ber_sum = models.FloatField(null=True, blank=True)
-    roll_ber_n = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["port_id"]

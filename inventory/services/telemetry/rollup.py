@@ -44,7 +44,7 @@ from inventory.models import (
 )
 from inventory.selectors.telemetry.lines import port_lines
 from inventory.services.telemetry import partitions, rollup_queue
-from inventory.services.telemetry.rollup_sql import ROLL_FIELDS, rollup_ports_sql
+from inventory.services.telemetry.rollup_sql import rollup_ports_sql
 
 
 def _ids(ids) -> list[int] | RawSQL:
@@ -213,10 +213,6 @@ def _rollup_ports(port_ids: list[int], since: datetime, *, now: datetime) -> int
     PortRollup.objects.filter(port_id__in=_ids(port_ids), bucket__gte=since_aligned).delete()
     _write_rollups(rows)
     _last_seen(samples)
-    # the set-based rollup's record of these ports' open buckets no longer describes them
-    PortTelemetryState.objects.filter(port_id__in=_ids(port_ids), roll_through__isnull=False).update(
-        **dict.fromkeys(ROLL_FIELDS)
-    )
     return len(rows)
 
 

@@ -7,17 +7,6 @@ Only the samples from the dirty time on are read, plus, per port, the one sample
 (the predecessor of the first interval, found through the (port, ts) key within the
 lookback), so a run reads what arrived and not the lookback window again.
 
-A run that brings a port only samples newer than everything its open bucket holds adds them to
-that bucket instead of reading it again ("inc"): it reads from the newest sample the bucket
-holds (the first new sample's predecessor), and merges the new samples' sums, extremes, lane
-minima and latest histogram layout into the stored row, with the sums the row does not keep
-(seconds of corrected bits, the BER gauges' sum and count) from ``PortTelemetryState.roll_*``.
-Rollup runs come every few seconds and buckets are a minute wide, so recomputing the open
-bucket from its start read each sample about six times over (measured: the rollup's
-PostgreSQL time per sample was 2.5 times its cost in a single pass). A late sample, a run that
-starts a new bucket, and a bucket whose row no longer matches the state's record of it
-(another writer) recompute from the raw rows as before; the result is the same table.
-
 The semantics are those of ``inventory.core.telemetry.rollup.rollup_port`` (the pure core,
 which SQLite and the odd ports below still use):
 
@@ -65,16 +54,6 @@ from inventory.models import (
 )
 
 _MAX = MAX_INCREASE
-# PortTelemetryState's record of the newest bucket written (``seen`` below writes them in order)
-ROLL_FIELDS = (
-    "roll_bucket",
-    "roll_through",
-    "roll_samples",
-    "roll_at",
-    "roll_bits_s",
-    "roll_ber_sum",
-    "roll_ber_n",
-)
 _Q = 1 << 62  # a quarter of the unsigned 64-bit range, in the stored (offset) scale
 
 
@@ -136,31 +115,6 @@ def _bins() -> tuple[str, str, str, str, str]:
         f"CASE WHEN s.lim > 0 THEN {warn} ELSE 0 END",
         f"CASE WHEN s.lim > 0 THEN {crit} ELSE 0 END",
         f"greatest({top})",
-    )
-
-
-def _added(new: str, old: str) -> str:
-    """A summed increase of the new samples added to the bucket's stored one: null where both are
-    (as ``sum()`` of nothing), saturating at ``MAX_INCREASE`` without overflowing ``bigint``
-    (both are non-negative and at most ``MAX_INCREASE``, as every increase is)."""
-    return (
-        f"CASE WHEN {old} IS NULL THEN {new} WHEN {new} IS NULL THEN {old} "
-        f"WHEN {new} > {_MAX} - {old} THEN {_MAX}::bigint ELSE {new} + {old} END"
-    )
-
-
-def _plus(new: str, old: str) -> str:
-    """Two partial sums of a float (or a count) added, null only where both are."""
-    return f"CASE WHEN {old} IS NULL THEN {new} WHEN {new} IS NULL THEN {old} ELSE {new} + {old} END"
-
-
-def _lane_least(new: str, old: str) -> str:
-    """Lane minima of the new samples and the bucket's stored ones, lane by lane, as long as the
-    longer list (``least()`` skips nulls, as ``min()`` does)."""
-    lanes = ", ".join(f"least({new}[{i}], {old}[{i}])" for i in range(1, SQL_LANES + 1))
-    return (
-        f"CASE WHEN {old} IS NULL THEN {new} WHEN {new} IS NULL THEN {old} "
-        f"ELSE (ARRAY[{lanes}])[1:greatest(cardinality({new}), cardinality({old}))] END"
     )
 
 
@@ -244,37 +198,12 @@ def _statement() -> str:
         "computed_at",
     ]
     update = ", ".join(f"{qn(c)} = EXCLUDED.{qn(c)}" for c in out_cols[2:])
-    merged_counters = ", ".join(f"{_added(f'a.{c}', f'r.{c}')} AS {c}" for c in counters)
-    newer = f"{state}.roll_bucket IS NULL OR EXCLUDED.roll_bucket >= {state}.roll_bucket"
-    roll_update = ", ".join(
-        f"{c} = CASE WHEN {newer} THEN EXCLUDED.{c} ELSE {state}.{c} END" for c in ROLL_FIELDS
-    )
     # every table is reached per port through its (port, ts) key (LATERAL): a chunk reads its
     # ports' new rows, never a whole table, whatever the planner thinks of the chunk's size
     return f"""
-WITH marks AS (
-    -- is the port's open bucket the one its state describes, and do its new samples all come
-    -- after what that bucket holds? Then the run adds them to it ("inc") and reads from the
-    -- newest sample it holds (the first new sample's predecessor) instead of the bucket's start
-    SELECT d.port_id, d.since AS since_s, d.until,
-           coalesce(
-               st.roll_through IS NOT NULL AND rr.samples = st.roll_samples AND rr.computed_at = st.roll_at
-               AND to_timestamp(d.since) > st.roll_through
-               AND to_timestamp(d.since) - %(lookback)s * interval '1 second' <= st.roll_through
-               AND date_bin(%(width)s * interval '1 second', to_timestamp(d.since), timestamptz '1970-01-01 00:00:00+00') = st.roll_bucket,
-               false
-           ) AS inc,
-           st.roll_bucket, st.roll_through, st.roll_bits_s, st.roll_ber_sum, st.roll_ber_n
-      FROM unnest(%(ports)s::bigint[], %(since)s::float8[], %(until)s::float8[]) AS d(port_id, since, until)
-      LEFT JOIN {state} st ON st.port_id = d.port_id
-      LEFT JOIN {rollup} rr ON rr.port_id = d.port_id AND rr.bucket = st.roll_bucket
-),
-dirty AS (
-    -- each port's dirty time (epoch seconds) aligned down to its bucket, or (inc) just past
-    -- the newest sample its open bucket holds
-    SELECT d.port_id, d.inc,
-           CASE WHEN d.inc THEN d.roll_through + interval '1 microsecond'
-                ELSE date_bin(%(width)s * interval '1 second', to_timestamp(d.since), timestamptz '1970-01-01 00:00:00+00') END AS since,
+WITH dirty AS (
+    -- each port's dirty time (epoch seconds) aligned down to its bucket
+    SELECT d.port_id, date_bin(%(width)s * interval '1 second', to_timestamp(d.since), timestamptz '1970-01-01 00:00:00+00') AS since,
            -- read up to the end of the bucket of the newest sample the run's queue rows
            -- announced; if the stored sample right after it lies in a later bucket that is
            -- already rolled up (these are late samples), up to the end of that bucket too: a
@@ -290,7 +219,7 @@ dirty AS (
                     date_bin(%(width)s * interval '1 second', to_timestamp(d.until), timestamptz '1970-01-01 00:00:00+00'),
                     nb.bucket
                 ) + %(width)s * interval '1 second' - interval '1 microsecond' END AS until
-      FROM (SELECT m.*, m.since_s AS since FROM marks m) d
+      FROM unnest(%(ports)s::bigint[], %(since)s::float8[], %(until)s::float8[]) AS d(port_id, since, until)
       LEFT JOIN LATERAL (
           SELECT b.bucket FROM (
               SELECT date_bin(%(width)s * interval '1 second', nx.ts, timestamptz '1970-01-01 00:00:00+00') AS bucket
@@ -310,10 +239,6 @@ line AS MATERIALIZED (  -- each port's lanes and lane rate, once per port (not p
                (SELECT sig.gbps FROM (VALUES {sig}) AS sig(nominal, gbps) WHERE sig.nominal = p.speed_gbps / p.lane_count)
            ) AS gbps
     FROM {port} p WHERE p.id = ANY(%(ports)s::bigint[])
-),
-prior AS (  -- what an inc port's open bucket holds beyond its stored columns
-    SELECT port_id, roll_bucket AS bucket, roll_bits_s AS bits_s, roll_ber_sum AS ber_sum, roll_ber_n AS ber_n
-      FROM marks WHERE inc
 ),
 raw AS (
     SELECT n.*, d.since FROM dirty d CROSS JOIN LATERAL (
@@ -375,7 +300,7 @@ agg AS (
     SELECT port_id, bucket, count(*) AS samples, coalesce(sum(dt), 0) AS covered_s,
            sum(resets) AS resets, {sums},
            sum(d_fec_corrected_bits)::float8 AS bits_f, sum(bits_dt) AS bits_s,
-           sum(pre_fec_ber::float8) AS ber_sum, count(pre_fec_ber) AS ber_n, max(pre_fec_ber) AS ber_max, max(post_fec_ber) AS post_max,
+           avg(pre_fec_ber) AS ber_mean, max(pre_fec_ber) AS ber_max, max(post_fec_ber) AS post_max,
            max(temperature_c) AS temp_max, min(speed_gbps) AS speed_min, min(link_width) AS width_min,
            (array_agg(h_layout ORDER BY ts DESC) FILTER (WHERE h_layout IS NOT NULL))[1] AS h_layout,
            (array_agg(h_limit ORDER BY ts DESC) FILTER (WHERE h_layout IS NOT NULL))[1] AS h_limit,
@@ -387,32 +312,6 @@ agg AS (
 judged AS (
     SELECT a.*, bool_or(a.odd) OVER (PARTITION BY a.port_id) AS odd_port FROM agg a
 ),
-merged AS (  -- an inc port's open bucket: its stored row (r) and sums (m) plus the new samples
-    SELECT a.port_id, a.bucket, a.odd_port, a.newest,
-           a.samples + coalesce(r.samples, 0) AS samples,
-           a.covered_s + coalesce(r.covered_s, 0) AS covered_s,
-           a.resets + coalesce(r.resets, 0) AS resets,
-           {merged_counters},
-           {_plus("a.bits_f", "r.fec_corrected_bits::float8")} AS bits_f,
-           {_plus("a.bits_s", "m.bits_s")} AS bits_s,
-           {_plus("a.ber_sum", "m.ber_sum")} AS ber_sum,
-           a.ber_n + coalesce(m.ber_n, 0) AS ber_n,
-           greatest(a.ber_max, r.pre_fec_ber_max) AS ber_max,
-           greatest(a.post_max, r.post_fec_ber_max) AS post_max,
-           greatest(a.temp_max, r.temperature_max_c) AS temp_max,
-           least(a.speed_min, r.speed_gbps_min) AS speed_min,
-           least(a.width_min, r.link_width_min) AS width_min,
-           CASE WHEN a.h_layout IS NOT NULL THEN a.h_layout ELSE r.hist_layout_id END AS h_layout,
-           CASE WHEN a.h_layout IS NOT NULL THEN a.h_limit ELSE r.fec_correction_limit END AS h_limit,
-           {_added("a.h_warn", "r.hist_cw_warn")} AS h_warn,
-           {_added("a.h_crit", "r.hist_cw_crit")} AS h_crit,
-           greatest(a.h_max_hi, r.hist_max_bin_high) AS h_max_hi,
-           {_lane_least("a.rx_min", "r.rx_power_min_dbm")} AS rx_min,
-           {_lane_least("a.tx_min", "r.tx_power_min_dbm")} AS tx_min
-    FROM judged a
-    LEFT JOIN prior m ON m.port_id = a.port_id AND m.bucket = a.bucket
-    LEFT JOIN {rollup} r ON m.port_id IS NOT NULL AND r.port_id = a.port_id AND r.bucket = a.bucket
-),
 ins AS (
     INSERT INTO {rollup} ({", ".join(qn(c) for c in out_cols)})
     SELECT a.port_id, a.bucket, %(width)s, a.samples, a.covered_s, a.resets,
@@ -421,11 +320,11 @@ ins AS (
                 THEN a.bits_s * ln.lanes * ln.gbps * 1e9 END,
            CASE WHEN a.fec_corrected_bits IS NOT NULL AND ln.gbps IS NOT NULL AND a.bits_s > 0
                 THEN a.bits_f / (a.bits_s * ln.lanes * ln.gbps * 1e9)
-                ELSE a.ber_sum / nullif(a.ber_n, 0) END,
+                ELSE a.ber_mean END,
            a.ber_max, a.post_max, a.h_layout, a.h_limit, a.h_warn, a.h_crit, a.h_max_hi,
            a.rx_min, a.tx_min, (SELECT min(x) FROM unnest(a.rx_min) x), a.temp_max, a.speed_min, a.width_min,
            {ident}, %(now)s
-    FROM merged a
+    FROM judged a
     LEFT JOIN line ln ON ln.port_id = a.port_id
     LEFT JOIN LATERAL (
         SELECT {ident_cols} FROM {obs} o
@@ -436,21 +335,14 @@ ins AS (
     ON CONFLICT (port_id, bucket) DO UPDATE SET {update}
     RETURNING 1
 ),
-seen AS (
-    -- each port's last_ts moves forward to its newest sample, and its roll_* to the newest
-    -- bucket written, unless an older recompute (late samples) left a newer bucket untouched
-    INSERT INTO {state} (port_id, last_ts, {", ".join(IDENTITY)}, {", ".join(ROLL_FIELDS)})
-    SELECT DISTINCT ON (port_id) port_id, newest, {", ".join("''" for _ in IDENTITY)},
-           bucket, newest, samples, %(now)s, bits_s, ber_sum, ber_n
-      FROM merged WHERE NOT odd_port ORDER BY port_id, bucket DESC
-    ON CONFLICT (port_id) DO UPDATE SET
-        last_ts = CASE WHEN {state}.last_ts IS NULL OR {state}.last_ts < EXCLUDED.last_ts
-                       THEN EXCLUDED.last_ts ELSE {state}.last_ts END,
-        {roll_update}
+seen AS (  -- each port's PortTelemetryState.last_ts moves forward to its newest sample
+    INSERT INTO {state} (port_id, last_ts, {", ".join(IDENTITY)})
+    SELECT port_id, max(newest), {", ".join("''" for _ in IDENTITY)} FROM judged WHERE NOT odd_port GROUP BY port_id
+    ON CONFLICT (port_id) DO UPDATE SET last_ts = EXCLUDED.last_ts
+    WHERE {state}.last_ts IS NULL OR {state}.last_ts < EXCLUDED.last_ts
     RETURNING 1
 )
-SELECT port_id, max(newest), count(*), bool_or(odd_port), port_id IN (SELECT port_id FROM prior)
-  FROM judged GROUP BY port_id
+SELECT port_id, max(newest), count(*), bool_or(odd_port) FROM judged GROUP BY port_id
 """  # noqa: S608 - table and column names from model _meta and the core's constants, quoted; values are parameters
 
 
@@ -458,10 +350,9 @@ SELECT port_id, max(newest), count(*), bool_or(odd_port), port_id IN (SELECT por
 class SqlRollup:
     buckets: int
     odd: list[int]  # ports the pure core must roll up (see the module docstring)
-    added: int = 0  # ports whose open bucket took the new samples without being read back
 
 
-_PREPARED = "cabletrack_rollup_chunk_v4"  # a new name whenever its parameters change
+_PREPARED = "cabletrack_rollup_chunk_v3"  # a new name whenever its parameters change
 
 
 def _execute(cur) -> None:
@@ -521,12 +412,11 @@ def rollup_ports_sql(
         # the newest sample times are read back here: a stored time no driver can read
         # ('infinity') fails this chunk, which is then narrowed down and set aside
         rows = cur.fetchall()
-    buckets = added = 0
+    buckets = 0
     odd: list[int] = []
-    for pid, _newest, n, is_odd, inc in rows:
+    for pid, _newest, n, is_odd in rows:
         if is_odd:
             odd.append(pid)
         else:
             buckets += n
-            added += inc
-    return SqlRollup(buckets, odd, added)
+    return SqlRollup(buckets, odd)
