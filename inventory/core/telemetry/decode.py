@@ -477,6 +477,7 @@ def decode_json(
     """Decode ``{"samples": [...]}``. Raises ``BodyError`` when the body is not such an object,
     holds more than ``max_samples`` items (refused while reading, before they exist) or is
     nested too deeply. Items older than ``max_age`` are refused one by one (``too_old``)."""
+    body = without_bom(body)
     batch_decoder, raw_decoder = _batch_decoders(max_samples)
     if len(body) > MIN_SAMPLE_BYTES * max_samples:
         # Enough bytes for more valid samples than the cap: count the items first as raw views
@@ -526,6 +527,15 @@ def decode_json(
 
 _LINE = re.compile(rb"[^\n]*\S[^\n]*")
 
+BOM = b"\xef\xbb\xbf"
+
+
+def without_bom(body: bytes) -> bytes:
+    """The body without a leading UTF-8 byte-order mark (text saved by Windows tools): no part of
+    what was sent. Every telemetry body goes through this, native JSON, NDJSON and the adapters'
+    formats alike; a mark anywhere else stays and is judged with the rest."""
+    return body.removeprefix(BOM)
+
 
 def _ndjson_lines(body: bytes, max_samples: int) -> list[bytes]:
     """The non-blank lines, refused (``BodyError``) beyond ``max_samples`` before they are
@@ -546,7 +556,7 @@ def decode_ndjson(
 ) -> Decoded:
     """One sample per line; blank lines are skipped. A bad line is an item error (its index is
     its position among the non-blank lines), never a 400."""
-    lines = _ndjson_lines(body, max_samples)
+    lines = _ndjson_lines(without_bom(body), max_samples)
     out = Decoded(received=len(lines))
     good: list[tuple[int, Sample]] = []
     for i, line in enumerate(lines):

@@ -20,6 +20,7 @@ from inventory.core.telemetry.adapters.sniff import other_format
 from inventory.core.telemetry.adapters.sonic import parse_sonic_cli, parse_sonic_counters
 from inventory.core.telemetry.adapters.sonic_dom import parse_sonic_dom
 from inventory.core.telemetry.adapters.xena import parse_xena
+from inventory.core.telemetry.decode import without_bom
 
 FORMATS: dict[str, Callable[[bytes, Context], list[dict]]] = {
     "ethtool-fec": parse_ethtool_fec,
@@ -39,14 +40,11 @@ FORMATS: dict[str, Callable[[bytes, Context], list[dict]]] = {
 }
 
 
-_BOM = b"\xef\xbb\xbf"
-
-
 def parse(fmt: str, body: bytes, ctx: Context) -> list[dict]:
     """The body read as ``fmt``: sample dicts; the source fields not used are in ``ctx.report``.
     A body that plainly has another known format's shape is refused naming it. A leading UTF-8
     byte-order mark (text saved by Windows tools) is dropped first: it is no part of the output."""
-    body = body.removeprefix(_BOM)
+    body = without_bom(body)
     other = other_format(fmt, body)
     if other is not None:
         name, what = other

@@ -712,3 +712,23 @@ def test_a_field_cabletrack_does_not_read_nested_past_the_limit_refuses_the_json
     with pytest.raises(BodyError) as refused:
         decode_json(body, **LIMITS)
     assert str(refused.value) == "Body is nested too deeply to be a telemetry batch."
+
+
+def test_a_leading_byte_order_mark_is_dropped_from_json_and_ndjson_bodies():
+    """Windows tools save UTF-8 text with a byte-order mark; the native formats read such a body
+    as they read it without (the native adapters already did). Before, the JSON batch was refused
+    as invalid JSON and the NDJSON body's first line was a malformed item."""
+    bom = b"\xef\xbb\xbf"
+    one = {"device": "leaf-1", "port": "Ethernet1/1", "ts": TS, "fec_corrected_codewords": 7}
+    two = {**one, "port": "Ethernet1/2"}
+    batch = orjson.dumps({"samples": [one, two]})
+    with_bom = decode_json(bom + batch, **LIMITS)
+    assert with_bom == decode_json(batch, **LIMITS)
+    assert with_bom.errors == [] and [s.port for s in with_bom.samples] == ["Ethernet1/1", "Ethernet1/2"]
+    lines = orjson.dumps(one) + b"\n" + orjson.dumps(two) + b"\n"
+    with_bom = decode_ndjson(bom + lines, **LIMITS)
+    assert with_bom == decode_ndjson(lines, **LIMITS)
+    assert with_bom.errors == [] and [s.port for s in with_bom.samples] == ["Ethernet1/1", "Ethernet1/2"]
+    # only a leading mark: one inside the body is still what it is
+    with pytest.raises(BodyError):
+        decode_json(batch + bom, **LIMITS)
