@@ -302,6 +302,10 @@ def _xml_interface(port: str, diag: ET.Element, device: str, ctx: Context) -> di
         elif tag in _XML_LANE_FIELD:
             module.append((tag, _XML_LANE_FIELD[tag], _xml_number(text)))
         elif tag in _XML_MODULE_FIELD:
+            if _XML_MODULE_FIELD[tag] in s:  # two readings of one module: the body says two things
+                raise AdapterError(
+                    f"Junos output names {tag} twice in one {_local(diag.tag)} of {port}: send it once."
+                )
             s[_XML_MODULE_FIELD[tag]] = _xml_value(el)
         else:
             _xml_judged(el, tag, thresholds, flags, ignored)

@@ -1412,6 +1412,22 @@ def test_junos_lane_blocks_that_say_too_little_or_too_much_are_refused():
                 adapters.parse("junos", body, ctx("mx-1"))
 
 
+def test_junos_a_module_reading_named_twice_is_refused():
+    """The module's temperature or supply voltage sent twice in one optics-diagnostics says two
+    things about one module: 400, naming it, as a lane or a lane reading sent twice is. Before,
+    the second value replaced the first in silence."""
+    for tag in ("module-temperature", "module-voltage"):
+        rows = [(tag, "40.5"), ("laser-output-power-dbm", "-1.00"), (tag, "41.0")]
+        for body in (_junos_xml("et-0/0/3", rows), _junos_json("et-0/0/3", rows)):
+            with pytest.raises(
+                adapters.AdapterError,
+                match=rf"^Junos output names {tag} twice in one optics-diagnostics of et-0/0/3: send it once\.$",
+            ):
+                adapters.parse("junos", body, ctx("mx-1"))
+        [s] = adapters.parse("junos", _junos_xml("et-0/0/3", rows[:2]), ctx("mx-1"))
+        assert s["temperature_c" if tag == "module-temperature" else "voltage_v"] == 40.5
+
+
 def test_junos_lanes_win_over_a_module_level_reading_of_the_same_quantity():
     """A module writing both a module-level Tx power and lanes: the lanes are stored, the
     module-level element is named; a module-level reading the lanes lack is kept."""
