@@ -198,3 +198,31 @@ def test_the_impact_card_on_a_phone(live_server, plant, phone740, artifacts):
     phone740.goto(f"{live_server.url}/t/{nic.cage.transceiver.pk}")
     audit(phone740)
     assert "1 job, 1 rank" in phone740.get_by_test_id("impact").inner_text()
+
+
+def test_the_link_line_reads_as_a_sentence(live_server, plant, phone740):
+    """The cable page's link line, "TIA Pass, PMD Pass (0.43 dB of 3.00 dB)", reads as one
+    sentence: each verdict is as wide as its word. The test rows above it line their verdicts up
+    in a column of 4.5 rem; inside the sentence that width left a gap before the comma."""
+    f.UserFactory(username="walker", role="technician")
+    for label in ("J-100", "T-100", "J-101"):  # every segment passes: "TIA Pass," (a short word)
+        f.cable_test(
+            plant["cables"][label],
+            verdict="pass",
+            tested_at=timezone.now() - timedelta(days=1),
+            loss_db=0.3,
+            budget_db=1.5,
+            margin_db=1.2,
+        )
+    log_in(phone740, live_server.url, "walker")
+    phone740.goto(f"{live_server.url}/c/T-100")
+    assert "TIA Pass," in phone740.locator(".channel").first.inner_text()
+    gaps = phone740.evaluate(
+        """() => [...document.querySelectorAll('.channel .verdict')].map(el => {
+            const words = document.createRange();
+            words.selectNodeContents(el);
+            return el.getBoundingClientRect().width - words.getBoundingClientRect().width;
+        })"""
+    )
+    assert gaps, "no link line on the trunk's page"
+    assert max(gaps) < 1, f"blank space after a verdict's word on the link line: {gaps} px"
