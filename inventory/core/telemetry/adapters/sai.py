@@ -8,11 +8,6 @@ from typing import Any
 from inventory.core.telemetry.adapters.common import Fields, as_float, as_int
 
 
-def map_sai(stats: dict[str, Any]) -> dict[str, Any]:
-    """SONiC COUNTERS_DB / RATES names (``SAI_PORT_STAT_*``, ``*_last``) -> sample fields."""
-    return map_sai_used(stats)[0]
-
-
 def map_sai_used(stats: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """(sample fields, the hash's names not used). PFC pause time: the SAI counter
     ``SAI_PORT_STAT_PFC_N_RX_PAUSE_DURATION_US`` where the ASIC has one, else SONiC's estimate
