@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.backends.signals import connection_created
 from django.db.models.signals import post_migrate
 
 
@@ -15,5 +16,8 @@ class InventoryConfig(AppConfig):
             audit,  # noqa: F401 - connects the history signal
             lookups,  # noqa: F401 - registers field__any
         )
+        from inventory.db.timestamps import c_timestamps
+
+        connection_created.connect(c_timestamps, dispatch_uid="inventory.c_timestamps")
 
         post_migrate.connect(sync_roles, sender=self, dispatch_uid="inventory.sync_roles")
