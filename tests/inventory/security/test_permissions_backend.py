@@ -32,3 +32,21 @@ def test_viewer_cannot_change_a_cable_and_inactive_users_get_nothing():
     viewer.is_active = False
     viewer.save()
     assert PermissionsBackend().get_all_permissions(type(viewer).objects.get(pk=viewer.pk)) == set()
+
+
+def test_each_user_reads_their_own_set_and_a_removed_role_is_gone_on_their_next_request():
+    # The union is compiled once per process and only its user id bound: two users in turn, then
+    # the first without their role, must each get what is theirs now.
+    engineer = f.UserFactory(username="e-own", role="engineer")
+    viewer = f.UserFactory(username="v-own", role="viewer")
+    backend = PermissionsBackend()
+
+    def now(user):
+        return backend.get_all_permissions(type(user).objects.get(pk=user.pk))  # a new request's user
+
+    assert "inventory.change_cable" in now(engineer)
+    assert "inventory.change_cable" not in now(viewer)
+    assert "inventory.view_cable" in now(viewer)
+    engineer.groups.clear()
+    assert now(engineer) == set()
+    assert "inventory.view_cable" in now(viewer)
