@@ -1,6 +1,7 @@
 """Phone pages for tests: power meter, OTDR upload, inspection, downloads, the test panel
 include and the commissioning report (HTML and PDF)."""
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -50,6 +51,26 @@ def test_power_meter_form_records_a_test(tech, jumper):
     assert resp.status_code == 302 and resp["Location"] == "/c/J-1"
     test = CableTest.objects.get()
     assert test.verdict == Verdict.PASS and test.fibres.count() == 8 and test.technician.username == "tina"
+
+
+def test_the_cable_page_lists_each_fibre_of_a_power_meter_test_in_words(tech, jumper):
+    form = {"wavelength_nm": "1550", "direction": "BA", "reference_method": "1"}
+    form.update({f"loss_{i}": "0.35" for i in range(1, 9)})
+    form["loss_5"] = "3.2"  # over a 3 m jumper's budget: this fibre fails, the rest pass
+    assert tech.post(reverse("cable-test-olts", kwargs={"label": "J-1"}), form).status_code == 302
+    html = tech.get("/c/J-1").content.decode()
+    table = html[
+        html.index('<table class="fibres">') : html.index("</table>", html.index('<table class="fibres">'))
+    ]
+    rows = re.findall(
+        r"<tr><td>(\d+)</td><td>(\d+)</td><td>([^<]+)</td><td>([^<]+)</td><td class=\"verdict t-(\w+)\">([^<]+)</td></tr>",
+        table,
+    )
+    assert [r[0] for r in rows] == [str(i) for i in range(1, 9)]
+    assert {r[1:3] for r in rows} == {("1550", "B to A")}
+    assert rows[4][3:] == ("3.20", "bad", "Fail")
+    assert rows[0][3:] == ("0.35", "ok", "Pass")
+    assert "8 fibre results" in html
 
 
 def test_power_meter_form_shows_errors_next_to_fields(tech, jumper):
