@@ -1,29 +1,21 @@
-import functools
 from urllib.parse import quote
 
 from django.db import models
 from django.db.models import Q
-from django.urls import get_script_prefix, reverse
 from django.utils import timezone
 from django.utils.http import RFC3986_SUBDELIMS
 from simple_history.models import HistoricalRecords
 
 from inventory.core.choices import ConnectorType, DeviceRole, Fabric, FormFactor, Polish, PortKind
-from inventory.core.names import NAME_RULE, url_segment
+from inventory.core.names import NAME_RULE
 from inventory.core.validators import validate_name
 from inventory.models.base import TimestampedModel, TrackedManager
-from inventory.models.locations import Rack
-
-
-@functools.lru_cache(maxsize=8)
-def _device_url_prefix(script_prefix: str) -> str:
-    return reverse("device-page", kwargs={"name": "X"})[:-1]
+from inventory.models.locations import Rack, name_page_url
 
 
 def device_url(name: str) -> str:
-    """``/d/<name>``, the device page, without resolving the URL per row (as ``cable_url``); the
-    name as the ``name`` path converter writes it (``core.names.url_segment``)."""
-    return _device_url_prefix(get_script_prefix()) + quote(url_segment(name), safe=RFC3986_SUBDELIMS + "~:@")
+    """``/d/<name>``, the device page (``locations.name_page_url``)."""
+    return name_page_url("device-page", name)
 
 
 def port_url(device: str, port: str) -> str:

@@ -1,11 +1,39 @@
+import functools
+from urllib.parse import quote
+
 from django.conf import settings
 from django.db import models
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
+from django.utils.http import RFC3986_SUBDELIMS
 from simple_history.models import HistoricalRecords
 
-from inventory.core.names import NAME_RULE
+from inventory.core.names import NAME_RULE, url_segment
 from inventory.core.validators import validate_name
 from inventory.models.base import TimestampedModel, TrackedManager
+
+
+@functools.lru_cache(maxsize=16)
+def _name_page_prefix(route: str, script_prefix: str) -> str:
+    return reverse(route, kwargs={"name": "X"})[:-1]
+
+
+def name_page_urls(route: str, names) -> list[str]:
+    """The pages of named things (``rack-page``: ``/r/<name>``, ``device-page``: ``/d/<name>``) as
+    ``reverse`` writes them, without resolving a URL per name: each name as the ``name`` path
+    converter writes it (``core.names.url_segment``), quoted as Django quotes. The racks page of a
+    131,072-GPU site links 5,120 racks; ``{% url %}`` for each was three quarters of its 480 ms."""
+    prefix = _name_page_prefix(route, get_script_prefix())
+    return [prefix + quote(url_segment(name), safe=RFC3986_SUBDELIMS + "~:@") for name in names]
+
+
+def name_page_url(route: str, name: str) -> str:
+    """One named thing's page (``name_page_urls``)."""
+    return name_page_urls(route, (name,))[0]
+
+
+def rack_url(name: str) -> str:
+    """``/r/<name>``, the rack page (``name_page_url``)."""
+    return name_page_url("rack-page", name)
 
 
 class Team(TimestampedModel):
@@ -104,4 +132,4 @@ class Rack(TimestampedModel):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("rack-page", kwargs={"name": self.name})
+        return rack_url(self.name)

@@ -155,3 +155,12 @@ def fibre_rows(fibres) -> str:
             for f in fibres
         )
     )
+
+
+@register.simple_tag
+def rack_chips(racks) -> str:
+    """A row's racks on the racks page, each a chip linking to its page (``(name, url)`` pairs from
+    ``selectors.pages.racks``): a 131,072-GPU site lists 5,120 racks on it."""
+    return mark_safe(  # noqa: S308 - every interpolated value is escaped
+        "".join(f'<li><a class="chip mono" href="{_esc(url)}">{_esc(name)}</a></li>' for name, url in racks)
+    )

@@ -8,12 +8,13 @@ from django.db.models import Q
 
 from inventory.core.natsort import natural_key
 from inventory.models import Rack, Site
+from inventory.models.locations import name_page_urls
 
 
 @dataclass
 class RowOfRacks:
     name: str
-    racks: list[str] = field(default_factory=list)
+    racks: list[tuple[str, str]] = field(default_factory=list)  # (name, its page's URL), in walking order
 
 
 @dataclass
@@ -50,7 +51,10 @@ def rack_list(site: str = "") -> dict:
     ):
         hall = Hall(site=site_name, room=room)
         for row in sorted(by_row, key=natural_key):
-            hall.rows.append(RowOfRacks(name=row, racks=[n for _, _, n in sorted(by_row[row])]))
+            names = [n for _, _, n in sorted(by_row[row])]
+            hall.rows.append(
+                RowOfRacks(name=row, racks=list(zip(names, name_page_urls("rack-page", names), strict=True)))
+            )
         out.append(hall)
     return {
         "halls": out,

@@ -11,6 +11,7 @@ endpoint that shows the rack or the device answers 200 afterwards, never 500.
 from __future__ import annotations
 
 import copy
+from html import escape
 from urllib.parse import quote
 
 import pytest
@@ -20,6 +21,8 @@ from rest_framework.test import APIClient
 
 from inventory.core.names import from_url_segment, name_problem, url_segment
 from inventory.models import Device, Rack, Room, Row, Site
+from inventory.models.devices import device_url
+from inventory.models.locations import name_page_urls, rack_url
 from inventory.services.interop.netbox import netbox_import, netbox_sync
 from tests import factories as f
 from tests.inventory.services.interop.test_netbox_import import FakeNetbox
@@ -74,6 +77,7 @@ def _rack_urls(name: str) -> list[str]:
         "/c/J-1",
         "/c/J-1/swap",
         "/retests/",
+        "/racks/",
         "/cables/",
         "/transceivers/",
         "/search/?q=" + quote(name),
@@ -165,6 +169,26 @@ def test_the_url_of_a_name_without_slash_or_percent_is_unchanged():
     assert reverse("rack-page", kwargs={"name": ".."}) == "/r/%252E%252E"  # not rewritten away
     for name in ["a/b", "50%", "%2F", "a%25/b", "%", ".", "..", "%2E"]:
         assert from_url_segment(url_segment(name)) == name
+
+
+@pytest.mark.parametrize("name", [n for n, _ in NAMES] + ["R1", "x:y@z", "%2F", "a%25/b", "."])
+def test_pages_linked_without_reverse_have_the_url_reverse_gives(name):
+    """The racks page, the rack and path drawings link racks and devices through
+    ``name_page_urls`` (no ``reverse`` per row): the same URL, for every name stored."""
+    assert rack_url(name) == reverse("rack-page", kwargs={"name": name})
+    assert device_url(name) == reverse("device-page", kwargs={"name": name})
+    assert name_page_urls("rack-page", [name, "R2"]) == [rack_url(name), "/r/R2"]
+
+
+def test_the_racks_page_links_each_rack_to_its_own_page(plant, engineer):
+    _, page = engineer
+    for name in ("S01-G02/B", "50%/x", "rack with spaces", ".."):
+        Rack.objects.create(row=plant.row, name=name)
+    html = page.get("/racks/").content.decode()
+    for rack in Rack.objects.all():
+        link = f'href="{escape(reverse("rack-page", kwargs={"name": rack.name}))}">{escape(rack.name)}</a>'
+        assert link in html, rack.name
+        assert page.get(reverse("rack-page", kwargs={"name": rack.name})).status_code == 200
 
 
 def test_the_rule_says_what_is_wrong():
