@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 from django.urls import reverse
 
-from inventory.models import Cable, CableEnd, Cage, Device, Port, Rack, Transceiver
+from inventory.models import Cable, CableEnd, Cage, Device, Port, PortAlias, Rack, Transceiver
 
 
 def _split_device_port(q: str) -> tuple[str, str] | None:
@@ -80,20 +80,31 @@ def search_cages(q: str, limit: int = 20) -> list[CageHit]:
     return [CageHit(cage=c, cables=by_cage[c.pk]) for c in cages]
 
 
+def _first_ids(querysets, *, order: tuple[str, ...], limit: int) -> set[int]:
+    """The ids among which the first ``limit`` rows, in ``order``, of the querysets' union are:
+    each queryset read on its own, so each test is served by its own trigram index (migrations
+    0014, 0032). ORing them in one read, across a join or with an ``IN`` subquery, made
+    PostgreSQL guess half the table matches and walk the sort order's index past every row: at
+    131,072 GPUs a search for "leaf" spent 530 ms on cables and one for "C0001" 1.3 s on ports."""
+    return {pk for qs in querysets for pk in qs.order_by(*order).values_list("pk", flat=True)[:limit]}
+
+
 def search(q: str, limit: int = 20) -> dict:
     """Partial, case-insensitive matches on labels, serials, devices and port names/aliases.
 
     ``device:port`` (or ``device port``) narrows ports to a device.
     """
     q = q.strip()
-    cables = list(
-        Cable.objects.filter(
-            Q(label__icontains=q)
-            | Q(serial_a__icontains=q)
-            | Q(serial_b__icontains=q)
-            | Q(pk__in=CableEnd.objects.filter(label__icontains=q).exclude(label="").values("cable_id"))
-        ).order_by("label")[:limit]
+    ends = CableEnd.objects.filter(label__icontains=q).exclude(label="").values("cable_id")
+    cable_ids = _first_ids(
+        [
+            Cable.objects.filter(Q(label__icontains=q) | Q(serial_a__icontains=q) | Q(serial_b__icontains=q)),
+            Cable.objects.filter(pk__in=ends),
+        ],
+        order=("label",),
+        limit=limit,
     )
+    cables = list(Cable.objects.filter(pk__in=cable_ids).order_by("label")[:limit])
     racks = list(Rack.objects.filter(name__icontains=q).order_by("name")[:limit])
     devices = list(
         Device.objects.filter(Q(name__icontains=q) | Q(serial__icontains=q) | Q(asset_tag__icontains=q))
@@ -106,22 +117,20 @@ def search(q: str, limit: int = 20) -> dict:
         .order_by("serial")[:limit]
     )
     split = _split_device_port(q)
-    if split:
-        dev, name = split
-        port_q = Q(device__name__icontains=dev) & (Q(name__icontains=name) | Q(aliases__name__icontains=name))
-    else:
-        port_q = Q(name__icontains=q) | Q(aliases__name__icontains=q)
-    port_ids = list(
-        Port.objects.filter(port_q, retired_at__isnull=True)
-        .order_by("device__name", "name")
-        .values_list("pk", flat=True)
-        .distinct()[: limit * 3]
-    )[:limit]
+    dev, name = split if split else ("", q)
+    live = Port.objects.filter(retired_at__isnull=True)
+    if dev:
+        live = live.filter(device__name__icontains=dev)
+    order = ("device__name", "name", "pk")
+    by_alias = PortAlias.objects.filter(name__icontains=name).values("port_id")
+    port_ids = _first_ids(
+        [live.filter(name__icontains=name), live.filter(pk__in=by_alias)], order=order, limit=limit
+    )
     ports = list(
         Port.objects.filter(pk__in=port_ids)
         .select_related("device__rack")
         .prefetch_related("aliases")
-        .order_by("device__name", "name")
+        .order_by(*order)[:limit]
     )
     _attach_cables(ports)
     return {
