@@ -147,16 +147,23 @@ def test_every_sort_the_desk_offers_pages_the_list_from_an_index(plant, browser)
                 assert n <= LIST_PAGE_QUERIES, (path, n)
 
 
-def _rows_read(sql: str) -> int:
-    """Rows the statement's plan read from the large tables, as it ran (every loop counted)."""
+def _rows_read_by_table(sql: str) -> dict[str, int]:
+    """Rows each large table's scans read as the statement ran (kept and filtered out, every loop
+    counted): an index walked in sort order past every row counts as much as a scan."""
     with connection.cursor() as cur:
         cur.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql)
         top = cur.fetchone()[0][0]["Plan"]
-    return sum(
-        (n["Actual Rows"] + n.get("Rows Removed by Filter", 0)) * n["Actual Loops"]
-        for n in _nodes(top)
-        if n.get("Relation Name") in BIG
-    )
+    read: dict[str, int] = {}
+    for n in _nodes(top):
+        if n.get("Relation Name") in BIG:
+            rows = (n["Actual Rows"] + n.get("Rows Removed by Filter", 0)) * n["Actual Loops"]
+            read[n["Relation Name"]] = read.get(n["Relation Name"], 0) + rows
+    return read
+
+
+def _rows_read(sql: str) -> int:
+    """Rows the statement's plan read from the large tables, as it ran (every loop counted)."""
+    return sum(_rows_read_by_table(sql).values())
 
 
 def _other_label(i: int, n: int) -> str:
@@ -308,20 +315,6 @@ def test_search_by_part_of_a_label_reads_the_trigram_index(plant, browser):
     assert _full_scans(page) == []
 
 
-def _rows_read(sql: str) -> dict[str, int]:
-    """Rows each large table's scans of a statement's plan actually read (kept and filtered out),
-    by ``EXPLAIN ANALYZE``: an index walked in sort order past every row counts as a scan."""
-    with connection.cursor() as cur:
-        cur.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql)
-        top = cur.fetchone()[0][0]["Plan"]
-    read: dict[str, int] = {}
-    for n in _nodes(top):
-        if n.get("Relation Name") in BIG:
-            rows = (n["Actual Rows"] + n.get("Rows Removed by Filter", 0)) * n["Actual Loops"]
-            read[n["Relation Name"]] = read.get(n["Relation Name"], 0) + rows
-    return read
-
-
 def test_the_search_page_finds_nothing_without_reading_every_cable_port_or_alias(plant, browser):
     """``/search/?q=``: each name test is served by its trigram index (migrations 0014, 0032).
     At 131,072 GPUs the ports' name-or-alias test across the alias join scanned 909,312 ports and
@@ -348,7 +341,7 @@ def test_the_search_page_finds_nothing_without_reading_every_cable_port_or_alias
     for q in ("leaf-zz9", "ZQXJ", f"{device.name}:zz9"):  # nothing of the kind anywhere
         response, selects, _ = _captured(lambda q=q: browser.get("/search/", {"q": q}))
         assert response.status_code == 200 and "Nothing matches" in response.content.decode(), q
-        read = {sql[:160]: _rows_read(sql) for sql in selects}
+        read = {sql[:160]: _rows_read_by_table(sql) for sql in selects}
         grown = {"inventory_cable", "inventory_port", "inventory_portalias"}  # 60,000 rows more each
         assert {sql: r for sql, r in read.items() if any(r.get(t, 0) > 2_000 for t in grown)} == {}, q
     found = browser.get("/search/", {"q": "a" + str(ports[7])})  # by an alias
