@@ -20,6 +20,7 @@ from inventory.core.choices import (
 )
 from inventory.models import Alert, Cable, CableEnd, Cage, Device, Port, Rack, Site, Transceiver
 from inventory.selectors.decision import has_open_alert
+from inventory.selectors.plant.cable_ends import cables_in_rack
 
 
 class StrictNullBooleanField(forms.NullBooleanField):
@@ -136,17 +137,8 @@ class CableFilter(StrictFilterSet):
         return qs.filter(site_id__any=list(sites))
 
     def by_rack(self, qs, name, value):
-        # The rack's cables first, in one query (a rack holds at most a few thousand ends), each
-        # path on its own indexes (rack -> devices -> ports -> ends by port; -> cages -> ends by
-        # cage, a UNION), then the page sorts only those. A correlated EXISTS through
-        # COALESCE(port's rack, cage's rack) can use no index: it hashed every end and port of
-        # the plant (22 ms at 4,096 GPUs, growing with the plant), or, walked in sort order,
-        # probed cables until the page filled.
-        devices = Device.objects.filter(rack__name=value).values("pk")
-        ends = CableEnd.objects.order_by()
-        ids = ends.filter(port__device__in=devices).values_list("cable_id", flat=True)
-        ids = ids.union(ends.filter(cage__device__in=devices).values_list("cable_id", flat=True))
-        return qs.filter(pk__any=sorted(ids))
+        # The rack's cables first (``cables_in_rack``), then the page sorts only those.
+        return qs.filter(pk__any=cables_in_rack(Device.objects.filter(rack__name=value).values("pk")))
 
     def by_overdue(self, qs, name, value):
         today = timezone.localdate()

@@ -20,6 +20,7 @@ from inventory.access import authz
 from inventory.core import csvsafe
 from inventory.core.choices import ReminderMode, Weekday
 from inventory.core.pdf import worklist as worklist_pdf
+from inventory.forms.widgets import PlainSelect
 from inventory.models import Rack, Row, Site, UserProfile
 from inventory.selectors.decision import cable_decisions_by_id
 from inventory.selectors.pages.ends import end_lines
@@ -39,12 +40,23 @@ BUCKETS = [
 class WorklistFilter(forms.Form):
     bucket = forms.ChoiceField(choices=BUCKETS, required=False)
     # "any", not Django's "---------": a person reads the empty choice as a word.
-    site = forms.ModelChoiceField(queryset=Site.objects.all(), required=False, empty_label="any")
-    row = forms.ModelChoiceField(
-        queryset=Row.objects.select_related("room__site"), required=False, empty_label="any"
+    site = forms.ModelChoiceField(
+        queryset=Site.objects.all(), required=False, empty_label="any", widget=PlainSelect
     )
+    row = forms.ModelChoiceField(
+        queryset=Row.objects.select_related("room__site"),
+        required=False,
+        empty_label="any",
+        widget=PlainSelect,
+    )
+    # Typed (or opened from a rack's page: ``?rack=A01``), not chosen from a list: a 131,072-GPU
+    # site has 5,120 racks, and a <select> of them took about a second of every worklist page.
     rack = forms.ModelChoiceField(
-        queryset=Rack.objects.all(), required=False, to_field_name="name", empty_label="any"
+        queryset=Rack.objects.all(),
+        required=False,
+        to_field_name="name",
+        widget=forms.TextInput(attrs={"placeholder": "any", "autocapitalize": "off", "size": 10}),
+        error_messages={"invalid_choice": "No rack named “%(value)s”."},
     )
 
 

@@ -32,3 +32,18 @@ def cable_end_names(cable: Cable) -> dict[str, list[str]]:
             default = f"{e.cage.device.name} {e.cage.name}/{e.connector}" if e.cage_id else "(unplugged)"
             out[e.side].append(by_connector.get((e.cage_id, e.connector), default))
     return out
+
+
+def cables_in_rack(devices, *, active_only: bool = False) -> list[int]:
+    """The ids of the cables with an end on the devices ``devices`` names (a ``values("pk")``
+    queryset of a rack's devices), sorted: one query, each path on its own indexes (devices ->
+    ports -> ends by port; -> cages -> ends by cage, a UNION). A rack holds at most a few thousand
+    ends. One test through COALESCE(port's rack, cage's rack), or an OR across both joins, can use
+    no index: it hashed every end and port of the plant (the desk's rack filter: 22 ms at 4,096
+    GPUs), or judged every due cable of the plant first (a rack's retest worklist: 1.7 s at
+    131,072 GPUs for its 29 cables)."""
+    ends = CableEnd.objects.order_by()
+    if active_only:
+        ends = ends.filter(active=True)
+    ids = ends.filter(port__device__in=devices).values_list("cable_id", flat=True)
+    return sorted(ids.union(ends.filter(cage__device__in=devices).values_list("cable_id", flat=True)))

@@ -13,8 +13,9 @@ from inventory.conf import app_settings
 from inventory.core import retest_rules as rules
 from inventory.core.choices import CableStatus, ReminderKind
 from inventory.core.decision import Decision
-from inventory.models import Cable, CableEnd, Rack, ReminderDigest
+from inventory.models import Cable, CableEnd, Device, Rack, ReminderDigest
 from inventory.selectors.decision import cable_decisions_by_id
+from inventory.selectors.plant.cable_ends import cables_in_rack
 
 OVERDUE, THIS_WEEK, NEXT_WEEK, LATER = "overdue", "this_week", "next_week", "later"
 BUCKET_LABELS = {
@@ -87,31 +88,35 @@ def bucket_of(due: date, today: date, bounds: tuple[date, date, date] | None = N
 
 
 def rack_places() -> dict[int, RackPlace]:
-    """Every rack with its row, room, site and responsible team, in one query."""
-    out = {}
-    for r in Rack.objects.select_related("row__room__site").only(
+    """Every rack with its row, room, site and responsible team, in one query of plain values
+    (5,120 racks and their rows, rooms and sites as model instances took 0.9 s at 131,072 GPUs)."""
+    rows = Rack.objects.order_by().values_list(
+        "pk",
         "name",
         "position",
-        "team_id",
+        "row_id",
         "row__name",
-        "row__team_id",
         "row__room__name",
+        "row__room__site_id",
         "row__room__site__name",
+        "team_id",
+        "row__team_id",
         "row__room__site__team_id",
-    ):
-        row, room, site = r.row, r.row.room, r.row.room.site
-        out[r.pk] = RackPlace(
-            rack_id=r.pk,
-            rack=r.name,
-            position=r.position,
-            row_id=row.pk,
-            row=row.name,
-            room=room.name,
-            site_id=site.pk,
-            site=site.name,
-            team_id=r.team_id or row.team_id or site.team_id,
+    )
+    return {
+        pk: RackPlace(
+            rack_id=pk,
+            rack=name,
+            position=position,
+            row_id=row_id,
+            row=row,
+            room=room,
+            site_id=site_id,
+            site=site,
+            team_id=rack_team or row_team or site_team,
         )
-    return out
+        for pk, name, position, row_id, row, room, site_id, site, rack_team, row_team, site_team in rows
+    }
 
 
 def retest_worklist(
@@ -137,11 +142,8 @@ def retest_worklist(
         cable__status__in=[CableStatus.PLANNED, CableStatus.RETIRED]
     )
     if rack_id:
-        ends = ends.filter(
-            cable_id__in=CableEnd.objects.filter(active=True)
-            .filter(Q(cage__device__rack_id=rack_id) | Q(port__device__rack_id=rack_id))
-            .values("cable_id")
-        )
+        devices = Device.objects.filter(rack_id=rack_id).values("pk")
+        ends = ends.filter(cable_id__any=cables_in_rack(devices, active_only=True))
     if cable_ids is not None:
         ends = ends.filter(cable_id__in=cable_ids)
     else:
