@@ -23,8 +23,9 @@ from inventory.models.accounts import hash_token
 from inventory.selectors.plant.trace import port_trace
 from inventory.services.demo.seed import demo_seed
 from tests import factories as f
+from tests.seeded import seeded_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("query_budget")]
 
 # Ceilings, with what they are made of. Raise one only with a reason in the commit message.
 # The one decision (``selectors.decision.cable_decisions``) for a page of cables, at most 10 queries
@@ -47,9 +48,8 @@ TRUNK_PAGE_QUERIES = (
 CABLE_LIST_PAGE_QUERIES = 8 + DECISION_QUERIES
 
 
-@pytest.fixture
-def cluster():
-    return demo_seed(gpus=16, seed=1, as_of=date(2026, 11, 29))
+#: The 16-GPU demo, seeded once for the module (``tests/seeded.py``).
+cluster = seeded_module(lambda: demo_seed(gpus=16, seed=1, as_of=date(2026, 11, 29)))
 
 
 @pytest.fixture

@@ -41,8 +41,9 @@ from inventory.services.demo.seed import demo_seed
 from inventory.services.plant import cable_sites
 from inventory.services.retests import reminders
 from tests import factories as f
+from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres, pytest.mark.xdist_group("query_plans")]
 
 AS_OF = date(2026, 11, 29)
 #: Tables that grow with the plant (hundreds of thousands to millions of rows at 131,072 GPUs).
@@ -67,11 +68,25 @@ BIG = {
 LIST_PAGE_QUERIES = 20
 
 
-@pytest.fixture
-def plant():
+def _seed_and_analyze():
+    """The demo plant of 1,024 GPUs, ANALYZEd (the seed's own ANALYZE runs on commit, which a
+    test never reaches); a test that grows a table ANALYZEs again, and its savepoint's rollback
+    takes those statistics back with its rows."""
     demo_seed(gpus=1024, seed=1, as_of=AS_OF)
     with connection.cursor() as cur:
-        cur.execute("ANALYZE")  # the seed's own ANALYZE runs on commit, which a test never reaches
+        cur.execute("ANALYZE")
+
+
+_seeded = seeded_module(_seed_and_analyze)
+
+
+@pytest.fixture
+def plant(_seeded):
+    """The seeded hall. ANALYZE again: a test before this one may have grown a table and
+    ANALYZEd it, and while its rollback takes back the rows and their statistics, the row and
+    page counts ANALYZE keeps in ``pg_class`` are written in place and stay."""
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE")
     return Site.objects.get(name="Demo Hall 1")
 
 

@@ -17,13 +17,16 @@ from inventory.models import CollectiveRecord, Communicator, GpuNicMap, JobRank
 from inventory.services.demo.seed import demo_seed
 from tests import factories as f
 from tests.paths import TEST_DATA
+from tests.seeded import seeded_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("collectives_api")]
+
+
+_demo = seeded_module(lambda: demo_seed(gpus=16, seed=2, as_of=date(2026, 11, 29)))
 
 
 @pytest.fixture
-def client(user_with_role):
-    demo_seed(gpus=16, seed=2, as_of=date(2026, 11, 29))
+def client(_demo, user_with_role):
     return f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
 
 

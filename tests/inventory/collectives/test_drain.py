@@ -18,13 +18,13 @@ from inventory.models import Alert, Cable, CollectiveJob, Link, LinkSegment
 from inventory.services.collectives import RankSpec, drain_verdict, job_register
 from inventory.services.demo.seed import demo_seed
 from tests import factories as f
+from tests.seeded import seeded_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("collectives_drain")]
 
 
-@pytest.fixture
-def seeded():
-    demo_seed(gpus=16, seed=3, as_of=date(2026, 11, 29))
+#: The 16-GPU demo, seeded once for the module (``tests/seeded.py``).
+seeded = seeded_module(lambda: demo_seed(gpus=16, seed=3, as_of=date(2026, 11, 29)))
 
 
 def rail_link(host: str, port: str) -> Link:

@@ -34,13 +34,16 @@ from inventory.services import alerts as alert_services
 from inventory.services.collectives import RankSpec, job_register
 from inventory.services.demo.seed import demo_seed
 from tests import factories as f
+from tests.seeded import seeded_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("collectives_drain_actions")]
+
+
+_demo = seeded_module(lambda: demo_seed(gpus=16, seed=3, as_of=date(2026, 11, 29)))
 
 
 @pytest.fixture
-def alert():
-    demo_seed(gpus=16, seed=3, as_of=date(2026, 11, 29))
+def alert(_demo):
     link = Link.objects.get(
         Q(a_port__device__name="gpu-0001", a_port__name="eth3")
         | Q(b_port__device__name="gpu-0001", b_port__name="eth3"),

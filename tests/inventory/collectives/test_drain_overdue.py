@@ -32,16 +32,19 @@ from inventory.services.collectives import (
     link_restore,
 )
 from inventory.services.demo.seed import demo_seed
+from tests.seeded import seeded_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("collectives_drain_overdue")]
 
 T0 = datetime(2026, 12, 3, 9, 12, tzinfo=UTC)  # the fixed clock: drained at 09:12 for 4 hours
 
 
+_demo = seeded_module(lambda: demo_seed(gpus=16, seed=3, as_of=date(2026, 11, 29)))
+
+
 @pytest.fixture
-def alert(settings):
+def alert(_demo, settings):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    demo_seed(gpus=16, seed=3, as_of=date(2026, 11, 29))
     link = Link.objects.get(
         Q(a_port__device__name="gpu-0001", a_port__name="eth3")
         | Q(b_port__device__name="gpu-0001", b_port__name="eth3"),

@@ -37,8 +37,9 @@ from inventory.services.telemetry.rollup import telemetry_rollup
 from tests import factories as f
 from tests.inventory.collectives.cluster_jobs import Episode, Job
 from tests.inventory.collectives.test_spike_on_the_cluster import HOSTS, post_samples
+from tests.seeded import seeded_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("collectives_impact")]
 
 FAULT_NODE = 4  # gpu-0005
 MINUTES, JOB_ENDS = 30, 25
@@ -62,10 +63,12 @@ def _rail_links(rail: int) -> dict[str, Link]:
     return out
 
 
+_demo = seeded_module(lambda: demo_seed(gpus=64, seed=6, as_of=date(2026, 11, 29)))
+
+
 @pytest.fixture
-def faulted(user_with_role):
+def faulted(_demo, user_with_role):
     """The cluster after the run: (job, faulty link, healthy link, the reading's now)."""
-    demo_seed(gpus=64, seed=6, as_of=date(2026, 11, 29))
     # The demo's own job on these nodes ended with the demo's day: the only job running now is ours.
     CollectiveJob.objects.update(ended_at=timezone.now() - timedelta(days=5))
     client = f.api_token_client(user_with_role("collector"), TokenKind.INGEST)

@@ -31,15 +31,18 @@ from inventory.services.demo.seed import demo_seed
 from inventory.services.telemetry.rollup import telemetry_rollup
 from tests import factories as f
 from tests.inventory.collectives.cluster_jobs import Episode, Job, inspector_body
+from tests.seeded import seeded_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("collectives_spike")]
 
 HOSTS = [f"gpu-{n:04d}" for n in range(1, 9)]
 
 
+_demo = seeded_module(lambda: demo_seed(gpus=64, seed=6, as_of=date(2026, 11, 29)))
+
+
 @pytest.fixture
-def cluster(user_with_role):
-    demo_seed(gpus=64, seed=6, as_of=date(2026, 11, 29))
+def cluster(_demo, user_with_role):
     return f.api_token_client(user_with_role("collector"), TokenKind.INGEST)
 
 

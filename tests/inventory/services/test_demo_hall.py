@@ -4,21 +4,20 @@ demo's day, and a few open alerts and reported faults for the pages to show."""
 from datetime import UTC, date, datetime, time
 
 import pytest
-from django.db import connection
 from django.db.models import Max
 
 from inventory.core.choices import AlertRule, AlertState, CableStatus, FieldNoteKind
 from inventory.models import Alert, Cable, CableTest, FieldNote
 from inventory.services.demo.seed import demo_seed
+from tests.seeded import seeded_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("test_demo_hall")]
 
 AS_OF = date(2026, 11, 29)
 
 
-@pytest.fixture
-def hall(db):
-    return demo_seed(gpus=64, seed=5, as_of=AS_OF)
+#: The 64-GPU demo, seeded once for the module (``tests/seeded.py``).
+hall = seeded_module(lambda: demo_seed(gpus=64, seed=5, as_of=AS_OF))
 
 
 def test_only_a_few_retests_are_overdue_and_some_are_due_soon(hall):
@@ -65,18 +64,3 @@ def test_each_demo_alert_ranks_first_the_repair_its_recommendation_names(hall):
         assert top == named, (alert.rule, top, alert.recommendation)
         seen.add(alert.rule)
     assert len(seen) == 3
-
-
-@pytest.mark.postgres  # planner statistics are PostgreSQL's
-def test_the_seed_leaves_statistics_for_the_history_the_cable_page_reads(django_capture_on_commit_callbacks):
-    """Without them the planner expected 2,000 history rows per cable at 131,072 GPUs and started
-    parallel workers for each of the cable page's two history reads (8-9 ms each, not 0.1)."""
-    with django_capture_on_commit_callbacks(execute=True):
-        demo_seed(gpus=64, seed=5, as_of=AS_OF)
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT DISTINCT tablename FROM pg_stats WHERE tablename = ANY(%s)",
-            [["inventory_historicalcable", "inventory_historicalcableend", "inventory_cable"]],
-        )
-        analyzed = {r[0] for r in cur.fetchall()}
-    assert analyzed == {"inventory_historicalcable", "inventory_historicalcableend", "inventory_cable"}

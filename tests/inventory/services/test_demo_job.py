@@ -17,15 +17,15 @@ from inventory.models import Alert, CollectiveJob, JobRank, Link, LinkSegment, P
 from inventory.selectors.alerts.queries import cable_alerts_context
 from inventory.services.demo.builder import seed_now
 from inventory.services.demo.seed import demo_seed
+from tests.seeded import seeded_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("test_demo_job")]
 
 AS_OF = date(2026, 11, 29)
 
 
-@pytest.fixture
-def hall(db):
-    return demo_seed(gpus=64, seed=5, as_of=AS_OF)
+#: The 64-GPU demo, seeded once for the module (``tests/seeded.py``).
+hall = seeded_module(lambda: demo_seed(gpus=64, seed=5, as_of=AS_OF))
 
 
 def failing_cable():
@@ -85,9 +85,3 @@ def test_the_pages_show_the_chain_from_the_job_to_a_safe_repair(hall, client, us
     assert "Tail latency spike" in cable_page
     health = cable_alerts_context(spike.cable, now=seed_now(AS_OF) + timedelta(minutes=1))
     assert health["fec_health"]["label"] == "margin shrinking" and not health["fec_spark"]["empty"]
-
-
-def test_a_demo_too_small_for_the_job_has_none(db):
-    report = demo_seed(gpus=16, seed=5, as_of=AS_OF)
-    assert report.counts["jobs"] == 0
-    assert not Alert.objects.filter(rule=AlertRule.TAIL_LATENCY_SPIKE).exists()

@@ -13,15 +13,15 @@ from inventory.selectors.alerts.queries import cable_alerts_context
 from inventory.services.demo.builder import seed_now
 from inventory.services.demo.seed import demo_seed
 from inventory.services.demo.telemetry import HEALTHY_LINKS
+from tests.seeded import seeded_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("test_demo_telemetry")]
 
 AS_OF = date(2026, 11, 29)
 
 
-@pytest.fixture
-def hall(db):
-    return demo_seed(gpus=64, seed=5, as_of=AS_OF)
+#: The 64-GPU demo, seeded once for the module (``tests/seeded.py``).
+hall = seeded_module(lambda: demo_seed(gpus=64, seed=5, as_of=AS_OF))
 
 
 def _cable_of(alert: Alert) -> Cable:

@@ -14,13 +14,16 @@ from inventory.models import Port, Rack
 from inventory.selectors.plant import wiring
 from inventory.services.demo.seed import demo_seed
 from tests import factories as f
+from tests.seeded import seeded_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("plant_wiring")]
+
+
+_demo = seeded_module(lambda: demo_seed(gpus=32, seed=7, as_of=date(2026, 11, 1)))
 
 
 @pytest.fixture
-def demo():
-    demo_seed(gpus=32, seed=7, as_of=date(2026, 11, 1))
+def demo(_demo):
     return Rack.objects.get(name="S01-G01")
 
 
