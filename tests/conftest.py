@@ -62,7 +62,33 @@ def pytest_collection_modifyitems(config, items):
         items[:] = [item for item in items if not item.get_closest_marker("postgres")]
 
 
+def _tests_with_an_outcome(reporter) -> int:
+    """Tests that reported an outcome: their call's, or their setup's when it never got there."""
+    return sum(
+        1
+        for key in ("passed", "failed", "skipped", "xfailed", "xpassed", "error")
+        for r in reporter.stats.get(key, [])
+        if getattr(r, "when", None) == "call" or (getattr(r, "when", None) == "setup" and not r.passed)
+    )
+
+
 def pytest_sessionfinish(session, exitstatus):
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    # A run that loses tests must not pass: ``--dist loadgroup`` keys tests by node id, and the
+    # schema fuzz's 120 operations share one, so it ran one of them and reported success. On the
+    # xdist controller (or a run without xdist), not on its workers, which each run a share.
+    if (
+        reporter
+        and session.exitstatus == 0
+        and not hasattr(session.config, "workerinput")
+        and not session.config.option.collectonly
+        and (ran := _tests_with_an_outcome(reporter)) < session.testscollected
+    ):
+        reporter.write_line(
+            f"{session.testscollected - ran} of {session.testscollected} collected tests reported no outcome.",
+            red=True,
+        )
+        session.exitstatus = 1
     if _in_ci():
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         skipped = reporter.stats.get("skipped", []) if reporter else []
