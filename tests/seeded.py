@@ -6,12 +6,12 @@ when the module's last test is done. Each test still runs in its own savepoint (
 ``db``, the ``django_db`` mark): what a test writes is undone before the next one starts, so every
 test sees the seed exactly as ``build()`` left it, as it would with a seed of its own.
 
-The module must also carry ``pytest.mark.xdist_group`` (``make test`` runs ``--dist loadgroup``), so
-that its tests run together on one worker and the seed is built once, not once per worker; and
-none of its tests may be transactional (``transactional_db``, ``live_server``): those commit and
-truncate, which a transaction around them cannot hold. The fixture's value is whatever ``build()``
-returns; model instances in it are shared by the module's tests, so a test that changes one should
-read its own copy from the database.
+Under ``make test``'s two workers a module's tests are shared between them, so the seed is
+built at most once on each. None of the module's tests may be transactional (``transactional_db``,
+``live_server``): those commit and truncate, which a transaction around them cannot hold, and the
+module may seed nothing else (a second seed would stack on the first). The fixture's value is
+whatever ``build()`` returns; model instances in it are shared by the module's tests, so a test that
+changes one should read its own copy from the database.
 """
 
 from __future__ import annotations

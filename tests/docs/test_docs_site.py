@@ -19,9 +19,6 @@ from tools import docs as docs_gen
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# One worker builds the site for all of this module's tests (``make test`` runs ``--dist loadgroup``).
-pytestmark = pytest.mark.xdist_group("docs_site")
-
 
 @pytest.fixture(scope="module")
 def built_site(tmp_path_factory) -> Path:

@@ -25,7 +25,7 @@ from inventory.services.demo.seed import demo_seed
 from tests import factories as f
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("query_budget")]
+pytestmark = pytest.mark.django_db
 
 # Ceilings, with what they are made of. Raise one only with a reason in the commit message.
 # The one decision (``selectors.decision.cable_decisions``) for a page of cables, at most 10 queries

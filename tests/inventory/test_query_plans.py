@@ -43,7 +43,7 @@ from inventory.services.retests import reminders
 from tests import factories as f
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.postgres, pytest.mark.xdist_group("query_plans")]
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 AS_OF = date(2026, 11, 29)
 #: Tables that grow with the plant (hundreds of thousands to millions of rows at 131,072 GPUs).

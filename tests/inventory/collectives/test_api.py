@@ -19,7 +19,7 @@ from tests import factories as f
 from tests.paths import TEST_DATA
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("collectives_api")]
+pytestmark = pytest.mark.django_db
 
 
 _demo = seeded_module(lambda: demo_seed(gpus=16, seed=2, as_of=date(2026, 11, 29)))

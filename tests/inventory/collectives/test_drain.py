@@ -20,7 +20,7 @@ from inventory.services.demo.seed import demo_seed
 from tests import factories as f
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("collectives_drain")]
+pytestmark = pytest.mark.django_db
 
 
 #: The 16-GPU demo, seeded once for the module (``tests/seeded.py``).

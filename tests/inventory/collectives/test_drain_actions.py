@@ -36,7 +36,7 @@ from inventory.services.demo.seed import demo_seed
 from tests import factories as f
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("collectives_drain_actions")]
+pytestmark = pytest.mark.django_db
 
 
 _demo = seeded_module(lambda: demo_seed(gpus=16, seed=3, as_of=date(2026, 11, 29)))

@@ -34,7 +34,7 @@ from inventory.services.collectives import (
 from inventory.services.demo.seed import demo_seed
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("collectives_drain_overdue")]
+pytestmark = pytest.mark.django_db
 
 T0 = datetime(2026, 12, 3, 9, 12, tzinfo=UTC)  # the fixed clock: drained at 09:12 for 4 hours
 

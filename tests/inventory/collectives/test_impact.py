@@ -39,7 +39,7 @@ from tests.inventory.collectives.cluster_jobs import Episode, Job
 from tests.inventory.collectives.test_spike_on_the_cluster import HOSTS, post_samples
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("collectives_impact")]
+pytestmark = pytest.mark.django_db
 
 FAULT_NODE = 4  # gpu-0005
 MINUTES, JOB_ENDS = 30, 25

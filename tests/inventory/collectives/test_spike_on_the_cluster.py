@@ -33,7 +33,7 @@ from tests import factories as f
 from tests.inventory.collectives.cluster_jobs import Episode, Job, inspector_body
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("collectives_spike")]
+pytestmark = pytest.mark.django_db
 
 HOSTS = [f"gpu-{n:04d}" for n in range(1, 9)]
 

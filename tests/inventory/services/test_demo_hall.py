@@ -11,7 +11,7 @@ from inventory.models import Alert, Cable, CableTest, FieldNote
 from inventory.services.demo.seed import demo_seed
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("test_demo_hall")]
+pytestmark = pytest.mark.django_db
 
 AS_OF = date(2026, 11, 29)
 

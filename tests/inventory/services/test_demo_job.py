@@ -19,7 +19,7 @@ from inventory.services.demo.builder import seed_now
 from inventory.services.demo.seed import demo_seed
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("test_demo_job")]
+pytestmark = pytest.mark.django_db
 
 AS_OF = date(2026, 11, 29)
 

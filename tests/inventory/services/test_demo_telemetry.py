@@ -15,7 +15,7 @@ from inventory.services.demo.seed import demo_seed
 from inventory.services.demo.telemetry import HEALTHY_LINKS
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("test_demo_telemetry")]
+pytestmark = pytest.mark.django_db
 
 AS_OF = date(2026, 11, 29)
 

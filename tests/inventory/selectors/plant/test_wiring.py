@@ -16,7 +16,7 @@ from inventory.services.demo.seed import demo_seed
 from tests import factories as f
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("plant_wiring")]
+pytestmark = pytest.mark.django_db
 
 
 _demo = seeded_module(lambda: demo_seed(gpus=32, seed=7, as_of=date(2026, 11, 1)))

@@ -19,7 +19,7 @@ from inventory.services.demo.seed import demo_seed
 from inventory.services.forecast import snapshot as forecast_services
 from tests.seeded import seeded_module
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("forecast_risk_and_demo")]
+pytestmark = pytest.mark.django_db
 
 
 #: The 64-GPU demo, seeded once for the module (``tests/seeded.py``).
