@@ -108,14 +108,17 @@ def retests_plan(request):
     counts: dict = {}
     form, today, items = _worklist(request, counts)
     current = {k: v for k, v in request.GET.items() if k != "page" and v}
-    near = request.GET.get("rack") or near_rack(request)
+    chosen = form.cleaned_data if form.is_bound and form.is_valid() else {}
+    # The shortcuts name a rack that exists: the one chosen (valid even when another field is
+    # not), else the one last opened. A mistyped ?rack= is an error on the form, not a chip.
+    typed = form.cleaned_data.get("rack") if form.is_bound else None
+    near = typed.name if typed else near_rack(request)
     shortcuts = [_shortcut("Today", {"bucket": TODAY}, current)]
     if near:
         shortcuts.append(_shortcut(f"This rack: {near}", {"rack": near}, current))
         shortcuts.append(_shortcut(f"{near} today", {"rack": near, "bucket": TODAY}, current))
     shortcuts.append(_shortcut("Everything due", {}, current))
     scope = {k: v for k, v in current.items() if k in ("site", "row", "rack")}
-    chosen = form.cleaned_data if form.is_bound and form.is_valid() else {}
     scope_title = (
         f"in rack {chosen['rack'].name}"
         if chosen.get("rack")

@@ -118,6 +118,10 @@ def test_the_page_filters_by_row_and_bucket_and_reports_a_bad_filter(worklist, t
     assert ">C-A2-late<" in page and ">C-A1-high<" not in page
     page = tech_client.get(reverse("retests-plan"), {"rack": "NOPE"}).content.decode()
     assert "No rack named “NOPE”." in page and 'value="NOPE"' in page  # what was typed, kept to correct
+    assert "This rack: NOPE" not in page and "NOPE today" not in page  # no shortcut to no rack
+    tech_client.cookies["ct_near_rack"] = "RA1"
+    page = tech_client.get(reverse("retests-plan"), {"rack": "NOPE"}).content.decode()
+    assert "This rack: RA1" in page and "This rack: NOPE" not in page  # the rack last opened
 
 
 def test_the_csv_export_is_the_worklist_in_walking_order(worklist, tech_client):
