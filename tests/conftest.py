@@ -90,7 +90,6 @@ def pytest_sessionfinish(session, exitstatus):
         )
         session.exitstatus = 1
     if _in_ci():
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         skipped = reporter.stats.get("skipped", []) if reporter else []
         if skipped and session.exitstatus == 0:
             reporter.write_line(
