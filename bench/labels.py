@@ -14,7 +14,8 @@ N = 1000
 
 
 def _synthetic(n: int):
-    from inventory.core.labels import CableLabel, EndInfo, cable_url
+    from inventory.core.labels import CableLabel, EndInfo
+    from inventory.core.links import cable_url
 
     out = []
     for i in range(n // 2):
@@ -26,7 +27,7 @@ def _synthetic(n: int):
             f"Ethernet{i % 32 + 1}/{i % 2 + 1}",
         )
         for end in "AB":
-            url = cable_url("https://cabletrack.example.com", f"C{i:06d}")
+            url = cable_url(f"C{i:06d}", base_url="https://cabletrack.example.com")
             out.append(
                 CableLabel(f"C{i:06d}", url, end, a, b, date(2025, 3, 1), "OLTS PASS", date(2025, 3, 2))
             )

@@ -1,6 +1,6 @@
 """Label layout: pure, ORM-free (reportlab + qrcode). Dataclasses in, PDF bytes or ZPL text out."""
 
-from inventory.core.labels.model import CableLabel, EndInfo, Label, RackLabel, cable_url, rack_url
+from inventory.core.labels.model import CableLabel, EndInfo, Label, RackLabel
 from inventory.core.labels.pdf import render_pdf
 from inventory.core.labels.stocks import (
     DEFAULT_CABLE_STOCK,
@@ -37,9 +37,7 @@ __all__ = [
     "RackLabel",
     "Sheet",
     "Stock",
-    "cable_url",
     "get_stock",
-    "rack_url",
     "render",
     "render_pdf",
     "render_zpl",

@@ -9,19 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from urllib.parse import quote
-
-from inventory.core.names import url_segment
-
-
-def cable_url(base_url: str, label: str) -> str:
-    """``<base>/c/<label>``: the cable page (the label is path-quoted, so any label is a URL)."""
-    return f"{base_url.rstrip('/')}/c/{quote(label, safe='')}"
-
-
-def rack_url(base_url: str, name: str) -> str:
-    """``<base>/r/<name>``: the rack page, the name as the ``name`` path converter reads it."""
-    return f"{base_url.rstrip('/')}/r/{quote(url_segment(name), safe='')}"
 
 
 @dataclass(frozen=True, slots=True)

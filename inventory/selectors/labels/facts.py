@@ -15,7 +15,8 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q
 
 from inventory.core.choices import CableStatus
-from inventory.core.labels import CableLabel, EndInfo, RackLabel, cable_url, rack_url
+from inventory.core.labels import CableLabel, EndInfo, RackLabel
+from inventory.core.links import cable_url, rack_url
 from inventory.models import Cable, CableEnd, Port, Rack, Row
 
 CHUNK = 1000
@@ -241,7 +242,7 @@ def _chunk_facts(ids: list[int], base_url: str) -> list[CableLabel]:
         b_infos = [_end_info(e, logical) for e in b_ends]
         breakout = len(b_ends) > 1
         b = _legs_summary(b_infos) if breakout else (b_infos[0] if b_infos else EndInfo())
-        url = cable_url(base_url, c["label"])
+        url = cable_url(c["label"], base_url=base_url)
         common = dict(installed=c["install_date"])
         if a_end is not None or not b_ends:
             out.append(CableLabel(identifier=c["label"], url=url, this_end="A", a=a, b=b, **common))
@@ -269,7 +270,7 @@ def rack_label_facts(*, rack_ids: list[int], base_url: str) -> list[RackLabel]:
     return [
         RackLabel(
             name=r.name,
-            url=rack_url(base_url, r.name),
+            url=rack_url(r.name, base_url=base_url),
             location=f"{r.row.room.site.name} \u00b7 {r.row.room.name} \u00b7 Row {r.row.name}",
         )
         for pk in rack_ids

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
-from urllib.parse import quote
 
 from django.db.models import Count, F, Q
 from django.db.models.functions import Coalesce
 
-from inventory.conf import app_settings
 from inventory.core import retest_rules as rules
 from inventory.core.choices import CableStatus, ReminderKind
 from inventory.core.decision import Decision
+from inventory.core.links import cable_url
 from inventory.models import Cable, CableEnd, Device, Rack, ReminderDigest
 from inventory.selectors.decision import cable_decisions_by_id
 from inventory.selectors.plant.cable_ends import cables_in_rack
@@ -63,11 +62,6 @@ class WorkItem:
         if p is None:
             return (1, "", "", "", 0, "", self.due, 0, self.label)
         return (0, p.site, p.room, p.row, p.position, p.rack, self.due, self.u or 0, self.label)
-
-
-def cable_url(label: str) -> str:
-    """The absolute URL a QR label and a mail link open: ``BASE_URL/c/<label>``."""
-    return f"{app_settings.base_url}/c/{quote(label, safe='')}"
 
 
 def week_bounds(today: date) -> tuple[date, date, date]:
@@ -166,7 +160,6 @@ def retest_worklist(
     )
     items = []
     bounds = week_bounds(today)
-    base_url = f"{app_settings.base_url}/c/"
     for cable_id, label, kind, status, due, rack, u, device in rows:
         if due is None:
             continue
@@ -188,7 +181,7 @@ def retest_worklist(
                 device=device or "",
                 u=u,
                 place=place,
-                url=base_url + quote(label, safe=""),
+                url=cable_url(label),
             )
         )
     items.sort(key=lambda i: i.sort_key)

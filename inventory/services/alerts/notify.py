@@ -13,6 +13,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from inventory.conf import app_settings
+from inventory.core.links import alert_url, mail_domain
 from inventory.core.safetext import one_line
 from inventory.models import Alert, AlertNotification, Device
 
@@ -40,8 +41,7 @@ def alert_recipients(*, devices: list[Device]) -> list[str]:
 
 
 def notice_message_id(alert: Alert, kind: str) -> str:
-    domain = app_settings.base_url.split("//", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "cabletrack"
-    return f"<alert-{alert.pk}-{kind}@{domain}>"
+    return f"<alert-{alert.pk}-{kind}@{mail_domain()}>"
 
 
 # --- mail -------------------------------------------------------------------------------------------
@@ -96,7 +96,7 @@ def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
             )
             continue
         a = n.alert
-        url = f"{app_settings.base_url}/alerts/{a.pk}/"
+        url = alert_url(a.pk)
         body = n.body or "\n".join(
             [
                 a.summary,

@@ -26,6 +26,7 @@ from django.db import transaction
 from inventory.conf import app_settings
 from inventory.core.choices import FieldNoteKind
 from inventory.core.decision import drain_overdue_words
+from inventory.core.links import alert_url
 from inventory.core.words import word
 from inventory.models import Alert, AlertNotification, FieldNote, Link, LinkDrain, LinkSegment
 from inventory.selectors.collectives.drain import DrainVerdict, drain_check, drains_open, drains_overdue
@@ -229,7 +230,7 @@ def drains_overdue_notify(*, now: datetime) -> int:
             continue
         words = drain_overdue_words(d.drained_at, d.window.ends_at, now.date())
         link = _link_words(d.link)
-        url = f"{app_settings.base_url}/alerts/{d.alert_id}/#drain"
+        url = alert_url(d.alert_id, anchor="drain")
         rows.append(
             AlertNotification(
                 alert_id=d.alert_id,

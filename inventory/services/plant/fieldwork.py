@@ -11,8 +11,8 @@ from django.core.mail import EmailMessage
 from django.db import transaction
 from django.utils import timezone
 
-from inventory.conf import app_settings
 from inventory.core.choices import CableStatus, FieldNoteKind
+from inventory.core.links import cable_url, mail_domain
 from inventory.core.safetext import one_line
 from inventory.core.words import human_when, word
 from inventory.models import Cable, Device, FieldNote, Rack, Transceiver
@@ -71,7 +71,7 @@ def cable_fault_report(
 
 def fault_notice(note: FieldNote) -> EmailMessage:
     cable = note.cable
-    url = f"{app_settings.base_url}{cable.get_absolute_url()}"
+    url = cable_url(cable.label)
     who = note.actor.get_username() if note.actor else "a technician"
     body = (
         f"{who} reported a fault on cable {cable.label} on {human_when(note.at)} UTC.\n\n"
@@ -79,7 +79,7 @@ def fault_notice(note: FieldNote) -> EmailMessage:
         f"Status: {word(note.status_before, 'status') or '?'} -> {word(note.status_after, 'status')}\n\n"
         f"Open the cable: {url}\n"
     )
-    host = app_settings.base_url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "cabletrack"
+    host = mail_domain()
     return EmailMessage(
         subject=one_line(f"[cabletrack] Fault on {cable.label}: {note.get_status_after_display()}"),
         body=body,

@@ -42,6 +42,7 @@ from django.utils import timezone
 
 from inventory.conf import app_settings
 from inventory.core.choices import DigestStatus, ReminderKind, ReminderMode
+from inventory.core.links import site_url
 from inventory.models import ReminderDigest, RetestReminder, RetestSweepRun, Team, UserProfile
 from inventory.selectors.retests import worklist as retest_selectors
 from inventory.services.ops.enqueue import enqueue_on_commit
@@ -347,7 +348,8 @@ def _render(digest: ReminderDigest, content: retest_selectors.DigestContent, tod
         "content": content,
         "today": today,
         "subject": subject,
-        "base_url": app_settings.base_url,
+        "worklist_url": site_url("/retests/"),
+        "settings_url": site_url("/profile/reminders/"),
         "escalate_days": app_settings.retest_escalate_days,
     }
     text = render_to_string("inventory/email/retest_digest.txt", ctx)

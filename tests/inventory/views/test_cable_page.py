@@ -3,6 +3,7 @@ from django.test import Client
 
 from inventory.core.choices import CableStatus
 from inventory.models import Cable
+from inventory.selectors.labels.facts import cable_label_facts
 from inventory.services.plant import cables as cable_services
 from tests import factories as f
 
@@ -110,6 +111,22 @@ def test_fault_report_marks_the_cable_and_mails_the_team_after_commit(
     assert mail["Message-ID"].startswith("<fault-")
     page = site_tech_client.get("/c/J-100").content.decode()
     assert "Fault recorded" in page and "jacket crushed behind the door" in page
+
+
+def test_fault_mail_links_to_the_url_on_the_cables_printed_label(
+    plant, site_tech_client, smtp_sink, django_capture_on_commit_callbacks, settings
+):
+    """The link a team follows from the fault mail is the one the cable's QR label encodes,
+    for a label with characters a page link may leave unescaped (``:``, ``(``, ``)``)."""
+    settings.CABLETRACK_BASE_URL = "https://cabletrack.example.com"
+    cable = Cable.objects.get(label="J-100")
+    cable.label = "J:100(a)"
+    cable.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        site_tech_client.post("/c/J:100(a)/fault", {"seen": "bent", "status": CableStatus.FAULTY})
+    printed = {x.url for x in cable_label_facts(cable_ids=[cable.pk], base_url=settings.CABLETRACK_BASE_URL)}
+    assert printed == {"https://cabletrack.example.com/c/J%3A100%28a%29"}
+    assert f"Open the cable: {printed.pop()}" in smtp_sink[0].get_payload().splitlines()
 
 
 def test_fault_report_without_a_description_writes_nothing(plant, site_tech_client, smtp_sink):

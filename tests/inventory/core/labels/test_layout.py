@@ -12,8 +12,6 @@ from inventory.core.labels import (
     CableLabel,
     EndInfo,
     RackLabel,
-    cable_url,
-    rack_url,
     render_pdf,
     render_zpl,
 )
@@ -21,6 +19,7 @@ from inventory.core.labels.layout import MIN_PT, face_layout
 from inventory.core.labels.stocks import MM
 from inventory.core.labels.text import TextSpec, fit_block, helvetica_width
 from inventory.core.labels.zpl import BQ_TOP_OFFSET, qr_modules
+from inventory.core.links import cable_url, rack_url
 from tests.qrscan import decode_pdf, page_texts
 
 BASE = "https://cabletrack.example.com"
@@ -29,7 +28,7 @@ BASE = "https://cabletrack.example.com"
 def cable(ident="C000123", end="A", **kw):
     defaults = dict(
         identifier=ident,
-        url=cable_url(BASE, ident.split("-")[0] if end.startswith("B") and end != "B" else ident),
+        url=cable_url(ident.split("-")[0] if end.startswith("B") and end != "B" else ident, base_url=BASE),
         this_end=end,
         a=EndInfo("R01", 12, "gpu-node-0001", "eth0", cage="OSFP1"),
         b=EndInfo("R40", 40, "leaf-01", "Ethernet1/1", cage="OSFP1"),
@@ -88,7 +87,7 @@ def test_long_text_shrinks_or_wraps_and_never_leaves_its_box(stock_key):
     """Every glyph of every label, however long its names, lies inside its face's text area
     (never over the QR code, never off the label)."""
     stock = STOCKS[stock_key]
-    labels = [*NASTY, RackLabel(name="RACK-" + "Z" * 60, url=rack_url(BASE, "R"), location=LONG)]
+    labels = [*NASTY, RackLabel(name="RACK-" + "Z" * 60, url=rack_url("R", base_url=BASE), location=LONG)]
     content = render_pdf(labels, stock)
     checked = 0
     rects_by_height = {}
@@ -139,7 +138,7 @@ def test_fitter_shrinks_before_it_wraps_and_wraps_before_it_cuts():
 @pytest.mark.parametrize("stock_key", ["flag", "wrap", "a4", "letter", "rack"])
 def test_every_qr_code_decodes_to_its_url(stock_key):
     labels = [cable(ident=f"C{i:06d}", end=end) for i in range(4) for end in "AB"]
-    labels.append(RackLabel(name="R07", url=rack_url(BASE, "R07"), location="Site · Hall · Row A"))
+    labels.append(RackLabel(name="R07", url=rack_url("R07", base_url=BASE), location="Site · Hall · Row A"))
     pages = decode_pdf(render_pdf(labels, STOCKS[stock_key]), dpi=200 if stock_key != "flag" else 150)
     found = [url for page in pages for url in page]
     faces = len(STOCKS[stock_key].faces)
@@ -158,7 +157,7 @@ def _unhex(s: str) -> str:
 @pytest.mark.parametrize("dpi", [203, 300])
 def test_zpl_has_the_right_data_and_stays_within_the_label(stock_key, dpi):
     stock = STOCKS[stock_key]
-    labels = [cable(), *NASTY, RackLabel(name="R07", url=rack_url(BASE, "R07"), location=LONG)]
+    labels = [cable(), *NASTY, RackLabel(name="R07", url=rack_url("R07", base_url=BASE), location=LONG)]
     zpl = render_zpl(labels, stock, dpi=dpi)
     formats = re.findall(r"\^XA.*?\^XZ", zpl, re.S)
     assert len(formats) == len(labels)
@@ -216,7 +215,7 @@ def test_smallest_printed_font_on_each_stock_is_at_least_6_pt(stock_key):
         cable(**HALL),
         cable(end="B", **HALL),
         *NASTY,
-        RackLabel(name="R07", url=rack_url(BASE, "R07"), location=LONG),
+        RackLabel(name="R07", url=rack_url("R07", base_url=BASE), location=LONG),
     ]
     sizes = _font_sizes(render_pdf(labels, STOCKS[stock_key]))
     assert len(sizes) > 100
