@@ -46,20 +46,14 @@ class EndFacts(NamedTuple):
 
 class LinkFacts(NamedTuple):
     """What a link's verdict reads of the link (``link_verdicts`` takes these as well as model
-    instances): its id, ports, PMD and recorded budget, and its ends as ``device:port``."""
+    instances): its id, ports, PMD and recorded budget. Not its ends' names: only the words of a
+    channel over its PMD limit name them, so ``link_verdicts`` reads them for those links only."""
 
     pk: int
     a_port_id: int
     b_port_id: int
     pmd: str
     loss_budget_db: float | None
-    a_name: str
-    b_name: str
-
-
-def _link_facts_of(row: tuple) -> LinkFacts:
-    pk, a_port_id, b_port_id, pmd, budget, a_dev, a_port, b_dev, b_port = row
-    return LinkFacts(pk, a_port_id, b_port_id, pmd, budget, f"{a_dev}:{a_port}", f"{b_dev}:{b_port}")
 
 
 # The links of a page of cables, as plain rows (``LinkFacts``), compiled once per process.
@@ -67,24 +61,14 @@ _LINK_FACTS = CompiledRead(
     lambda link_ids: (
         Link.objects.filter(pk__any=link_ids)
         .order_by("pk")
-        .values_list(
-            "pk",
-            "a_port_id",
-            "b_port_id",
-            "pmd",
-            "loss_budget_db",
-            "a_port__device__name",
-            "a_port__name",
-            "b_port__device__name",
-            "b_port__name",
-        )
+        .values_list("pk", "a_port_id", "b_port_id", "pmd", "loss_budget_db")
     )
 )
 
 
 def links_as_facts(link_ids: list[int]) -> list[LinkFacts]:
     """The links as ``LinkFacts``, by id, in one compiled read."""
-    return [_link_facts_of(row) for row in _LINK_FACTS(link_ids)]
+    return [LinkFacts(*row) for row in _LINK_FACTS(link_ids)]
 
 
 # --- the cable page's test panel -------------------------------------------------------------
@@ -297,7 +281,9 @@ def link_verdicts(
 
     ``rows`` (``selectors.pages.LinkRows``, covering every link): the segments, cables and ends
     already read, so only the tests are read here. ``known_latest``: the latest tests of some
-    cables, already read (the cable page's own cable): not read again.
+    cables, already read (the cable page's own cable): not read again. Links given as
+    ``LinkFacts`` (the decisions of a desk list's page) have their ends named (``a``, ``b``) only
+    where the channel fails its PMD, the one verdict whose words name them; elsewhere they are "".
     """
     with gc_paused():  # a few hundred thousand acyclic objects: see gc_paused
         return _link_verdicts(links=links, now=now or timezone.now(), rows=rows, known=known_latest or {})
@@ -312,7 +298,8 @@ def _link_verdicts(
     latest = latest_tests(cable_ids=others) if others else {}
     latest.update({c: known[c] for c in facts.cable_ids if c in known})
     gate = _gate_from(facts.cables, latest, facts.ends, now=now)
-    port_names = _port_names(links)
+    bare = bool(links) and all(isinstance(x, LinkFacts) for x in links)
+    port_names = None if bare else _port_names(links)
     whole_link = _whole_link_tests(link_ids)
     out: dict[int, LinkVerdict] = {}
     per_cable: dict[int, SegmentVerdict] = {}  # a cable on several links is judged once
@@ -326,6 +313,12 @@ def _link_verdicts(
                 )
             seg_v.append(sv)
         out[link.pk] = _link_verdict(link, seg_v, whole_link.get(link.pk), port_names)
+    if bare:
+        named = [x for x in links if out[x.pk].pmd_verdict == Verdict.FAIL]
+        ports = sorted({p for x in named for p in (x.a_port_id, x.b_port_id)})
+        port_names = {pk: f"{dev}:{name}" for pk, dev, name in (_PORT_NAMES(ports) if ports else ())}
+        for x in named:
+            out[x.pk].a, out[x.pk].b = port_names.get(x.a_port_id, "?"), port_names.get(x.b_port_id, "?")
     return out
 
 
@@ -415,10 +408,14 @@ def _segment_failure(s: SegmentVerdict) -> str:
 
 
 def _link_verdict(
-    link: Link | LinkFacts, seg_v: list[SegmentVerdict], channel: float | None, port_names: dict[int, str]
+    link: Link | LinkFacts,
+    seg_v: list[SegmentVerdict],
+    channel: float | None,
+    port_names: dict[int, str] | None,
 ) -> LinkVerdict:
     """One link's TIA, PMD and overall verdicts, note and blockers from its segments' verdicts
-    (``channel``: the loss of a whole-link test, when there is one)."""
+    (``channel``: the loss of a whole-link test, when there is one; ``port_names`` None: the
+    ends are named later, if at all)."""
     fibre_segs = [s for s in seg_v if s.kind in FIBRE_KINDS]
     tia = (
         budgets.worst(s.olts.verdict if s.olts else Verdict.UNKNOWN for s in fibre_segs)
@@ -462,7 +459,11 @@ def _link_verdict(
     blockers = [f"{s.label}: needs {'; '.join(s.missing)}" for s in seg_v if s.missing]
     if pv.verdict == Verdict.FAIL:
         blockers.append(f"channel loss {channel:.2f} dB is over the {limit:.2f} dB PMD limit")
-    a, b = port_names.get(link.a_port_id, "?"), port_names.get(link.b_port_id, "?")
+    a, b = (
+        ("", "")
+        if port_names is None
+        else (port_names.get(link.a_port_id, "?"), port_names.get(link.b_port_id, "?"))
+    )
     return LinkVerdict(
         link.pk,
         a,
@@ -487,9 +488,9 @@ def _gate_from(cables, latest, ends, *, now) -> dict[int, list[str]]:
 
 
 def _port_names(links: list[Link] | list[LinkFacts]) -> dict[int, str]:
-    if links and all(isinstance(x, LinkFacts) for x in links):
-        return {p: n for x in links for p, n in ((x.a_port_id, x.a_name), (x.b_port_id, x.b_name))}
-    if links and all(Link.a_port.is_cached(x) and Link.b_port.is_cached(x) for x in links):
+    if links and all(
+        isinstance(x, Link) and Link.a_port.is_cached(x) and Link.b_port.is_cached(x) for x in links
+    ):
         # The cable page loads its links with their ports and devices: no query needed.
         loaded = [port for link in links for port in (link.a_port, link.b_port)]
         if all(Port.device.is_cached(port) for port in loaded):
@@ -505,6 +506,11 @@ def _port_names(links: list[Link] | list[LinkFacts]) -> dict[int, str]:
     return out
 
 
+_PORT_NAMES = CompiledRead(
+    lambda port_ids: (
+        Port.objects.filter(pk__any=port_ids).order_by().values_list("pk", "device__name", "name")
+    )
+)
 _WHOLE_LINK_TESTS = CompiledRead(
     lambda link_ids: (
         CableTest.objects.filter(link_id__any=link_ids, kind=TestKind.OLTS, loss_db__isnull=False)

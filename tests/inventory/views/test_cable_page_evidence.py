@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from inventory.core.choices import CableStatus, FieldNoteKind, Severity
 from inventory.models import Alert, Cable, FieldNote
+from inventory.selectors.decision import cable_decisions
 from inventory.services import testing as svc
 from inventory.services.demo.seed import demo_seed
 from inventory.services.plant import fieldwork
@@ -55,7 +56,12 @@ def test_in_production_while_its_link_fails_the_pmd_is_flagged_and_degraded_is_o
     page = _main(site_tech_client.get("/c/J-100").content.decode())
     assert 'data-testid="evidence-flag">Tests fail<' in page
     assert "Recorded as in production, but it fails" in page
-    assert "channel: 3.30 dB over its 3.00 dB 400GBASE-DR4 channel limit" in page  # figure and limit
+    # the link by its two ends, the figure and the limit
+    channel = "link gpu-0001:eth1 \u2194 leaf-01:Ethernet2/1 channel: 3.30 dB over its 3.00 dB 400GBASE-DR4 channel limit"
+    assert channel in page
+    # the desk list's decisions (links read as bare facts, the ends named only where they fail) say the same
+    decision = cable_decisions(cables=[Cable.objects.get(label="J-100")])[cables["J-100"].pk]
+    assert [f.text for f in decision.fails] == [channel + " (worst segment J-100, 1.10 dB)"]
     assert 'name="status" value="degraded"' in page and ">Mark degraded<" in page
     r = site_tech_client.post("/c/J-100/status", {"status": "degraded"})
     assert r.status_code == 302
