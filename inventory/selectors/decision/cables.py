@@ -19,6 +19,7 @@ from inventory.core.decision import (
     Step,
     cable_decide,
 )
+from inventory.core.perf import gc_paused
 from inventory.core.repairs import watching_words
 from inventory.core.words import human_date, word
 from inventory.db.compiled import CompiledRead
@@ -356,11 +357,16 @@ def cable_decisions(*, cables: list[Cable], now: datetime | None = None) -> dict
     each compiled once per process (``CompiledRead``): the links through them, those links'
     segments, the facts, ends and latest tests of every cable on them (the page's own cables
     included: one read of each for the gate and the verdicts), whole-link tests, open alerts
-    and open faults."""
-    now = now or timezone.now()
-    today = timezone.localdate(now)
+    and open faults. The collector is paused meanwhile (``gc_paused``): a page of 50 trunks
+    builds some 100,000 small acyclic objects."""
     if not cables:
         return {}
+    with gc_paused():
+        return _cable_decisions(cables, now or timezone.now())
+
+
+def _cable_decisions(cables: list[Cable], now: datetime) -> dict[int, Decision]:
+    today = timezone.localdate(now)
     live = [c for c in cables if c.status != CableStatus.RETIRED]
     live_ids = [c.pk for c in live]
     links_of: dict[int, list[int]] = {}
