@@ -28,15 +28,15 @@ from tests.seeded import seeded_module
 pytestmark = pytest.mark.django_db
 
 # Ceilings, with what they are made of. Raise one only with a reason in the commit message.
-# The one decision (``selectors.decision.cable_decisions``) for a page of cables, at most 10 queries
+# The one decision (``selectors.decision.cable_decisions``) for a page of cables, at most 12 queries
 # whatever its size: links through the cables, each link's segments, the links, whole-link tests,
 # then for the page's cables and every cable of those links together: facts, ends and latest
 # tests (the gate and ``link_verdicts`` share them), open alerts (one union), open faults; and,
-# only when the page holds them, the replacements' labels and the ends of the links whose channel
-# fails its PMD (the words name them).
-DECISION_QUERIES = 11
+# only when the page holds them, the drains not restored on its links, the replacements' labels
+# and the ends of the links whose channel fails its PMD (the words name them).
+DECISION_QUERIES = 12
 #: Reads a page makes only for what it holds (see DECISION_QUERIES): a larger page may need them.
-CONTENT_QUERIES = 2
+CONTENT_QUERIES = 3
 API_LIST_QUERIES = 5 + DECISION_QUERIES  # token, permissions, COUNT(*), the page, its ends
 API_DETAIL_QUERIES = 4 + DECISION_QUERIES  # token, permissions, the cable, its ends
 TRACE_QUERIES = 4  # the recursive path read, ports, cages, panel mappings

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -23,7 +23,7 @@ from inventory.core.perf import gc_paused
 from inventory.core.repairs import watching_words
 from inventory.core.words import human_date, word
 from inventory.db.compiled import CompiledRead
-from inventory.models import Alert, Cable, CableEnd, CableTestLatest, FieldNote, LinkSegment
+from inventory.models import Alert, Cable, CableEnd, CableTestLatest, FieldNote, Link, LinkDrain, LinkSegment
 from inventory.models.cables import cable_url
 from inventory.selectors.collectives.drain import drain_overdue as overdue_of
 from inventory.selectors.collectives.drain import drained_until
@@ -302,20 +302,34 @@ def blocking_alerts(*, cable: Cable) -> list[AlertFact]:
     return [a for a in _open_alerts_of([cable.pk]).get(cable.pk, []) if a.blocks]
 
 
-# The active links through a page of cables, with the drain in force on each (or overdue).
-_SEGMENT_DRAINS = CompiledRead(
-    lambda cable_ids, now: (
+# The active links through a page of cables, each flagged when a drain on it is not restored:
+# one hashed look-up of the few unrestored drains, not four subqueries a row (584 rows for a page
+# of 50 trunks: 2.7 against 1.0 ms). The flagged links' drains are then read by ``_LINK_DRAINS``.
+_SEGMENTS = CompiledRead(
+    lambda cable_ids: (
         LinkSegment.objects.filter(cable_id__any=cable_ids, link__active=True)
         .annotate(
-            drained_until=drained_until(now=now, link_ref="link_id"),
-            overdue_since=overdue_of(now=now, field="drained_at", link_ref="link_id"),
-            overdue_ended=overdue_of(now=now, field="window__ends_at", link_ref="link_id"),
-            overdue_alert=overdue_of(now=now, field="alert_id", link_ref="link_id"),
+            drain_open=ExpressionWrapper(
+                Q(link_id__in=LinkDrain.objects.filter(restored_at__isnull=True).values("link_id")),
+                output_field=BooleanField(),
+            )
         )
         .order_by("cable_id", "link_id")
-        .values_list(
-            "cable_id", "link_id", "drained_until", "overdue_since", "overdue_ended", "overdue_alert"
+        .values_list("cable_id", "link_id", "drain_open")
+    )
+)
+# The drain in force on each of these links, or the one that ran out without a restore.
+_LINK_DRAINS = CompiledRead(
+    lambda link_ids, now: (
+        Link.objects.filter(pk__any=link_ids)
+        .annotate(
+            drained_until=drained_until(now=now),
+            overdue_since=overdue_of(now=now, field="drained_at"),
+            overdue_ended=overdue_of(now=now, field="window__ends_at"),
+            overdue_alert=overdue_of(now=now, field="alert_id"),
         )
+        .order_by()
+        .values_list("pk", "drained_until", "overdue_since", "overdue_ended", "overdue_alert")
     )
 )
 # Every cable of those links, in order, then the cables, ends and latest tests of them all.
@@ -379,8 +393,14 @@ def _cable_decisions(cables: list[Cable], now: datetime) -> dict[int, Decision]:
     overdue: dict[int, tuple[datetime, datetime, int]] = {}
     mine = set(live_ids)
     if live_ids:
-        for cable_id, link_id, until, *late in _SEGMENT_DRAINS(live_ids, now):
+        segments = _SEGMENTS(live_ids)
+        held = sorted({link_id for _, link_id, drain_open in segments if drain_open})
+        drains = {row[0]: row[1:] for row in _LINK_DRAINS(held, now)} if held else {}
+        for cable_id, link_id, _ in segments:
             links_of.setdefault(cable_id, []).append(link_id)
+            if link_id not in drains:
+                continue
+            until, *late = drains[link_id]
             if until is not None and (cable_id not in drained or until > drained[cable_id]):
                 drained[cable_id] = until
             if late[0] is not None and (cable_id not in overdue or late[0] > overdue[cable_id][0]):
