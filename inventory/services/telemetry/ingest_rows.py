@@ -4,6 +4,7 @@ the verdict on repeats (an identical repeat is a duplicate, a different one a co
 from __future__ import annotations
 
 import struct
+import sys
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -113,6 +114,9 @@ def max_ids(*models) -> tuple:
         return tuple(cur.fetchone())
 
 
+_NO_NAMES: dict[str, int] = {}
+
+
 class _PortNameCache:
     """(device name, port name or alias) -> port id, per process, PostgreSQL only.
 
@@ -120,35 +124,50 @@ class _PortNameCache:
     alias or a new port empties the cache before the next lookup. Only hits are cached; a miss
     always asks the database. SQLite reuses ids after a rollback, so it is not cached there
     (``make run`` volumes do not need it).
+
+    Held as one small dict per device, its port names interned: the same few names (``eth0``,
+    ``Ethernet1/1``) repeat on every device, so a name costs a dict slot and its id, not a
+    (device, name) tuple with two strings of its own. Every current name of 131,072 GPUs
+    (1,171,456) takes about 75 MB instead of about 240, and fits under the bound, which keeps a
+    pathological client from growing it without end.
     """
+
+    MAX_NAMES = 4_000_000
 
     def __init__(self) -> None:
         self.fingerprint: tuple | None = None
-        self.ids: dict[tuple[str, str], int] = {}
+        self.devices: dict[str, dict[str, int]] = {}
+        self.size = 0
 
     def _current_fingerprint(self) -> tuple:
         return max_ids(PortAlias, Device)
 
+    def _found(self, pairs: list[tuple[str, str]]) -> list[int | None]:
+        devices = self.devices
+        return [devices.get(dev, _NO_NAMES).get(name) for dev, name in pairs]
+
     def lookup(self, pairs: list[tuple[str, str]]) -> list[int | None]:
         fp = self._current_fingerprint()
         if fp != self.fingerprint:
-            self.fingerprint, self.ids = fp, {}
-        ids = self.ids
-        found = list(map(ids.get, pairs))
+            self.fingerprint, self.devices, self.size = fp, {}, 0
+        found = self._found(pairs)
         if None in found:
-            devices = {p[0] for p, pid in zip(pairs, found, strict=True) if pid is None}
-            fresh = self._device_names(devices)
-            if len(ids) + len(fresh) > 1_000_000:  # bounded: a pathological client cannot grow it
-                ids.clear()
-            ids.update(fresh)
-            found = list(map(ids.get, pairs))
+            missing = {p[0] for p, pid in zip(pairs, found, strict=True) if pid is None}
+            fresh = self._device_names(missing)
+            if self.size + sum(map(len, fresh.values())) > self.MAX_NAMES:
+                self.devices, self.size = {}, 0
+            for dev, names in fresh.items():
+                self.size += len(names) - len(self.devices.get(dev, _NO_NAMES))
+                self.devices[dev] = names
+            found = self._found(pairs)
         return found
 
     @staticmethod
-    def _device_names(devices: set[str]) -> dict[tuple[str, str], int]:
+    def _device_names(devices: set[str]) -> dict[str, dict[str, int]]:
         """Every current name of every port of ``devices``, in one query: a collector posts
         for all ports of a device, so one miss loads the device's whole map."""
         qn = connection.ops.quote_name
+        out: dict[str, dict[str, int]] = {}
         with connection.cursor() as cur:
             cur.execute(
                 f"SELECT d.name, a.name, a.port_id FROM {qn(PortAlias._meta.db_table)} a "  # noqa: S608 - table names from model _meta, quoted; values are parameters
@@ -156,7 +175,12 @@ class _PortNameCache:
                 "WHERE a.valid_to IS NULL AND d.name = ANY(%s)",
                 [list(devices)],
             )
-            return {(dev, name): pid for dev, name, pid in cur.fetchall()}
+            for dev, name, pid in cur.fetchall():
+                names = out.get(dev)
+                if names is None:
+                    names = out[dev] = {}
+                names[sys.intern(name)] = pid
+        return out
 
 
 _port_names = _PortNameCache()
