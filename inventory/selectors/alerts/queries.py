@@ -276,21 +276,29 @@ def vendor_comparison(*, now: datetime, days: int = 7) -> dict:
     the period on links whose ends hold that model.
     """
     start = now - timedelta(days=days)
-    ports = list(
-        Port.objects.filter(cage__transceiver__isnull=False).values_list(
-            "pk", "cage__transceiver__model__vendor__name", "cage__transceiver__model__part_number"
+    with_module = Port.objects.filter(cage__transceiver__isnull=False)
+    model = ("cage__transceiver__model__vendor__name", "cage__transceiver__model__part_number")
+    # Every installed module port counts in its model's ports (one aggregate); only the ports
+    # that reported or sit on an alerted link are read one by one (a site has 528,384 module
+    # ports, few of them on alerted links, and the reporting ones are what the rates are of).
+    groups: dict[tuple, dict] = {
+        (v, m): {"vendor": v, "model": m, "ports": n, "rates": [], "bers": [], "alerts": 0}
+        for v, m, n in with_module.values_list(*model).annotate(n=Count("pk")).order_by()
+    }
+    alert_rows = list(
+        Alert.objects.filter(opened_at__gte=start, rule__in=PHYSICAL_RULES, link__isnull=False).values_list(
+            "link__a_port_id", "link__b_port_id"
         )
     )
-    model_of = {pid: (v, m) for pid, v, m in ports}
-    stats = port_stats(start=start, end=now, port_ids=list(model_of))
-    groups: dict[tuple, dict] = {}
+    stats = port_stats(start=start, end=now)
+    wanted = sorted(set(stats).union(p for row in alert_rows for p in row if p is not None))
+    model_of = {pid: (v, m) for pid, v, m in with_module.filter(pk__any=wanted).values_list("pk", *model)}
     bands: dict[str, dict] = {}
     cross: dict[tuple, dict] = {}  # (vendor, model, band): which optics degrade when hot
     for pid, key in model_of.items():
-        g = groups.setdefault(
-            key, {"vendor": key[0], "model": key[1], "ports": 0, "rates": [], "bers": [], "alerts": 0}
+        g = groups.setdefault(  # a module installed since the count: counted here
+            key, {"vendor": key[0], "model": key[1], "ports": 1, "rates": [], "bers": [], "alerts": 0}
         )
-        g["ports"] += 1
         s = stats.get(pid)
         if not s:
             continue
@@ -318,9 +326,6 @@ def vendor_comparison(*, now: datetime, days: int = 7) -> dict:
                 acc["rates"].append(s["corrected_cw_rate"])
             if s.get("pre_fec_ber") is not None:
                 acc["bers"].append(s["pre_fec_ber"])
-    alert_rows = Alert.objects.filter(
-        opened_at__gte=start, rule__in=PHYSICAL_RULES, link__isnull=False
-    ).values_list("link__a_port_id", "link__b_port_id")
     port_band = {pid: temperature_band((stats.get(pid) or {}).get("temperature_c")) for pid in model_of}
     for a, b_ in alert_rows:
         for key in {model_of[p] for p in (a, b_) if p in model_of}:

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from inventory.core.choices import CableStatus, Verdict
 from inventory.core.choices import TestKind as Kind
-from inventory.models import Alert, Cable, CableTest
+from inventory.models import Alert, Cable, CableTest, Port
 from inventory.selectors.alerts.queries import vendor_comparison
 from inventory.services import alerts as svc
 from tests import factories as f
@@ -121,6 +121,11 @@ def test_vendor_comparison_by_module_temperature_band_and_by_model_within_a_band
     assert nv_hot["median_cw_rate"] > 50 * nv_cool["median_cw_rate"]
     assert nv_hot["median_cw_rate"] > 50 * acme_hot["median_cw_rate"]
     assert ("ACME", "< 40 °C") not in cross
+    by_model = {g["model"]: g for g in data["by_model"]}
+    assert (by_model["ACME-DR4"]["ports"], by_model["ACME-DR4"]["ports_reporting"]) == (2, 2)
+    assert by_model["MMS4X00-NM"]["ports"] == Port.objects.filter(
+        cage__transceiver__model__part_number="MMS4X00-NM"
+    ).count()
     api = f.api_token_client(f.UserFactory(username="viewer-vc", role="viewer"), kind="read_only")
     body = api.get("/api/vendor-comparison/?days=1").json()
     assert {b["band"] for b in body["by_temperature"]} >= {"≥ 70 °C", "< 40 °C"}
