@@ -123,9 +123,10 @@ def test_vendor_comparison_by_module_temperature_band_and_by_model_within_a_band
     assert ("ACME", "< 40 °C") not in cross
     by_model = {g["model"]: g for g in data["by_model"]}
     assert (by_model["ACME-DR4"]["ports"], by_model["ACME-DR4"]["ports_reporting"]) == (2, 2)
-    assert by_model["MMS4X00-NM"]["ports"] == Port.objects.filter(
-        cage__transceiver__model__part_number="MMS4X00-NM"
-    ).count()
+    assert (
+        by_model["MMS4X00-NM"]["ports"]
+        == Port.objects.filter(cage__transceiver__model__part_number="MMS4X00-NM").count()
+    )
     api = f.api_token_client(f.UserFactory(username="viewer-vc", role="viewer"), kind="read_only")
     body = api.get("/api/vendor-comparison/?days=1").json()
     assert {b["band"] for b in body["by_temperature"]} >= {"≥ 70 °C", "< 40 °C"}

@@ -40,7 +40,9 @@ def _post_round(client, devices, minute: int) -> int:
         for dev in devices:
             names = PortAlias.objects.filter(device=dev, valid_to__isnull=True).values_list("name", flat=True)
             samples = [f.telemetry_sample(dev.name, n, ts, fec_corrected_codewords=minute) for n in names]
-            r = client.post("/api/telemetry/", json.dumps({"samples": samples}), content_type="application/json")
+            r = client.post(
+                "/api/telemetry/", json.dumps({"samples": samples}), content_type="application/json"
+            )
             assert r.status_code == 200 and r.json()["rejected"] == 0, r.content
     return sum(NAMES_READ in x["sql"] for x in q.captured_queries)
 
