@@ -23,9 +23,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 DAYS_PER_YEAR = 365.0
+
+
+def _stats():
+    """``scipy.stats``, imported on first use. It adds about 78 MB to every process that loads
+    it, and only a forecast computation needs it (the daily snapshot task, a desk user's
+    overrides): a web worker that serves the stored snapshot, and the ingest, never do."""
+    from scipy import stats  # noqa: PLC0415 - deferred on purpose: see the docstring
+
+    return stats
 
 
 def hazard_from_afr(afr):
@@ -126,6 +134,7 @@ def cohort_rates(
     alpha = prior.alpha + k
     beta = prior.beta + e
     tail = (1.0 - level) / 2.0
+    stats = _stats()
     lo = stats.gamma.ppf(tail, alpha, scale=1.0 / beta)
     hi = stats.gamma.ppf(1.0 - tail, alpha, scale=1.0 / beta)
     mean = alpha / beta
@@ -161,7 +170,7 @@ def cohort_rates(
 def poisson_quantile(mean, service_level: float = 0.95):
     """Smallest ``q`` with ``P(Poisson(mean) <= q) >= service_level`` (vectorised)."""
     mean = np.asarray(mean, dtype=float)
-    q = stats.poisson.ppf(service_level, mean)
+    q = _stats().poisson.ppf(service_level, mean)
     return np.where(mean > 0, q, 0.0).astype(np.int64)
 
 
