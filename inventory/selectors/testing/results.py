@@ -315,8 +315,7 @@ def _link_verdicts(
         out[link.pk] = _link_verdict(link, seg_v, whole_link.get(link.pk), port_names)
     if bare:
         named = [x for x in links if out[x.pk].pmd_verdict == Verdict.FAIL]
-        ports = sorted({p for x in named for p in (x.a_port_id, x.b_port_id)})
-        port_names = {pk: f"{dev}:{name}" for pk, dev, name in (_PORT_NAMES(ports) if ports else ())}
+        port_names = _port_names(named)  # no query when none fails
         for x in named:
             out[x.pk].a, out[x.pk].b = port_names.get(x.a_port_id, "?"), port_names.get(x.b_port_id, "?")
     return out
@@ -506,11 +505,6 @@ def _port_names(links: list[Link] | list[LinkFacts]) -> dict[int, str]:
     return out
 
 
-_PORT_NAMES = CompiledRead(
-    lambda port_ids: (
-        Port.objects.filter(pk__any=port_ids).order_by().values_list("pk", "device__name", "name")
-    )
-)
 _WHOLE_LINK_TESTS = CompiledRead(
     lambda link_ids: (
         CableTest.objects.filter(link_id__any=link_ids, kind=TestKind.OLTS, loss_db__isnull=False)
