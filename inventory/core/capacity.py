@@ -71,6 +71,10 @@ class Assumptions:
     hot_raw_hours: float = 1.0  # raw samples the rollup and evidence pages read, kept in memory
     hot_rollup_hours: float = 1.0  # rollups the rules (15 minutes), charts and pages read most
     base_memory_gb: float = 2.0  # per role: the OS, PostgreSQL's own, a spare process
+    # the alert evaluation's peak RSS per reporting port over a full 15-minute window: 5.3 GB at
+    # 557,056 ports (131,072 GPUs), measured 2026-12-05 (performance history); it holds the
+    # whole window at once, in one worker process
+    alert_kb_per_port: float = 9.5
 
 
 @dataclass(frozen=True)
@@ -136,7 +140,10 @@ def size(gpus: int, u: UnitCosts, a: Assumptions = Assumptions()) -> Sizing:  # 
         pages_per_s=pps,
         # gunicorn: two sync workers per core
         web=Role(web_cores, a.base_memory_gb + 2 * web_cores * u.web_rss_mb / 1000),
-        workers=Role(worker_cores, a.base_memory_gb + worker_cores * u.worker_rss_mb / 1000),
+        workers=Role(
+            worker_cores,
+            a.base_memory_gb + worker_cores * u.worker_rss_mb / 1000 + ports * a.alert_kb_per_port / 1e6,
+        ),
         postgres=Role(
             _cores(pg_cpu, a),
             a.base_memory_gb + hot / gb,
