@@ -65,7 +65,6 @@ def build(ports: int = PORTS, buckets: int = BUCKETS, seed: int = 1):
     links = LinkTable.empty(m)
     links.a_row[:] = np.arange(0, ports, 2)
     links.b_row[:] = np.arange(1, ports, 2)
-    links.tested_loss_db[:] = 4.0
     links.expected_speed_gbps[:] = 400
     links.expected_width[:] = 4
     facts.expected_neighbor_port_id[0::2] = np.arange(1, ports, 2)

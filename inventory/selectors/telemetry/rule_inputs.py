@@ -2,8 +2,8 @@
 
 ``rule_inputs(now=...)`` returns the columnar arrays of :mod:`inventory.core.telemetry.rules`. The
 rollups come from one query over the window (``rollup_rows``); the plant facts (links, their
-profiles, passive copper, tested loss, recorded module serials, expected neighbours and
-baselines) from a fixed handful of queries, whatever the number of ports.
+profiles, passive copper, recorded module serials, expected neighbours and baselines) from a
+fixed handful of queries, whatever the number of ports.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import orjson
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
-from inventory.core.choices import CableKind, CableStatus, PortKind, TestKind
+from inventory.core.choices import CableKind, CableStatus, PortKind
 from inventory.core.telemetry.rates import hist_increase, line_bits, step
 from inventory.core.telemetry.rollup import Layout, split_bins
 from inventory.core.telemetry.rules.config import RuleConfig, Thresholds
@@ -24,7 +24,6 @@ from inventory.core.telemetry.rules.engine import sample_candidates
 from inventory.core.telemetry.rules.frames import LinkTable, PortFacts, PortWindow, SampleSteps
 from inventory.models import (
     CableEnd,
-    CableTest,
     FecBinLayout,
     Link,
     LinkSegment,
@@ -186,27 +185,18 @@ def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable
         if lk[1] in row_of or lk[2] in row_of
     ]
     link_ids = {lk[0] for lk in links}
-    segs: dict[int, list[int]] = {}
+    segmented: set[int] = set()
     passive: set[int] = set()
     untested: set[int] = set()
-    for link_id, cable_id, kind, status in LinkSegment.objects.filter(link__active=True).values_list(
-        "link_id", "cable_id", "cable__kind", "cable__status"
+    for link_id, kind, status in LinkSegment.objects.filter(link__active=True).values_list(
+        "link_id", "cable__kind", "cable__status"
     ):
         if link_id in link_ids:
-            segs.setdefault(link_id, []).append(cable_id)
+            segmented.add(link_id)
             if kind in (CableKind.DAC, CableKind.CAT6A):
                 passive.add(link_id)
             if status not in TESTED_STATUSES:
                 untested.add(link_id)
-    wanted_cables = {c for cs in segs.values() for c in cs}
-    last_loss: dict[int, float] = {}
-    for cable_id, loss in (
-        CableTest.objects.filter(kind=TestKind.OLTS, loss_db__isnull=False)
-        .order_by("cable_id", "tested_at")
-        .values_list("cable_id", "loss_db")
-    ):
-        if cable_id in wanted_cables:
-            last_loss[cable_id] = loss
 
     lt = LinkTable.empty(len(links))
     link_rows = {}
@@ -218,10 +208,7 @@ def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable
         lt.profile[i] = config.profile_index(link_class=cls, pmd=pmd, profiles=profiles)
         lt.fec[i] = fec
         lt.passive_copper[i] = lid in passive
-        lt.tested[i] = lid in segs and lid not in untested
-        cs = segs.get(lid, [])
-        if cs and all(c in last_loss for c in cs):
-            lt.tested_loss_db[i] = sum(last_loss[c] for c in cs)
+        lt.tested[i] = lid in segmented and lid not in untested
         lt.expected_speed_gbps[i] = speed if speed else np.nan
         lt.expected_width[i] = lanes if lanes else np.nan
         link_rows[lid] = (a, b)

@@ -245,7 +245,6 @@ class LinkTable:
     profile: np.ndarray  # int64[M], index into the profiles list
     fec: list[str]
     passive_copper: np.ndarray  # bool[M]
-    tested_loss_db: np.ndarray  # float[M] (evidence only: never compared with DOM readings)
     expected_speed_gbps: np.ndarray  # float[M]
     expected_width: np.ndarray  # float[M] lanes the link is recorded with (NaN: unknown)
     # Every segment tested and in service (not degraded): only then is a lane's receive power a
@@ -261,7 +260,6 @@ class LinkTable:
             profile=np.zeros(m, dtype=np.int64),
             fec=["RS544"] * m,
             passive_copper=np.zeros(m, dtype=bool),
-            tested_loss_db=np.full(m, np.nan),
             expected_speed_gbps=np.full(m, np.nan),
             expected_width=np.full(m, np.nan),
             tested=np.ones(m, dtype=bool),

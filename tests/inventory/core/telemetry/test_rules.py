@@ -42,7 +42,6 @@ def fleet(links: int = 4, *, ber: float = 5e-9):
     lt.link_id = np.arange(10, 10 + links, dtype=np.int64)
     lt.a_row = np.arange(0, n, 2)
     lt.b_row = np.arange(1, n, 2)
-    lt.tested_loss_db[:] = 2.5
     return w, f, lt
 
 
