@@ -35,7 +35,7 @@ from inventory.models import (
 )
 from inventory.selectors.plant.ports import ports_resolve
 from inventory.selectors.telemetry.lines import port_lines
-from inventory.selectors.telemetry.source import LANES, RollupRows, read_rollups
+from inventory.selectors.telemetry.source import LANES, WINDOW_COLUMNS, RollupRows, read_rollups
 
 # A lane's receive power is a baseline to learn only while every segment of its link is tested
 # and in service (not degraded, faulty or merely installed).
@@ -50,21 +50,8 @@ STEP_FIELDS = (
     "fec_corrected_bits",
 )
 
-# The per-bucket fields the engine reads, in PortWindow's names.
-WINDOW_FIELDS = (
-    "corrected_cw",
-    "uncorrectable_cw",
-    "corrected_bits",
-    "line_bits",
-    "pre_fec_ber",
-    "hist_warn_cw",
-    "hist_crit_cw",
-    "pfc_pause_rx",
-    "pfc_pause_tx",
-    "pfc_pause_us",
-    "link_down",
-    "error_recovery",
-)
+# The per-bucket fields the engine reads, in PortWindow's names (the reader's columns).
+WINDOW_FIELDS = tuple(WINDOW_COLUMNS)
 
 
 @dataclass

@@ -21,7 +21,8 @@ from inventory.models import PortRollup, PortTelemetryState
 
 LANES = 8  # lanes the rules read per port (the decoder's bound; longer lists are cut)
 
-_VALUES = {  # PortWindow's names -> PortRollup's columns
+# The per-bucket fields the rules read: PortWindow's names -> PortRollup's columns.
+WINDOW_COLUMNS = {
     "corrected_cw": "fec_corrected_cw",
     "uncorrectable_cw": "fec_uncorrectable_cw",
     "corrected_bits": "fec_corrected_bits",
@@ -117,7 +118,7 @@ def _read_records(start: datetime, end: datetime) -> RollupRows:
             (qn("port_id"), "i8"),
             (f"EXTRACT(EPOCH FROM {qn('bucket')})", "f8"),
             (qn("covered_s"), "f8"),
-            *((qn(c), "f8") for c in _VALUES.values()),
+            *((qn(c), "f8") for c in WINDOW_COLUMNS.values()),
             # 1: the row reported receive lanes (a null list is not a list of nulls)
             (f"CASE WHEN {qn('rx_power_min_dbm')} IS NULL THEN 0 ELSE 1 END", "f4"),
             *_lane_columns("rx_power_min_dbm"),
@@ -128,12 +129,12 @@ def _read_records(start: datetime, end: datetime) -> RollupRows:
         [start, end],
     )
     port, bucket, covered = cols[0], cols[1], cols[2]
-    n = len(_VALUES)
+    n = len(WINDOW_COLUMNS)
     rows = RollupRows(
         port_id=port,
         bucket_start=bucket,
         seconds=covered,
-        values=dict(zip(_VALUES, cols[3 : 3 + n], strict=True)),
+        values=dict(zip(WINDOW_COLUMNS, cols[3 : 3 + n], strict=True)),
     )
     has_rx = cols[3 + n] == 1
     rows.rx_port, rows.rx_bucket = port[has_rx], bucket[has_rx]
@@ -181,7 +182,7 @@ def _lanes(values) -> list[float]:
 
 def _read_cursor(start: datetime, end: datetime) -> RollupRows:
     qn = connection.ops.quote_name
-    cols = ", ".join(qn(c) for c in ["port_id", "covered_s", *_VALUES.values()])
+    cols = ", ".join(qn(c) for c in ["port_id", "covered_s", *WINDOW_COLUMNS.values()])
     # the bounds in the form the ORM stores them: SQLite compares text, and its driver's own
     # form of a datetime sorts after the stored one, which lost the window's first bucket
     bounds = [connection.ops.adapt_datetimefield_value(t) for t in (start, end)]
@@ -195,7 +196,7 @@ def _read_cursor(start: datetime, end: datetime) -> RollupRows:
         port_id=a[:, 0].astype(np.int64),
         bucket_start=a[:, -1],
         seconds=np.nan_to_num(a[:, 1]),
-        values={name: a[:, 2 + i] for i, name in enumerate(_VALUES)},
+        values={name: a[:, 2 + i] for i, name in enumerate(WINDOW_COLUMNS)},
     )
     window = PortRollup.objects.filter(bucket__gte=start, bucket__lt=end)
     # newest first per port: the first row of a port is its newest

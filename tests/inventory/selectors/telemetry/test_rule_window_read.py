@@ -15,7 +15,7 @@ from inventory.core.choices import DeviceRole
 from inventory.db.copy import read_columns
 from inventory.models import PortRollup, PortTelemetryState
 from inventory.selectors.telemetry import source
-from inventory.selectors.telemetry.rule_inputs import pivot
+from inventory.selectors.telemetry.rule_inputs import WINDOW_FIELDS, pivot
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -69,24 +69,7 @@ def _windows():
 def test_binary_records_give_the_rules_the_same_window_as_the_cursor(window):
     by_cursor, by_records = _windows()
     assert by_records.port_id.tolist() == by_cursor.port_id.tolist() == sorted(window.values())
-    for name in (
-        "seconds",
-        "corrected_cw",
-        "uncorrectable_cw",
-        "corrected_bits",
-        "line_bits",
-        "pre_fec_ber",
-        "hist_warn_cw",
-        "hist_crit_cw",
-        "pfc_pause_rx",
-        "pfc_pause_tx",
-        "pfc_pause_us",
-        "link_down",
-        "error_recovery",
-        "rx_low_warn_dbm",
-        "speed_gbps",
-        "link_width",
-    ):
+    for name in ("seconds", *WINDOW_FIELDS, "rx_low_warn_dbm", "speed_gbps", "link_width"):
         np.testing.assert_array_equal(getattr(by_records, name), getattr(by_cursor, name), err_msg=name)
     # lanes are float4 on disk: the cursor reads their shortest text, the records their bits
     for name in ("rx_power_dbm", "tx_power_dbm", "rx_power_dbm_b"):
