@@ -471,6 +471,12 @@ CABLETRACK_ALERT_RULES = env.json("CABLETRACK_ALERT_RULES", default={"preset": "
 CABLETRACK_ALERT_EVERY_S = env.float("CABLETRACK_ALERT_EVERY_S", default=60.0)
 # The rules read this much of PortRollup (the longest rule window: tail, flap, clear = 15 min).
 CABLETRACK_ALERT_LOOKBACK_S = env.float("CABLETRACK_ALERT_LOOKBACK_S", default=900.0)
+# The rules run as this many tasks side by side on the workers, each over its part of the
+# reporting ports (both ends of a link in one part): past some 800,000 reporting ports one
+# evaluation no longer fits its period on one core.
+CABLETRACK_ALERT_SHARDS = env.int("CABLETRACK_ALERT_SHARDS", default=1)
+if not 1 <= CABLETRACK_ALERT_SHARDS <= 64:
+    raise ImproperlyConfigured(f"CABLETRACK_ALERT_SHARDS must be from 1 to 64, not {CABLETRACK_ALERT_SHARDS}")
 CABLETRACK_ALERT_BUCKET_S = float(CABLETRACK_TELEMETRY_ROLLUP_SECONDS)
 CABLETRACK_BASELINE_REFRESH_S = env.float("CABLETRACK_BASELINE_REFRESH_S", default=3600.0)
 # An alert whose condition returns within this many seconds of its resolution is reopened (same

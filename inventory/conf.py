@@ -131,6 +131,10 @@ class AppSettings:
         "CABLETRACK_ALERT_LOOKBACK_S",
         "S of `PortRollup` the rules (and `/metrics`) read: the longest rule window.",
     )
+    alert_shards = Setting[int](
+        "CABLETRACK_ALERT_SHARDS",
+        "The alert rules run as this many tasks side by side on the workers, each over its part of the reporting ports (a link's ends always in one part); 1 runs them as one task (1 to 64).",
+    )
     alert_bucket_s = Setting[float](
         "CABLETRACK_ALERT_BUCKET_S", "The rules' bucket width (s): the telemetry rollup width."
     )

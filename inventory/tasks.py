@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from inventory.conf import app_settings
+from inventory.selectors.telemetry.alert_shards import alert_shards
 from inventory.services import alerts as alert_services
 from inventory.services import collectives as collective_services
 from inventory.services.forecast import snapshot as forecast_services
@@ -74,9 +75,31 @@ def telemetry_partitions_task() -> int:
 
 @shared_task(name="inventory.alerts_evaluate", acks_late=True)
 def alerts_evaluate_task() -> dict:
-    """Evaluate every alert rule over the telemetry window ending now (idempotent)."""
+    """Evaluate every alert rule over the telemetry window ending now (idempotent): in this task,
+    or, with ``CABLETRACK_ALERT_SHARDS`` above 1, as one task per shard on any workers."""
+    shards = alert_shards()
+    if shards > 1:
+        for shard in range(shards):
+            alerts_evaluate_shard_task.delay(shard)
+        return {"shards": shards}
     report = alert_services.alerts_evaluate(now=timezone.now())
     return {"ports": report.ports, "findings": report.findings, "opened": len(report.opened)}
+
+
+@shared_task(name="inventory.alerts_evaluate_shard", acks_late=True)
+def alerts_evaluate_shard_task(shard: int) -> dict:
+    """Evaluate the alert rules over one shard's ports, over the window ending when it runs. A
+        task for a shard already being evaluated returns at once; a run stopped by its soft time
+        limit asks for the next one at once rather than at the next beat (what it had not committed
+    rolls back; a run over the same window again changes nothing)."""
+    try:
+        report = alert_services.alerts_evaluate_shard(now=timezone.now(), shard=shard)
+    except SoftTimeLimitExceeded:
+        alerts_evaluate_shard_task.delay(shard)
+        raise
+    if report is None:
+        return {"shard": shard, "busy": True}
+    return {"shard": shard, "ports": report.ports, "findings": report.findings, "opened": len(report.opened)}
 
 
 @shared_task(name="inventory.repairs_judge", acks_late=True)

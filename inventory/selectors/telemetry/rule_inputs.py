@@ -13,7 +13,9 @@ from datetime import datetime, timedelta
 
 import numpy as np
 import orjson
-from django.db.models import TextField
+from django.db import connection
+from django.db.models import BooleanField, QuerySet, TextField
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 
 from inventory.core.choices import CableKind, CableStatus, PortKind
@@ -34,6 +36,7 @@ from inventory.models import (
     Transceiver,
 )
 from inventory.selectors.plant.ports import ports_resolve
+from inventory.selectors.telemetry.alert_shards import AlertShard
 from inventory.selectors.telemetry.lines import port_lines
 from inventory.selectors.telemetry.source import LANES, WINDOW_COLUMNS, RollupRows, read_rollups
 
@@ -139,9 +142,10 @@ def _pivot_lanes(w: PortWindow, rows: RollupRows, *, start: float, bucket_s: flo
     w.rx_power_dbm_b = out
 
 
-def rollup_rows(*, start: datetime, end: datetime) -> RollupRows:
-    """Read the window's rollups. Wired to the ingest side's per-port rollup model."""
-    return read_rollups(start=start, end=end)
+def rollup_rows(*, start: datetime, end: datetime, shard: AlertShard | None = None) -> RollupRows:
+    """Read the window's rollups (of one alert shard's ports, or of all). Wired to the ingest
+    side's per-port rollup model."""
+    return read_rollups(start=start, end=end, shard=shard)
 
 
 def _resolve_neighbors(w: PortWindow, rows: RollupRows) -> None:
@@ -158,8 +162,11 @@ def _resolve_neighbors(w: PortWindow, rows: RollupRows) -> None:
         w.neighbor_port_id[row] = found.get(pair, -2)
 
 
-def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable, list[Thresholds], dict]:
-    """What the plant records for the reporting ports, in a fixed number of queries."""
+def plant_facts(
+    w: PortWindow, config: RuleConfig, shard: AlertShard | None = None
+) -> tuple[PortFacts, LinkTable, list[Thresholds], dict]:
+    """What the plant records for the reporting ports, in a fixed number of queries (the
+    per-port tables of one alert shard's ports when ``shard`` is given, on PostgreSQL)."""
     profiles = config.profiles()
     row_of = {int(p): i for i, p in enumerate(w.port_id)}
     facts = PortFacts.empty(w.n, LANES)
@@ -206,7 +213,9 @@ def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable
 
     # Recorded module serials: the module in the port's cage, or the sealed cable's end.
     port_cage = dict(
-        Port.objects.filter(kind=PortKind.INTERFACE, cage__isnull=False).values_list("pk", "cage_id")
+        _of_shard(Port.objects.filter(kind=PortKind.INTERFACE, cage__isnull=False), "id", shard).values_list(
+            "pk", "cage_id"
+        )
     )
     cage_serial = dict(Transceiver.objects.filter(cage__isnull=False).values_list("cage_id", "serial"))
     sealed: dict[int, str | None] = {}
@@ -229,9 +238,11 @@ def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable
 
     # the lanes as JSON text, parsed by orjson: the field's own json.loads was 2.9 s of a
     # 131,072-GPU site's evaluation
-    for pid, ber, cw, rx_text in PortBaseline.objects.annotate(
-        rx_text=Cast("rx_power_dbm", TextField())
-    ).values_list("port_id", "pre_fec_ber", "cw_rate", "rx_text"):
+    for pid, ber, cw, rx_text in (
+        _of_shard(PortBaseline.objects.all(), "port_id", shard)
+        .annotate(rx_text=Cast("rx_power_dbm", TextField()))
+        .values_list("port_id", "pre_fec_ber", "cw_rate", "rx_text")
+    ):
         i = row_of.get(pid)
         if i is None:
             continue
@@ -242,6 +253,17 @@ def plant_facts(w: PortWindow, config: RuleConfig) -> tuple[PortFacts, LinkTable
             vals = np.array([np.nan if v is None else v for v in rx[:LANES]], dtype=float)
             facts.base_rx_dbm[i, : len(vals)] = vals
     return facts, lt, profiles, link_rows
+
+
+def _of_shard(qs: QuerySet, column: str, shard: AlertShard | None) -> QuerySet:
+    """``qs`` narrowed to one alert shard's ports on PostgreSQL (a site's tables of a row per
+    port, read by every shard's run); unchanged elsewhere, where the window's ports pick."""
+    if shard is None or connection.vendor != "postgresql":
+        return qs
+    cond, params = shard.sql(
+        connection.ops.quote_name(qs.model._meta.db_table) + "." + connection.ops.quote_name(column)
+    )
+    return qs.alias(in_shard=RawSQL(cond, params, output_field=BooleanField())).filter(in_shard=True)  # noqa: S611 - quoted names, numbers and array parameters
 
 
 def _port_labels(port_ids: set[int]) -> dict[int, str]:
@@ -351,17 +373,21 @@ def _histogram_steps(row_of: dict[int, int], *, start: datetime, end: datetime) 
     )
 
 
-def rule_inputs(*, now: datetime, config: RuleConfig, lookback_s: float, bucket_s: float) -> RuleInputs:
+def rule_inputs(
+    *, now: datetime, config: RuleConfig, lookback_s: float, bucket_s: float, shard: AlertShard | None = None
+) -> RuleInputs:
+    """The rules' input over the window ending at ``now``: of every reporting port, or of one
+    alert shard's (``alert_shards``: a link's two ends are always in one shard)."""
     buckets = max(1, int(round(lookback_s / bucket_s)))
     end_epoch = np.floor(_epoch(now) / bucket_s) * bucket_s
     start_epoch = end_epoch - buckets * bucket_s
     start = now - timedelta(seconds=_epoch(now) - start_epoch)
-    rows = rollup_rows(start=start, end=now)
+    rows = rollup_rows(start=start, end=now, shard=shard)
     w = pivot(rows, start=start_epoch, bucket_s=bucket_s, buckets=buckets)
     w.t_end = _epoch(now)
     _resolve_neighbors(w, rows)
     del rows  # the long columns (a site's window: over a gigabyte) are in the window now
-    facts, links, profiles, link_rows = plant_facts(w, config)
+    facts, links, profiles, link_rows = plant_facts(w, config, shard)
     candidates = sample_candidates(w, facts, links, profiles)
     steps = sample_steps(w, candidates, start=start, end=now)
     # Rollups whose raw samples are gone (retention) or never stored here: their buckets' steps.

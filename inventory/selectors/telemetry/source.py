@@ -9,6 +9,7 @@ fleet of 100,000 ports has millions of rollup rows in a 15-minute window).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -18,6 +19,7 @@ from django.db.models import Avg, Max, Q, Sum
 
 from inventory.db.copy import read_columns
 from inventory.models import PortRollup, PortTelemetryState
+from inventory.selectors.telemetry.alert_shards import AlertShard
 
 LANES = 8  # lanes the rules read per port (the decoder's bound; longer lists are cut)
 
@@ -62,6 +64,26 @@ class RollupRows:
     link_width: np.ndarray = field(default_factory=lambda: np.zeros(0))
     identity: Identity | None = None
 
+    def only(self, keep: Callable[[np.ndarray], np.ndarray]) -> RollupRows:
+        """These rows restricted to the ports ``keep`` (port ids -> booleans) accepts."""
+        rows, rx, trained = keep(self.port_id), keep(self.rx_port), keep(self.trained_port)
+        tx = keep(self.tx_port)
+        return RollupRows(
+            port_id=self.port_id[rows],
+            bucket_start=self.bucket_start[rows],
+            seconds=self.seconds[rows],
+            values={k: v[rows] for k, v in self.values.items()},
+            rx_port=self.rx_port[rx],
+            rx_bucket=self.rx_bucket[rx],
+            rx=self.rx[rx],
+            tx_port=self.tx_port[tx],
+            tx=self.tx[tx],
+            trained_port=self.trained_port[trained],
+            speed_gbps=self.speed_gbps[trained],
+            link_width=self.link_width[trained],
+            identity=self.identity,
+        )
+
 
 @dataclass
 class Identity:
@@ -81,25 +103,35 @@ def _epoch_sql(col: str) -> str:
     return f"CAST(strftime('%%s', {col}) AS REAL)"  # %% : the query takes parameters
 
 
-def read_rollups(*, start: datetime, end: datetime) -> RollupRows:
+def read_rollups(*, start: datetime, end: datetime, shard: AlertShard | None = None) -> RollupRows:
     """The window's rollups as columns, plus each port's newest lanes, trained link and
     identity. On PostgreSQL the rows travel as binary records straight into numpy
     (``inventory.db.copy.read_columns``), in one read: a site's window is millions of rows, and a
     Python tuple a row cost a 131,072-GPU site's evaluation most of its 106 s and 13 GB.
-    Elsewhere (SQLite) through the cursor."""
+    Elsewhere (SQLite) through the cursor.
+
+    ``shard``: only that alert shard's ports (``alert_shards``); on PostgreSQL the rows of the
+    other shards never leave the server."""
     if connection.vendor == "postgresql":
-        rows = _read_records(start, end)
+        rows = _read_records(start, end, shard)
     else:
         rows = _read_cursor(start, end)
-    rows.identity = _identity()
+        if shard is not None:
+            rows = rows.only(shard.mask)
+    rows.identity = _identity(shard)
     return rows
 
 
-def _window_from() -> str:
-    """The window's rows: ``bucket`` in [%s, %s)."""
+def _window_from(shard: AlertShard | None = None) -> tuple[str, list]:
+    """The window's rows, ``bucket`` in [%s, %s), of one shard's ports or of all; and the
+    shard condition's parameters (after the bounds)."""
     qn = connection.ops.quote_name
     bucket = qn("bucket")
-    return f"FROM {qn(PortRollup._meta.db_table)} WHERE {bucket} >= %s AND {bucket} < %s"  # noqa: S608 - quoted identifiers
+    sql = f"FROM {qn(PortRollup._meta.db_table)} WHERE {bucket} >= %s AND {bucket} < %s"  # noqa: S608 - quoted identifiers
+    if shard is None:
+        return sql, []
+    cond, params = shard.sql(qn("port_id"))
+    return f"{sql} AND {cond}", params
 
 
 def _lane_columns(col: str) -> list[tuple[str, str]]:
@@ -107,12 +139,13 @@ def _lane_columns(col: str) -> list[tuple[str, str]]:
     return [(f"{qn(col)}[{i}]", "f4") for i in range(1, LANES + 1)]
 
 
-def _read_records(start: datetime, end: datetime) -> RollupRows:
+def _read_records(start: datetime, end: datetime, shard: AlertShard | None) -> RollupRows:
     """The window as numpy arrays (PostgreSQL): one read of every column the rules take per
     bucket, then the transmit lanes of each port's newest bucket with receive lanes, looked up
     by key (a lane list costs PostgreSQL about half a microsecond a lane to pick apart: the
     transmit lanes of every bucket were a sixth of the read, for one bucket a port)."""
     qn = connection.ops.quote_name
+    window, shard_params = _window_from(shard)
     cols = read_columns(
         [
             (qn("port_id"), "i8"),
@@ -125,8 +158,8 @@ def _read_records(start: datetime, end: datetime) -> RollupRows:
             (qn("speed_gbps_min"), "f8"),
             (qn("link_width_min"), "f8"),
         ],
-        _window_from(),
-        [start, end],
+        window,
+        [start, end, *shard_params],
     )
     port, bucket, covered = cols[0], cols[1], cols[2]
     n = len(WINDOW_COLUMNS)
@@ -187,7 +220,7 @@ def _read_cursor(start: datetime, end: datetime) -> RollupRows:
     # form of a datetime sorts after the stored one, which lost the window's first bucket
     bounds = [connection.ops.adapt_datetimefield_value(t) for t in (start, end)]
     with connection.cursor() as cur:
-        cur.execute(f"SELECT {cols}, {_epoch_sql(qn('bucket'))} {_window_from()}", bounds)
+        cur.execute(f"SELECT {cols}, {_epoch_sql(qn('bucket'))} {_window_from()[0]}", bounds)
         raw = cur.fetchall()
     if not raw:
         return RollupRows(port_id=np.zeros(0, np.int64), bucket_start=np.zeros(0), seconds=np.zeros(0))
@@ -226,13 +259,19 @@ def _read_cursor(start: datetime, end: datetime) -> RollupRows:
     return rows
 
 
-def _identity() -> Identity:
+def _identity(shard: AlertShard | None = None) -> Identity:
     qn = connection.ops.quote_name
     cols = ["port_id", "module_serial", "neighbor_device", "neighbor_port", "rx_power_low_warn_dbm"]
     sql = f"SELECT {', '.join(qn(c) for c in cols)} FROM {qn(PortTelemetryState._meta.db_table)}"  # noqa: S608 - quoted identifiers
+    params: list = []
+    if shard is not None and connection.vendor == "postgresql":
+        cond, params = shard.sql(qn("port_id"))
+        sql = f"{sql} WHERE {cond}"
     with connection.cursor() as cur:
-        cur.execute(sql)
+        cur.execute(sql, params)
         raw = cur.fetchall()
+    if shard is not None and connection.vendor != "postgresql":
+        raw = [r for r, ok in zip(raw, shard.mask([r[0] for r in raw]), strict=True) if ok]
     return Identity(
         port_id=np.array([r[0] for r in raw], np.int64),
         module_serial=[r[1] or None for r in raw],

@@ -2,7 +2,13 @@
 ``silencing`` (maintenance windows, acknowledge, silence), ``notify`` (mail), ``naming``,
 ``repairs`` (repairs recorded on alerts, judged by the telemetry, ranking the recommendations)."""
 
-from inventory.services.alerts.evaluate import EVALUATED_RULES, alerts_evaluate, baselines_learn, rule_config
+from inventory.services.alerts.evaluate import (
+    EVALUATED_RULES,
+    alerts_evaluate,
+    alerts_evaluate_shard,
+    baselines_learn,
+    rule_config,
+)
 from inventory.services.alerts.lifecycle import DEGRADABLE, EvaluateReport, alert_raise, alerts_apply
 from inventory.services.alerts.notify import CLAIM_LEASE, alert_notifications_send, alert_recipients
 from inventory.services.alerts.repairs import (
@@ -34,6 +40,7 @@ __all__ = [
     "alert_silence",
     "alerts_apply",
     "alerts_evaluate",
+    "alerts_evaluate_shard",
     "baselines_learn",
     "maintenance_active",
     "maintenance_end",

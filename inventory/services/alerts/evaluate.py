@@ -7,11 +7,13 @@ import time
 from datetime import datetime, timedelta
 
 import numpy as np
+from django.db import InterfaceError, OperationalError, connection
 
 from inventory.conf import app_settings
 from inventory.core.choices import AlertState
 from inventory.core.telemetry import rules as engine
 from inventory.models import Alert, PortBaseline
+from inventory.selectors.telemetry.alert_shards import AlertShard, alert_shards
 from inventory.selectors.telemetry.rule_inputs import rule_inputs
 from inventory.services.alerts.lifecycle import EvaluateReport, alerts_apply
 
@@ -33,12 +35,18 @@ EVALUATED_RULES = {
 }
 
 
-def alerts_evaluate(*, now: datetime, config: engine.RuleConfig | None = None) -> EvaluateReport:
-    """Evaluate every rule over the telemetry window ending at ``now`` and apply the result."""
+def alerts_evaluate(
+    *, now: datetime, config: engine.RuleConfig | None = None, shard: int | None = None
+) -> EvaluateReport:
+    """Evaluate every rule over the telemetry window ending at ``now`` and apply the result:
+    over every reporting port, or over one alert shard's (``shard`` of ``CABLETRACK_ALERT_SHARDS``,
+    see ``alert_shards``). A shard's run opens, updates and resolves only its own ports' alerts,
+    so the shards' runs together do what one run over every port does."""
     config = config or rule_config()
     lookback = float(app_settings.alert_lookback_s)
     bucket = float(app_settings.alert_bucket_s)
-    inputs = rule_inputs(now=now, config=config, lookback_s=lookback, bucket_s=bucket)
+    part = None if shard is None else AlertShard.of(shard, alert_shards())
+    inputs = rule_inputs(now=now, config=config, lookback_s=lookback, bucket_s=bucket, shard=part)
     t0 = time.perf_counter()
     ev = engine.evaluate(inputs.window, inputs.facts, inputs.links, inputs.profiles)
     report = EvaluateReport(ports=inputs.window.n, findings=len(ev.findings))
@@ -53,6 +61,33 @@ def alerts_evaluate(*, now: datetime, config: engine.RuleConfig | None = None) -
     )
     report.baselines = baselines_learn(port_ids=inputs.window.port_id, ev=ev, now=now)
     return report
+
+
+# The advisory-lock namespace of the alert shards (the second key is the shard); any constant no
+# other lock of the application uses (``rollup_queue._SHARD_LOCK`` and ``partitions._LOCK`` are
+# others).
+_SHARD_LOCK = 0x6374_616C  # "ctal"
+
+
+def alerts_evaluate_shard(*, now: datetime, shard: int) -> EvaluateReport | None:
+    """One alert shard's run, unless another run holds that shard (``None``: a duplicate or
+    redelivered task while the first still runs). The lock is the session's, held for the run
+    and released at its end, or by PostgreSQL when a killed worker's connection goes. SQLite has
+    one writer at a time anyway: there it is not taken."""
+    if connection.vendor != "postgresql":
+        return alerts_evaluate(now=now, shard=shard)
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_try_advisory_lock(%s, %s)", [_SHARD_LOCK, shard])
+        if not cur.fetchone()[0]:
+            return None
+    try:
+        return alerts_evaluate(now=now, shard=shard)
+    finally:
+        try:
+            with connection.cursor() as cur:
+                cur.execute("SELECT pg_advisory_unlock(%s, %s)", [_SHARD_LOCK, shard])
+        except (OperationalError, InterfaceError):
+            pass  # the connection is gone, and the lock with it
 
 
 def baselines_learn(*, port_ids: np.ndarray, ev: engine.Evaluation, now: datetime) -> int:

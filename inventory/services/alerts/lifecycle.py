@@ -186,8 +186,10 @@ def alerts_apply(
             reporting_keys=reporting_keys or set(),
         )
 
-    # Side effects of newly opened, unsilenced alerts: cable status and mail.
-    for a in opened:
+    # Side effects of newly opened, unsilenced alerts: cable status and mail, in the cables'
+    # order, so that alert shards running side by side, which may degrade the same trunk, take
+    # its row lock in one order and never deadlock.
+    for a in sorted(opened, key=lambda a: _pk(described[a.key]["suspect"])):
         if a.silenced:
             continue
         d = described[a.key]
@@ -217,6 +219,10 @@ def alerts_apply(
     if report.notices:
         transaction.on_commit(lambda: _enqueue("inventory.alert_notifications_send"))
     return report
+
+
+def _pk(obj) -> int:
+    return 0 if obj is None else obj.pk
 
 
 def _reopen_recent(*, keys: set[str], now: datetime, report: EvaluateReport) -> dict[str, Alert]:
