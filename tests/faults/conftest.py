@@ -20,11 +20,12 @@ from pathlib import Path
 
 import psutil
 import pytest
+from django.db import connection
 
 from cabletrack.celery import app
 from tests.faults.servers import PrivatePostgres, PrivateRedis
 from tests.smtp import free_port
-from tests.workers import ROOT, Worker, queue_name
+from tests.workers import ROOT, Worker, queue_name, wait_for
 
 # A short visibility timeout so that a message of a killed worker comes back within seconds;
 # the hard time limit stays below it (settings refuse the opposite).
@@ -155,6 +156,40 @@ def kill_tree(worker: Worker) -> None:
             p.kill()
     worker.proc.wait(timeout=10)
     psutil.wait_procs(children, timeout=10)
+
+
+def waiting_backend_port() -> int | None:
+    """The client port of a session of this database waiting on a row lock (a stuck task)."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT client_port FROM pg_stat_activity WHERE datname = current_database() "
+            "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
+        )
+        row = cur.fetchone()
+    return row[0] if row else None
+
+
+def owner_of(workers: list[Worker], client_port: int) -> Worker | None:
+    """The worker whose process tree holds the database connection from ``client_port``."""
+    for w in workers:
+        main = psutil.Process(w.proc.pid)
+        for p in [main, *main.children(recursive=True)]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                if any(c.laddr and c.laddr.port == client_port for c in p.net_connections(kind="tcp")):
+                    return w
+    return None
+
+
+def stuck_worker(workers: list[Worker], timeout: float = 20) -> Worker:
+    """The worker whose task waits on a row lock now. Asked again until the answer holds: past
+    its soft time limit a stuck task gives up, its connection closes, and its retry (on either
+    worker, with a new connection) waits again."""
+
+    def find() -> Worker | None:
+        port = waiting_backend_port()
+        return owner_of(workers, port) if port else None
+
+    return wait_for(find, timeout=timeout)
 
 
 class Site:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-import psutil
 import psycopg
 import pytest
 from django.db import connection
@@ -34,8 +33,8 @@ from inventory.services.telemetry.ingest import telemetry_ingest
 from inventory.services.telemetry.rollup import telemetry_rollup
 from inventory.tasks import telemetry_rollup_task
 from tests import factories as f
-from tests.faults.conftest import kill_tree
-from tests.workers import Worker, wait_for
+from tests.faults.conftest import kill_tree, stuck_worker, waiting_backend_port
+from tests.workers import wait_for
 
 pytestmark = [pytest.mark.fault, pytest.mark.worker, pytest.mark.postgres]
 
@@ -82,27 +81,6 @@ def full_recompute(ports) -> dict:
     return rollups()
 
 
-def _waiting_backend_port() -> int | None:
-    """The client port of a session of this database waiting on a row lock (the stuck rollup)."""
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT client_port FROM pg_stat_activity WHERE datname = current_database() "
-            "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
-        )
-        row = cur.fetchone()
-    return row[0] if row else None
-
-
-def _owner(workers: list[Worker], client_port: int) -> Worker:
-    """The worker whose process tree holds the database connection from ``client_port``."""
-    for w in workers:
-        main = psutil.Process(w.proc.pid)
-        for p in [main, *main.children(recursive=True)]:
-            if any(c.laddr and c.laddr.port == client_port for c in p.net_connections(kind="tcp")):
-                return w
-    raise AssertionError(f"no worker holds the connection from port {client_port}")
-
-
 def _queued(shard: int) -> int:
     return TelemetryIngestBatch.objects.filter(rollup_queue.shard_filter(shard)).count()
 
@@ -128,7 +106,7 @@ def test_two_workers_share_the_rollup_and_a_sigkilled_one_loses_and_doubles_no_b
         other.execute("SELECT 1 FROM inventory_porttelemetrystate WHERE port_id = %s FOR UPDATE", [held.pk])
         ingest(ports, [*range(18, 36), 6.5])  # minutes 3-5, and a late sample in minute 1
         telemetry_rollup_task.delay()
-        wait_for(_waiting_backend_port, timeout=45)  # a worker took shard 0 and is stuck
+        wait_for(waiting_backend_port, timeout=45)  # a worker took shard 0 and is stuck
         # shard 1 does not wait for shard 0: the other worker rolls it up alone
         wait_for(lambda: _queued(1) == 0, timeout=20)
         assert _queued(0) > 0
@@ -138,7 +116,7 @@ def test_two_workers_share_the_rollup_and_a_sigkilled_one_loses_and_doubles_no_b
         wait_for(lambda: _queued(1) == 0, timeout=20)
 
         # (past its soft time limit a stuck run rolls back and asks again: find who is stuck now)
-        stuck = _owner(workers, wait_for(_waiting_backend_port, timeout=20))
+        stuck = stuck_worker(workers)
         survivor = next(w for w in workers if w is not stuck)
         kill_tree(stuck)  # mid-rollup: its statement waits on the held row, nothing committed
         other.rollback()
