@@ -173,7 +173,8 @@ def plant_facts(
 
     links = [
         lk
-        for lk in Link.objects.filter(active=True).values_list(
+        # a link's two ends are in one shard: its A end's shard is the link's
+        for lk in _of_shard(Link.objects.filter(active=True), Link, "a_port_id", shard).values_list(
             "id", "a_port_id", "b_port_id", "link_class", "pmd", "fec", "speed_gbps", "lanes"
         )
         if lk[1] in row_of or lk[2] in row_of
@@ -182,9 +183,9 @@ def plant_facts(
     segmented: set[int] = set()
     passive: set[int] = set()
     untested: set[int] = set()
-    for link_id, kind, status in LinkSegment.objects.filter(link__active=True).values_list(
-        "link_id", "cable__kind", "cable__status"
-    ):
+    for link_id, kind, status in _of_shard(
+        LinkSegment.objects.filter(link__active=True), Link, "a_port_id", shard
+    ).values_list("link_id", "cable__kind", "cable__status"):
         if link_id in link_ids:
             segmented.add(link_id)
             if kind in (CableKind.DAC, CableKind.CAT6A):
@@ -213,9 +214,9 @@ def plant_facts(
 
     # Recorded module serials: the module in the port's cage, or the sealed cable's end.
     port_cage = dict(
-        _of_shard(Port.objects.filter(kind=PortKind.INTERFACE, cage__isnull=False), "id", shard).values_list(
-            "pk", "cage_id"
-        )
+        _of_shard(
+            Port.objects.filter(kind=PortKind.INTERFACE, cage__isnull=False), Port, "id", shard
+        ).values_list("pk", "cage_id")
     )
     cage_serial = dict(Transceiver.objects.filter(cage__isnull=False).values_list("cage_id", "serial"))
     sealed: dict[int, str | None] = {}
@@ -239,7 +240,7 @@ def plant_facts(
     # the lanes as JSON text, parsed by orjson: the field's own json.loads was 2.9 s of a
     # 131,072-GPU site's evaluation
     for pid, ber, cw, rx_text in (
-        _of_shard(PortBaseline.objects.all(), "port_id", shard)
+        _of_shard(PortBaseline.objects.all(), PortBaseline, "port_id", shard)
         .annotate(rx_text=Cast("rx_power_dbm", TextField()))
         .values_list("port_id", "pre_fec_ber", "cw_rate", "rx_text")
     ):
@@ -255,14 +256,14 @@ def plant_facts(
     return facts, lt, profiles, link_rows
 
 
-def _of_shard(qs: QuerySet, column: str, shard: AlertShard | None) -> QuerySet:
-    """``qs`` narrowed to one alert shard's ports on PostgreSQL (a site's tables of a row per
-    port, read by every shard's run); unchanged elsewhere, where the window's ports pick."""
+def _of_shard(qs: QuerySet, model, column: str, shard: AlertShard | None) -> QuerySet:
+    """``qs`` narrowed to the rows whose ``model.column`` (a port id: ``qs``'s own model, or one
+    it joins) is one of an alert shard's ports, on PostgreSQL: a site's tables of a row per port
+    or per link, read by every shard's run. Unchanged elsewhere, where the window's ports pick."""
     if shard is None or connection.vendor != "postgresql":
         return qs
-    cond, params = shard.sql(
-        connection.ops.quote_name(qs.model._meta.db_table) + "." + connection.ops.quote_name(column)
-    )
+    qn = connection.ops.quote_name
+    cond, params = shard.sql(f"{qn(model._meta.db_table)}.{qn(column)}")
     return qs.alias(in_shard=RawSQL(cond, params, output_field=BooleanField())).filter(in_shard=True)  # noqa: S611 - quoted names, numbers and array parameters
 
 
