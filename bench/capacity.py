@@ -12,7 +12,9 @@ prints, named ``unit: ...``:
   queue: wall time from the kick to an empty queue (samples/s), and the CPU-ms per sample of
   the workers and their backends (the one-worker run).
 - **Alert evaluation**: one run of every rule over the window holding those samples (in this
-  process): CPU per reporting port per run, of this process and of its backend.
+  process): CPU per reporting port per run, of this process and of its backend. Then the same
+  through real worker processes: the rules as one task on one worker, and as two alert shards
+  (``CABLETRACK_ALERT_SHARDS``) on two, wall time of a steady run each.
 - **Pages**: ``/c/<label>`` and the desk list through gunicorn with production settings: CPU-ms
   per request of the web worker and of its backend, and its RSS.
 - **Disk**: bytes per raw sample and per rollup row (tables with their indexes), and bytes of
@@ -27,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -132,8 +135,9 @@ def _count(table: str) -> int:
 class _Workers:
     """``n`` Celery worker processes (``-c 1``) on the bench queue, production's broker settings."""
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, env: dict | None = None):
         self.n = n
+        self.extra_env = env or {}
         self.procs: list[subprocess.Popen] = []
         self.logs: list = []
 
@@ -142,6 +146,7 @@ class _Workers:
             **os.environ,
             "CELERY_TASK_DEFAULT_QUEUE": QUEUE,
             "DJANGO_SETTINGS_MODULE": "cabletrack.settings",
+            **self.extra_env,
         }
         for i in range(self.n):
             log = tempfile.NamedTemporaryFile("w+", prefix=f"bench-worker-{i}-", suffix=".log")  # noqa: SIM115
@@ -177,6 +182,11 @@ class _Workers:
                     raise RuntimeError(f"bench worker did not start: {open(log.name).read()[-1500:]}")  # noqa: SIM115, PTH123
                 time.sleep(0.2)
         return self
+
+    def succeeded(self, task: str) -> int:
+        """How many runs of ``task`` the workers' logs say succeeded."""
+        done = re.compile(rf"{re.escape(task)}\[[^\]]+\] succeeded")
+        return sum(len(done.findall(open(log.name).read())) for log in self.logs)  # noqa: SIM115, PTH123
 
     def pids(self) -> list[int]:
         return [p for proc in self.procs for p in _tree(proc.pid)]
@@ -244,6 +254,32 @@ def _rollup_with(workers: int, queued: list[dict], samples: int, since: datetime
         "pg_us": 1e6 * pg_s / samples,
         "rss": rss,
     }
+
+
+def alerts_with(workers: int) -> float:
+    """Seconds from the rule task's start to the end of its last shard's run, with ``workers``
+    worker processes and as many alert shards (one worker: the rules as one task). The first run
+    learns the baselines; the second, timed, is the steady cost."""
+    from cabletrack.celery import app
+
+    _purge()
+    env = {"CABLETRACK_ALERT_SHARDS": str(workers)}
+    task = "inventory.alerts_evaluate_shard" if workers > 1 else "inventory.alerts_evaluate"
+    with _Workers(workers, env=env) as w:
+        elapsed = 0.0
+        for run in (1, 2):
+            t = time.perf_counter()
+            app.send_task("inventory.alerts_evaluate", queue=QUEUE)
+            while w.succeeded(task) < run * workers:
+                if any(p.poll() is not None for p in w.procs):
+                    raise RuntimeError("a bench worker stopped during the alert evaluation")
+                time.sleep(0.05)
+            elapsed = time.perf_counter() - t
+        print(
+            f"  alert evaluation, {workers} worker(s): {elapsed:.1f} s; peak RSS {w.peak_rss_mb():.0f} MB",
+            flush=True,
+        )
+    return elapsed
 
 
 def _pages(report) -> None:
@@ -363,6 +399,11 @@ def run(report) -> None:
         report(
             "unit: alert evaluation, PostgreSQL CPU per reporting port per run", 1e6 * pg_s / len(ports), "µs"
         )
+        # the rules as one task, then as two shards on two worker processes
+        one_s, two_s = alerts_with(1), alerts_with(2)
+        report("alert evaluation, 1 Celery worker process", one_s, "s")
+        report("alert evaluation, 2 worker processes (2 alert shards)", two_s, "s")
+        report("alert evaluation, 1 worker / 2 workers", one_s / two_s, "ratio", "> 1 (2 cores, shared)")
 
         # --- disk ----------------------------------------------------------------------------
         raw = _size("inventory_telemetrysample%")
