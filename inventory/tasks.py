@@ -80,22 +80,24 @@ def alerts_evaluate_task() -> dict:
     shards = alert_shards()
     if shards > 1:
         for shard in range(shards):
-            alerts_evaluate_shard_task.delay(shard)
+            alerts_evaluate_shard_task.delay(shard, shards)
         return {"shards": shards}
     report = alert_services.alerts_evaluate(now=timezone.now())
     return {"ports": report.ports, "findings": report.findings, "opened": len(report.opened)}
 
 
 @shared_task(name="inventory.alerts_evaluate_shard", acks_late=True)
-def alerts_evaluate_shard_task(shard: int) -> dict:
-    """Evaluate the alert rules over one shard's ports, over the window ending when it runs. A
-        task for a shard already being evaluated returns at once; a run stopped by its soft time
-        limit asks for the next one at once rather than at the next beat (what it had not committed
-    rolls back; a run over the same window again changes nothing)."""
+def alerts_evaluate_shard_task(shard: int, shards: int | None = None) -> dict:
+    """Evaluate the alert rules over shard ``shard`` of ``shards`` (the count it was sent with,
+    so one round's shards always partition the ports, even while workers are redeployed with
+    another count), over the window ending when it runs. A task for a shard already being
+    evaluated returns at once; a run stopped by its soft time limit asks for the next one at
+    once rather than at the next beat (what it had not committed rolls back; a run over the same
+    window again changes nothing)."""
     try:
-        report = alert_services.alerts_evaluate_shard(now=timezone.now(), shard=shard)
+        report = alert_services.alerts_evaluate_shard(now=timezone.now(), shard=shard, shards=shards)
     except SoftTimeLimitExceeded:
-        alerts_evaluate_shard_task.delay(shard)
+        alerts_evaluate_shard_task.delay(shard, shards)
         raise
     if report is None:
         return {"shard": shard, "busy": True}

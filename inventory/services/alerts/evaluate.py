@@ -36,16 +36,20 @@ EVALUATED_RULES = {
 
 
 def alerts_evaluate(
-    *, now: datetime, config: engine.RuleConfig | None = None, shard: int | None = None
+    *,
+    now: datetime,
+    config: engine.RuleConfig | None = None,
+    shard: int | None = None,
+    shards: int | None = None,
 ) -> EvaluateReport:
     """Evaluate every rule over the telemetry window ending at ``now`` and apply the result:
-    over every reporting port, or over one alert shard's (``shard`` of ``CABLETRACK_ALERT_SHARDS``,
-    see ``alert_shards``). A shard's run opens, updates and resolves only its own ports' alerts,
+    over every reporting port, or over one alert shard's (``shard`` of ``shards``, by default
+    ``CABLETRACK_ALERT_SHARDS``; see ``alert_shards``). A shard's run opens, updates and resolves only its own ports' alerts,
     so the shards' runs together do what one run over every port does."""
     config = config or rule_config()
     lookback = float(app_settings.alert_lookback_s)
     bucket = float(app_settings.alert_bucket_s)
-    part = None if shard is None else AlertShard.of(shard, alert_shards())
+    part = None if shard is None else AlertShard.of(shard, shards or alert_shards())
     inputs = rule_inputs(now=now, config=config, lookback_s=lookback, bucket_s=bucket, shard=part)
     t0 = time.perf_counter()
     ev = engine.evaluate(inputs.window, inputs.facts, inputs.links, inputs.profiles)
@@ -69,19 +73,19 @@ def alerts_evaluate(
 _SHARD_LOCK = 0x6374_616C  # "ctal"
 
 
-def alerts_evaluate_shard(*, now: datetime, shard: int) -> EvaluateReport | None:
+def alerts_evaluate_shard(*, now: datetime, shard: int, shards: int | None = None) -> EvaluateReport | None:
     """One alert shard's run, unless another run holds that shard (``None``: a duplicate or
     redelivered task while the first still runs). The lock is the session's, held for the run
     and released at its end, or by PostgreSQL when a killed worker's connection goes. SQLite has
     one writer at a time anyway: there it is not taken."""
     if connection.vendor != "postgresql":
-        return alerts_evaluate(now=now, shard=shard)
+        return alerts_evaluate(now=now, shard=shard, shards=shards)
     with connection.cursor() as cur:
         cur.execute("SELECT pg_try_advisory_lock(%s, %s)", [_SHARD_LOCK, shard])
         if not cur.fetchone()[0]:
             return None
     try:
-        return alerts_evaluate(now=now, shard=shard)
+        return alerts_evaluate(now=now, shard=shard, shards=shards)
     finally:
         try:
             with connection.cursor() as cur:

@@ -178,3 +178,25 @@ def test_the_rule_task_fans_out_one_task_per_shard_on_a_real_worker(transactiona
         "miswire",
         "unrecorded_swap",
     }
+
+
+def test_a_shard_task_keeps_the_count_it_was_sent_with(plant, settings):  # noqa: F811
+    """A worker redeployed with another count still runs the round it was sent: the three tasks
+    of a round of three partition the ports, whatever this worker's own setting says."""
+    from inventory.tasks import alerts_evaluate_shard_task
+
+    now = timezone.now().replace(second=0, microsecond=0)
+    conditions(plant, now)
+    settings.CABLETRACK_ALERT_SHARDS = 2
+    with transaction.atomic():
+        whole = svc.alerts_evaluate(now=timezone.now()).ports
+        transaction.set_rollback(True)
+    results = [alerts_evaluate_shard_task.apply(args=(k, 3)).get() for k in range(3)]
+    assert [r["shard"] for r in results] == [0, 1, 2]
+    assert sum(r["ports"] for r in results) == whole
+    assert {k.split(":")[0] for k in _alerts()} == {
+        "fec_degradation",
+        "link_flap",
+        "miswire",
+        "unrecorded_swap",
+    }
