@@ -3,15 +3,14 @@
 With ``CABLETRACK_ALERT_SHARDS`` above 1 the alert rules run as that many tasks, each over its
 own part of the reporting ports, side by side on the workers. A rule over a link reads both its
 ends (which end sends the PFC pauses, which receiver sees the errors, whether the far end
-reports at all), so both ends must be in one part: a port on an active link belongs to the shard
-of the lowest port id joined to it by links, any other port to its own (port id modulo the count). Everything else a rule reads (the plant,
-the neighbour a port's LLDP names, the baselines) is read whole or by port, so the parts are
-independent and their alerts are exactly the alerts of one run over every port.
+reports at all), so ports joined by active links (a link's ends, a port broken out to several
+links) go where the lowest port id among them goes; any other port goes by its own id modulo
+the count. Everything else a rule reads (the plant, the neighbour a port's LLDP names, the
+baselines) is read whole or by port, so the parts are independent and their alerts are exactly
+the alerts of one run over every port.
 
-Ports joined by links (a link's ends, a port broken out to several links) go where the lowest
-port id among them goes. Only the others whose port-id shard differs move, so a shard is
-described by its index, the count, and two lists: the ports it takes from the other shards and
-the ports it gives away.
+Only the linked ports whose own-id shard differs from their anchor's move, so a shard is its
+index, the count, and two lists: the ports it takes from other shards and those it gives away.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ import numpy as np
 from django.db import connection
 
 from inventory.conf import app_settings
+from inventory.db.lookups import IdArray
 from inventory.models import Link
 
 
@@ -63,12 +63,12 @@ class AlertShard:
 
     def sql(self, column: str) -> tuple[str, list]:
         """The same test as a PostgreSQL condition on ``column`` (a port id), with its
-        parameters: two array literals, so the condition is one hashed look-up a row."""
+        parameters: two ``bigint[]`` (``IdArray``), so the condition is one hashed look-up a row."""
         if connection.vendor != "postgresql":
             raise NotImplementedError("the shard condition is PostgreSQL's; elsewhere use mask()")
         return (
-            f"(({column} %% %s = %s AND NOT {column} = ANY(%s::bigint[])) OR {column} = ANY(%s::bigint[]))",
-            [self.count, self.index, _array(self.moved_out), _array(self.moved_in)],
+            f"(({column} %% %s = %s AND NOT {column} = ANY(%s)) OR {column} = ANY(%s))",
+            [self.count, self.index, IdArray(self.moved_out.tolist()), IdArray(self.moved_in.tolist())],
         )
 
 
@@ -88,7 +88,3 @@ def _anchors(ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lowest = np.full(label.max() + 1, np.iinfo(np.int64).max, np.int64)
     np.minimum.at(lowest, label, ports)
     return ports, lowest[label]
-
-
-def _array(ids: np.ndarray) -> str:
-    return "{" + ",".join(map(str, ids.tolist())) + "}"
