@@ -5,7 +5,10 @@
 DO UPDATE``; the same statement moves each port's ``PortTelemetryState.last_ts`` forward.
 Only the samples from the dirty time on are read, plus, per port, the one sample before it
 (the predecessor of the first interval, found through the (port, ts) key within the
-lookback), so a run reads what arrived and not the lookback window again.
+lookback), so a run reads what arrived and not the lookback window again. A port with no
+histogram and no lane row in that range (counters only, as most collectors send most of the
+time) reads its samples alone: one look into each of those two tables per port instead of one
+per sample.
 
 The semantics are those of ``inventory.core.telemetry.rollup.rollup_port`` (the pure core,
 which SQLite and the odd ports below still use):
@@ -154,6 +157,9 @@ def _statement() -> str:
             "h.counts AS hc",
         ]
     )
+    plain_cols = raw_cols.replace("h.layout_id AS hl", "NULL::bigint AS hl").replace(
+        "h.counts AS hc", "NULL::bigint[] AS hc"
+    )
     lags = ", ".join(f"lag(r.{c}) OVER w AS p_{c}" for c in counters)
     # a counter (or the histogram) appearing after a sample without it, past the first sample:
     # the pure core would reach further back than lag() does (see the module docstring); and
@@ -240,14 +246,29 @@ line AS MATERIALIZED (  -- each port's lanes and lane rate, once per port (not p
            ) AS gbps
     FROM {port} p WHERE p.id = ANY(%(ports)s::bigint[])
 ),
+span AS (  -- whether a port has any histogram or lane row to read: most samples carry neither
+    SELECT d.*, (
+        EXISTS (SELECT 1 FROM {hist} h WHERE h.port_id = d.port_id AND h.ts >= d.since AND h.ts <= d.until)
+        OR EXISTS (SELECT 1 FROM {lanes} l WHERE l.port_id = d.port_id AND l.ts >= d.since AND l.ts <= d.until)
+    ) AS rich
+    FROM dirty d
+),
 raw AS (
-    SELECT n.*, d.since FROM dirty d CROSS JOIN LATERAL (
+    SELECT n.*, d.since FROM span d CROSS JOIN LATERAL (
         SELECT {raw_cols}, l.rx_power_dbm AS rx, l.tx_power_dbm AS tx
         FROM {sample} s
         LEFT JOIN {hist} h ON h.port_id = s.port_id AND h.ts = s.ts AND h.ts >= d.since AND h.ts <= d.until
         LEFT JOIN {lanes} l ON l.port_id = s.port_id AND l.ts = s.ts AND l.ts >= d.since AND l.ts <= d.until
         WHERE s.port_id = d.port_id AND s.ts >= d.since AND s.ts <= d.until
-    ) n
+    ) n WHERE d.rich
+    UNION ALL
+    -- the same rows for a port without any: no per-sample probe of the two tables
+    SELECT n.*, d.since FROM span d CROSS JOIN LATERAL (
+        SELECT {plain_cols}, NULL::real[] AS rx, NULL::real[] AS tx
+        FROM {sample} s
+        WHERE s.port_id = d.port_id AND s.ts >= d.since AND s.ts <= d.until
+        OFFSET 0  -- kept a per-port subquery: pulled up, it is planned as a join over the whole table
+    ) n WHERE NOT d.rich
     UNION ALL
     SELECT pre.*, NULL::real[], NULL::real[], d.since FROM dirty d CROSS JOIN LATERAL (
         SELECT {raw_cols} FROM {sample} s
@@ -352,7 +373,7 @@ class SqlRollup:
     odd: list[int]  # ports the pure core must roll up (see the module docstring)
 
 
-_PREPARED = "cabletrack_rollup_chunk_v3"  # a new name whenever its parameters change
+_PREPARED = "cabletrack_rollup_chunk_v4"  # a new name whenever its text changes: a pooled session may hold the old one
 
 
 def _execute(cur) -> None:
@@ -372,6 +393,10 @@ def _execute(cur) -> None:
         }
         cur.execute(f"PREPARE {_PREPARED} (bigint[], float8[], int, int, timestamptz, float8[]) AS {sql}")
     cur.execute("SET LOCAL jit = off")
+    # The generic plan is made once per session, perhaps while a new day's partition holds a
+    # batch or two; with scans costed at that size it may read the whole partition per chunk
+    # (or per port) all day. Every table here is read through its key: no sequential scans.
+    cur.execute("SET LOCAL enable_seqscan = off")
     # the two sorts of a 2,000-port chunk (tens of thousands of rows) stay in memory
     cur.execute("SET LOCAL work_mem = '64MB'")
     cur.execute("SET LOCAL plan_cache_mode = force_generic_plan")
