@@ -143,23 +143,18 @@ def _statement() -> str:
     rollup = qn(PortRollup._meta.db_table)
     state = qn(PortTelemetryState._meta.db_table)
     counters = list(ROLLUP_COUNTERS)
-    raw_cols = ", ".join(
-        [
-            "s.port_id",
-            "s.ts",
-            *(f"s.{c}" for c in counters),
-            "s.pre_fec_ber",
-            "s.post_fec_ber",
-            "s.temperature_c",
-            "s.speed_gbps",
-            "s.link_width",
-            "h.layout_id AS hl",
-            "h.counts AS hc",
-        ]
-    )
-    plain_cols = raw_cols.replace("h.layout_id AS hl", "NULL::bigint AS hl").replace(
-        "h.counts AS hc", "NULL::bigint[] AS hc"
-    )
+    sample_cols = [
+        "s.port_id",
+        "s.ts",
+        *(f"s.{c}" for c in counters),
+        "s.pre_fec_ber",
+        "s.post_fec_ber",
+        "s.temperature_c",
+        "s.speed_gbps",
+        "s.link_width",
+    ]
+    raw_cols = ", ".join([*sample_cols, "h.layout_id AS hl", "h.counts AS hc"])
+    plain_cols = ", ".join([*sample_cols, "NULL::bigint AS hl", "NULL::bigint[] AS hc"])  # no histogram
     lags = ", ".join(f"lag(r.{c}) OVER w AS p_{c}" for c in counters)
     # a counter (or the histogram) appearing after a sample without it, past the first sample:
     # the pure core would reach further back than lag() does (see the module docstring); and
