@@ -403,6 +403,25 @@ def _array(values) -> str:
     return "{" + ",".join(map(repr, values)) + "}"
 
 
+EXECUTE = f"EXECUTE {_PREPARED} (%s, %s, %s, %s, %s, %s)"
+
+
+def execute_arguments(
+    since: dict[int, datetime], *, now: datetime, until: dict[int, datetime] | None = None
+) -> list:
+    """``EXECUTE``'s arguments for a chunk (see ``rollup_ports_sql``), in the prepared order."""
+    ports = sorted(since)
+    inf = float("inf")
+    return [
+        _array(ports),
+        _array(since[p].timestamp() for p in ports),
+        app_settings.telemetry_rollup_lookback_seconds,
+        app_settings.telemetry_rollup_seconds,
+        now,
+        _array(until[p].timestamp() if until and p in until else inf for p in ports),
+    ]
+
+
 def rollup_ports_sql(
     since: dict[int, datetime], *, now: datetime, until: dict[int, datetime] | None = None
 ) -> SqlRollup:
@@ -414,21 +433,9 @@ def rollup_ports_sql(
     its queue then reads what its own rows brought, not everything queued after them (which
     made a drain quadratic: each run re-read the whole backlog of its ports). Without it, every
     sample from ``since`` on is read."""
-    ports = sorted(since)
-    inf = float("inf")
     with connection.cursor() as cur:
         _execute(cur)
-        cur.execute(
-            f"EXECUTE {_PREPARED} (%s, %s, %s, %s, %s, %s)",
-            [
-                _array(ports),
-                _array(since[p].timestamp() for p in ports),
-                app_settings.telemetry_rollup_lookback_seconds,
-                app_settings.telemetry_rollup_seconds,
-                now,
-                _array(until[p].timestamp() if until and p in until else inf for p in ports),
-            ],
-        )
+        cur.execute(EXECUTE, execute_arguments(since, now=now, until=until))
         # the newest sample times are read back here: a stored time no driver can read
         # ('infinity') fails this chunk, which is then narrowed down and set aside
         rows = cur.fetchall()
