@@ -5,7 +5,8 @@ temperature and voltage, per-lane bias, Tx and Rx power (a module without ``Lane
 reports one lane), the module's own alarm/warning flags (On/Off; a lane's On makes the
 quantity's flag On) and thresholds. From the extensive block: ``FEC Corrected Errors`` and ``FEC Uncorrected Errors``
 (codewords, cumulative). The ``... Errors Rate`` lines are per-second rates, never counters:
-they are reported as ignored like every other line no sample field takes. Junos EVO's
+they are reported as ignored like every other line no sample field takes. A reading printed
+twice for one port (a lane's: twice in one ``Lane N`` section) is refused, as in the XML. Junos EVO's
 ``PRE FEC BER`` line (a number such as ``2.0625000318741e-10``) is the pre-FEC BER; printed without
 a number it is named in ignored. Not proven on a real capture: the line is known from a Juniper
 engineer's script that reads it on a QFX5230 (``PRE FEC BER``, spaces, the number) and its printed value.
@@ -116,22 +117,37 @@ def _block(port: str, lines: list[str], device: str, ctx: Context) -> dict[str, 
     ignored: list[str] = []
     thresholds: dict[str, float | None] = {}
     flags: dict[str, bool] = {}
+    said: set[tuple[str, int | None]] = set()
+    section: int | None = None  # the "Lane N" section the lines are in; None before the first
+
+    def once(label: str, *, per_lane: bool = False) -> None:
+        """A reading printed twice in one block (a lane's: in one lane's section) says two things
+        about one port: refused, as the XML and JSON forms refuse an element named twice. Before,
+        the last one printed won."""
+        what, at = " ".join(label.split()), section if per_lane else None
+        if (what, at) in said:
+            where = port if at is None else f"lane {at} of {port}"
+            raise AdapterError(f"Junos output prints {what!r} twice for {where}: send it once.")
+        said.add((what, at))
+
     for line in lines:
         if not line.strip():
             continue
         m = _LANE.match(line)
         if m:
-            lane = int(m.group(1))
+            lane = section = int(m.group(1))
             if lane >= MAX_LANES:  # never a list of a billion empty lanes
                 raise AdapterError(f"Junos Lane {lane} of {port}: a module has at most {MAX_LANES} lanes.")
             continue
         m = _FEC.match(line)
         if m:
             field = "fec_corrected_codewords" if m.group(1) == "Corrected" else "fec_uncorrectable_codewords"
+            once(f"FEC {m.group(1)} Errors")
             s[field] = int(m.group(2))
             continue
         m = _PRE_FEC_BER.match(line)
         if m:
+            once("PRE FEC BER")
             ber = _ber(m.group(1))
             if ber is None:  # "N/A" or the like: named, not dropped in silence
                 ignored.append("PRE FEC BER")
@@ -155,14 +171,19 @@ def _block(port: str, lines: list[str], device: str, ctx: Context) -> dict[str, 
                 merge_flag(flags, name, on_off(value))
             continue
         if key == "laser bias current":
+            once(m.group(1), per_lane=True)
             lanes["bias_ma"][lane] = _first(value)
         elif key == "laser output power":
+            once(m.group(1), per_lane=True)
             lanes["tx_power_dbm"][lane] = _dbm(value)
         elif key in ("receiver signal average optical power", "laser receiver power", "laser rx power"):
+            once(m.group(1), per_lane=True)
             lanes["rx_power_dbm"][lane] = _dbm(value)
         elif key == "module temperature":
+            once(m.group(1))
             s["temperature_c"] = _first(value)
         elif key == "module voltage":
+            once(m.group(1))
             s["voltage_v"] = _first(value)
         else:
             label = _LABEL.match(line)

@@ -2892,3 +2892,35 @@ def test_a_capture_saved_with_a_byte_order_mark_reads_as_without_it(fmt, name, d
     c1, c2 = ctx(device, "Ethernet0"), ctx(device, "Ethernet0")
     assert adapters.parse(fmt, b"\xef\xbb\xbf" + body, c1) == adapters.parse(fmt, body, c2)
     assert c1.report.as_dict() == c2.report.as_dict()
+
+
+def test_junos_text_a_reading_printed_twice_in_one_block_or_lane_is_refused():
+    """The text form refuses what the XML and JSON forms refuse: one reading printed twice for
+    one port (or twice in one lane's section) says two things about it. Before, the last one
+    printed replaced the first in silence. The same reading in two lanes is two lanes."""
+    head = "Physical interface: et-0/0/5, Enabled, Physical link is Up\n"
+    cases = {
+        "Module temperature": "    Module temperature  :  36 degrees C / 97 degrees F\n",
+        "Module voltage": "    Module voltage  :  3.2680 V\n",
+        "FEC Corrected Errors": "    FEC Corrected Errors    12\n",
+        "PRE FEC BER": "    PRE FEC BER    2.0e-10\n",
+    }
+    for label, line in cases.items():
+        body = (head + line + "    Laser output power  :  0.6560 mW / -1.83 dBm\n" + line).encode()
+        with pytest.raises(
+            adapters.AdapterError,
+            match=rf"^Junos output prints '{label}' twice for et-0/0/5: send it once\.$",
+        ):
+            adapters.parse("junos", body, ctx("mx-1"))
+    lane = "    Lane 1\n      Laser bias current  :  7.000 mA\n"
+    with pytest.raises(
+        adapters.AdapterError,
+        match=r"^Junos output prints 'Laser bias current' twice for lane 1 of et-0/0/5: send it once\.$",
+    ):
+        adapters.parse("junos", (head + lane + "      Laser bias current  :  8.000 mA\n").encode(), ctx("mx-1"))
+    [s] = adapters.parse(
+        "junos",
+        (head + "    Module temperature  :  36 degrees C\n" + lane + lane.replace("Lane 1", "Lane 2")).encode(),
+        ctx("mx-1"),
+    )
+    assert (s["temperature_c"], s["bias_ma"]) == (36.0, [None, 7.0, 7.0])
