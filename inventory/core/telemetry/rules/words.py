@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from inventory.core.telemetry.rules.frames import Finding
 from inventory.core.telemetry.rules.util import fmt_sci
 
@@ -34,8 +36,11 @@ def _place(sides: list[str]) -> str:
 
 def _rate(x: float) -> str:
     """A rate per second as read: whole from 10 up, else three significant digits (the seed
-    preset opens at 0.001 corrected codewords/s: 0.4/s must not read "0/s")."""
-    return f"{x:.0f}" if x >= 10 else f"{x:.3g}"
+    preset opens at 0.001 corrected codewords/s: 0.4/s must not read "0/s"), and never in
+    exponent notation: a threshold of 25,000/s read "2.5e+04/s" beside a rate of "30000/s"."""
+    if x >= 10:
+        return f"{x:.0f}"
+    return np.format_float_positional(x, precision=3, unique=False, fractional=False, trim="-")
 
 
 def _receiver(where: str) -> str:
@@ -46,12 +51,17 @@ def _receiver(where: str) -> str:
 def _fec_degradation(f: Finding, sides: list[str], both: bool, where: str) -> tuple[str, str, str]:
     e = f.ends[sides[0]]
     if e["metric"] == "pre_fec_ber":
+        number = fmt_sci
         lim = f" (FEC limit {fmt_sci(e['fec_limit'])})" if e.get("fec_limit") else ""
-        head = f"pre-FEC BER {fmt_sci(e['value'])} at {_receiver(where)}, threshold {fmt_sci(e['threshold'])}{lim}"
+        head = f"pre-FEC BER {number(e['value'])} at {_receiver(where)}, threshold {number(e['threshold'])}{lim}"
     else:
-        head = f"corrected codewords {_rate(e['value'])}/s at {_receiver(where)}, threshold {e['threshold']:.3g}/s"
+
+        def number(x: float) -> str:
+            return f"{_rate(x)}/s"
+
+        head = f"corrected codewords {number(e['value'])} at {_receiver(where)}, threshold {number(e['threshold'])}"
     if e.get("baseline"):
-        head += f", baseline {fmt_sci(e['baseline'])}"
+        head += f", baseline {number(e['baseline'])}"
     return (head, *_direction_advice(f, both, sides))
 
 

@@ -367,3 +367,26 @@ def test_a_rule_without_words_reads_as_its_name():
         ends={"port": {}},
     )
     assert describe(f) == ("tail_latency_spike", "", "")
+
+
+def test_a_corrected_codeword_rate_its_threshold_and_baseline_read_as_rates_per_second():
+    """The default preset's codeword rule (links with no bit counts): the threshold, ten times
+    the baseline, and the baseline are rates like the one measured. They read "2.5e+04/s" and
+    "2.50e+03" beside "30000/s"; a quiet link's baseline reads as a decimal, not "2.00e-05"."""
+    w, f, lt = fleet(2)
+    w.corrected_bits[:] = np.nan
+    w.line_bits[:] = np.nan
+    f.base_cw_rate[:] = 2500.0
+    w.corrected_cw[:] = 2500.0 * 60
+    w.corrected_cw[0, -12:] = 30_000 * 60
+    got = words(evaluate(w, f, lt, [PRESETS["default"]]))
+    assert got["fec_degradation:link:10"][1] == (
+        "corrected codewords 30000/s at the A end receiver, threshold 25000/s, baseline 2500/s"
+    )
+    f.base_cw_rate[:] = 0.00002
+    w.corrected_cw[:] = 0.00002 * 60
+    w.corrected_cw[0, -12:] = 30_000 * 60
+    got = words(evaluate(w, f, lt, [PRESETS["default"]]))
+    assert got["fec_degradation:link:10"][1] == (
+        "corrected codewords 30000/s at the A end receiver, threshold 10000/s, baseline 0.00002/s"
+    )
