@@ -387,10 +387,11 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": ["'none'"],
     }
 }
-# Browser features no page uses are switched off (middleware/headers.py).
+# Browser features no page uses are switched off (middleware/headers.py); only features Chromium
+# knows: it logs any other as an error on every page (Chromium 156: "Unrecognized feature: 'bluetooth'").
 CABLETRACK_PERMISSIONS_POLICY = env.str(
     "CABLETRACK_PERMISSIONS_POLICY",
-    default="camera=(self), microphone=(), geolocation=(), payment=(), usb=(), serial=(), bluetooth=()",
+    default="camera=(self), microphone=(), geolocation=(), payment=(), usb=(), serial=()",
 )
 # The OpenAPI schema and its docs (/api/schema/, /api/docs/, /api/redoc/) need a login unless this
 # is set (for a public API reference).

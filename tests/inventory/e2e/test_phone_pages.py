@@ -107,6 +107,16 @@ ENGINEER_ONLY = {"/cables/import"}
 def test_every_page_reads_on_a_phone(live_server, plant, alert, phone_as, artifacts, role):
     page = phone_as(role)
     found = {}
+    # What the browser says in its console: a header it does not understand, a script or style
+    # the Content-Security-Policy blocked, an exception. None is expected on any page but the
+    # refused one's own "403" line.
+    said: list[str] = []
+    path = "/"
+    page.on(
+        "console",
+        lambda m: said.append(f"{path}: {m.type}: {m.text}") if m.type in ("warning", "error") else None,
+    )
+    page.on("pageerror", lambda e: said.append(f"{path}: exception: {e}"))
     for path in [*PAGES, f"/alerts/{alert.pk}/"]:
         response = page.goto(live_server.url + path)
         refused = role == "technician" and path in ENGINEER_ONLY
@@ -116,6 +126,9 @@ def test_every_page_reads_on_a_phone(live_server, plant, alert, phone_as, artifa
             found[path] = problems
             page.screenshot(path=str(artifacts / f"phone-{role}{path.replace('/', '_')}.png"), full_page=True)
     assert not found, "\n".join(f"{path}: {problems}" for path, problems in found.items())
+    refused = {path for path in ENGINEER_ONLY if role == "technician"}
+    said = [line for line in said if not (line.split(":")[0] in refused and "status of 403" in line)]
+    assert not said, "\n".join(said)
 
 
 def test_the_rack_drawing_opens_the_device_and_the_port_shows_the_path_through_both_panels(
