@@ -117,7 +117,7 @@ class FailFact:
     @property
     def text(self) -> str:
         text = (
-            f"{self.what}: {self.figure} over its {self.limit}"
+            f"{self.what}: {self.figure}, over its {self.limit}"
             if self.limit
             else f"{self.what}: {self.figure}"
         )

@@ -51,7 +51,7 @@ def _cell(state: str, words: str, step: str = "", title: str = "") -> str:
         ),
         # 3. The Tests card's words against the status.
         (
-            STATUS.format(state="fails", body="trunk T-100 segment: 3.10 dB over its 2.60 dB budget")
+            STATUS.format(state="fails", body="trunk T-100 segment: 3.10 dB, over its 2.60 dB budget")
             + '<p class="gate gate-ok">Tests complete: ready for production.</p>',
             "says 'ready for production'",
         ),
@@ -100,7 +100,7 @@ def test_a_page_that_tells_one_story_passes():
             "fails",
             "tests fail",
             "Open T-100",
-            title="Tests fail: trunk T-100 segment: 3.10 dB over its 2.60 dB",
+            title="Tests fail: trunk T-100 segment: 3.10 dB, over its 2.60 dB",
         )
         + '<p data-testid="alert-times">Open (25 hours ago)</p>'
         + '<p data-testid="alert-summary">As last seen, 3 Dec: 7 times in the last hour</p>'

@@ -57,7 +57,7 @@ def test_in_production_while_its_link_fails_the_pmd_is_flagged_and_degraded_is_o
     assert 'data-testid="evidence-flag">Tests fail<' in page
     assert "Recorded as in production, but it fails" in page
     # the link by its two ends, the figure and the limit
-    channel = "link gpu-0001:eth1 \u2194 leaf-01:Ethernet2/1 channel: 3.30 dB over its 3.00 dB 400GBASE-DR4 channel limit"
+    channel = "link gpu-0001:eth1 \u2194 leaf-01:Ethernet2/1 channel: 3.30 dB, over its 3.00 dB 400GBASE-DR4 channel limit"
     assert channel in page
     # the desk list's decisions (links read as bare facts, the ends named only where they fail) say the same
     decision = cable_decisions(cables=[Cable.objects.get(label="J-100")])[cables["J-100"].pk]
