@@ -79,6 +79,7 @@ def _import(*, rows: list[dict], dry_run: bool, actor) -> PlanResult:
     parsed = [plan_row_parse(i + 1, raw if isinstance(raw, dict) else {}) for i, raw in enumerate(rows)]
     result.rows = [p.result for p in parsed]
     ok = [p for p in parsed if not p.result.errors]
+    unreadable = [p for p in parsed if p.result.errors]
 
     # Labels: duplicates within the batch, and existing cables (unchanged / change / conflict).
     seen: dict[str, int] = {}
@@ -89,8 +90,12 @@ def _import(*, rows: list[dict], dry_run: bool, actor) -> PlanResult:
     existing = {
         c.label: c for c in Cable.objects.filter(label__any=[p.label for p in ok]).prefetch_related("ends")
     }
-    plant = _plant_for(ok)
+    # Every row's names are looked up, so a row with an unreadable length also says that its
+    # device is unknown: the dry run lists every error of a row, not the first kind found.
+    plant = _plant_for(parsed)
     _check_against_plant(ok, existing, plant)
+    for p in unreadable:
+        _named_terms(p, plant)
     if actor is not None:
         _check_sites(ok, plant, actor)
     for p in ok:
@@ -126,7 +131,7 @@ class _Plant:
 def _plant_for(ok: list[PlanRow]) -> _Plant:
     """The recorded ports, vendors, modules and taken termination points these rows name."""
     # Ports, one query for every (device, name) in the batch.
-    pairs = {p.a for p in ok} | {leg for p in ok for leg in p.b}
+    pairs = {pair for p in ok for pair in (p.a, *p.b) if all(pair)}  # not a device or port left blank
     resolved = ports_resolve(pairs)
     # The names people read on the pages: a cage (OSFP1, OSFP1/2) where the logical port is unknown.
     by_cage, unresolved = cages_resolve(pairs - set(resolved))
@@ -175,25 +180,7 @@ def _check_against_plant(ok: list[PlanRow], existing: dict[str, Cable], plant: _
         if p.result.errors:
             continue
         err = p.result.errors
-        vendor_name = p.attrs.pop("vendor_name")
-        p.attrs["vendor_id"] = None
-        if vendor_name:
-            v = plant.vendors.get(vendor_name.lower())
-            if v is None:
-                err["vendor"] = f"Unknown vendor {vendor_name!r}."
-            else:
-                p.attrs["vendor_id"] = v.pk
-        terms = []
-        for key, pair in [("a", p.a)] + [("b", leg) for leg in p.b]:
-            pid = plant.resolved.get(pair)
-            if pid is None:
-                err[f"{key}_port"] = plant.unresolved.get(pair) or f"Unknown port {pair[0]}:{pair[1]}."
-                continue
-            port = plant.ports[pid]
-            if port.retired_at:
-                err[f"{key}_port"] = f"{pair[0]}:{pair[1]} is retired."
-            term = ("cage", port.cage_id, port.connector) if port.cage_id else ("port", port.pk)
-            terms.append((key, pair, port, term))
+        terms = _named_terms(p, plant)
         cable = existing.get(p.label)
         if cable is not None:
             _compare_existing(p, cable, terms)
@@ -208,6 +195,34 @@ def _check_against_plant(ok: list[PlanRow], existing: dict[str, Cable], plant: _
                 used[term] = p.result.row
             _check_module(p, key, port, plant.modules.get(port.cage_id) if port.cage_id else None)
         p.terms = terms
+
+
+def _named_terms(p: PlanRow, plant: _Plant) -> list[tuple]:
+    """The row's vendor and ports looked up in the plant, each name it does not find an error of
+    the row (a field that already has one keeps it); the termination points of the ports found."""
+    err = p.result.errors
+    vendor_name = p.attrs.pop("vendor_name", "")
+    p.attrs["vendor_id"] = None
+    if vendor_name:
+        v = plant.vendors.get(vendor_name.lower())
+        if v is None:
+            err.setdefault("vendor", f"Unknown vendor {vendor_name!r}.")
+        else:
+            p.attrs["vendor_id"] = v.pk
+    terms = []
+    for key, pair in [("a", p.a)] + [("b", leg) for leg in p.b]:
+        if not all(pair):  # left blank: "Required" already
+            continue
+        pid = plant.resolved.get(pair)
+        if pid is None:
+            err.setdefault(f"{key}_port", plant.unresolved.get(pair) or f"Unknown port {pair[0]}:{pair[1]}.")
+            continue
+        port = plant.ports[pid]
+        if port.retired_at:
+            err.setdefault(f"{key}_port", f"{pair[0]}:{pair[1]} is retired.")
+        term = ("cage", port.cage_id, port.connector) if port.cage_id else ("port", port.pk)
+        terms.append((key, pair, port, term))
+    return terms
 
 
 def _check_sites(ok: list[PlanRow], plant: _Plant, actor) -> None:

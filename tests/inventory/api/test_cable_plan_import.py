@@ -61,9 +61,23 @@ def test_any_error_applies_nothing_and_every_error_is_reported_by_row(engineer_a
     r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", bad, content_type="text/csv")
     assert r.status_code == 400
     errors = {row["row"]: row["errors"] for row in r.json()["rows"] if row["errors"]}
-    assert set(errors[3]) == {"length_m", "install_date"}
+    # every error of the row: the unknown port too, not only what the row says alone (the
+    # port was not looked up once the length was unreadable)
+    assert set(errors[3]) == {"length_m", "install_date", "a_port"}
+    assert errors[3]["a_port"] == "Unknown port gpu-1:eth9 (gpu-1 has no port or cage of that name)."
     assert "Label repeated" in errors[4]["label"]
     assert not Cable.objects.exists()
+
+
+def test_a_row_with_an_unreadable_field_still_names_its_unknown_device_and_vendor(engineer_api, plant):
+    row = "P-9,SMF_OS2,nodev,Ethernet40/1,leaf-1,Ethernet1/1,B,abc,,Nobody Optics\n"
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=1", CSV + row, content_type="text/csv")
+    [errors] = [row["errors"] for row in r.json()["rows"] if row["errors"]]
+    assert errors == {
+        "length_m": "Not a number: 'abc'.",
+        "a_port": "Unknown device nodev.",
+        "vendor": "Unknown vendor 'Nobody Optics'.",
+    }
 
 
 def test_unknown_port_and_taken_port_are_named(engineer_api, plant):
