@@ -562,6 +562,8 @@ CELERY_BEAT_SCHEDULE = {
     "alerts-evaluate": {"task": "inventory.alerts_evaluate", "schedule": CABLETRACK_ALERT_EVERY_S},
     # ... and the notices of drains whose window ended without a restore (to the engineers).
     "alert-notifications-sweep": {"task": "inventory.alert_notifications_send", "schedule": 300.0},
+    # ... and the fault notices the mail server did not take when the fault was reported.
+    "fault-notices-sweep": {"task": "inventory.fault_notices_send", "schedule": 60.0},
     # tail_latency_spike over the collective timings, as often as the telemetry rules.
     "collectives-evaluate": {"task": "inventory.collectives_evaluate", "schedule": CABLETRACK_ALERT_EVERY_S},
     # Repairs: judge the pending ones by the telemetry that followed (fixed or came back).

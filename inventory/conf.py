@@ -263,11 +263,11 @@ class AppSettings:
     )
     reminder_retry_base_seconds = Setting[int](
         "CABLETRACK_REMINDER_RETRY_BASE_SECONDS",
-        "SMTP retry backoff (reminder digests and alert notices): first delay (doubling), longest delay.",
+        "SMTP retry backoff (reminder digests, alert and fault notices): first delay (doubling), longest delay.",
     )
     reminder_retry_max_seconds = Setting[int](
         "CABLETRACK_REMINDER_RETRY_MAX_SECONDS",
-        "SMTP retry backoff (reminder digests and alert notices): first delay (doubling), longest delay.",
+        "SMTP retry backoff (reminder digests, alert and fault notices): first delay (doubling), longest delay.",
     )
     reminder_max_attempts = Setting[int](
         "CABLETRACK_REMINDER_MAX_ATTEMPTS", "SMTP attempts before a digest is marked failed."

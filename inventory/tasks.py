@@ -16,6 +16,7 @@ from inventory.services.forecast import snapshot as forecast_services
 from inventory.services.interop.netbox import netbox_sync
 from inventory.services.labels import printing as label_services
 from inventory.services.ops import reliability
+from inventory.services.plant import fieldwork
 from inventory.services.plant import links as link_services
 from inventory.services.retests import reminders
 from inventory.services.telemetry import partitions as telemetry_partitions
@@ -129,6 +130,13 @@ def alert_notifications_send_task() -> int:
     now = timezone.now()
     collective_services.drains_overdue_notify(now=now)
     return alert_services.alert_notifications_send(now=now)
+
+
+@shared_task(name="inventory.fault_notices_send", acks_late=True)
+def fault_notices_send_task() -> int:
+    """Send the fault notices the mail server did not take when the fault was reported (the
+    periodic sweep; each is claimed before it goes out)."""
+    return fieldwork.fault_notices_send(now=timezone.now())
 
 
 @shared_task(name="inventory.outbox_flush", acks_late=True)

@@ -40,7 +40,19 @@ class FieldNote(models.Model):
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    notified = models.JSONField(default=list, blank=True, help_text="Addresses the notice went to")
+    notified = models.JSONField(default=list, blank=True, help_text="Addresses the notice is for")
+    # The fault notice's delivery (a fault report with recipients): claimed at creation, sent
+    # after the commit, retried by the periodic sweep when the mail server did not take it.
+    notice_sent_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the mail server took the fault notice"
+    )
+    notice_next_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the unsent fault notice is (next) tried; empty once sent or given up",
+    )
+    notice_attempts = models.PositiveSmallIntegerField(default=0)
+    notice_error = models.CharField(max_length=300, blank=True, help_text="Why the last send failed")
     closed_at = models.DateTimeField(null=True, blank=True, help_text="When the fault or note was settled")
     closed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -54,6 +66,7 @@ class FieldNote(models.Model):
             models.Index(fields=["transceiver", "-at"], name="fieldnote_module_at"),
             models.Index(fields=["device", "-at"], name="fieldnote_device_at"),
             models.Index(fields=["rack", "-at"], name="fieldnote_rack_at"),
+            models.Index(fields=["notice_next_at"], name="fieldnote_notice_due"),
         ]
         constraints = [
             models.CheckConstraint(

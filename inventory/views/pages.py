@@ -269,14 +269,10 @@ def cable_fault(request, label: str):
         except ValidationError as exc:
             apply_errors(form, exc)
         else:
-            told = (
-                ", ".join(note.notified)
-                if note.notified
-                else "nobody (no team is responsible for these racks)"
-            )
-            messages.success(
+            delivered, told = fieldwork.fault_notice_told(note)
+            (messages.success if delivered else messages.warning)(
                 request,
-                f"Fault recorded; {cable.label} is now {note.get_status_after_display().lower()}. Told: {told}.",
+                f"Fault recorded; {cable.label} is now {note.get_status_after_display().lower()}. {told}",
             )
             return redirect(cable)
     return _action(request, cable, form, "inventory/cable_fault.html")

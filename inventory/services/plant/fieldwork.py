@@ -9,6 +9,7 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from inventory.core.choices import CableStatus, FieldNoteKind
@@ -17,6 +18,7 @@ from inventory.core.safetext import one_line
 from inventory.core.words import human_when, word
 from inventory.models import Cable, Device, FieldNote, Rack, Transceiver
 from inventory.selectors.plant.responsible import cable_teams, team_addresses
+from inventory.services.alerts.notify import CLAIM_LEASE, MAX_ATTEMPTS, SERVER_DOWN, notice_retry_in
 from inventory.services.plant.cables import cable_set_status
 
 log = logging.getLogger(__name__)
@@ -35,8 +37,11 @@ def cable_fault_report(
 ) -> FieldNote:
     """Record what a technician saw, mark the cable degraded or faulty and tell its team.
 
-    The mail goes out after the commit (a rolled-back report mails nobody). Its Message-ID is
-    derived from the note, so a resend is recognisable as the same notice.
+    The mail goes out after the commit (a rolled-back report mails nobody), in this request:
+    SMTP needs no broker. The note is claimed for it in the same transaction, so if the mail
+    server does not take it (or this process dies first) :func:`fault_notices_send` tries again
+    later; the returned note carries the outcome of that first send (:func:`fault_notice_told`).
+    The Message-ID is derived from the note, so a resend is recognisable as the same notice.
     """
     now = now or timezone.now()
     errors = {}
@@ -63,9 +68,11 @@ def cable_fault_report(
         at=now,
         actor=actor,
         notified=recipients,
+        notice_next_at=timezone.now() + CLAIM_LEASE if recipients else None,
+        notice_attempts=1 if recipients else 0,
     )
     if recipients:
-        transaction.on_commit(lambda: _send_fault_notice(note.pk))
+        transaction.on_commit(lambda: _fault_notice_try(note, now=timezone.now()))
     return note
 
 
@@ -88,12 +95,96 @@ def fault_notice(note: FieldNote) -> EmailMessage:
     )
 
 
-def _send_fault_notice(note_id: int) -> None:
-    note = FieldNote.objects.select_related("cable", "actor").get(pk=note_id)
+def _fault_notice_try(note: FieldNote, *, now: datetime) -> Exception | None:
+    """Send a notice this caller has claimed, once; record the outcome on the row and on
+    ``note``. Returns the failure, if any.
+
+    A failed send is kept for a retry after the alert notices' backoff (:func:`notice_retry_in`)
+    and given up after ``MAX_ATTEMPTS`` (its error stays on the row, and is logged as an error).
+    """
     try:
-        fault_notice(note).send()
-    except Exception:  # the fault is recorded; a mail server outage must not turn it into an error page
-        log.exception("fault notice for note %s could not be sent", note_id)
+        fault_notice(note).send(fail_silently=False)
+    except (
+        Exception
+    ) as exc:  # the fault is recorded; a mail server outage must not turn it into an error page
+        error = f"{type(exc).__name__}: {exc}"[:300]
+        given_up = note.notice_attempts >= MAX_ATTEMPTS
+        fields = {
+            "notice_next_at": None if given_up else now + notice_retry_in(note.notice_attempts),
+            "notice_error": error,
+        }
+        if given_up:
+            log.error(
+                "fault notice for note %s not sent, given up after %s attempts: %s",
+                note.pk,
+                note.notice_attempts,
+                error,
+            )
+        else:
+            log.warning(
+                "fault notice for note %s not sent (retry after %s): %s",
+                note.pk,
+                fields["notice_next_at"],
+                error,
+            )
+        failure: Exception | None = exc
+    else:
+        fields = {"notice_sent_at": now, "notice_next_at": None, "notice_error": ""}
+        failure = None
+    FieldNote.objects.filter(pk=note.pk, notice_sent_at__isnull=True).update(**fields)
+    for name, value in fields.items():
+        setattr(note, name, value)
+    return failure
+
+
+def fault_notices_send(*, now: datetime, limit: int = 200) -> int:
+    """Send the fault notices that are due: those the mail server did not take, after their
+    backoff, and those whose reporting process died before sending (after ``CLAIM_LEASE``).
+    The periodic sweep; returns how many went out.
+
+    Each is claimed first (a conditional UPDATE on its due time), so concurrent sweeps never
+    both send it. As for alert notices, a process dying after the server took the mail and
+    before ``notice_sent_at`` is written sends it again after the lease, with the same
+    Message-ID. A failure that says the server is unreachable ends the run.
+    """
+    sent = 0
+    due = (
+        FieldNote.objects.filter(notice_next_at__lte=now, notice_sent_at__isnull=True)
+        .select_related("cable", "actor")
+        .order_by("notice_next_at", "id")[:limit]
+    )
+    for note in due:
+        won = FieldNote.objects.filter(
+            pk=note.pk, notice_next_at=note.notice_next_at, notice_sent_at__isnull=True
+        ).update(notice_next_at=now + CLAIM_LEASE, notice_attempts=F("notice_attempts") + 1)
+        if not won:
+            continue
+        note.notice_attempts += 1
+        failure = _fault_notice_try(note, now=now)
+        if failure is None:
+            sent += 1
+        elif isinstance(failure, SERVER_DOWN):
+            break
+    return sent
+
+
+def fault_notice_told(note: FieldNote) -> tuple[bool, str]:
+    """Who the fault report's notice told, in words for the reporter, and whether that is all
+    well (False: the notice did not reach the mail server, and the sentence says what happens
+    next). Reads the delivery recorded on ``note``."""
+    if not note.notified:
+        return True, "Told: nobody (no team is responsible for these racks)."
+    to = ", ".join(note.notified)
+    if note.notice_sent_at is not None:
+        return True, f"Told: {to}."
+    if note.notice_next_at is None:
+        return False, f"The notice to {to} could not be sent ({note.notice_error}); tell them yourself."
+    if not note.notice_error:
+        return True, f"The notice to {to} is being sent."
+    return False, (
+        f"The notice to {to} could not be sent yet: the mail server did not take it. "
+        f"It is retried automatically (next try {human_when(note.notice_next_at)} UTC)."
+    )
 
 
 @transaction.atomic

@@ -1,8 +1,10 @@
+import socket
+
 import pytest
 from django.test import Client
 
 from inventory.core.choices import CableStatus
-from inventory.models import Cable
+from inventory.models import Cable, FieldNote
 from inventory.selectors.labels.facts import cable_label_facts
 from inventory.services.plant import cables as cable_services
 from tests import factories as f
@@ -127,6 +129,41 @@ def test_fault_mail_links_to_the_url_on_the_cables_printed_label(
     printed = {x.url for x in cable_label_facts(cable_ids=[cable.pk], base_url=settings.CABLETRACK_BASE_URL)}
     assert printed == {"https://cabletrack.example.com/c/J%3A100%28a%29"}
     assert f"Open the cable: {printed.pop()}" in smtp_sink[0].get_payload().splitlines()
+
+
+@pytest.mark.django_db(transaction=True)  # the notice goes out on commit, as in production
+def test_fault_report_banner_names_who_was_told_when_the_mail_server_took_the_notice(
+    plant, site_tech_client, smtp_sink
+):
+    resp = site_tech_client.post(
+        "/c/J-100/fault", {"seen": "link light off", "status": CableStatus.FAULTY}, follow=True
+    )
+    html = resp.content.decode()
+    assert len(smtp_sink) == 1
+    assert "Fault recorded; J-100 is now faulty. Told: hall-a@example.com, tina@example.com." in html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fault_report_banner_says_the_notice_could_not_be_sent_and_will_be_retried(
+    plant, site_tech_client, settings
+):
+    """No mail server listening (connection refused): the fault is recorded all the same, the
+    banner does not claim anyone was told, and the notice waits for its retry."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        settings.EMAIL_PORT = s.getsockname()[1]  # nothing listens there
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = "127.0.0.1"
+    resp = site_tech_client.post(
+        "/c/J-100/fault", {"seen": "link light off", "status": CableStatus.FAULTY}, follow=True
+    )
+    html = resp.content.decode()
+    assert Cable.objects.get(label="J-100").status == CableStatus.FAULTY
+    assert "Fault recorded; J-100 is now faulty." in html
+    assert "Told:" not in html
+    assert "could not be sent yet" in html and "retried automatically" in html
+    note = FieldNote.objects.get(cable__label="J-100")
+    assert note.notice_sent_at is None and "Connection" in note.notice_error
 
 
 def test_fault_report_without_a_description_writes_nothing(plant, site_tech_client, smtp_sink):
