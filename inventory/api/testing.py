@@ -430,8 +430,8 @@ class CableTestViewSet(
         summary="Import a tester CSV export or a tester project zip (preview, then apply)",
         description=(
             "A CSV (one row per fibre per wavelength) or a zip of SOR files and CSVs. The first time an "
-            "instrument is seen the answer proposes a column `mapping` (`needs_mapping: true`); send it back "
-            "confirmed and it is remembered. `apply=false` previews matched / unmatched / errors by row; "
+            "instrument is seen the answer proposes a column `mapping` (`needs_mapping: true`) and previews the "
+            "file with it; send it back confirmed and it is remembered. `apply=false` previews matched / unmatched / errors by row; "
             "`apply=true` writes everything or nothing."
         ),
         request={"multipart/form-data": ImportSerializer},

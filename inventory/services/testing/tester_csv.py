@@ -139,8 +139,15 @@ class ImportResult:
     tests: list[int] = field(default_factory=list)
 
     @property
+    def clean(self) -> bool:
+        """Every row and file matched, none with an error: applying would write all of it."""
+        return not self.errors and not self.unmatched
+
+    @property
     def ok(self) -> bool:
-        return not self.errors and not self.unmatched and not self.needs_mapping
+        """Clean, and with a mapping the user confirmed (or saved): what ``apply`` requires.
+        A clean preview on a proposed mapping is applied by sending the mapping back."""
+        return self.clean and not self.needs_mapping
 
     def as_dict(self) -> dict:
         return {
@@ -231,8 +238,14 @@ def parse_rows(
     return out
 
 
-def resolve_mapping(instrument: str, headers: list[str], mapping: dict | None, result: ImportResult) -> dict:
-    """The column mapping to use: the one given, the instrument's saved one, or a guess to confirm."""
+def resolve_mapping(
+    instrument: str, headers: list[str], mapping: dict | None, result: ImportResult
+) -> dict | None:
+    """The column mapping to use: the one given, the instrument's saved one, or a guess to confirm.
+
+    A guess (``result.needs_mapping``) is used for the preview when it names a column for every
+    required field, so the first preview already shows what the file holds; when it does not,
+    the missing fields are errors and None is returned (the rows cannot be read)."""
     saved = InstrumentMapping.objects.filter(instrument=instrument).first() if instrument else None
     if mapping:
         unknown = [k for k in mapping if k not in FIELDS]
@@ -260,4 +273,4 @@ def resolve_mapping(instrument: str, headers: list[str], mapping: dict | None, r
         )
     result.mapping = mapping
     result.headers = headers
-    return mapping
+    return None if missing else mapping

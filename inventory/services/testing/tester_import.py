@@ -199,7 +199,7 @@ def instrument_project_import(
             result.errors.append({"where": name, "errors": {"file": "no header line"}})
             continue
         m = resolve_mapping(instrument, headers, mapping, result)
-        if result.needs_mapping:
+        if m is None:  # no column for a required field: the error says which
             continue
         parsed_rows += parse_rows(rows, m, delim, name, result)
     parsed_sors = []
@@ -256,8 +256,6 @@ def instrument_project_import(
         result.matched.setdefault(label, {"readings": 0, "sor": 0})["readings"] = len(rows)
     for label, ups in sors_by_cable.items():
         result.matched.setdefault(label, {"readings": 0, "sor": 0})["sor"] = len(ups)
-    if result.needs_mapping:
-        return result
     if apply and not result.ok:
         return result
     _apply(

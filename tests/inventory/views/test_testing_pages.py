@@ -200,6 +200,37 @@ def test_import_page_preview_confirm_mapping_then_apply(tech, jumper, media):
     assert not any(p.is_file() for p in (media / "imports").rglob("*"))
 
 
+def test_import_page_first_preview_with_a_guessed_mapping_shows_the_real_counts(tech, jumper):
+    """A new instrument, every column recognised: the first Preview reads the rows with the
+    proposed mapping (no second "Preview again" needed) and offers Apply, which confirms it."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    csv_text = "Cable,Fibre,Lambda,IL\nJ-1,1,1310,0.41\nJ-1,2,1310,0.39\n"
+    first = tech.post(
+        reverse("test-import"),
+        {"instrument": "Acme OLTS", "file": SimpleUploadedFile("e.csv", csv_text.encode())},
+    )
+    html = re.sub(r"\s+", " ", first.content.decode())
+    assert first.context["result"].matched == {"J-1": {"readings": 2, "sor": 0}}
+    assert "<strong>1</strong> cable matched · 0 unmatched · 0 with errors" in html
+    assert 'class="bad"' not in html  # nothing is wrong: no count in red
+    assert "Fix the file or the mapping" not in html
+    assert 'name="apply" value="1"' in html
+
+
+def test_import_page_preview_counts_unmatched_rows_in_red(tech, jumper):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    csv_text = "Cable,Fibre,Lambda,IL\nJ-1,1,1310,0.41\nJ-9,1,1310,0.39\nJ-8,1,1310,0.39\n"
+    first = tech.post(
+        reverse("test-import"),
+        {"instrument": "Acme OLTS", "file": SimpleUploadedFile("e.csv", csv_text.encode())},
+    )
+    html = re.sub(r"\s+", " ", first.content.decode())
+    assert '<strong>1</strong> cable matched · <span class="bad">2 unmatched</span> · 0 with errors' in html
+    assert "Fix the file or the mapping" in html and 'name="apply" value="1"' not in html
+
+
 def test_import_page_refuses_a_forged_token(tech):
     resp = tech.post(reverse("test-import"), {"instrument": "x", "token": "../../etc/passwd"})
     assert resp.status_code == 200 and "Choose the export file" in resp.content.decode()
