@@ -98,6 +98,10 @@ class CableStatus(models.TextChoices):
     RETIRED = "retired", "Retired"
 
 
+# The plant as it stands: every status but retired (a retired cable is kept as history). The
+# home page counts these as its "cables" and links to the cable list filtered to them.
+CURRENT_CABLE_STATUSES = [s for s in CableStatus if s != CableStatus.RETIRED]
+
 # A person may put a cable in these states (the API's ``POST /api/cables/<label>/status/``, the
 # desk's bulk status, creation); ``tested`` and ``in_production`` come only from the test gate.
 MANUAL_CABLE_STATUSES = [

@@ -17,7 +17,7 @@ def test_home_links_the_pipeline_and_the_sync_conflicts_and_both_open(user_with_
 
 
 def test_home_counts_read_with_thousands_grouped_and_no_blank_before_an_alert(user_with_role):
-    """A hall's count reads "1,200 cables in service", not "1200"; an alert line starts with its
+    """A hall's count reads "1,200 cables", not "1200"; an alert line starts with its
     severity word, then its summary, with no underlined blank between them."""
     from django.utils import timezone
 
@@ -40,5 +40,41 @@ def test_home_counts_read_with_thousands_grouped_and_no_blank_before_an_alert(us
     client = Client()
     client.force_login(user_with_role("viewer"))
     html = client.get("/").content.decode()
-    assert "<strong>1,200</strong> cables in service" in html
+    assert "<strong>1,200</strong> cables" in html and "<strong>1,200</strong> in production" in html
     assert "&nbsp;Link flap" not in html and "</strong> Link flap" in html
+
+
+def test_each_home_count_is_what_its_link_lists(user_with_role):
+    """The plant's tiles say how many cables there are and how many are in production, and
+    each number is the count of the list it links to: "cables in service" counted degraded,
+    faulty and planned cables too while linking to every cable, retired ones included."""
+    import re
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from inventory.db import bulk
+    from inventory.models import Cable
+
+    overdue = timezone.localdate() - timedelta(days=3)
+    rows = [
+        ["P-1", "CAT6A", "in_production", None],
+        ["P-2", "CAT6A", "in_production", overdue],
+        ["P-3", "CAT6A", "in_production", None],
+        ["D-1", "CAT6A", "degraded", overdue],
+        ["F-1", "CAT6A", "faulty", None],
+        ["N-1", "CAT6A", "planned", None],
+        ["R-1", "CAT6A", "retired", None],
+    ]
+    bulk.bulk_insert_rows(Cable, ["label", "kind", "status", "retest_due"], rows)
+    client = Client()
+    client.force_login(user_with_role("viewer"))
+    html = client.get("/").content.decode()
+    assert "<strong>6</strong> cables</a>" in html  # every cable but the retired one
+    assert "<strong>3</strong> in production</a>" in html
+    assert "in service" not in html
+    tiles = re.findall(r'<a href="(/cables/[^"]*)"><strong>([\d,]+)</strong> ([^<]+)</a>', html)
+    assert len(tiles) == 5, tiles
+    for href, shown, words in tiles:
+        listed = client.get(href.replace("&amp;", "&")).context["page"].paginator.count
+        assert int(shown.replace(",", "")) == listed, (words, href)
