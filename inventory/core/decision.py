@@ -37,10 +37,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-from inventory.core.choices import SEVERITY_ORDER, CableStatus, Severity
+from inventory.core.choices import SEVERITY_ORDER, AlertRule, CableStatus, Severity
+from inventory.core.telemetry.rules.config import PHYSICAL_RULES
 
 # An alert at or above this severity holds a cable out of production (info alerts do not).
 BLOCKING_RANK = SEVERITY_ORDER[Severity.WARNING]
+BLOCKING_SEVERITIES = frozenset(s for s, rank in SEVERITY_ORDER.items() if rank >= BLOCKING_RANK)
+
+# The rules whose open alert says the cable it names is degraded: the physical rules, and a
+# tail-latency spike that names a most likely cable (it names one only when physical evidence on
+# that link points at it: FEC, receive power, flaps; with none it names no cable). PFC storms (a
+# host or congestion), miswires, swaps and test results are not a degradation of the running link.
+DEGRADING_RULES = frozenset(PHYSICAL_RULES | {AlertRule.TAIL_LATENCY_SPIKE.value})
 
 # Where the page offers each step (the cable page's action keys; ``url`` is filled by the caller).
 STEP_WORDS = {
@@ -73,6 +81,16 @@ STATES = tuple(STATE_WORDS)
 def alert_blocks_production(severity: str) -> bool:
     """Does an open alert of this severity hold a cable out of production?"""
     return SEVERITY_ORDER.get(severity, 0) >= BLOCKING_RANK
+
+
+def alert_degrades(rule: str, severity: str) -> bool:
+    """Does an open alert of this rule and severity mean the cable it names is degraded?
+
+    The one answer for every rule: the alert lifecycle moves the named cable to "degraded" when
+    such an alert opens (unsilenced), so the cable's badge, the lists, the path table and the rack
+    drawing say what its first screen says ("Page alert open: ... Not ready for production"); the
+    impact figures count the hours "while degraded" over the same alerts (``core.impact``)."""
+    return rule in DEGRADING_RULES and alert_blocks_production(severity)
 
 
 @dataclass(frozen=True, slots=True)

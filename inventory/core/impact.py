@@ -18,17 +18,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from inventory.core.choices import SEVERITY_ORDER, AlertRule, Severity
+from inventory.core.choices import AlertRule
+from inventory.core.decision import BLOCKING_SEVERITIES, DEGRADING_RULES
 from inventory.core.forecast.maths import failure_cost
-from inventory.core.telemetry.rules.config import PHYSICAL_RULES
 
-# What counts as degraded: the physical rules, and a tail-latency spike naming the link as its
-# suspect (the alert carries a link only when physical evidence points at it). PFC storms (a host
-# or congestion), miswires, swaps and test results are not a degradation of the running link.
-DEGRADED_RULES = frozenset(PHYSICAL_RULES | {AlertRule.TAIL_LATENCY_SPIKE.value})
-DEGRADED_SEVERITIES = frozenset(
-    s for s, rank in SEVERITY_ORDER.items() if rank >= SEVERITY_ORDER[Severity.WARNING]
-)
+# What counts as degraded: the alerts that move the cable they name to "degraded"
+# (``core.decision.alert_degrades``; its rules and severities as sets, for the database's filter),
+# so the impact's "while degraded" and the cable's status follow the same alerts.
+DEGRADED_RULES = DEGRADING_RULES
+DEGRADED_SEVERITIES = BLOCKING_SEVERITIES
 # The early warnings: physical alerts that show before a link corrupts traffic. One resolved or
 # repaired with no uncorrectable codewords on its link in the meantime is a problem caught early.
 EARLY_WARNING_RULES = frozenset(

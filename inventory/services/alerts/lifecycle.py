@@ -8,8 +8,10 @@
   stopped reporting keeps its alert open (absence of data is not health).
 * Findings inside a maintenance window are recorded with ``silenced=True``: no mail, no status
   change.
-* A newly opened, unsilenced physical-layer alert moves the suspect cable to "degraded"
-  (through ``cable_set_status``, so the change has history).
+* A newly opened, unsilenced alert moves the cable it names to "degraded" when its rule and
+  severity say the cable is degraded (``core.decision.alert_degrades``: the physical rules, and a
+  collective's spike that names a most likely cable), through ``cable_set_status``, so the change
+  has history. Every rule takes this one path: the periodic rules, the spike and the demo seed.
 * Mail: a notification row per opened alert; ``notify.alert_notifications_send`` claims it
   before sending. Silencing lives in ``silencing``, the periodic run in ``evaluate``.
 """
@@ -25,6 +27,7 @@ from django.utils.text import Truncator
 
 from inventory.conf import app_settings
 from inventory.core.choices import SEVERITY_ORDER, AlertState, CableStatus, Severity
+from inventory.core.decision import alert_degrades
 from inventory.core.telemetry import rules as engine
 from inventory.models import Alert, AlertNotification
 from inventory.selectors.alerts.repairs import rule_clean_window_s
@@ -194,7 +197,7 @@ def alerts_apply(
             continue
         d = described[a.key]
         cable = d["suspect"]
-        if a.rule in engine.PHYSICAL_RULES and cable is not None and cable.status in DEGRADABLE:
+        if cable is not None and cable.status in DEGRADABLE and alert_degrades(a.rule, a.severity):
             cable_services.cable_set_status(
                 cable=cable,
                 status=CableStatus.DEGRADED,

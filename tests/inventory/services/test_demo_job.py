@@ -12,8 +12,8 @@ from datetime import date, timedelta
 import pytest
 from django.db.models import Q
 
-from inventory.core.choices import AlertRule, AlertState
-from inventory.models import Alert, CollectiveJob, JobRank, Link, LinkSegment, PortRollup
+from inventory.core.choices import AlertRule, AlertState, CableStatus
+from inventory.models import Alert, Cable, CollectiveJob, JobRank, Link, LinkSegment, PortRollup
 from inventory.selectors.alerts.queries import cable_alerts_context
 from inventory.services.demo.builder import seed_now
 from inventory.services.demo.seed import demo_seed
@@ -85,3 +85,25 @@ def test_the_pages_show_the_chain_from_the_job_to_a_safe_repair(hall, client, us
     assert "Tail latency spike" in cable_page
     health = cable_alerts_context(spike.cable, now=seed_now(AS_OF) + timedelta(minutes=1))
     assert health["fec_health"]["label"] == "margin shrinking" and not health["fec_spark"]["empty"]
+
+
+def test_the_suspect_cable_is_degraded_wherever_it_is_shown(hall, client, user_with_role):
+    """The spike names the bent jumper with physical evidence: the seed raises it through the
+    services, so the jumper is degraded as under any alert that names a cable, and its badge, its
+    row in the alert's path table and the rack drawing agree with its first screen (not "In
+    production" above "Not ready for production")."""
+    spike = Alert.objects.get(rule=AlertRule.TAIL_LATENCY_SPIKE)
+    cable = Cable.objects.get(pk=spike.cable_id)
+    assert cable.status == CableStatus.DEGRADED
+    assert cable.history.latest().history_change_reason.startswith(f"alert tail_latency_spike #{spike.pk}")
+    client.force_login(user_with_role("technician", "tina"))
+    page = client.get(f"/c/{cable.label}").content.decode()
+    assert 'data-testid="cable-status">Degraded<' in page
+    assert "Not ready for production until it resolves." in page
+    path = client.get(f"/alerts/{spike.pk}/").content.decode().split("<h2>Path</h2>", 1)[1]
+    row = next(r for r in path.split('data-testid="path-row"')[1:] if f">{cable.label}<" in r)
+    assert '<td data-state="alert">Degraded<' in row
+    rack = spike.link.a_port.device.rack.name
+    rack_page = client.get(f"/r/{rack}").content.decode()
+    rows = [r for r in rack_page.split('class="row-item"')[1:] if f">{cable.label}<" in r]
+    assert rows and all('<span class="status s-degraded">Degraded</span>' in r for r in rows)

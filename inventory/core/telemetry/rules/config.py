@@ -8,7 +8,8 @@ from dataclasses import dataclass, field, fields, replace
 # choices; re-exported here for the rule modules.
 from inventory.core.choices import FEC_LIMITS, SEVERITY_ORDER  # noqa: F401
 
-# Rules whose finding points at the physical path (they move the cable to "degraded").
+# Rules whose finding points at the physical path (they, and a spike that names a cable, move it
+# to "degraded": ``core.decision.alert_degrades``).
 PHYSICAL_RULES = frozenset(
     {"link_flap", "link_degraded", "fec_degradation", "fec_tail", "fec_uncorrectable", "rx_power_drift"}
 )
