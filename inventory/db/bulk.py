@@ -25,7 +25,7 @@ from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
 from inventory.db import pipeline
-from inventory.db.audit import current_user, reason_with_actor
+from inventory.db.audit import attributed
 from inventory.db.copy import pg_array
 
 
@@ -128,8 +128,7 @@ def bulk_insert_rows(
     if not rows:
         return []
     now = now or timezone.now()
-    actor = actor if actor is not None else current_user()
-    reason = reason_with_actor(reason)
+    actor, reason = attributed(actor, reason)
     meta = model._meta
     pk_name = meta.pk.attname
     named = set(attnames)

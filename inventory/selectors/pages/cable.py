@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
 from django.db.models import Exists, OuterRef
 from django.db.models.functions import Now
@@ -14,7 +14,7 @@ from django.utils import timezone
 from inventory.core.choices import PASSING, SEVERITY_ORDER, CableKind, CableStatus, FieldNoteKind
 from inventory.core.decision import Decision, FaultFact, cable_decide
 from inventory.core.pathcheck import PathVerdict
-from inventory.core.words import human_when, word
+from inventory.core.words import human_date, human_when, word
 from inventory.db.compiled import CompiledRead
 from inventory.models import (
     Cable,
@@ -40,6 +40,7 @@ from inventory.selectors.testing.results import cable_tests_context
 from inventory.selectors.testing.traces import cable_traces_context
 
 _ISO_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # A history change's field -> the vocabulary domain of its values.
 CHANGE_DOMAINS = {"status": "status", "kind": "kind", "role": "role", "polarity": "polarity"}
 END_RELATED = ("port__device__rack", "cage__device__rack", "cage__transceiver__model")
@@ -362,18 +363,23 @@ def _history(cable: Cable, notes: list[FieldNote], ends: list[EndView] = (), lim
 
 
 def _human_change(change: dict) -> dict:
-    """``status: in_production -> faulty`` as ``Status: In production -> Faulty``."""
+    """``status: in_production -> faulty`` as ``Status: In production -> Faulty``; a day or a
+    moment (``retest_due``, ``retired_at``) as the page's ``day`` and ``when`` filters say it
+    (``6 Mar 2027``, ``today 14:05``), never in ISO."""
     domain = CHANGE_DOMAINS.get(change["field"], "")
     name = word(change["field"])
+    today = timezone.localdate()
 
     def said(value):
         if value in (None, ""):
             return None
-        if isinstance(value, str) and _ISO_MOMENT.match(value):  # retired_at and other moments
-            try:
-                return human_when(timezone.localtime(datetime.fromisoformat(value)))
-            except ValueError:
-                return value
+        try:
+            if isinstance(value, str) and _ISO_MOMENT.match(value):  # retired_at and other moments
+                return human_when(timezone.localtime(datetime.fromisoformat(value)), today=today)
+            if isinstance(value, str) and _ISO_DAY.match(value):  # retest_due, install_date
+                return human_date(date.fromisoformat(value), today=today)
+        except ValueError:
+            return value
         return word(value, domain)
 
     return {"field": name[:1].upper() + name[1:], "old": said(change["old"]), "new": said(change["new"])}

@@ -15,7 +15,9 @@ plant), so one ``save()`` per cable (simple-history's path) is out. Each batch i
    cable WHERE id IN (changed)``: a full history row per changed cable, exactly what
    simple-history would have written for a ``save()``, with the reason "retest due recomputed".
 
-So the cable's history page shows every due-date change with its time and reason, and the write
+So the cable's history page shows every due-date change with its time, reason and user (the user
+whose test, fault or edit moved the date, :func:`inventory.db.audit.attributed`; none for the
+daily sweep), and the write
 costs two statements per batch whatever the batch size. We copy the row with ``INSERT ... SELECT``
 rather than ``inventory.db.bulk.bulk_insert_rows`` because the history row must be the row *after*
 the update, which the database already has: nothing travels to Python and back. The block runs
@@ -51,6 +53,7 @@ from inventory.core.choices import (
     RetestTriggerReason,
     Verdict,
 )
+from inventory.db.audit import attributed
 from inventory.models import (
     Alert,
     Cable,
@@ -115,7 +118,13 @@ class RecomputeResult:
 
 
 def _write_dates(
-    model, field: str, changes: list[tuple[int, date | None]], *, reason: str, now: datetime
+    model,
+    field: str,
+    changes: list[tuple[int, date | None]],
+    *,
+    reason: str,
+    now: datetime,
+    actor_id: int | None,
 ) -> list[int]:
     """One UPDATE ... FROM for the batch, then one INSERT ... SELECT of the history rows.
 
@@ -164,8 +173,8 @@ def _write_dates(
         marks = ", ".join(["%s"] * len(ids))
         cur.execute(
             f"INSERT INTO {qn(hist._meta.db_table)} ({', '.join(hist_cols)}) "  # noqa: S608 - table and column names from model _meta, quoted; values are placeholders
-            f"SELECT {', '.join(qn(c) for c in base_cols)}, %s, %s, '~', NULL FROM {table} WHERE id IN ({marks})",
-            [now_param, reason, *ids],
+            f"SELECT {', '.join(qn(c) for c in base_cols)}, %s, %s, '~', %s FROM {table} WHERE id IN ({marks})",
+            [now_param, reason, actor_id, *ids],
         )
     return ids
 
@@ -342,7 +351,7 @@ def retest_due_by_rules(
     return out
 
 
-def _write_batch(*, now: datetime, reason: str) -> int:
+def _write_batch(*, now: datetime, reason: str, actor_id: int | None) -> int:
     """Write the dates the statement decided (``py = 0``) that differ, with their history rows.
 
     PostgreSQL: one statement (the UPDATE's RETURNING feeds the history INSERT). SQLite: the
@@ -367,8 +376,8 @@ def _write_batch(*, now: datetime, reason: str) -> int:
                 f"WHERE {table}.id = b.id AND b.py = 0 AND {table}.{column} IS DISTINCT FROM b.due "
                 f"RETURNING {table}.*) "
                 f"INSERT INTO {hist_table} ({', '.join(hist_cols)}) "
-                f"SELECT {', '.join('u.' + c for c in base_cols)}, %s, %s, '~', NULL FROM u",
-                [now, now, reason],
+                f"SELECT {', '.join('u.' + c for c in base_cols)}, %s, %s, '~', %s FROM u",
+                [now, now, reason, actor_id],
             )
             return cur.rowcount
         stamp = connection.ops.adapt_datetimefield_value(now)
@@ -382,9 +391,9 @@ def _write_batch(*, now: datetime, reason: str) -> int:
             part = ids[start : start + 500]
             cur.execute(
                 f"INSERT INTO {hist_table} ({', '.join(hist_cols)}) "  # noqa: S608 - names from model _meta, quoted; values are placeholders
-                f"SELECT {', '.join(base_cols)}, %s, %s, '~', NULL FROM {table} "
+                f"SELECT {', '.join(base_cols)}, %s, %s, '~', %s FROM {table} "
                 f"WHERE id IN ({', '.join(['%s'] * len(part))})",
-                [stamp, reason, *part],
+                [stamp, reason, actor_id, *part],
             )
         return len(ids)
 
@@ -395,8 +404,12 @@ def retest_due_recompute(
     cable_ids: Iterable[int] | None = None,
     batch_size: int | None = None,
     reason: str = "retest due recomputed",
+    actor=None,
 ) -> RecomputeResult:
     """Recompute ``Cable.retest_due`` (and the links over them) for every cable or the given ones.
+
+    The history rows name ``actor`` (default: the user of the request under way, none in the
+    daily sweep) as the one who changed the dates.
 
     Per batch of cables (an id range; 50,000 on PostgreSQL, 5,000 on SQLite), in one
     transaction: one statement decides every date into a temporary table
@@ -405,12 +418,16 @@ def retest_due_recompute(
     telemetry policy, near their date, with past alerts) are decided and written as before.
     """
     today = timezone.localdate(now)
+    actor, reason = attributed(actor, reason)
+    actor_id = getattr(actor, "pk", None)
     resolver = retest_policy_resolver()
     table = due_sets.policy_table(resolver)
     pg = connection.vendor == "postgresql"
     given = sorted(set(cable_ids)) if cable_ids is not None else None
     if pg and given and len(given) <= due_sets.FEW:
-        return _recompute_few(given, now=now, today=today, resolver=resolver, table=table, reason=reason)
+        return _recompute_few(
+            given, now=now, today=today, resolver=resolver, table=table, reason=reason, actor_id=actor_id
+        )
     size = batch_size or (50_000 if pg else 5_000)
     ids = _scope(cable_ids)
     exact = cable_ids is not None
@@ -431,7 +448,7 @@ def retest_due_recompute(
                         uses_telemetry=resolver.uses_telemetry,
                         today=today,
                     )
-                    changed += _write_batch(now=now, reason=reason)
+                    changed += _write_batch(now=now, reason=reason, actor_id=actor_id)
                     with connection.cursor() as cur:
                         cur.execute(f"SELECT id FROM {due_sets.BATCH_TABLE} WHERE py = 1 ORDER BY id")  # noqa: S608 - a constant name
                         left = [r[0] for r in cur.fetchall()]
@@ -455,8 +472,9 @@ def retest_due_recompute(
                 set_aside=set_aside,
                 now=now,
                 reason=reason,
+                actor_id=actor_id,
             )
-    links = _links_recompute(now=now, cable_ids=ids if exact else None, reason=reason)
+    links = _links_recompute(now=now, cable_ids=ids if exact else None, reason=reason, actor_id=actor_id)
     return RecomputeResult(
         cables_seen=len(ids), cables_changed=changed, links_changed=links, set_aside=tuple(set_aside)
     )
@@ -471,6 +489,7 @@ def _decide_by_rules(
     set_aside: list[tuple[int, str]],
     now: datetime,
     reason: str,
+    actor_id: int | None,
 ) -> int:
     """The Python rules decide and write the cables of ``parts`` ((ids, exact) each); returns how
     many dates changed. ``sites``: the site of each rack, read on first need and kept."""
@@ -483,7 +502,7 @@ def _decide_by_rules(
             continue
         decided = _gather(rows, resolver, today, sites, set_aside, exact=part_exact)
         changes = [(pk, new) for pk, old, new in decided if old != new]
-        changed += len(_write_dates(Cable, "retest_due", changes, reason=reason, now=now))
+        changed += len(_write_dates(Cable, "retest_due", changes, reason=reason, now=now, actor_id=actor_id))
     return changed
 
 
@@ -495,6 +514,7 @@ def _recompute_few(
     resolver: rules.PolicyResolver,
     table: due_sets.PolicyTable,
     reason: str,
+    actor_id: int | None,
 ) -> RecomputeResult:
     """A few given cables on PostgreSQL (an upload, a fault report): one statement decides and
     writes them with their history (``due_sets.decide_and_write_few``), then one the links over
@@ -514,6 +534,7 @@ def _recompute_few(
                 today=today,
                 now=now,
                 reason=reason,
+                actor_id=actor_id,
             )
             decided = True
             changed += _decide_by_rules(
@@ -524,8 +545,9 @@ def _recompute_few(
                 set_aside=set_aside,
                 now=now,
                 reason=reason,
+                actor_id=actor_id,
             )
-            links = _links_recompute(now=now, cable_ids=seen, reason=reason) if seen else 0
+            links = _links_recompute(now=now, cable_ids=seen, reason=reason, actor_id=actor_id) if seen else 0
     except DatabaseError as exc:
         if decided:  # the rules' or the links' write failed, not the statement: raise
             raise
@@ -540,15 +562,16 @@ def _recompute_few(
                 set_aside=set_aside,
                 now=now,
                 reason=reason,
+                actor_id=actor_id,
             )
-            links = _links_recompute(now=now, cable_ids=seen, reason=reason) if seen else 0
+            links = _links_recompute(now=now, cable_ids=seen, reason=reason, actor_id=actor_id) if seen else 0
     return RecomputeResult(
         cables_seen=len(seen), cables_changed=changed, links_changed=links, set_aside=tuple(set_aside)
     )
 
 
 def _links_recompute(
-    *, now: datetime, cable_ids: list[int] | None, reason: str, batch_size: int = 5000
+    *, now: datetime, cable_ids: list[int] | None, reason: str, actor_id: int | None, batch_size: int = 5000
 ) -> int:
     """A link is due when its first segment is: the minimum of its cables' due dates.
 
@@ -556,7 +579,7 @@ def _links_recompute(
     batches and written through ``_write_dates``, the same result by a slower path.
     """
     if connection.vendor == "postgresql":
-        return _links_recompute_pg(now=now, cable_ids=cable_ids, reason=reason)
+        return _links_recompute_pg(now=now, cable_ids=cable_ids, reason=reason, actor_id=actor_id)
     links = Link.objects.all()
     if cable_ids is not None:
         links = links.filter(segments__cable_id__in=cable_ids).distinct()
@@ -580,12 +603,21 @@ def _links_recompute(
     for start in range(0, len(changes), batch_size):
         with transaction.atomic():
             changed += len(
-                _write_dates(Link, "retest_due", changes[start : start + batch_size], reason=reason, now=now)
+                _write_dates(
+                    Link,
+                    "retest_due",
+                    changes[start : start + batch_size],
+                    reason=reason,
+                    now=now,
+                    actor_id=actor_id,
+                )
             )
     return changed
 
 
-def _links_recompute_pg(*, now: datetime, cable_ids: list[int] | None, reason: str) -> int:
+def _links_recompute_pg(
+    *, now: datetime, cable_ids: list[int] | None, reason: str, actor_id: int | None
+) -> int:
     """Every link in scope gets the minimum due date of its cables (none when inactive), and
     the ones that change get their history row, in one statement."""
     qn = connection.ops.quote_name
@@ -616,8 +648,8 @@ def _links_recompute_pg(*, now: datetime, cable_ids: list[int] | None, reason: s
             f"u AS (UPDATE {table} SET retest_due = m.due, updated_at = %s FROM m "
             f"WHERE {table}.id = m.id AND {table}.retest_due IS DISTINCT FROM m.due RETURNING {table}.*) "
             f"INSERT INTO {hist} ({', '.join(hist_cols)}) "
-            f"SELECT {', '.join('u.' + c for c in base_cols)}, %s, %s, '~', NULL FROM u",
-            [*params, now, now, reason],
+            f"SELECT {', '.join('u.' + c for c in base_cols)}, %s, %s, '~', %s FROM u",
+            [*params, now, now, reason, actor_id],
         )
         return cur.rowcount
 
@@ -678,27 +710,35 @@ def _chunks(ids: list[int], size: int = 5000):
         yield ids[start : start + size]
 
 
-def retest_due_refresh_on_commit(*, cable_id: int, now: datetime, reason: str) -> None:
+def retest_due_refresh_on_commit(*, cable_id: int, now: datetime, reason: str, actor=None) -> None:
     """For the services that record a test, a fault or a re-seat: the cable's due date (and its
     links') is recomputed right after their transaction commits, not at the next daily sweep.
 
+    Who caused it (``actor``, default the request's user, and its token) is read now, while the
+    request is under way, and named on the history rows the recompute writes: the date moved
+    because of that user's test, whenever the callback runs.
+
     The write has committed by then: a failure here is logged, never raised into the request
     (it would answer 500 for a write that happened); the daily sweep recomputes the cable."""
+    actor, reason = attributed(actor, reason)
 
     def refresh() -> None:
         try:
-            retest_due_recompute(now=now, cable_ids=[cable_id], reason=reason)
+            retest_due_recompute(now=now, cable_ids=[cable_id], reason=reason, actor=actor)
         except Exception:
             log.exception("retest due refresh after commit failed for cable %s (the sweep retries)", cable_id)
 
     transaction.on_commit(refresh)
 
 
-def retest_due_refresh_many_on_commit(*, cable_ids: list[int], now: datetime, reason: str) -> None:
+def retest_due_refresh_many_on_commit(
+    *, cable_ids: list[int], now: datetime, reason: str, actor=None
+) -> None:
     """``retest_due_refresh_on_commit`` for a batch of cables (an OTDR project upload): one
     recompute for all of them after commit, not one per cable."""
     ids = sorted(set(cable_ids))
-    transaction.on_commit(lambda: retest_due_recompute(now=now, cable_ids=ids, reason=reason))
+    actor, reason = attributed(actor, reason)
+    transaction.on_commit(lambda: retest_due_recompute(now=now, cable_ids=ids, reason=reason, actor=actor))
 
 
 @transaction.atomic
@@ -724,5 +764,10 @@ def retest_trigger_record(
         created_by=user if user and user.pk else None,
         note=note[:300],
     )
-    retest_due_recompute(now=now, cable_ids=[cable.pk], reason=f"retest brought forward: {reason}")
+    retest_due_recompute(
+        now=now,
+        cable_ids=[cable.pk],
+        reason=f"retest brought forward: {reason}",
+        actor=user if user and user.pk else None,
+    )
     return trigger

@@ -184,6 +184,7 @@ def decide_and_write_few(
     today: date,
     now: datetime,
     reason: str,
+    actor_id: int | None,
 ) -> tuple[list[int], int, list[int]]:
     """PostgreSQL, a few given cables (a test upload, a fault report): the statement of
     ``decide_into_batch_table`` decides them and, in the same statement, writes the changed
@@ -220,7 +221,7 @@ def decide_and_write_few(
         f"u AS (UPDATE {cb} SET {due} = d.due, {updated} = {s.p(now)} FROM d WHERE {cb}.id = d.id "
         f"AND d.py = 0 AND {cb}.{due} IS DISTINCT FROM d.due RETURNING {cb}.*)",
         f"w AS (INSERT INTO {hist} ({', '.join(hist_cols)}) SELECT {', '.join('u.' + c for c in base_cols)}, "
-        f"{s.p(now)}, {s.p(reason)}, '~', NULL FROM u RETURNING 1)",
+        f"{s.p(now)}, {s.p(reason)}, '~', {s.p(actor_id)} FROM u RETURNING 1)",
     ]
     with connection.cursor() as cur:
         cur.execute(

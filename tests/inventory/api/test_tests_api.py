@@ -9,8 +9,8 @@ from decimal import Decimal
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from inventory.core.choices import DeviceRole, Polarity
-from inventory.models import CableTest, InstrumentMapping, OtdrTrace
+from inventory.core.choices import CableStatus, DeviceRole, Polarity
+from inventory.models import Cable, CableTest, InstrumentMapping, OtdrTrace
 from tests import factories as f
 from tests.paths import TEST_DATA
 from tests.sor_builder import build_v1
@@ -43,6 +43,28 @@ def test_create_olts_and_list(tech_api, cables, django_assert_max_num_queries):
     with django_assert_max_num_queries(8):
         listing = tech_api.get("/api/tests/?cable__label=J-2")
     assert listing.json()["count"] == 3
+
+
+def test_a_test_sent_with_a_token_moves_the_retest_date_in_that_users_name(
+    user_with_role, cables, django_capture_on_commit_callbacks
+):
+    """The due date moves after the commit, in the history of the user and the token that sent the
+    test (not "system"): the recompute is deferred, its attribution is read with the request."""
+    tina = user_with_role("technician", "tina")
+    client = f.api_token_client(tina)
+    cables[0].status = CableStatus.IN_PRODUCTION  # a live cable has a retest date to move
+    cables[0].save()
+    body = {
+        "cable": "J-1",
+        "readings": [{"fibre": i, "wavelength_nm": 1310, "loss_db": 0.4} for i in range(1, 9)],
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post("/api/tests/", body, format="json").status_code == 201
+    moved = Cable.history.filter(
+        label="J-1", history_change_reason__endswith="olts test recorded: pass"
+    ).get()
+    assert moved.retest_due is not None
+    assert moved.history_user == tina and moved.history_change_reason.startswith("via token ")
 
 
 def test_create_olts_bad_input_is_a_400_with_row_errors(tech_api, cables):

@@ -1,0 +1,48 @@
+"""The cable page's "Journal and history": who did what, in the page's words, one entry per
+action. The plant of ``conftest.plant``:
+    [gpu-0001 eth0]--J-102 (in production, retest overdue, one OLTS pass)--[leaf-01 Ethernet1/1]
+"""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from inventory.models import Cable
+from inventory.templatetags.cabletrack import day
+
+pytestmark = pytest.mark.django_db
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
+def _history(html: str) -> list[str]:
+    """The history section's entries, as the user reads them."""
+    section = html.split('id="history"', 1)[1].split("</section>", 1)[0]
+    return [_text(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", section, flags=re.S)]
+
+
+def _power_meter_pass(client, label: str):
+    form = {"wavelength_nm": "1310", "direction": "AB", "reference_method": "1"}
+    form.update({f"loss_{i}": "0.35" for i in range(1, 9)})
+    return client.post(f"/c/{label}/test/power-meter", form)
+
+
+def test_a_recorded_test_moves_the_retest_date_in_the_testers_name_in_page_dates(
+    plant, tech_client, django_capture_on_commit_callbacks
+):
+    """The due date moves after the test's commit; the change is the technician's, not "system"."""
+    before = timezone.localdate() - timedelta(days=3)  # the plant's J-102 was due three days ago
+    with django_capture_on_commit_callbacks(execute=True):
+        assert _power_meter_pass(tech_client, "J-102").status_code == 302
+    after = Cable.objects.get(label="J-102").retest_due
+    assert after > timezone.localdate()
+    history = _history(tech_client.get("/c/J-102").content.decode())
+    moved = [e for e in history if "Retest due:" in e and "test recorded" in e]
+    assert len(moved) == 1, history
+    assert " tech changed " in f" {moved[0]} " and "system" not in moved[0]
+    assert f"Retest due: {day(before)} → {day(after)}" in moved[0]
+    assert not re.search(r"\d{4}-\d{2}-\d{2}", moved[0])  # no ISO dates: the page's own words
