@@ -227,6 +227,8 @@ class Decision:
     drained: str = ""
     #: "drained since 09:12, window ended 13:12 UTC: restore it or extend" (``drain_overdue_words``).
     drain_overdue: str = ""
+    #: The open fault the headline names (state "fault"): the page says its text there, once.
+    fault: FaultFact | None = None
 
     @property
     def words(self) -> str:
@@ -342,7 +344,9 @@ def cable_decide(ev: CableEvidence) -> Decision:
             step = _test_step(ev, "Retest after the repair: a passing test settles the fault.")
         else:
             step = Step("replace", STEP_WORDS["replace"], "Replace it, or record the repair in the journal.")
-        return decision("fault", "bad", head, step)
+        named = decision("fault", "bad", head, step)
+        named.fault = f
+        return named
     if fails:
         own = [f for f in fails if f.own]
         first = (own or fails)[0]

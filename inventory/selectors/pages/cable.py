@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from django.db.models import Exists, OuterRef
 from django.db.models.functions import Now
@@ -332,34 +332,65 @@ def _placement_entries(ends: list[EndView]) -> list[dict]:
     return out
 
 
+# A journal entry and the record change its service made in the same transaction (a fault
+# report marks the cable faulty; a production override puts it in production) are one action:
+# the change is looked for this close to the entry's moment (a lock wait may part them).
+SAME_ACTION = timedelta(seconds=60)
+
+
 def _history(cable: Cable, notes: list[FieldNote], ends: list[EndView] = (), limit: int = 30) -> list[dict]:
     """Everything that happened to the cable, newest first, by when it happened (record changes,
-    module moves in its cages, journal entries); each change in human words."""
-    entries = history_for(cable) + _placement_entries(list(ends))
+    module moves in its cages, journal entries); each change in human words. One action is one
+    entry: a journal entry that changed the status carries that change, and the record's own
+    entry for it is left out (``_same_action``)."""
+    records = history_for(cable)
+    for e in records:
+        e["when"] = datetime.fromisoformat(e["when"])
+    subject = f"cable {cable.label}"
+    entries = _placement_entries(list(ends))
     for n in notes:
+        who = n.actor.get_username() if n.actor else None
+        status = {"field": "status", "old": n.status_before, "new": n.status_after}
+        if n.status_before != n.status_after:
+            records = _same_action(records, subject=subject, who=who, at=n.at, change=status)
         entries.append(
             {
                 "when": n.at,
-                "who": n.actor.get_username() if n.actor else None,
+                "who": who,
                 "what": n.get_kind_display().lower(),
-                "subject": f"cable {cable.label}",
+                "subject": subject,
                 "reason": n.text,
-                "changes": (
-                    [{"field": "status", "old": n.status_before, "new": n.status_after}]
-                    if n.status_before != n.status_after
-                    else []
-                ),
+                "changes": [status] if n.status_before != n.status_after else [],
                 "note": True,
             }
         )
-    for e in entries:
-        if isinstance(e["when"], str):
-            e["when"] = datetime.fromisoformat(e["when"])
+    entries += records
     entries.sort(key=lambda e: e["when"], reverse=True)
     entries = entries[:limit]
     for e in entries:
         e["changes"] = [_human_change(c) for c in e["changes"]]
     return entries
+
+
+def _same_action(
+    records: list[dict], *, subject: str, who: str | None, at: datetime, change: dict
+) -> list[dict]:
+    """``records`` without the status change a journal entry (by ``who`` at ``at``) made: the
+    nearest record change of the cable that made that change, by that user (or by nobody named:
+    a service called outside a request), within ``SAME_ACTION``. Its other changes, if any, stay."""
+    near = [
+        e
+        for e in records
+        if e["subject"] == subject
+        and change in e["changes"]
+        and e["who"] in (who, None)
+        and abs(e["when"] - at) <= SAME_ACTION
+    ]
+    if not near:
+        return records
+    same = min(near, key=lambda e: abs(e["when"] - at))
+    rest = [c for c in same["changes"] if c != change]
+    return [e if e is not same else {**e, "changes": rest} for e in records if e is not same or rest]
 
 
 def _human_change(change: dict) -> dict:
@@ -388,10 +419,11 @@ def _human_change(change: dict) -> dict:
 WHY_STATUSES = (CableStatus.DEGRADED, CableStatus.FAULTY)
 
 
-def status_why(cable: Cable, history: list[dict]) -> dict | None:
+def status_why(cable: Cable, history: list[dict], shown: FaultFact | None = None) -> dict | None:
     """Why a degraded or faulty cable is so, for its first screen: the change that set the status
     (newest first in ``history``, already read for the page): its reason, who and when. A fault
-    report's reason is what was seen ("fault reported by tina: jacket pinched at U12")."""
+    report's reason is what was seen ("jacket pinched at U12"), unless it is the fault the
+    headline already says (``shown``, ``Decision.fault``): then ``above`` and who and when only."""
     if cable.status not in WHY_STATUSES:
         return None
     now_word = word(cable.status, "status")
@@ -402,7 +434,9 @@ def status_why(cable: Cable, history: list[dict]) -> dict | None:
     # the words of the person who saw it say more than the change's reason.
     e = next((e for e in setting if e.get("note")), setting[0] if setting else None)
     if e is not None:
-        return {"when": e["when"], "who": e["who"], "reason": e["reason"], "created": False}
+        above = bool(e.get("note") and shown and (e["when"], e["reason"]) == (shown.at, shown.text))
+        reason = "" if above else e["reason"]
+        return {"when": e["when"], "who": e["who"], "reason": reason, "created": False, "above": above}
     # Never changed since it was recorded so: the record's creation says why, if anything does.
     created = next((e for e in reversed(history) if e["what"] == "created" and not e.get("note")), None)
     if created is not None:
@@ -597,7 +631,7 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
     )
     top = top_alert(ctx["cable_alerts"])
     ctx.update(
-        status_why=status_why(cable, ctx["history"]),
+        status_why=status_why(cable, ctx["history"], decision.fault),
         link_ends=link_far_ends(trace),
         decision=decision,
         next_step=step,

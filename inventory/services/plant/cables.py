@@ -271,6 +271,8 @@ def cable_set_status(
             _journal_override(cable=cable, alerts=blocking, reason=override_reason, actor=actor, now=now)
     cable.status = status
     cable._change_reason = reason
+    if getattr(actor, "pk", None) is not None:  # the history names who, in a request or not (a script)
+        cable._history_user = actor
     cable.save(update_fields=["status", "updated_at"])
     return cable
 

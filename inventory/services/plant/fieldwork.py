@@ -57,7 +57,7 @@ def cable_fault_report(
         raise ValidationError({"__all__": f"{locked.label} is retired; report the fault on its replacement."})
     before = locked.status
     by = actor.get_username() if actor else "someone"
-    cable_set_status(cable=locked, status=status, reason=f"fault reported by {by}: {seen}"[:100])
+    cable_set_status(cable=locked, status=status, reason=f"fault reported by {by}: {seen}"[:100], actor=actor)
     recipients = team_addresses(cable_teams(cable=locked))
     note = FieldNote.objects.create(
         cable=locked,

@@ -175,8 +175,10 @@ def test_a_faulty_cable_says_why_and_a_patched_one_where_its_link_ends(crew, pho
     log_in(phone740, live_server.url, "walker")
     phone740.goto(live_server.url + "/c/J-101")
     audit(phone740)
+    # What was seen is the headline; the why line beneath it says who and when, not it again.
+    assert "latch broken at the panel" in said(phone740, "evidence-conflict")
     why = said(phone740, "status-why")
-    assert "Why faulty" in why and "latch broken at the panel" in why
+    assert "Why faulty" in why and "the fault reported above" in why and "latch broken" not in why
     assert bottom(phone740, "status-why") <= FIRST_SCREEN
     ends = said(phone740, "link-ends")
     assert "gpu-0001 OSFP1/2 eth1" in ends and "leaf-01 OSFP2 Ethernet2/1" in ends

@@ -5,10 +5,13 @@ patched cable carries really ends (issue 31). The plant of ``conftest.plant``:
 """
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
-from inventory.core.choices import CableStatus
+from inventory.core.choices import CableStatus, TestKind, Verdict
+from inventory.models import CableTest
 from inventory.services.plant import fieldwork
 
 pytestmark = pytest.mark.django_db
@@ -22,9 +25,37 @@ def test_a_faulty_cable_says_why_on_its_first_screen(plant, tech_client):
     html = tech_client.get("/c/J-102").content.decode()
     why = html.split('data-testid="status-why">', 1)[1].split("</p>", 1)[0]
     text = re.sub(r"<[^>]+>", " ", why)
-    assert "Why faulty:" in text and "jacket pinched at U12" in text and "tina" in text
+    # What was seen is the headline just above; the why line says who and when, not it again.
+    headline = html.split('data-testid="evidence-conflict">', 1)[1].split("</p>", 1)[0]
+    assert "jacket pinched at U12" in headline
+    assert "Why faulty:" in text and "the fault reported above" in text and "tina" in text
+    assert "jacket pinched" not in text
     # Above the ends: the reason is on the first screen, not two screens down in the history.
+    assert html.index('data-testid="evidence-conflict"') < html.index('data-testid="status-why"')
     assert html.index('data-testid="status-why"') < html.index('data-testid="end-A"')
+
+
+def test_the_why_says_what_was_seen_when_the_headline_says_something_else(plant, tech_client):
+    """A later passing test settles the fault for the headline (no "fault open"), while the cable
+    stays faulty until someone marks it otherwise: the why line then says what was seen."""
+    tina = plant["member"]
+    cable = plant["cables"]["J-102"]
+    fieldwork.cable_fault_report(
+        cable=cable, actor=tina, seen="jacket pinched at U12", status=CableStatus.FAULTY
+    )
+    CableTest.objects.create(
+        cable=cable,
+        kind=TestKind.OLTS,
+        tested_at=timezone.now() + timedelta(minutes=1),
+        wavelength_nm=1310,
+        loss_db=1.2,
+        budget_db=3.0,
+        margin_db=1.8,
+        verdict=Verdict.PASS,
+    )
+    html = tech_client.get("/c/J-102").content.decode()
+    why = re.sub(r"<[^>]+>", " ", html.split('data-testid="status-why">', 1)[1].split("</p>", 1)[0])
+    assert "jacket pinched at U12" in why and "tina" in why and "above" not in why
 
 
 def test_a_cable_in_production_has_no_why(plant, tech_client):

@@ -14,6 +14,8 @@ from inventory.templatetags.cabletrack import day
 
 pytestmark = pytest.mark.django_db
 
+SEEN = "jacket pinched at U12"
+
 
 def _text(html: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
@@ -23,6 +25,12 @@ def _history(html: str) -> list[str]:
     """The history section's entries, as the user reads them."""
     section = html.split('id="history"', 1)[1].split("</section>", 1)[0]
     return [_text(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", section, flags=re.S)]
+
+
+def _visible(html: str) -> str:
+    """What the page shows: the body's text, without forms' hidden values and the head."""
+    body = html.split("<body", 1)[1]
+    return _text(re.sub(r"<(script|style)\b.*?</\1>", " ", body, flags=re.S))
 
 
 def _power_meter_pass(client, label: str):
@@ -46,3 +54,25 @@ def test_a_recorded_test_moves_the_retest_date_in_the_testers_name_in_page_dates
     assert " tech changed " in f" {moved[0]} " and "system" not in moved[0]
     assert f"Retest due: {day(before)} → {day(after)}" in moved[0]
     assert not re.search(r"\d{4}-\d{2}-\d{2}", moved[0])  # no ISO dates: the page's own words
+
+
+def test_one_fault_report_is_one_journal_entry_and_its_text_is_shown_where_it_is_needed(plant, tech_client):
+    """After ``tech`` reports a fault the page shows what was seen on the first screen (the
+    headline), once in the open faults (what Close settles) and once in the history (the record,
+    with the status change it made): not again in the "why faulty" line beside the headline, and
+    not as a second history entry for the status change."""
+    resp = tech_client.post("/c/J-102/fault", {"seen": SEEN, "status": "faulty"})
+    assert resp.status_code == 302
+    html = tech_client.get("/c/J-102").content.decode()
+
+    faulted = [e for e in _history(html) if "Status: In production → Faulty" in e]
+    assert len(faulted) == 1, faulted
+    assert " tech fault reported " in f" {faulted[0]} " and SEEN in faulted[0]
+
+    assert _visible(html).count(SEEN) == 3
+    headline = html.split('data-testid="evidence-conflict">', 1)[1].split("</p>", 1)[0]
+    assert SEEN in headline
+    opened = html.split('data-testid="journal-open">', 1)[1].split("</section>", 1)[0]
+    assert SEEN in opened
+    why = _text(html.split('data-testid="status-why">', 1)[1].split("</p>", 1)[0])
+    assert SEEN not in why and "tech" in why
