@@ -37,7 +37,8 @@ def run(report) -> None:
 
     from inventory.core.choices import CableKind, CableStatus
     from inventory.models import Cable, Link
-    from inventory.selectors.testing.results import REPORT_PAGE, commissioning_report, link_verdicts
+    from inventory.selectors.pages.commissioning import REPORT_PAGE, commissioning_report
+    from inventory.selectors.testing.results import link_verdicts
     from inventory.selectors.testing.verdict_table import link_verdict_rows
     from inventory.services import testing as svc
 

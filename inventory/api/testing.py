@@ -38,7 +38,7 @@ from inventory.models import (
     Row,
     Site,
 )
-from inventory.selectors.testing import results as sel
+from inventory.selectors.pages import commissioning as sel
 from inventory.selectors.testing.facts import sor_max_bytes
 from inventory.selectors.testing.gate import cable_gate_check
 from inventory.services import testing as svc

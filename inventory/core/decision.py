@@ -298,11 +298,54 @@ def _test_step(ev: CableEvidence, why: str) -> Step | None:
     return Step(key, STEP_WORDS[key], why)
 
 
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """What holds a cable out of production whatever its tests say (rules 1-3 and the overdue
+    drain): ``state`` (retired, drain, alert, fault) and the first screen's headline."""
+
+    state: str
+    headline: str
+    alert: AlertFact | None = None  # the worst blocking alert, for state "alert"
+    fault: FaultFact | None = None  # the first open fault, for state "fault"
+
+
+def unsettled_faults(ev: CableEvidence) -> list[FaultFact]:
+    """The faults reported with no test of the cable since (a test after the report settles it)."""
+    return [f for f in ev.faults if ev.last_test_at is None or ev.last_test_at < f.at]
+
+
+def production_hold(ev: CableEvidence) -> Hold | None:
+    """What holds the cable out of production beyond its tests, or None: retired, a drain whose
+    window ran out, an open alert of warning level or above, an open fault. ``cable_decide`` takes
+    its first rules from here, and the commissioning report asks it of every cable of a link (a
+    link whose tests pass is ready only when none of its cables is held); its SQL twin, for the
+    report's counts, is in ``selectors.testing.verdict_table``, held to the same answer by
+    ``tests/inventory/selectors/testing/test_verdict_table.py``."""
+    if ev.status == CableStatus.RETIRED:
+        return Hold("retired", f"Retired, replaced by {ev.replaced_by}." if ev.replaced_by else "Retired.")
+    if ev.drain_overdue:
+        late = drain_overdue_words(*ev.drain_overdue, ev.today)
+        return Hold("drain", f"{late[0].upper()}{late[1:]}.")
+    blocking = [a for a in ev.alerts if a.blocks]
+    if blocking:
+        a = _worst(blocking)
+        watching = f" ({a.watching})" if a.watching else ""
+        head = (
+            f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}. "
+            "Not ready for production until it resolves."
+        )
+        return Hold("alert", head, alert=a)
+    faults = unsettled_faults(ev)
+    if faults:
+        return Hold("fault", f"Fault reported: {faults[0].text}", fault=faults[0])
+    return None
+
+
 def cable_decide(ev: CableEvidence) -> Decision:
     """The state, the first screen's headline, its reasons and the one next step."""
-    if ev.status == CableStatus.RETIRED:
-        head = f"Retired, replaced by {ev.replaced_by}." if ev.replaced_by else "Retired."
-        return Decision("retired", "none", head, [], None, [], [], False)
+    hold = production_hold(ev)
+    if hold is not None and hold.state == "retired":
+        return Decision("retired", "none", hold.headline, [], None, [], [], False)
     blocking = [a for a in ev.alerts if a.blocks]
     drained = drained_words(ev.drained_until, ev.today)
     late = drain_overdue_words(*ev.drain_overdue, ev.today) if ev.drain_overdue else ""
@@ -323,29 +366,22 @@ def cable_decide(ev: CableEvidence) -> Decision:
             state, tone, head, reasons, step, fails, blocking, offers, list(ev.alerts), drained, late
         )
 
-    if late:
-        head = f"{late[0].upper()}{late[1:]}."
+    if hold is not None and hold.state == "drain":
         why = "The drain's maintenance window ended but nobody put the link back: restore it or extend the drain."
-        return decision("drain", "warn", head, Step("drain", STEP_WORDS["drain"], why, ev.drain_overdue_url))
-    if blocking:
-        a = _worst(blocking)
-        watching = f" ({a.watching})" if a.watching else ""
-        head = (
-            f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}. "
-            "Not ready for production until it resolves."
+        return decision(
+            "drain", "warn", hold.headline, Step("drain", STEP_WORDS["drain"], why, ev.drain_overdue_url)
         )
+    if hold is not None and hold.alert is not None:
+        a = hold.alert
         why = a.recommendation or a.summary
-        return decision("alert", "bad", head, Step("alert", STEP_WORDS["alert"], why, a.url))
-    open_faults = [f for f in ev.faults if ev.last_test_at is None or ev.last_test_at < f.at]
-    if open_faults:
-        f = open_faults[0]
-        head = f"Fault reported: {f.text}"
+        return decision("alert", "bad", hold.headline, Step("alert", STEP_WORDS["alert"], why, a.url))
+    if hold is not None and hold.fault is not None:
         if ev.gated:
             step = _test_step(ev, "Retest after the repair: a passing test settles the fault.")
         else:
             step = Step("replace", STEP_WORDS["replace"], "Replace it, or record the repair in the journal.")
-        named = decision("fault", "bad", head, step)
-        named.fault = f
+        named = decision("fault", "bad", hold.headline, step)
+        named.fault = hold.fault
         return named
     if fails:
         own = [f for f in fails if f.own]

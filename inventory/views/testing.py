@@ -19,8 +19,8 @@ from inventory.core.pdf.commissioning import commissioning_pdf
 from inventory.core.safetext import safe_filename
 from inventory.forms.testing import InspectionForm, OltsForm, OtdrForm
 from inventory.models import Cable, Inspection, OtdrTrace, Rack, Row, Site
+from inventory.selectors.pages.commissioning import commissioning_report as report_of
 from inventory.selectors.testing import forms as form_reads
-from inventory.selectors.testing import results as test_selectors
 from inventory.selectors.testing.facts import fibres_in_use, sor_max_bytes
 from inventory.services import testing as svc
 from inventory.services.testing import import_uploads, tester_import
@@ -244,7 +244,7 @@ def _report_pager(report) -> SimpleNamespace:
 @require_GET
 def commissioning_report(request):
     site, row, rack = _scope(request)
-    report = test_selectors.commissioning_report(site=site, row=row, rack=rack, page=_report_page(request))
+    report = report_of(site=site, row=row, rack=rack, page=_report_page(request))
     query = request.GET.copy()
     query.pop("page", None)
     pdf_query = query.copy()
@@ -265,7 +265,7 @@ def commissioning_report(request):
 @require_GET
 def commissioning_report_pdf(request):
     site, row, rack = _scope(request)
-    report = test_selectors.commissioning_report(site=site, row=row, rack=rack, page=_report_page(request))
+    report = report_of(site=site, row=row, rack=rack, page=_report_page(request))
     pdf = commissioning_pdf(report.as_dict())
     resp = HttpResponse(pdf, content_type="application/pdf")
     resp["Content-Disposition"] = 'attachment; filename="commissioning-report.pdf"'

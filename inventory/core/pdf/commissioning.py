@@ -69,7 +69,12 @@ def commissioning_pdf(report: dict) -> bytes:
                 pmd += f"/{link['channel_limit_db']:.2f} dB"
         if link["note"]:
             pmd += f"<br/>{_esc(link['note'])}"
-        blockers = "<br/>".join(_esc(b) for b in link["blockers"]) or "ready"
+        why = [*link["blockers"], *link.get("holds", [])]
+        blockers = (
+            "ready"
+            if link["ready"]
+            else "<br/>".join(_esc(b) for b in why) or "not ready: no passing verdict"
+        )
         rows.append(
             [
                 Paragraph(_esc(f"{link['a']} - {link['b']}"), small),

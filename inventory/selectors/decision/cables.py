@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
-from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
+from django.db.models import BooleanField, Exists, ExpressionWrapper, Max, OuterRef, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -16,14 +16,26 @@ from inventory.core.decision import (
     Decision,
     FailFact,
     FaultFact,
+    Hold,
     Step,
     cable_decide,
+    production_hold,
 )
 from inventory.core.perf import gc_paused
 from inventory.core.repairs import watching_words
 from inventory.core.words import human_date, word
 from inventory.db.compiled import CompiledRead
-from inventory.models import Alert, Cable, CableEnd, CableTestLatest, FieldNote, Link, LinkDrain, LinkSegment
+from inventory.models import (
+    Alert,
+    Cable,
+    CableEnd,
+    CableTest,
+    CableTestLatest,
+    FieldNote,
+    Link,
+    LinkDrain,
+    LinkSegment,
+)
 from inventory.models.cables import cable_url
 from inventory.selectors.collectives.drain import drain_overdue as overdue_of
 from inventory.selectors.collectives.drain import drained_until
@@ -357,6 +369,30 @@ _END_FACTS = CompiledRead(
 )
 
 
+def _links_and_drains(
+    cable_ids: list[int], now: datetime
+) -> tuple[dict[int, list[int]], dict[int, datetime], dict[int, tuple[datetime, datetime, int]]]:
+    """The active links through each cable, the end of the latest drain in force on one of them,
+    and the latest drain of one of them that ran out without a restore (drained at, window
+    ended at, alert id): two compiled reads, the second only when a drain is not restored."""
+    links_of: dict[int, list[int]] = {}
+    drained: dict[int, datetime] = {}
+    overdue: dict[int, tuple[datetime, datetime, int]] = {}
+    segments = _SEGMENTS(cable_ids)
+    held = sorted({link_id for _, link_id, drain_open in segments if drain_open})
+    drains = {row[0]: row[1:] for row in _LINK_DRAINS(held, now)} if held else {}
+    for cable_id, link_id, _ in segments:
+        links_of.setdefault(cable_id, []).append(link_id)
+        if link_id not in drains:
+            continue
+        until, *late = drains[link_id]
+        if until is not None and (cable_id not in drained or until > drained[cable_id]):
+            drained[cable_id] = until
+        if late[0] is not None and (cable_id not in overdue or late[0] > overdue[cable_id][0]):
+            overdue[cable_id] = tuple(late)
+    return links_of, drained, overdue
+
+
 @dataclass
 class _Rows:
     """The links' segments, cables and ends for ``link_verdicts`` (as ``pages.LinkRows``)."""
@@ -393,18 +429,7 @@ def _cable_decisions(cables: list[Cable], now: datetime) -> dict[int, Decision]:
     overdue: dict[int, tuple[datetime, datetime, int]] = {}
     mine = set(live_ids)
     if live_ids:
-        segments = _SEGMENTS(live_ids)
-        held = sorted({link_id for _, link_id, drain_open in segments if drain_open})
-        drains = {row[0]: row[1:] for row in _LINK_DRAINS(held, now)} if held else {}
-        for cable_id, link_id, _ in segments:
-            links_of.setdefault(cable_id, []).append(link_id)
-            if link_id not in drains:
-                continue
-            until, *late = drains[link_id]
-            if until is not None and (cable_id not in drained or until > drained[cable_id]):
-                drained[cable_id] = until
-            if late[0] is not None and (cable_id not in overdue or late[0] > overdue[cable_id][0]):
-                overdue[cable_id] = tuple(late)
+        links_of, drained, overdue = _links_and_drains(live_ids, now)
         link_ids = sorted({lid for lids in links_of.values() for lid in lids})
         segs: dict[int, list[int]] = {}
         if link_ids:
@@ -500,3 +525,60 @@ def _under_watch_query(cable_ids: list[int]):
 
 
 _UNDER_WATCH = CompiledRead(_under_watch_query)
+
+
+# What ``cable_holds`` reads of a cable: its label, its status and its replacement's label.
+_HOLD_CABLES = CompiledRead(
+    lambda cable_ids: (
+        Cable.objects.filter(pk__any=cable_ids)
+        .order_by()
+        .values_list("pk", "label", "status", "replaced_by__label")
+    )
+)
+# When each cable was last tested (any kind): a test after a fault report settles it.
+_LAST_TESTED = CompiledRead(
+    lambda cable_ids: (
+        CableTest.objects.filter(cable_id__any=cable_ids)
+        .order_by()
+        .values("cable_id")
+        .annotate(last=Max("tested_at"))
+        .values_list("cable_id", "last")
+    )
+)
+
+
+def cable_holds(*, cable_ids: list[int], now: datetime | None = None) -> dict[int, Hold]:
+    """What holds each of these cables out of production beyond its tests
+    (``core.decision.production_hold``: retired, a drain overdue, a blocking alert, an open
+    fault), for the cables that are held: the evidence the cable page and ``cable_decisions``
+    gather for those rules, without the tests. For the commissioning report's page of links, in
+    a fixed number of queries whatever the number of cables."""
+    if not cable_ids:
+        return {}
+    now = now or timezone.now()
+    today = timezone.localdate(now)
+    ids = sorted(set(cable_ids))
+    cables = _HOLD_CABLES(ids)
+    live = [pk for pk, _, status, _ in cables if status != CableStatus.RETIRED]
+    alerts = _open_alerts_of(live) if live else {}
+    faults = open_faults(live) if live else {}
+    _, _, overdue = _links_and_drains(live, now) if live else ({}, {}, {})
+    tested = dict(_LAST_TESTED(sorted(faults))) if faults else {}
+    out: dict[int, Hold] = {}
+    for pk, label, status, replaced_by in cables:
+        late = overdue.get(pk)
+        ev = CableEvidence(
+            label=label,
+            status=status,
+            gated=False,  # the tests are judged apart (``link_verdicts``)
+            fibre=False,
+            alerts=sorted(alerts.get(pk, []), key=lambda a: a.id),
+            faults=sorted(faults.get(pk, []), key=lambda f: (f.at, f.text)),
+            today=today,
+            last_test_at=tested.get(pk),
+            replaced_by=replaced_by or "",
+            drain_overdue=late[:2] if late else None,
+        )
+        if (hold := production_hold(ev)) is not None:
+            out[pk] = hold
+    return out

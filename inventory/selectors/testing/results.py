@@ -1,6 +1,6 @@
-"""Reads about test results: the cable page's test panel, link
-verdicts (TIA per segment, PMD for the channel) and the commissioning report. Set-based: the
-number of queries does not grow with the number of cables or links. The latest and last passing
+"""Reads about test results: the cable page's test panel and link verdicts (TIA per segment, PMD
+for the channel), which the commissioning report (``selectors.pages.commissioning``) pages
+through. Set-based: the number of queries does not grow with the number of cables or links. The latest and last passing
 tests are in ``latest``, the production gate in ``gate``.
 """
 
@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple
 
-from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -22,7 +21,6 @@ from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, Port
 from inventory.selectors.testing.facts import link_channel_limit
 from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, cable_gate_check, gate_missing
 from inventory.selectors.testing.latest import LatestTest, chunk_size, id_chunks, latest_tests
-from inventory.selectors.testing.verdict_table import link_verdict_counts
 
 
 # Named tuples, not frozen dataclasses: a desk-list page of 50 trunks builds some 2,500 of each,
@@ -212,10 +210,17 @@ class LinkVerdict:
     verdict: str
     blockers: list[str]
     note: str = ""
+    #: What holds a cable of the link out of production beyond the tests, in the cable page's
+    #: words (``C000114: Fault reported: ...``): filled by the commissioning report
+    #: (``pages.commissioning.link_holds``, from ``core.decision.production_hold``); ``link_verdicts``
+    #: judges the tests only and leaves it empty.
+    holds: list[str] = field(default_factory=list)
 
     @property
     def ready(self) -> bool:
-        return not self.blockers and self.verdict in PASSING
+        """Ready for production: every test the link needs passes, and (once the report has
+        filled ``holds``) nothing holds one of its cables out of production."""
+        return not self.blockers and not self.holds and self.verdict in PASSING
 
     def as_dict(self) -> dict:
         def t(x: LatestTest | None):
@@ -245,6 +250,7 @@ class LinkVerdict:
             "pmd_margin_db": self.pmd_margin_db,
             "ready": self.ready,
             "blockers": self.blockers,
+            "holds": self.holds,
             "note": self.note,
             "segments": [
                 {
@@ -521,98 +527,3 @@ def _whole_link_tests(link_ids) -> dict[int, float]:
         for link_id, loss in _WHOLE_LINK_TESTS(chunk):
             out.setdefault(link_id, loss)
     return out
-
-
-REPORT_PAGE = 500  # links a report page (HTML, JSON, PDF) details; its counts cover the whole scope
-
-
-@dataclass
-class CommissioningReport:
-    """The verdict counts of every link in scope (in SQL: ``verdict_table``) and one page of links
-    in full (``link_verdicts``): a whole 131,072-GPU site is 278,528 links."""
-
-    scope: str
-    generated_at: datetime
-    links: list[LinkVerdict]
-    counts: dict[str, int]
-    page: int = 1
-    per_page: int = REPORT_PAGE
-
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.counts["links"] // self.per_page))
-
-    @property
-    def first(self) -> int:
-        """1-based position of the page's first link (0 when the scope has none)."""
-        return (self.page - 1) * self.per_page + 1 if self.links else 0
-
-    @property
-    def last(self) -> int:
-        return (self.page - 1) * self.per_page + len(self.links)
-
-    def as_dict(self) -> dict:
-        return {
-            "scope": self.scope,
-            "generated_at": self.generated_at,
-            "counts": self.counts,
-            "page": self.page,
-            "pages": self.pages,
-            "per_page": self.per_page,
-            "links": [lv.as_dict() for lv in self.links],
-        }
-
-
-def links_in_scope(*, site=None, row=None, rack=None) -> QuerySet:
-    """The active links with an end in the rack, row or site, by A-end port.
-
-    The links by A end and those by B end, united: joining both ends up to the rack (an ``OR``
-    over two join paths) read every port of the plant twice, 1.2 s for a rack at 131,072 GPUs,
-    and ``a_port IN (ports) OR b_port IN (ports)`` is a subplan per link once the ports do not
-    fit in ``work_mem`` (minutes for a site). United: 21 ms for a rack, 1.9 s for a site."""
-    qs = Link.objects.filter(active=True)
-    if rack is not None:
-        ports = Port.objects.filter(device__rack=rack)
-    elif row is not None:
-        ports = Port.objects.filter(device__rack__row=row)
-    elif site is not None:
-        ports = Port.objects.filter(device__rack__row__room__site=site)
-    else:
-        return qs.order_by("a_port_id", "pk")
-    ports = ports.order_by().values("pk")
-    by_a = Link.objects.filter(a_port_id__in=ports).order_by().values("pk")
-    by_b = Link.objects.filter(b_port_id__in=ports).order_by().values("pk")
-    return qs.filter(pk__in=by_a.union(by_b)).order_by("a_port_id", "pk")
-
-
-def commissioning_report(
-    *,
-    site=None,
-    row=None,
-    rack=None,
-    now: datetime | None = None,
-    page: int = 1,
-    per_page: int | None = None,
-) -> CommissioningReport:
-    """Every link in a rack, row or site: the counts of its verdicts, and page ``page`` of its links
-    (by A-end port) with their verdicts and what still blocks production. A page past the last
-    is the last."""
-    now = now or timezone.now()
-    per_page = per_page or REPORT_PAGE
-    scope = (
-        f"rack {rack}"
-        if rack is not None
-        else f"row {row}"
-        if row is not None
-        else f"site {site}"
-        if site is not None
-        else "everything"
-    )
-    qs = links_in_scope(site=site, row=row, rack=rack)
-    counts = link_verdict_counts(link_qs=qs.values("pk"), now=now).as_dict()
-    pages = max(1, -(-counts["links"] // per_page))
-    page = min(max(1, page), pages)
-    start = (page - 1) * per_page
-    links = list(qs.only("pk", "a_port_id", "b_port_id", "pmd", "loss_budget_db")[start : start + per_page])
-    verdicts = link_verdicts(links=links, now=now)
-    return CommissioningReport(scope, now, [verdicts[link.pk] for link in links], counts, page, per_page)

@@ -19,7 +19,13 @@ database, set-based, with the same rules:
 * per link: TIA (the worst fibre segment's OLTS), the channel loss (a whole-link OLTS, else the
   sum of the fibre segments' losses) against the PMD limit of the link's first fibre segment
   (``facts.link_channel_limit``; the limits come from ``budgets.pmd_limit``, passed in as a
-  table), the overall verdict and whether the link is ready.
+  table), the overall verdict and whether the link is ready;
+* what holds a cable out of production beyond its tests (``core.decision.production_hold``):
+  retired, a drain of a link through it overdue, an open alert of warning level or above naming
+  it (as the suspect, on its path, or on an active link through it), a fault reported with no
+  test since (``_held_cables``). A link is ready only when none of its cables is held, as the
+  commissioning report's page says (``pages.commissioning.link_holds``). The held cables are
+  few (open alerts, open faults, overdue drains): a small set, looked up per cable.
 
 ``tests/inventory/selectors/testing/test_verdict_table.py`` holds both implementations to the
 same answer for every link of a seeded cluster with every case perturbed in.
@@ -37,12 +43,14 @@ from datetime import datetime
 from typing import NamedTuple
 
 from django.db import connection, transaction
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
-from inventory.core.choices import PASSING, TestKind
+from inventory.core.choices import PASSING, AlertState, CableStatus, FieldNoteKind, Severity, TestKind
+from inventory.core.decision import alert_blocks_production
 from inventory.core.optics import budgets
-from inventory.models import Cable, CableTest, CableTestLatest, Link, LinkSegment
+from inventory.models import Alert, Cable, CableTest, CableTestLatest, FieldNote, Link, LinkSegment
+from inventory.selectors.collectives.drain import drains_overdue
 from inventory.selectors.testing.facts import otdr_min_length_m, retest_interval
 from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS
 
@@ -104,6 +112,42 @@ def _limits(cur, *, whole: bool) -> list[tuple[str, str, float]]:
     return out
 
 
+def _held_cables(now: datetime) -> QuerySet:
+    """The cables held out of production beyond their tests, but for retired ones (the statement
+    reads the status itself): the SQL twin of ``core.decision.production_hold`` over the evidence
+    ``selectors.decision.cable_holds`` gathers. Built from the same querysets where there are
+    some (``drains_overdue``), so a rule changed there is changed here."""
+    blocking = [s.value for s in Severity if alert_blocks_production(s.value)]
+    open_ = {"state": AlertState.OPEN, "severity__in": blocking}
+    suspect = Alert.objects.filter(cable_id__isnull=False, **open_).order_by().values_list("cable_id")
+    on_path = (
+        Alert.cables.through.objects.filter(**{f"alert__{k}": v for k, v in open_.items()})
+        .order_by()
+        .values_list("cable_id")
+    )
+    on_link = (
+        LinkSegment.objects.filter(link__active=True, **{f"link__alerts__{k}": v for k, v in open_.items()})
+        .order_by()
+        .values_list("cable_id")
+    )
+    drained = (
+        LinkSegment.objects.filter(
+            link__active=True, link_id__in=drains_overdue(now=now).order_by().values("link_id")
+        )
+        .order_by()
+        .values_list("cable_id")
+    )
+    # a fault is settled by a test of the cable at or after it (``core.decision.unsettled_faults``)
+    retested = CableTest.objects.filter(cable_id=OuterRef("cable_id"), tested_at__gte=OuterRef("at"))
+    faulted = (
+        FieldNote.objects.filter(kind=FieldNoteKind.FAULT, closed_at__isnull=True, cable_id__isnull=False)
+        .filter(~Exists(retested))
+        .order_by()
+        .values_list("cable_id")
+    )
+    return suspect.union(on_path, on_link, drained, faulted)
+
+
 def _statement(cur, *, now: datetime, select: str, whole: bool) -> tuple[str, list]:
     """The statement over the links in ``SCOPE``; ``whole``: judge every cable of the plant
     rather than only the scope's, which for a scope of most links reads each table once in a
@@ -142,13 +186,16 @@ def _statement(cur, *, now: datetime, select: str, whole: bool) -> tuple[str, li
     t_link, t_seg, t_cable = Link._meta.db_table, LinkSegment._meta.db_table, Cable._meta.db_table
     t_test = CableTest._meta.db_table
     t_latest = CableTestLatest._meta.db_table
+    held_sql, held_params = _held_cables(now).query.sql_with_params()
+    retired = CableStatus.RETIRED
     rank = _RANK_SQL.format
     # Interpolated: table names from _meta and choice constants; every value (the limits, the
     # dates, the thresholds) is a parameter.
     sql = f"""
 WITH lim(pmd, kind, channel_limit) AS ({lim_rows}),
 seg AS (SELECT s.link_id, s.cable_id, s.seq FROM {t_seg} s {seg_scope}),
-cab AS (SELECT c.id, c.kind, c.length_m FROM {t_cable} c WHERE {cable_filter("c.id")}),
+cab AS (SELECT c.id, c.kind, c.length_m, c.status FROM {t_cable} c WHERE {cable_filter("c.id")}),
+held(cable_id) AS ({held_sql}),
 latest AS (
   SELECT lt.cable_id, lt.olts_fibres_passed AS olts_passed, lt.olts_verdict AS olts_v, lt.olts_at,
     lt.olts_loss_db AS olts_loss, lt.otdr_verdict AS otdr_v, lt.otdr_at, lt.qualification_verdict AS qual_v,
@@ -169,7 +216,8 @@ judged AS (
             AND (l.otdr_v IS NULL OR l.otdr_v NOT IN {passing} OR l.otdr_at < %s))
       WHEN c.kind IN {sealed} THEN l.qual_v IS NULL OR l.qual_v NOT IN {passing}
       ELSE 1 = 0
-    END) THEN 1 ELSE 0 END AS blocked
+    END) THEN 1 ELSE 0 END AS blocked,
+    CASE WHEN c.status = '{retired}' OR c.id IN (SELECT cable_id FROM held) THEN 1 ELSE 0 END AS held
   FROM cab c
   LEFT JOIN latest l ON l.cable_id = c.id
 ),
@@ -191,6 +239,7 @@ per_link AS (
     SUM(CASE WHEN j.sea = 1 AND j.qual_v IS NULL THEN 1 ELSE 0 END) AS n_no_qual,
     MAX(CASE WHEN j.sea = 1 THEN j.qual_r END) AS qual_rank,
     MAX(j.blocked) AS seg_blocked,
+    MAX(j.held) AS held,
     -- the first fibre segment's kind, whose PMD limit applies: (seq, kind) packed in one number
     MIN(s.seq * 16 + j.fk) AS first_fibre
   FROM seg s JOIN judged j ON j.cable_id = s.cable_id
@@ -199,6 +248,7 @@ per_link AS (
 channel AS {mat}(
   SELECT lk.id AS link_id, COALESCE(pl.n_fibre, 0) AS n_fibre, pl.tia_rank,
     COALESCE(pl.n_sealed, 0) AS n_sealed, pl.n_no_qual, pl.qual_rank, COALESCE(pl.seg_blocked, 0) AS seg_blocked,
+    COALESCE(pl.held, 0) AS held,
     COALESCE(w.loss_db, CASE WHEN pl.n_fibre > 0 AND pl.n_no_loss = 0
                              THEN {round3("pl.loss_sum")} END) AS loss,
     CASE WHEN pl.n_fibre > 0 THEN COALESCE(lk.loss_budget_db, lim.channel_limit) END AS channel_limit
@@ -223,7 +273,7 @@ pmd AS (
   FROM margin m
 ),
 judged_link AS {mat}(
-  SELECT p.link_id, p.loss, p.channel_limit, p.pmd_margin, p.tia_r, p.pmd_r, p.seg_blocked,
+  SELECT p.link_id, p.loss, p.channel_limit, p.pmd_margin, p.tia_r, p.pmd_r, p.seg_blocked, p.held,
     CASE WHEN p.n_fibre > 0 THEN (CASE WHEN p.tia_r > p.pmd_r THEN p.tia_r ELSE p.pmd_r END)
          WHEN p.n_sealed > 0 AND p.n_no_qual = 0 THEN p.qual_rank
          ELSE 3 END AS overall_r
@@ -233,6 +283,7 @@ judged_link AS {mat}(
 """
     params = [
         *[x for row in limits for x in row],
+        *held_params,
         oldest,
         float(otdr_min_length_m()),
         oldest,
@@ -241,15 +292,19 @@ judged_link AS {mat}(
     return sql, params
 
 
+# Ready for production (``LinkVerdict.ready``): the tests pass and are complete, and no cable of
+# the link is held (``core.decision.production_hold``).
+_READY = "seg_blocked = 0 AND held = 0 AND pmd_r <> 4 AND overall_r IN (1, 2)"
+
 _ROWS = f"""
 SELECT link_id, {_VERDICT_OF_RANK.format(r="tia_r")}, loss, channel_limit, {_VERDICT_OF_RANK.format(r="pmd_r")},
-       pmd_margin, {_VERDICT_OF_RANK.format(r="overall_r")}, seg_blocked = 0 AND pmd_r <> 4 AND overall_r IN (1, 2)
+       pmd_margin, {_VERDICT_OF_RANK.format(r="overall_r")}, {_READY}
 FROM judged_link ORDER BY link_id
 """
 
-_COUNTS = """
+_COUNTS = f"""
 SELECT COUNT(*),
-  COALESCE(SUM(CASE WHEN seg_blocked = 0 AND pmd_r <> 4 AND overall_r IN (1, 2) THEN 1 ELSE 0 END), 0),
+  COALESCE(SUM(CASE WHEN {_READY} THEN 1 ELSE 0 END), 0),
   COALESCE(SUM(CASE WHEN overall_r = 4 THEN 1 ELSE 0 END), 0),
   COALESCE(SUM(CASE WHEN tia_r IN (1, 2) AND pmd_r = 4 THEN 1 ELSE 0 END), 0)
 FROM judged_link

@@ -41,7 +41,7 @@ def test_the_report_comes_in_pages_and_counts_the_whole_scope(tech, monkeypatch)
     """Each page details its own links, by A-end port; the counts are the scope's on every page;
     a page past the last is the last; the page shows where it is and links to the next."""
     from inventory.models import Link
-    from inventory.selectors.testing.results import commissioning_report
+    from inventory.selectors.pages.commissioning import commissioning_report
     from inventory.services.demo.seed import demo_seed
 
     demo_seed(gpus=64, seed=3)
@@ -58,7 +58,7 @@ def test_the_report_comes_in_pages_and_counts_the_whole_scope(tech, monkeypatch)
     )
     assert ids == expected
     assert (first.first, first.last, second.first, second.last) == (1, 10, 11, 20)
-    monkeypatch.setattr("inventory.selectors.testing.results.REPORT_PAGE", 10)
+    monkeypatch.setattr("inventory.selectors.pages.commissioning.REPORT_PAGE", 10)
     html = tech.get("/reports/commissioning/", {"page": "2"}).content.decode()
     assert f"<strong>{total}</strong> links" in html and f"page 2 of {first.pages}" in html
     assert 'href="?page=1"' in html and 'href="?page=3"' in html and "commissioning.pdf?page=2" in html

@@ -9,7 +9,8 @@ from django.template.loader import render_to_string
 
 from inventory.core.choices import DeviceRole, Polarity, Verdict
 from inventory.models import Link
-from inventory.selectors.testing.results import cable_tests_context, commissioning_report, link_verdicts
+from inventory.selectors.pages.commissioning import commissioning_report
+from inventory.selectors.testing.results import cable_tests_context, link_verdicts
 from inventory.services import testing as svc
 from inventory.services.demo.seed import demo_seed
 from tests import factories as f

@@ -8,11 +8,23 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from inventory.core.choices import CableKind, Verdict
+from inventory.core.choices import AlertState, CableKind, CableStatus, FieldNoteKind, Severity, Verdict
 from inventory.core.choices import TestKind as Kind
-from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, sanctioned_bulk_write
+from inventory.models import (
+    Alert,
+    Cable,
+    CableEnd,
+    CableTest,
+    FieldNote,
+    Link,
+    LinkDrain,
+    LinkSegment,
+    MaintenanceWindow,
+    sanctioned_bulk_write,
+)
+from inventory.selectors.pages.commissioning import commissioning_report, link_holds
 from inventory.selectors.testing.facts import otdr_min_length_m
-from inventory.selectors.testing.results import commissioning_report, link_verdicts
+from inventory.selectors.testing.results import link_verdicts
 from inventory.selectors.testing.verdict_table import link_verdict_counts, link_verdict_rows
 from inventory.services import testing as svc
 from inventory.services.demo.seed import demo_seed
@@ -24,6 +36,7 @@ pytestmark = pytest.mark.django_db
 def _python_rows(now):
     links = list(Link.objects.filter(active=True).order_by("pk"))
     verdicts = link_verdicts(links=links, now=now)
+    link_holds(verdicts=verdicts, now=now)  # as the report does: what holds a cable beyond its tests
     return {
         pk: (
             v.tia_verdict,
@@ -36,6 +49,14 @@ def _python_rows(now):
         )
         for pk, v in verdicts.items()
     }
+
+
+def _held_verdicts(now):
+    verdicts = link_verdicts(links=list(Link.objects.filter(active=True)), now=now)
+    link_holds(verdicts=verdicts, now=now)
+    return [
+        lv for lv in verdicts.values() if not lv.blockers and lv.verdict in (Verdict.PASS, Verdict.MARGINAL)
+    ]
 
 
 def _sql_rows(now):
@@ -154,6 +175,65 @@ def _perturb(rng: random.Random, now):
         new_test(c, kind=Kind.QUALIFICATION, verdict=Verdict.FAIL)
     for c in quals[4:6]:
         new_test(c, kind=Kind.QUALIFICATION, verdict=Verdict.MARGINAL)
+    _hold(picks, segs, now)
+
+
+def _hold(picks, segs, now):
+    """What holds a cable beyond its tests (``core.decision.production_hold``), and what does
+    not, each on a link whose tests pass (the first cable of the link named)."""
+    passing = {pk for pk, row in _python_rows(now).items() if row[6]}
+    ready = (lk for lk in picks if lk.pk in passing)
+
+    def first_cable(lk):
+        return segs[lk.pk][0]
+
+    def alert(lk, severity, *, state=AlertState.OPEN, on="link"):
+        a = Alert.objects.create(
+            key=f"link_flap:link:{lk.pk}:{severity}:{on}",
+            rule="link_flap",
+            severity=severity,
+            state=state,
+            resolved_at=now if state == AlertState.RESOLVED else None,
+            link=lk if on == "link" else None,
+            cable_id=first_cable(lk) if on == "suspect" else None,
+            opened_at=now,
+            updated_at=now,
+            summary=f"{severity} on the {on}",
+        )
+        if on == "path":
+            a.cables.set(segs[lk.pk])
+        return a
+
+    def fault(lk, *, closed=False, at=now):
+        FieldNote.objects.create(
+            cable_id=first_cable(lk),
+            kind=FieldNoteKind.FAULT,
+            text="jacket crushed",
+            at=at,
+            closed_at=now if closed else None,
+        )
+
+    fault(next(ready))  # an open fault, no test since: held
+    fault(next(ready), closed=True)  # settled by hand: not held
+    fault(next(ready), at=now - timedelta(days=30))  # tested since: settled, not held
+    alert(next(ready), Severity.PAGE)  # on the link: every cable of it held
+    alert(next(ready), Severity.WARNING, on="suspect")
+    alert(next(ready), Severity.NOTIFY, on="path")
+    alert(next(ready), Severity.INFO)  # info: not held
+    alert(next(ready), Severity.CRITICAL, state=AlertState.RESOLVED)  # resolved: not held
+    Cable.objects.filter(pk=first_cable(next(ready))).update(status=CableStatus.RETIRED)
+    for ends in (now - timedelta(hours=1), now + timedelta(hours=2)):  # overdue now; 120 days on
+        lk = next(ready)
+        window = MaintenanceWindow.objects.create(
+            starts_at=now - timedelta(hours=3), ends_at=ends, reason="x"
+        )
+        LinkDrain.objects.create(
+            alert=alert(lk, Severity.INFO),
+            link=lk,
+            window=window,
+            drained_at=now - timedelta(hours=3),
+            safe=True,
+        )
 
 
 @pytest.mark.parametrize("seed", [3, 11])
@@ -176,6 +256,16 @@ def test_sql_verdicts_are_the_python_verdicts_for_every_link(seed):
         counts = link_verdict_counts(link_qs=Link.objects.filter(active=True).values("pk"), now=at)
         assert counts.as_dict() == _python_counts(python)
     assert any(r[3] == Verdict.FAIL and r[0] == Verdict.PASS for r in _python_rows(now).values())
+    # the tests pass but a cable is held: a fault, a blocking alert, a retirement, an overdue drain
+    held = [lv for lv in _held_verdicts(now) if lv.holds]
+    assert {h.split(": ", 1)[1].split(" ")[0] for lv in held for h in lv.holds} >= {
+        "Fault",
+        "Page",
+        "Warning",
+        "Notify",
+        "Retired.",
+        "Drained",
+    }
     # some links are ready; 120 days on, only those of sealed cables (a qualification does not age)
     assert sum(r[6] for r in _python_rows(now).values()) > sum(
         r[6] for r in _python_rows(now + timedelta(days=120)).values()
