@@ -180,6 +180,17 @@ def test_commissioning_report_html_and_pdf(tech, jumper):
     assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
 
 
+def test_commissioning_report_is_a_desk_page_dated_as_people_read_it(tech, jumper):
+    """The desk layout (full width, whole words in the columns, as the cable list) and the time
+    it was made as the other pages say one ("today 05:02 UTC"), not "2026-12-06 05:02"."""
+    html = tech.get(reverse("commissioning-report")).content.decode()
+    assert '<body class="desk">' in html
+    head = html.split("<h1>", 1)[1].split("</form>", 1)[0]
+    assert not re.search(r"\d{4}-\d{2}-\d{2}", head)
+    assert "today " in head and " UTC" in head
+    assert '<div class="tablewrap">' in html and '<table class="list report">' in html
+
+
 def test_import_page_preview_confirm_mapping_then_apply(tech, jumper, media):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
