@@ -99,6 +99,8 @@ class Cable(TimestampedModel):
         ]
         # Every sort the lists offer, with the id that breaks ties (``_ordering`` sorts by the
         # column, then pk): a page in any order is an index range, never a sort of the table.
+        # A nullable column sorts its blanks last both ways; its descending order (``DESC NULLS
+        # LAST``) has a PostgreSQL-only mirror of each index (migration 0033).
         # ``updated_at``: what changed since the last retest sweep (and ``?changed_since=``).
         indexes = [
             models.Index(fields=["status", "id"], name="cable_status_id"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch
+from django.db.models import F, Prefetch
 
 from inventory.models import CableEnd
 from inventory.selectors.decision import cable_decisions
@@ -26,12 +26,25 @@ TRANSCEIVER_SORTS = {
 }
 
 
-def _ordering(sort: str, allowed: dict[str, str], default: str, lead: str = "") -> tuple[str, list[str]]:
+def _ordering(sort: str, allowed: dict[str, str], default: str, model, lead: str = "") -> tuple[str, list]:
+    """The ``order_by`` of a list sorted by ``sort`` (``key`` or ``-key``), and the sort it kept.
+
+    A column the model leaves nullable sorts its blanks last in both directions (no retest date
+    on a copper cable, no length yet): the rows the engineer sorted for come first, on SQLite
+    (which puts NULLs first ascending) as on PostgreSQL (first descending). Only there: on a NOT
+    NULL column a NULLS clause would stop PostgreSQL walking its index backwards. The ascending
+    order is the ``cable_*`` index's own; the descending one has its mirror (migration 0033).
+    """
     key = sort.lstrip("-")
     if key not in allowed:
         sort, key = default, default
-    sign = "-" if sort.startswith("-") else ""
-    return sort, [sign + col for col in (lead, allowed[key], "pk") if col]
+    desc = sort.startswith("-")
+    sign = "-" if desc else ""
+    column = allowed[key]
+    by = sign + column
+    if model._meta.get_field(column).null:
+        by = F(column).desc(nulls_last=True) if desc else F(column).asc(nulls_last=True)
+    return sort, [*([sign + lead] if lead else []), by, sign + "pk"]
 
 
 def cable_list_queryset(qs, *, sort: str = "label", prefetch_ends: bool = True, within_site: bool = False):
@@ -44,7 +57,7 @@ def cable_list_queryset(qs, *, sort: str = "label", prefetch_ends: bool = True, 
     first, the same rows in the same order: then only a ``cable_site_*`` index gives the order,
     and a page is a range of it, never a walk of another index past every other site's cables.
     """
-    sort, order = _ordering(sort, CABLE_SORTS, "label", lead="site_id" if within_site else "")
+    sort, order = _ordering(sort, CABLE_SORTS, "label", qs.model, lead="site_id" if within_site else "")
     qs = qs.select_related("vendor").order_by(*order)
     if prefetch_ends:
         ends = CableEnd.objects.select_related("port__device__rack", "cage__device__rack").order_by(
@@ -76,7 +89,7 @@ def attach_decisions(cables) -> None:
 
 
 def transceiver_list_queryset(qs, *, sort: str = "serial"):
-    sort, order = _ordering(sort, TRANSCEIVER_SORTS, "serial")
+    sort, order = _ordering(sort, TRANSCEIVER_SORTS, "serial", qs.model)
     return sort, qs.select_related("model__vendor", "cage__device__rack", "stock_site").order_by(*order)
 
 

@@ -1,5 +1,7 @@
 import csv
 import io
+from datetime import date
+from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -50,6 +52,30 @@ def test_cable_list_sorts_and_paginates(plant, engineer_client):
     assert "page 2 of 2" in html and 'rel="prev"' in html
     # the sort link on the active column flips the direction
     assert "sort=-label" in engineer_client.get("/cables/", {"sort": "label"}).content.decode()
+
+
+@pytest.mark.parametrize(
+    ("sort", "field", "low", "high"),
+    [
+        ("retest", "retest_due", date(2026, 1, 5), date(2026, 6, 1)),
+        ("installed", "install_date", date(2025, 1, 5), date(2025, 6, 1)),
+        ("length", "length_m", Decimal("2.50"), Decimal("30.00")),
+    ],
+)
+def test_cable_list_sorts_cables_without_the_value_last_in_both_directions(
+    plant, engineer_client, sort, field, low, high
+):
+    """A page sorted by a column some cables leave blank (no retest date on copper, no install
+    date yet, no length) starts with the cables that have one, ascending and descending: the
+    overdue retests are what the engineer sorted for, not a page of blanks."""
+    cables = plant["cables"]
+    for label, value in (("J-101", low), ("J-102", high), ("J-100", None), ("T-100", None)):
+        setattr(cables[label], field, value)
+        cables[label].save()
+    up = labels_in(engineer_client.get("/cables/", {"sort": sort}).content.decode())
+    down = labels_in(engineer_client.get("/cables/", {"sort": f"-{sort}"}).content.decode())
+    assert up[:2] == ["J-101", "J-102"] and set(up[2:]) == {"J-100", "T-100"}
+    assert down[:2] == ["J-102", "J-101"] and set(down[2:]) == {"J-100", "T-100"}
 
 
 def test_cable_list_bad_filter_input_is_reported_not_ignored(plant, engineer_client):
