@@ -35,7 +35,7 @@ def drop_descending_indexes(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("inventory", "0032_search_trigram_names"),
+        ("inventory", "0033_fieldnote_notice_delivery"),
     ]
 
     operations = [migrations.RunPython(descending_indexes, drop_descending_indexes)]
