@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
 
 from inventory.core import choices as c
 
@@ -217,6 +218,40 @@ def human_when(value: datetime | date | None, *, today: date | None = None) -> s
     if not isinstance(value, datetime):
         return human_date(value, today=today)
     return f"{human_date(value, today=today)} {value:%H:%M}"
+
+
+def human_month(value: date | str | None) -> str:
+    """A calendar month as people say it: ``December 2026`` (for ``2026-12`` or a day in it).
+    Anything else is returned as it is: a page never shows less than it was given."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        try:
+            value = date.fromisoformat(f"{value[:7]}-01")
+        except ValueError:
+            return value
+    return f"{value:%B %Y}"
+
+
+def _as_shown(value: float | Decimal, places: int) -> Decimal:
+    """A figure as Django's ``floatformat`` shows it at ``places`` decimals (half up, from the
+    number's shortest decimal spelling)."""
+    return Decimal(str(value)).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
+
+
+def factor_places(
+    value: float, *, times: float, product: float, places: int, least: int = 1, most: int = 4
+) -> int:
+    """How many decimals to show ``value`` with, so that it, times ``times`` as shown, gives
+    ``product`` as shown at ``places`` decimals: "0.96 expected stalls × 3.5 h = 3.4 h lost", not
+    "1.0 × 3.5 h = 3.4 h"; "64 GPUs for 0.139 h = 8.9 GPU-hours", not "for 0.1 h". The fewest
+    from ``least``; ``most`` when none up to it does (a reader then sees the closest figure)."""
+    want = _as_shown(product, places)
+    by = Decimal(str(times))
+    for n in range(least, most + 1):
+        if _as_shown(_as_shown(value, n) * by, places) == want:
+            return n
+    return most
 
 
 # History reasons are written by the code that changed the record ("seed_demo --gpus 256 --seed

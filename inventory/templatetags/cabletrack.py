@@ -73,6 +73,23 @@ def day(value) -> str:
     return vocabulary.human_date(value, today=timezone.localdate())
 
 
+@register.filter
+def month(value) -> str:
+    """A calendar month as people read it: ``December 2026`` for ``2026-12``."""
+    return vocabulary.human_month(value)
+
+
+@register.simple_tag
+def factor(value, *, times, product, places: int = 1) -> str:
+    """A factor of a product the page writes out (``a × b = c``), with as many decimals as make
+    the shown figures multiply to the shown ``product`` (``floatformat:places``): see
+    ``inventory.core.words.factor_places``. Grouped thousands, as the page's other figures."""
+    if value is None or times is None or product is None:
+        return ""
+    n = vocabulary.factor_places(float(value), times=float(times), product=float(product), places=places)
+    return floatformat(value, f"{n}g")
+
+
 def _esc(value) -> str:
     """What ``{{ value }}`` prints: escaped unless already safe (``html.escape`` is what Django's
     ``escape`` calls, without its lazy-string wrapper)."""

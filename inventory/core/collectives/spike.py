@@ -61,6 +61,14 @@ class Verdict:
     ops: int
 
 
+def spike_words(*, slowest_us: float, baseline_us: float) -> str:
+    """The spike as the alert's summary and its page both say it: ``29.4 ms = 10.3x its P99
+    2.8 ms`` (milliseconds with one decimal, the ratio of the two with one)."""
+    return (
+        f"{slowest_us / 1000:,.1f} ms = {slowest_us / baseline_us:.1f}x its P99 {baseline_us / 1000:,.1f} ms"
+    )
+
+
 def _p(values: np.ndarray, q: float) -> float:
     return float(np.quantile(values, q, method="inverted_cdf"))
 

@@ -14,6 +14,7 @@ from datetime import datetime
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from inventory.core.collectives.spike import spike_words
 from inventory.core.words import evidence_rows
 from inventory.models import Alert, CableEnd, CollectiveJob, LinkSegment, Port, Rack
 from inventory.selectors.decision import cable_decisions
@@ -178,7 +179,8 @@ def alert_page(alert: Alert, *, now: datetime | None = None) -> dict:
         for i, c in enumerate(cables, start=1)
     ]
     # A spike's job as its launcher registered it: its name, size and hosts (one query).
-    job_id = (ev.get("collective") or {}).get("job")
+    collective = ev.get("collective") or {}
+    job_id = collective.get("job")
     job = (
         CollectiveJob.objects.filter(job_id=job_id)
         .annotate(hosts=Count("ranks__host", distinct=True))
@@ -195,6 +197,12 @@ def alert_page(alert: Alert, *, now: datetime | None = None) -> dict:
     return {
         "ends": ends,
         "job": job,
+        # The spike in the words of its summary (``spike_words``), from the figures it kept.
+        "spike_words": (
+            spike_words(slowest_us=collective["slowest_us"], baseline_us=collective["baseline_us"])
+            if collective.get("slowest_us") and collective.get("baseline_us")
+            else ""
+        ),
         "worst_end": next((e for e in ends if e.worst), None),
         "worst_words": _END_SCORE.get(alert.rule, ((), "the end to look at first"))[1],
         "path_rows": rows,

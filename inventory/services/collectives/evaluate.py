@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from inventory.core.choices import AlertRule, AlertState, Severity
-from inventory.core.collectives.spike import Localisation, Verdict, judge_communicator, localise
+from inventory.core.collectives.spike import Localisation, Verdict, judge_communicator, localise, spike_words
 from inventory.core.telemetry import rules as engine
 from inventory.core.words import message_size
 from inventory.models import Alert, JobRank
@@ -48,7 +48,7 @@ def _words(v: Verdict, loc: Localisation, comm, n_slow: int) -> tuple[str, str, 
     """Headline, recommendation and its code."""
     what = (
         f"job {comm.job.job_id} {comm.name or comm.comm_id} ({v.coll} {message_size(v.msg_bytes)}): slowest "
-        f"{v.slowest_us / 1000:,.1f} ms = {v.ratio:.1f}x its P99 {v.baseline_us / 1000:,.1f} ms"
+        + spike_words(slowest_us=v.slowest_us, baseline_us=v.baseline_us)
         + (f" since {v.since:%H:%M} UTC" if v.since else "")
     )
     n = len(loc.candidates)

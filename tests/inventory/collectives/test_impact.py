@@ -17,7 +17,9 @@ reads stay a fixed number of queries however many jobs ran.
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, timedelta
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 from django.conf import settings as django_settings
@@ -162,6 +164,12 @@ def test_a_fault_under_a_running_job_gives_its_cable_the_job_its_rank_and_gpu_ho
     shown = f"{gpu_hours:,.1f}".removesuffix(".0")
     assert "Impact" in page and f"1 job, 64 ranks, {shown} GPU-hours</strong> over this cable" in page, page
     assert f"rank {rank} on {HOSTS[FAULT_NODE]} GPU {rail - 1}" in page
+    # The job's line multiplies as it reads: the GPUs times the hours shown are the GPU-hours shown.
+    gpus, shown_hours, shown_product = re.search(
+        r"(\d+) GPUs for ([\d.,]+) h = ([\d.,]+) GPU-hours", page
+    ).groups()
+    product = (int(gpus) * Decimal(shown_hours)).quantize(Decimal("0.1"), ROUND_HALF_UP)
+    assert product == Decimal(shown_product.replace(",", "")), (gpus, shown_hours, shown_product)
     assert 'data-testid="impact"' not in client.get(f"/c/{_cable(good).label}").content.decode()
     assert "1 job, 64 ranks" in client.get(f"/t/{xcvr.pk}").content.decode()
     api = f.api_token_client(user_with_role("viewer", "vic"))
