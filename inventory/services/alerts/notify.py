@@ -4,16 +4,15 @@ claims each notice before it goes out."""
 from __future__ import annotations
 
 import logging
-import smtplib
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.core.mail import EmailMessage
 from django.db.models import F, Q
 from django.utils import timezone
 
-from inventory.conf import app_settings
 from inventory.core.links import alert_url, mail_domain
+from inventory.core.mail_retry import CLAIM_LEASE, MAX_ATTEMPTS, SERVER_DOWN, retry_in
 from inventory.core.safetext import one_line
 from inventory.models import Alert, AlertNotification, Device
 
@@ -46,20 +45,6 @@ def notice_message_id(alert: Alert, kind: str) -> str:
 
 # --- mail -------------------------------------------------------------------------------------------
 
-CLAIM_LEASE = timedelta(minutes=10)
-MAX_ATTEMPTS = 5
-# Failures that say the mail server is unreachable, not that this one message is refused.
-SERVER_DOWN = (ConnectionError, TimeoutError, smtplib.SMTPConnectError, smtplib.SMTPServerDisconnected)
-
-
-def notice_retry_in(attempts: int) -> timedelta:
-    """How long a notice waits after its ``attempts``-th failed send: the reminders' SMTP
-    backoff (``CABLETRACK_REMINDER_RETRY_BASE_SECONDS`` doubling, capped at
-    ``CABLETRACK_REMINDER_RETRY_MAX_SECONDS``)."""
-    base = app_settings.reminder_retry_base_seconds
-    cap = app_settings.reminder_retry_max_seconds
-    return timedelta(seconds=min(cap, base * 2 ** max(0, attempts - 1)))
-
 
 def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
     """Send unsent notices. Each is claimed first (a conditional UPDATE), so concurrent senders
@@ -70,7 +55,7 @@ def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
     same Message-ID.
 
     Backoff per notice: a failed send keeps its claim, with the lease set to run out when the
-    notice's retry time comes (:func:`notice_retry_in`: 60 s, 120 s, 240 s ... by default), so
+    notice's retry time comes (``core.mail_retry.retry_in``: 60 s, 120 s, 240 s ... by default), so
     no sender picks it up before then; every alert opened enqueues this sender, and without
     the backoff each run retried every unsent notice against a server that is down. A failure
     that says the server is unreachable also ends the run: the rest wait for the next one.
@@ -119,7 +104,7 @@ def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
         try:
             msg.send(fail_silently=False)
         except Exception as exc:  # keep the claim until the retry time (see the docstring)
-            retry_at = now + notice_retry_in(n.attempts + 1)
+            retry_at = now + retry_in(n.attempts + 1)
             AlertNotification.objects.filter(pk=n.pk, claim_token=token).update(
                 claimed_at=retry_at - CLAIM_LEASE, error=str(exc)[:300]
             )

@@ -14,11 +14,11 @@ from django.utils import timezone
 
 from inventory.core.choices import CableStatus, FieldNoteKind
 from inventory.core.links import cable_url, mail_domain
+from inventory.core.mail_retry import CLAIM_LEASE, MAX_ATTEMPTS, SERVER_DOWN, retry_in
 from inventory.core.safetext import one_line
 from inventory.core.words import human_when, word
 from inventory.models import Cable, Device, FieldNote, Rack, Transceiver
 from inventory.selectors.plant.responsible import cable_teams, team_addresses
-from inventory.services.alerts.notify import CLAIM_LEASE, MAX_ATTEMPTS, SERVER_DOWN, notice_retry_in
 from inventory.services.plant.cables import cable_set_status
 
 log = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ def _fault_notice_try(note: FieldNote, *, now: datetime) -> Exception | None:
     """Send a notice this caller has claimed, once; record the outcome on the row and on
     ``note``. Returns the failure, if any.
 
-    A failed send is kept for a retry after the alert notices' backoff (:func:`notice_retry_in`)
+    A failed send is kept for a retry after the alert notices' backoff (``core.mail_retry.retry_in``)
     and given up after ``MAX_ATTEMPTS`` (its error stays on the row, and is logged as an error).
     """
     try:
@@ -110,7 +110,7 @@ def _fault_notice_try(note: FieldNote, *, now: datetime) -> Exception | None:
         error = f"{type(exc).__name__}: {exc}"[:300]
         given_up = note.notice_attempts >= MAX_ATTEMPTS
         fields = {
-            "notice_next_at": None if given_up else now + notice_retry_in(note.notice_attempts),
+            "notice_next_at": None if given_up else now + retry_in(note.notice_attempts),
             "notice_error": error,
         }
         if given_up:

@@ -43,6 +43,7 @@ from django.utils import timezone
 from inventory.conf import app_settings
 from inventory.core.choices import DigestStatus, ReminderKind, ReminderMode
 from inventory.core.links import site_url
+from inventory.core.mail_retry import retry_in
 from inventory.models import ReminderDigest, RetestReminder, RetestSweepRun, Team, UserProfile
 from inventory.selectors.retests import worklist as retest_selectors
 from inventory.services.ops.enqueue import enqueue_on_commit
@@ -318,12 +319,6 @@ def retests_sweep_request() -> None:
     enqueue_on_commit("inventory.retests_sweep", full=True)
 
 
-def _backoff(attempts: int) -> int:
-    base = app_settings.reminder_retry_base_seconds
-    cap = app_settings.reminder_retry_max_seconds
-    return int(min(cap, base * 2 ** max(0, attempts - 1)))
-
-
 def _is_permanent(exc: BaseException) -> bool:
     """5xx replies are permanent; 4xx, refused or dropped connections and timeouts are not."""
     if isinstance(exc, smtplib.SMTPRecipientsRefused):
@@ -400,15 +395,15 @@ def reminder_digest_send(*, digest_id: int, now: datetime) -> str:
             )
             log.warning("retest digest %s to %s failed permanently: %s", digest_id, digest.recipient, error)
             return "failed"
-        retry_in = _backoff(digest.attempts)
+        wait = int(retry_in(digest.attempts).total_seconds())
         ReminderDigest.objects.filter(pk=digest_id).update(
             status=DigestStatus.RETRY,
             last_error=error,
             lease_until=None,
-            next_attempt_at=now + timedelta(seconds=retry_in),
+            next_attempt_at=now + timedelta(seconds=wait),
             subject=msg.subject,
         )
-        raise TransientSendError(error, retry_in) from exc
+        raise TransientSendError(error, wait) from exc
     # The server accepted the message: record it. (Dying right here is the documented window.)
     ReminderDigest.objects.filter(pk=digest_id).update(
         status=DigestStatus.SENT, sent_at=now, lease_until=None, subject=msg.subject, last_error=""

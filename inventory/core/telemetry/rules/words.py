@@ -53,7 +53,9 @@ def _fec_degradation(f: Finding, sides: list[str], both: bool, where: str) -> tu
     if e["metric"] == "pre_fec_ber":
         number = fmt_sci
         lim = f" (FEC limit {fmt_sci(e['fec_limit'])})" if e.get("fec_limit") else ""
-        head = f"pre-FEC BER {number(e['value'])} at {_receiver(where)}, threshold {number(e['threshold'])}{lim}"
+        head = (
+            f"pre-FEC BER {number(e['value'])} at {_receiver(where)}, threshold {number(e['threshold'])}{lim}"
+        )
     else:
 
         def number(x: float) -> str:

@@ -2917,10 +2917,14 @@ def test_junos_text_a_reading_printed_twice_in_one_block_or_lane_is_refused():
         adapters.AdapterError,
         match=r"^Junos output prints 'Laser bias current' twice for lane 1 of et-0/0/5: send it once\.$",
     ):
-        adapters.parse("junos", (head + lane + "      Laser bias current  :  8.000 mA\n").encode(), ctx("mx-1"))
+        adapters.parse(
+            "junos", (head + lane + "      Laser bias current  :  8.000 mA\n").encode(), ctx("mx-1")
+        )
     [s] = adapters.parse(
         "junos",
-        (head + "    Module temperature  :  36 degrees C\n" + lane + lane.replace("Lane 1", "Lane 2")).encode(),
+        (
+            head + "    Module temperature  :  36 degrees C\n" + lane + lane.replace("Lane 1", "Lane 2")
+        ).encode(),
         ctx("mx-1"),
     )
     assert (s["temperature_c"], s["bias_ma"]) == (36.0, [None, 7.0, 7.0])
