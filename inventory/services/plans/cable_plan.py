@@ -131,7 +131,7 @@ class _Plant:
 def _plant_for(ok: list[PlanRow]) -> _Plant:
     """The recorded ports, vendors, modules and taken termination points these rows name."""
     # Ports, one query for every (device, name) in the batch.
-    pairs = {pair for p in ok for pair in (p.a, *p.b) if all(pair)}  # not a device or port left blank
+    pairs = {pair for p in ok for pair in (p.a, *p.b) if _named(pair)}
     resolved = ports_resolve(pairs)
     # The names people read on the pages: a cage (OSFP1, OSFP1/2) where the logical port is unknown.
     by_cage, unresolved = cages_resolve(pairs - set(resolved))
@@ -197,6 +197,12 @@ def _check_against_plant(ok: list[PlanRow], existing: dict[str, Cable], plant: _
         p.terms = terms
 
 
+def _named(pair: tuple[str, str]) -> bool:
+    """A (device, port) pair that names something to look up: neither left blank nor holding a
+    NUL (``plan_row_parse`` made either an error of the row)."""
+    return all(pair) and "\x00" not in pair[0] + pair[1]
+
+
 def _named_terms(p: PlanRow, plant: _Plant) -> list[tuple]:
     """The row's vendor and ports looked up in the plant, each name it does not find an error of
     the row (a field that already has one keeps it); the termination points of the ports found."""
@@ -211,7 +217,7 @@ def _named_terms(p: PlanRow, plant: _Plant) -> list[tuple]:
             p.attrs["vendor_id"] = v.pk
     terms = []
     for key, pair in [("a", p.a)] + [("b", leg) for leg in p.b]:
-        if not all(pair):  # left blank: "Required" already
+        if not _named(pair):  # left blank or holding a NUL: an error of the row already
             continue
         pid = plant.resolved.get(pair)
         if pid is None:

@@ -88,6 +88,11 @@ def plan_row_parse(n: int, raw: dict) -> PlanRow:
     err = res.errors
     if raw.get("_error"):  # a reader (e.g. the topology list) already knows this row is unusable
         err["row"] = str(raw["_error"])
+    # No name or value of a plan holds a NUL (PostgreSQL refuses it in text): the field is an
+    # error of the row, and its names are not looked up (``cable_plan._named_terms``).
+    for key, value in raw.items():
+        if isinstance(value, str) and "\x00" in value:
+            err[str(key)] = "Contains a NUL character."
     label = res.label
     if not label:
         err["label"] = "Required."

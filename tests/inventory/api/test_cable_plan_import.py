@@ -258,3 +258,14 @@ def test_a_hall_doubled_by_several_plans_is_counted_again(engineer_api):
     finally:
         with connection.cursor() as cur:
             cur.execute("ALTER TABLE inventory_cable RESET (autovacuum_enabled)")
+
+
+def test_a_nul_character_in_a_name_is_an_error_of_its_row_not_a_refused_request(engineer_api, plant):
+    """PostgreSQL refuses a NUL in text: looked up, the name failed the whole request (the schema
+    fuzz found it once rows with another error had their names looked up too)."""
+    row = {"label": "N-9", "kind": "SMF_OS2", "a_device": "gpu-1\x00", "a_port": "eth0"}
+    row |= {"b_device": "leaf-1", "b_port": "Ethernet1/1", "length_m": "x"}
+    r = engineer_api.post("/api/cables/import/?dry_run=1", {"rows": [row]}, format="json")
+    assert r.status_code == 400 and r.json()["summary"]["error"] == 1, r.json()  # the row's, named
+    [errors] = [row["errors"] for row in r.json()["rows"]]
+    assert errors == {"a_device": "Contains a NUL character.", "length_m": "Not a number: 'x'."}
