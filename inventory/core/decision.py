@@ -229,11 +229,14 @@ class Decision:
     drain_overdue: str = ""
     #: The open fault the headline names (state "fault"): the page says its text there, once.
     fault: FaultFact | None = None
+    #: No test gate applies (Cat6A): "ready" then means nothing holds it, not "tests pass".
+    no_gate: bool = False
 
     @property
     def words(self) -> str:
         extra = self.drained if self.state != "drain" else ""
-        return "; ".join(w for w in (STATE_WORDS.get(self.state, ""), extra) if w)
+        state = "in production" if self.no_gate and self.state == "ok" else STATE_WORDS.get(self.state, "")
+        return "; ".join(w for w in (state, extra) if w)
 
     @property
     def alert_words(self) -> str:
@@ -330,10 +333,14 @@ def production_hold(ev: CableEvidence) -> Hold | None:
     if blocking:
         a = _worst(blocking)
         watching = f" ({a.watching})" if a.watching else ""
-        head = (
-            f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}. "
-            "Not ready for production until it resolves."
+        # A cable the alert did not degrade (a PFC storm, a miswire, a silenced alert) stays in
+        # production: its headline must not contradict the "In production" badge above it.
+        tail = (
+            "It stays in production; the alert says what to check."
+            if ev.status == CableStatus.IN_PRODUCTION
+            else "Not ready for production until it resolves."
         )
+        head = f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}. {tail}"
         return Hold("alert", head, alert=a)
     faults = unsettled_faults(ev)
     if faults:
@@ -423,4 +430,39 @@ def cable_decide(ev: CableEvidence) -> Decision:
     if ev.gated and ev.status == CableStatus.IN_PRODUCTION:
         extra = f" {len(ev.alerts)} info alert(s) open." if ev.alerts else ""
         return decision("ok", "ok", "In production: every test passes." + extra, None)
+    if not ev.gated:
+        return _ungated(ev, decision)
     return decision("none", "none", "", None)
+
+
+def _ungated(ev: CableEvidence, decision) -> Decision:
+    """Out-of-band copper (Cat6A), which no test gate applies to, once nothing holds it and no
+    test fails: installed or tested, it is ready for production; in production, it is fine. A
+    cable someone marked degraded or faulty has no test to prove it mended: it is replaced, or
+    its repair recorded."""
+    gate = "Cat6A copper has no test gate"
+    if ev.status in (CableStatus.INSTALLED, CableStatus.TESTED):
+        head = f"Recorded as {_status_words(ev.status)}; {gate}: ready for production."
+        why = f"{gate}, and no alert is open."
+        named = decision(
+            "ready",
+            "ok",
+            head,
+            Step("status", "Mark in production", why, status=CableStatus.IN_PRODUCTION),
+            True,
+        )
+    elif ev.status == CableStatus.IN_PRODUCTION:
+        extra = f" {len(ev.alerts)} info alert(s) open." if ev.alerts else ""
+        named = decision("ok", "ok", f"In production; {gate}." + extra, None)
+    elif ev.status in (CableStatus.DEGRADED, CableStatus.FAULTY):
+        head = f"Recorded as {_status_words(ev.status)}; {gate} to prove it mended."
+        named = decision(
+            "none",
+            "warn",
+            head,
+            Step("replace", STEP_WORDS["replace"], "Replace it, or record the repair in the journal."),
+        )
+    else:
+        named = decision("none", "none", "", None)
+    named.no_gate = True
+    return named

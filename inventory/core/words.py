@@ -190,6 +190,16 @@ def message_size(n: int) -> str:
     return f"{n} B"
 
 
+def metres(value: float | Decimal | None) -> str:
+    """A cable's length as people write it: ``Decimal("3.50")`` -> ``"3.5 m"``, ``4`` -> ``"4 m"``,
+    ``2.25`` -> ``"2.25 m"`` (two places at most: lengths are recorded to the centimetre); "" when
+    not recorded. The cable page and the desk list both say it this way."""
+    if value is None or value == "":
+        return ""
+    shown = Decimal(str(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP).normalize()
+    return f"{shown:f} m"
+
+
 def verdict_tone(verdict: str) -> str:
     return VERDICT_TONE.get(verdict, "none")
 

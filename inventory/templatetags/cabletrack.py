@@ -37,6 +37,12 @@ def tone(verdict: str) -> str:
 
 
 @register.filter
+def metres(value) -> str:
+    """``3.5 m``, ``4 m``: a cable's length (``core.words.metres``)."""
+    return vocabulary.metres(value)
+
+
+@register.filter
 def message_size(value) -> str:
     """``256 MiB``: the unit the headline and NCCL use (Django's filesizeformat says "256.0 MB")."""
     try:
@@ -129,7 +135,7 @@ def cable_list_row(c, today) -> str:
     e = _esc
     d = c.decision
     alert = ' <span class="bad" title="open alert">alert</span>' if c.has_alert else ""
-    length = f"{floatformat(c.length_m, '-2')} m" if c.length_m else ""
+    length = vocabulary.metres(c.length_m) if c.length_m else ""
     a_lines, b_lines = c.end_cells
     vendor = c.vendor.name if c.vendor_id and c.vendor is not None else ""
     overdue = "bad" if c.retest_due and c.retest_due < today else ""

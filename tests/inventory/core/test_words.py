@@ -1,11 +1,12 @@
 """One vocabulary: every code a page shows has human words, and dates read as people say them."""
 
 from datetime import UTC, date, datetime
+from decimal import Decimal
 
 import pytest
 
 from inventory.core import choices
-from inventory.core.words import DOMAINS, human_date, human_reason, human_when, verdict_tone, word
+from inventory.core.words import DOMAINS, human_date, human_reason, human_when, metres, verdict_tone, word
 from tests.inventory.phone_checks import RAW_CODE
 
 
@@ -71,3 +72,20 @@ def test_dates_read_as_people_say_them():
 def test_history_reasons_are_said_in_words(reason, shown):
     assert human_reason(reason) == shown
     assert not RAW_CODE.search(human_reason(reason))
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (Decimal("3.50"), "3.5 m"),
+        (Decimal("4.00"), "4 m"),
+        (4, "4 m"),
+        (2.25, "2.25 m"),
+        (Decimal("120"), "120 m"),
+        (Decimal("0.505"), "0.51 m"),
+        (None, ""),
+    ],
+)
+def test_a_length_reads_as_written_not_padded(value, shown):
+    """The desk list and the cable page said "3.50 m" beside "4 m"; both now say "3.5 m"."""
+    assert metres(value) == shown

@@ -223,3 +223,41 @@ def test_a_cable_page_for_a_trunk_names_its_links(plant, tech_client):
     page = _main(tech_client.get("/c/T-100").content.decode())
     assert "Trunk" in page and 'data-testid="end-A"' in page and 'data-testid="end-B"' in page
     assert "pp-a" in page and "pp-b" in page
+
+
+def test_out_of_band_copper_has_a_next_step_though_no_test_gate_applies(engineer_client):
+    """A Cat6A management cable has no test to wait for: installed, its page says it is ready and
+    offers "Mark in production" (no "Tests pass" flag: nothing was tested); in production, it says
+    so; marked faulty, it offers the replacement. The page never leaves a technician with no
+    headline and no step."""
+    from decimal import Decimal
+
+    from inventory.core.choices import CableKind, ConnectorType, DeviceRole
+    from inventory.services.plant import cables as cable_services
+    from tests import factories as f
+
+    _, bmc = f.twin_port_device("gpu-7", role=DeviceRole.GPU_NODE, with_modules=False)
+    _, mgmt = f.twin_port_device("mgmt-7", u=30, with_modules=False)
+    cable_services.cable_install(
+        label="M-1",
+        kind=CableKind.CAT6A,
+        a=cable_services.EndSpec(port=bmc[0], connector_type=ConnectorType.RJ45),
+        b=[cable_services.EndSpec(port=mgmt[0], connector_type=ConnectorType.RJ45)],
+        length_m=Decimal("2"),
+    )
+    _set_status(Cable.objects.get(label="M-1"), CableStatus.INSTALLED)
+    page = _main(engineer_client.get("/c/M-1").content.decode())
+    assert "Recorded as installed; Cat6A copper has no test gate: ready for production." in page
+    assert 'name="status" value="in_production"' in page and ">Mark in production<" in page
+    assert 'data-testid="evidence-flag"' not in page
+
+    r = engineer_client.post("/c/M-1/status", {"status": "in_production"}, follow=True)
+    assert "M-1 is now in production" in r.content.decode()
+    page = _main(engineer_client.get("/c/M-1").content.decode())
+    assert "In production; Cat6A copper has no test gate." in page
+    assert ">Mark in production<" not in page
+
+    _set_status(Cable.objects.get(label="M-1"), CableStatus.FAULTY)
+    page = _main(engineer_client.get("/c/M-1").content.decode())
+    assert "Recorded as faulty; Cat6A copper has no test gate to prove it mended." in page
+    assert ">Replace the cable<" in page

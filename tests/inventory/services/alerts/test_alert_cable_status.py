@@ -98,8 +98,10 @@ def test_a_spike_that_names_no_cable_changes_no_status(ring):
     assert set(Cable.objects.values_list("status", flat=True)) == {CableStatus.IN_PRODUCTION}
 
 
-def test_a_silenced_spike_leaves_the_cable_alone(ring):
-    """Inside a maintenance window nothing moves, for the spike as for the physical rules."""
+def test_a_silenced_spike_leaves_the_cable_alone(ring, client, user_with_role):
+    """Inside a maintenance window nothing moves, for the spike as for the physical rules; the
+    page still shows the open alert, and says the cable stays in production under its "In
+    production" badge instead of "Not ready for production"."""
     alerts_apply(
         findings=[spike(ring["links"]["J-S1"])],
         holding=set(),
@@ -109,6 +111,15 @@ def test_a_silenced_spike_leaves_the_cable_alone(ring):
         rules_evaluated={RULE},
     )
     assert Cable.objects.get(label="J-S1").status == CableStatus.IN_PRODUCTION
+
+    client.force_login(user_with_role("technician", "tina"))
+    page = client.get("/c/J-S1").content.decode()
+    assert 'data-testid="cable-status">In production<' in page
+    assert (
+        "Page alert open: Tail latency spike (collectives). It stays in production; the alert says what to check."
+        in page
+    )
+    assert "Not ready for production" not in page
 
 
 def test_once_the_spike_resolves_the_cable_comes_back_as_after_a_physical_alert(ring):
