@@ -62,7 +62,8 @@ def commissioning_pdf(report: dict) -> bytes:
             f"{s['cable']} {s['olts']['verdict'] if s['olts'] else ('qual ' + s['qualification']['verdict'] if s['qualification'] else '-')}"
             for s in link["segments"]
         )
-        pmd = link["pmd_verdict"]
+        tia = "no fibre" if link["qualified"] else link["tia_verdict"]
+        pmd = f"link qualification {link['verdict']}" if link["qualified"] else link["pmd_verdict"]
         if link["channel_loss_db"] is not None:
             pmd += f" {link['channel_loss_db']:.2f}"
             if link["channel_limit_db"] is not None:
@@ -80,7 +81,7 @@ def commissioning_pdf(report: dict) -> bytes:
                 Paragraph(_esc(f"{link['a']} - {link['b']}"), small),
                 Paragraph(_esc(link["pmd"] or "-"), small),
                 Paragraph(_esc(segs), small),
-                Paragraph(_esc(link["tia_verdict"]), small),
+                Paragraph(_esc(tia), small),
                 Paragraph(pmd, small),
                 Paragraph(blockers, small),
             ]

@@ -217,6 +217,14 @@ class LinkVerdict:
     holds: list[str] = field(default_factory=list)
 
     @property
+    def qualified(self) -> bool:
+        """Judged by its link qualification, not by TIA and PMD: a DAC, ACC or AOC link has no
+        fibre segment, so no component budget and no channel to judge ("unknown" there means
+        "does not apply", and the pages say so instead of showing it)."""
+        kinds = {s.kind for s in self.segments}
+        return bool(kinds & SEALED_KINDS) and not kinds & FIBRE_KINDS
+
+    @property
     def ready(self) -> bool:
         """Ready for production: every test the link needs passes, and (once the report has
         filled ``holds``) nothing holds one of its cables out of production."""
@@ -249,6 +257,7 @@ class LinkVerdict:
             "channel_source": self.channel_source,
             "pmd_margin_db": self.pmd_margin_db,
             "ready": self.ready,
+            "qualified": self.qualified,
             "blockers": self.blockers,
             "holds": self.holds,
             "note": self.note,

@@ -74,7 +74,7 @@ def test_a_faulty_or_alerted_cable_is_not_ready_on_the_report(hall):
     assert faulty.verdict == Verdict.PASS and not faulty.blockers
     assert faulty.holds == ["J-2: Fault reported: jacket crushed at U12"]
     assert len(alerted.holds) == 1 and alerted.holds[0].startswith("J-3: Page alert open: Link flap")
-    assert "Not ready for production until it resolves" in alerted.holds[0]
+    assert "Not ready for production until it resolves" in alerted.holds[0]  # J-3 is only tested
     assert report.counts == {"links": 3, "ready": 1, "blocked": 2, "fail": 0, "pmd_fail_tia_pass": 0}
 
 
@@ -94,3 +94,32 @@ def test_the_page_and_the_pdf_say_so(hall, engineer_client):
     assert "J-2: Fault reported: jacket crushed at U12" in text and "J-3: Page alert open" in text
     # "ready" in the counts, in J-1's row and in J-3's "Not ready for production": nowhere else
     assert text.count("ready") == 3
+
+
+def test_a_qualified_dac_link_reads_as_qualified_not_as_unknown(engineer_client):
+    """A DAC has no fibre: no TIA budget and no PMD channel apply. Its row says so and gives the
+    verdict it is judged by (its link qualification), on the page and in the PDF, instead of two
+    "unknown" verdicts coloured like its passing row."""
+    from tests.inventory.testing_scenes import dac_link
+
+    cable = dac_link()
+    data = svc.QualificationInput(
+        serial_a="DAC-A1",
+        serial_b="DAC-B1",
+        link_up=True,
+        speed_gbps=400,
+        lanes=4,
+        pre_fec_ber=1e-8,
+        uncorrectable_codewords=0,
+        soak_minutes=15,
+    )
+    assert svc.link_qualify(cable=cable, data=data, now=timezone.now()).verdict == Verdict.PASS
+    [lv] = commissioning_report().links
+    assert lv.qualified and lv.ready and lv.as_dict()["qualified"] is True
+
+    row = _row(engineer_client.get(reverse("commissioning-report")).content.decode(), "D-1")
+    assert ">no fibre<" in row and 'link qualification <span class="verdict v-pass">pass<' in row
+    assert "unknown" not in row and ">ready<" in row
+    pdf = pypdfium2.PdfDocument(engineer_client.get(reverse("commissioning-report-pdf")).content)
+    text = " ".join("".join(p.get_textpage().get_text_range() for p in pdf).split())
+    assert "no fibre" in text and "link qualification pass" in text and "unknown" not in text
