@@ -291,7 +291,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_FILTER_BACKENDS": [
         "inventory.api.filtering.StrictFilterBackend",
-        "rest_framework.filters.OrderingFilter",
+        "inventory.api.filtering.BlanksLastOrderingFilter",
     ],
     "DEFAULT_PAGINATION_CLASS": "inventory.api.pagination.Pagination",
     "PAGE_SIZE": 50,

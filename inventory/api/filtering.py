@@ -4,8 +4,10 @@ import django_filters
 from django.db import models
 from django_filters import rest_framework as drf_filters
 from rest_framework.exceptions import ValidationError
+from rest_framework.filters import OrderingFilter
 
 from inventory.selectors.filters import StrictBooleanFilter, UtcIsoDateTimeFilter
+from inventory.selectors.pages.lists import column_order
 
 
 class StrictRestFilterSet(drf_filters.FilterSet):
@@ -42,3 +44,19 @@ class StrictFilterBackend(drf_filters.DjangoFilterBackend):
         if blank:
             raise ValidationError({name: ["Give a value, or leave the parameter out."] for name in blank})
         return filterset
+
+
+class BlanksLastOrderingFilter(OrderingFilter):
+    """``?ordering=`` as the desk lists sort (``selectors.pages.lists.column_order``): a cable
+    never due for a retest, or with no install date, comes after the dated ones in either
+    direction, on SQLite (which puts blanks first ascending) as on PostgreSQL (first
+    descending); ties are broken by the primary key, in the same direction, so consecutive
+    pages neither repeat nor skip a row (and the ``(column, id)`` indexes give the order)."""
+
+    def filter_queryset(self, request, queryset, view):
+        ordering = self.get_ordering(request, queryset, view)
+        if not ordering:
+            return queryset
+        terms = [column_order(queryset.model, t.lstrip("-"), t.startswith("-")) for t in ordering]
+        last = "-pk" if ordering[-1].startswith("-") else "pk"
+        return queryset.order_by(*terms, *([last] if ordering[-1].lstrip("-") not in ("pk", "id") else []))

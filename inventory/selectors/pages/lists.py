@@ -40,11 +40,17 @@ def _ordering(sort: str, allowed: dict[str, str], default: str, model, lead: str
         sort, key = default, default
     desc = sort.startswith("-")
     sign = "-" if desc else ""
-    column = allowed[key]
-    by = sign + column
-    if model._meta.get_field(column).null:
-        by = F(column).desc(nulls_last=True) if desc else F(column).asc(nulls_last=True)
-    return sort, [*([sign + lead] if lead else []), by, sign + "pk"]
+    return sort, [*([sign + lead] if lead else []), column_order(model, allowed[key], desc), sign + "pk"]
+
+
+def column_order(model, column: str, desc: bool):
+    """One column of a list's order, for the desk lists and the API's ``?ordering=`` alike: a
+    column the model leaves nullable sorts its blanks last in both directions (see ``_ordering``);
+    a NOT NULL one, or a related lookup, sorts plainly."""
+    field = model._meta.get_field(column) if "__" not in column else None
+    if field is not None and field.null:
+        return F(column).desc(nulls_last=True) if desc else F(column).asc(nulls_last=True)
+    return ("-" if desc else "") + column
 
 
 def cable_list_queryset(qs, *, sort: str = "label", prefetch_ends: bool = True, within_site: bool = False):
