@@ -76,6 +76,8 @@ STATE_WORDS = {
     "none": "",
 }
 STATES = tuple(STATE_WORDS)
+# The same states said of a cable no test gate applies to (Cat6A): nothing was tested.
+UNGATED_STATE_WORDS = {**STATE_WORDS, "ok": "in production"}
 
 
 def alert_blocks_production(severity: str) -> bool:
@@ -235,7 +237,7 @@ class Decision:
     @property
     def words(self) -> str:
         extra = self.drained if self.state != "drain" else ""
-        state = "in production" if self.no_gate and self.state == "ok" else STATE_WORDS.get(self.state, "")
+        state = (UNGATED_STATE_WORDS if self.no_gate else STATE_WORDS).get(self.state, "")
         return "; ".join(w for w in (state, extra) if w)
 
     @property
@@ -310,6 +312,9 @@ class Hold:
     headline: str
     alert: AlertFact | None = None  # the worst blocking alert, for state "alert"
     fault: FaultFact | None = None  # the first open fault, for state "fault"
+    #: What holds it, without what the cable page adds for a technician ("Page alert open: Link
+    #: flap (watching)"): the commissioning report's rows, whose column already says it blocks.
+    reason: str = ""
 
 
 def unsettled_faults(ev: CableEvidence) -> list[FaultFact]:
@@ -340,8 +345,8 @@ def production_hold(ev: CableEvidence) -> Hold | None:
             if ev.status == CableStatus.IN_PRODUCTION
             else "Not ready for production until it resolves."
         )
-        head = f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}. {tail}"
-        return Hold("alert", head, alert=a)
+        reason = f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}"
+        return Hold("alert", f"{reason}. {tail}", alert=a, reason=reason)
     faults = unsettled_faults(ev)
     if faults:
         return Hold("fault", f"Fault reported: {faults[0].text}", fault=faults[0])
