@@ -108,6 +108,7 @@ def pages() -> list[tuple[str, str]]:
     jumper = first_cable(kind=CableKind.SMF_OS2, role=CableRole.JUMPER)
     trunk = first_cable(role=CableRole.TRUNK)
     dac = first_cable(kind=CableKind.DAC)
+    bmc = first_cable(kind=CableKind.CAT6A)  # out-of-band copper: no test gate
     leaf_rack = (
         Rack.objects.annotate(n=Count("devices"))
         .filter(devices__role=DeviceRole.PATCH_PANEL)
@@ -130,6 +131,7 @@ def pages() -> list[tuple[str, str]]:
         ("cable", f"/c/{jumper}"),
         ("trunk", f"/c/{trunk}"),
         ("dac", f"/c/{dac}"),
+        ("cat6a", f"/c/{bmc}"),
         ("rack-leaf", f"/r/{leaf_rack.name}"),
         ("rack-gpu", f"/r/{gpu_rack.name}"),
         ("device-node", node.get_absolute_url()),

@@ -21,6 +21,7 @@ from inventory.core.choices import (
 from inventory.models import Alert, Cable, CableEnd, Cage, Device, Port, Rack, Site, Transceiver
 from inventory.selectors.decision import has_open_alert
 from inventory.selectors.plant.cable_ends import cables_in_rack
+from inventory.selectors.retests.overdue import retest_overdue
 
 
 class StrictNullBooleanField(forms.NullBooleanField):
@@ -142,7 +143,7 @@ class CableFilter(StrictFilterSet):
 
     def by_overdue(self, qs, name, value):
         today = timezone.localdate()
-        cond = Q(retest_due__lt=today)
+        cond = retest_overdue(today)
         return qs.filter(cond) if value else qs.exclude(cond)
 
     def by_alert(self, qs, name, value):

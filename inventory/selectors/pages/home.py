@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from inventory.core.choices import CURRENT_CABLE_STATUSES, CableStatus
 from inventory.models import Cable, FieldNote
+from inventory.selectors.retests.overdue import retest_overdue
 
 
 def dashboard() -> dict:
@@ -19,7 +20,7 @@ def dashboard() -> dict:
     counts = Cable.objects.aggregate(
         total=Count("pk", filter=Q(status__in=CURRENT_CABLE_STATUSES)),
         in_production=Count("pk", filter=Q(status=CableStatus.IN_PRODUCTION)),
-        overdue=Count("pk", filter=Q(retest_due__lt=today) & ~Q(status=CableStatus.RETIRED)),
+        overdue=Count("pk", filter=retest_overdue(today)),
         degraded=Count("pk", filter=Q(status=CableStatus.DEGRADED)),
         faulty=Count("pk", filter=Q(status=CableStatus.FAULTY)),
     )

@@ -15,6 +15,7 @@ from inventory.core.links import cable_url
 from inventory.models import Cable, CableEnd, Device, Rack, ReminderDigest
 from inventory.selectors.decision import cable_decisions_by_id
 from inventory.selectors.plant.cable_ends import cables_in_rack
+from inventory.selectors.retests.overdue import NOT_RETESTED, retest_overdue
 
 OVERDUE, THIS_WEEK, NEXT_WEEK, LATER = "overdue", "this_week", "next_week", "later"
 BUCKET_LABELS = {
@@ -333,9 +334,9 @@ def worklist_counts(items: list[WorkItem], *, today: date) -> dict[str, int]:
 def retest_counts(*, today: date) -> dict[str, int]:
     """Counts for the dashboard and the planning page header."""
     end_this, start_next, end_next = week_bounds(today)
-    live = Cable.objects.exclude(status__in=[CableStatus.PLANNED, CableStatus.RETIRED])
+    live = Cable.objects.exclude(status__in=NOT_RETESTED)
     return live.aggregate(
-        overdue=Count("pk", filter=Q(retest_due__lt=today)),
+        overdue=Count("pk", filter=retest_overdue(today)),
         this_week=Count("pk", filter=Q(retest_due__gte=today, retest_due__lte=end_this)),
         next_week=Count("pk", filter=Q(retest_due__gte=start_next, retest_due__lte=end_next)),
     )

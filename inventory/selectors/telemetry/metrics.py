@@ -21,6 +21,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from inventory.conf import app_settings
 from inventory.core.choices import AlertState, CableStatus
 from inventory.models import Alert, Cable, CableEnd, Link, LinkSegment, PortBaseline, Rack
+from inventory.selectors.retests.overdue import retest_overdue
 from inventory.selectors.telemetry.pipeline import pipeline_state
 from inventory.selectors.telemetry.source import port_optics_and_pfc, port_stats
 
@@ -220,7 +221,7 @@ class _PlantCollector:
         now = self.now
         today = now.date()
         counts = Cable.objects.aggregate(
-            overdue=Count("pk", filter=Q(retest_due__lt=today) & ~Q(status=CableStatus.RETIRED)),
+            overdue=Count("pk", filter=retest_overdue(today)),
             degraded=Count("pk", filter=Q(status=CableStatus.DEGRADED)),
         )
         g = GaugeMetricFamily("cabletrack_cables_retest_overdue", "Cables whose retest is overdue")
@@ -241,7 +242,7 @@ class _PlantCollector:
                 overdue=Count(
                     "cable",
                     distinct=True,
-                    filter=Q(cable__retest_due__lt=today) & ~Q(cable__status=CableStatus.RETIRED),
+                    filter=retest_overdue(today, "cable__"),
                 ),
                 degraded=Count("cable", distinct=True, filter=Q(cable__status=CableStatus.DEGRADED)),
             )

@@ -44,7 +44,7 @@ def test_home_counts_read_with_thousands_grouped_and_no_blank_before_an_alert(us
     assert "&nbsp;Link flap" not in html and "</strong> Link flap" in html
 
 
-def test_each_home_count_is_what_its_link_lists(user_with_role):
+def test_each_home_count_is_what_its_link_lists(user_with_role, settings):
     """The plant's tiles say how many cables there are and how many are in production, and
     each number is the count of the list it links to: "cables in service" counted degraded,
     faulty and planned cables too while linking to every cable, retired ones included."""
@@ -63,10 +63,11 @@ def test_each_home_count_is_what_its_link_lists(user_with_role):
         ["P-3", "CAT6A", "in_production", None],
         ["D-1", "CAT6A", "degraded", overdue],
         ["F-1", "CAT6A", "faulty", None],
-        ["N-1", "CAT6A", "planned", None],
-        ["R-1", "CAT6A", "retired", None],
+        ["N-1", "CAT6A", "planned", overdue],  # a bench test's date: not in the plant yet
+        ["R-1", "CAT6A", "retired", overdue],  # gone before the sweep cleared its date
     ]
     bulk.bulk_insert_rows(Cable, ["label", "kind", "status", "retest_due"], rows)
+    settings.CABLETRACK_METRICS_TOKEN = "scrape-secret-1"
     client = Client()
     client.force_login(user_with_role("viewer"))
     html = client.get("/").content.decode()
@@ -78,3 +79,10 @@ def test_each_home_count_is_what_its_link_lists(user_with_role):
     for href, shown, words in tiles:
         listed = client.get(href.replace("&amp;", "&")).context["page"].paginator.count
         assert int(shown.replace(",", "")) == listed, (words, href)
+    # the retest planning page's header and the Prometheus gauge count the same overdue cables
+    from inventory.selectors.retests.worklist import retest_counts
+
+    overdue_list = client.get("/cables/?retest_overdue=true").context["page"].paginator.count
+    assert overdue_list == 2 == retest_counts(today=timezone.localdate())["overdue"]
+    body = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-secret-1").content.decode()
+    assert "cabletrack_cables_retest_overdue 2.0" in body.splitlines()
