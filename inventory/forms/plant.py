@@ -136,7 +136,7 @@ class SwapForm(forms.Form):
         super().__init__(*args, **kwargs)
         choices = []
         for v in ends:
-            if not v.end.cage_id or not v.end.active:
+            if not v.module_cage:
                 continue
             held = (
                 f"{v.transceiver.model.part_number} s/n {v.transceiver.serial}" if v.transceiver else "empty"

@@ -77,6 +77,13 @@ class EndView:
     def name(self) -> str:
         return f"{self.end.side}{self.end.leg or ''}"
 
+    @property
+    def module_cage(self) -> bool:
+        """Does this end plug into a module cage, where a module can be swapped? Not a patch
+        panel's port, not an RJ45 jack. The page offers "Swap a module" only for a cable with
+        such an end, and the swap form lists exactly these ends."""
+        return bool(self.end.cage_id and self.end.active)
+
 
 # The logical ports and the module history of the cages this cable's ends plug into.
 _CAGE_PORTS = CompiledRead(
@@ -465,8 +472,10 @@ def link_far_ends(trace) -> dict | None:
     return {"start": out[0], "far": out[1], "via": [s.label for s in trace.segments]}
 
 
-def cable_actions(cable: Cable) -> dict:
-    """The one-tap actions, each a URL (None on a retired cable, or a swap on a sealed one)."""
+def cable_actions(cable: Cable, ends: list[EndView] | None = None) -> dict:
+    """The one-tap actions, each a URL (None on a retired cable; a swap only where an end
+    plugs into a module cage and the module is not the cable itself, as it is on a DAC or AOC).
+    ``ends`` None: the ends are not known, and a swap is offered on any cable not sealed."""
     label = cable.label
     live = cable.status != CableStatus.RETIRED
     optical = live and cable.kind in CableKind.fibre()  # sealed and copper cables take no optical test
@@ -475,7 +484,9 @@ def cable_actions(cable: Cable) -> dict:
         "otdr": reverse("cable-test-otdr", args=[label]) if optical else None,
         "inspect": reverse("cable-inspect", args=[label]) if optical else None,
         "fault": reverse("cable-fault", args=[label]) if live else None,
-        "swap": reverse("cable-swap", args=[label]) if live and not cable.is_sealed else None,
+        "swap": reverse("cable-swap", args=[label])
+        if live and not cable.is_sealed and (ends is None or any(v.module_cage for v in ends))
+        else None,
         "replace": reverse("cable-replace", args=[label]) if live else None,
         "serviced": reverse("cable-serviced", args=[label]) if live else None,
         "edit": reverse("cable-edit", args=[label]) if live else None,
@@ -576,7 +587,7 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
     journal = journal_for(cable)
     notes = journal["entries"]
     retest = retest_state(cable.retest_due, today)
-    actions = cable_actions(cable)
+    actions = cable_actions(cable, end_views)
     if may is not None:
         actions = {k: (url if may.get(k, False) else None) for k, url in actions.items()}
     ctx = {

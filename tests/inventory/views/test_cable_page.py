@@ -217,6 +217,15 @@ def test_swap_puts_the_new_module_in_and_the_old_one_in_failed(plant, tech_clien
     assert old.serial in html and "swapped out" not in html and "failed" in html  # placement history
 
 
+def test_swap_is_offered_only_where_an_end_plugs_into_a_module_cage(plant, tech_client):
+    """J-102 ends in the GPU's and the leaf's cages: "Swap a module" is there. T-100 runs from
+    panel to panel: no end holds a module, and the button would only lead to "there is no module
+    to swap"; it is not offered."""
+    assert 'href="/c/J-102/swap"' in tech_client.get("/c/J-102").content.decode()
+    html = tech_client.get("/c/T-100").content.decode()
+    assert "/c/T-100/swap" not in html and "Swap a module" not in html
+
+
 def test_swap_with_an_unknown_serial_says_so_next_to_the_field(plant, tech_client):
     cage = plant["gpu"][0].cage
     old = cage.transceiver

@@ -232,17 +232,17 @@ def test_out_of_band_copper_has_a_next_step_though_no_test_gate_applies(engineer
     headline and no step."""
     from decimal import Decimal
 
-    from inventory.core.choices import CableKind, ConnectorType, DeviceRole
+    from inventory.core.choices import CableKind, ConnectorType
+    from inventory.models import Port
     from inventory.services.plant import cables as cable_services
     from tests import factories as f
 
-    _, bmc = f.twin_port_device("gpu-7", role=DeviceRole.GPU_NODE, with_modules=False)
-    _, mgmt = f.twin_port_device("mgmt-7", u=30, with_modules=False)
+    bmc, mgmt = f.free_port_devices(["gpu-7", "mgmt-7"], 1)  # an RJ45 jack each, no module cage
     cable_services.cable_install(
         label="M-1",
         kind=CableKind.CAT6A,
-        a=cable_services.EndSpec(port=bmc[0], connector_type=ConnectorType.RJ45),
-        b=[cable_services.EndSpec(port=mgmt[0], connector_type=ConnectorType.RJ45)],
+        a=cable_services.EndSpec(port=Port.objects.get(device=bmc), connector_type=ConnectorType.RJ45),
+        b=[cable_services.EndSpec(port=Port.objects.get(device=mgmt), connector_type=ConnectorType.RJ45)],
         length_m=Decimal("2"),
     )
     _set_status(Cable.objects.get(label="M-1"), CableStatus.INSTALLED)
@@ -250,6 +250,7 @@ def test_out_of_band_copper_has_a_next_step_though_no_test_gate_applies(engineer
     assert "Recorded as installed; Cat6A copper has no test gate: ready for production." in page
     assert 'name="status" value="in_production"' in page and ">Mark in production<" in page
     assert 'data-testid="evidence-flag"' not in page
+    assert "/c/M-1/swap" not in page  # RJ45 jacks hold no module
 
     r = engineer_client.post("/c/M-1/status", {"status": "in_production"}, follow=True)
     assert "M-1 is now in production" in r.content.decode()
