@@ -40,3 +40,19 @@ def dac_link():
         length_m=Decimal("2"),
     )
     return cable
+
+
+def qualify(cable, *, when=NOW):
+    """A passing link qualification of ``dac_link``'s D-1: its own serials, full speed, a clean
+    15-minute soak."""
+    data = svc.QualificationInput(
+        serial_a="DAC-A1",
+        serial_b="DAC-B1",
+        link_up=True,
+        speed_gbps=400,
+        lanes=4,
+        pre_fec_ber=1e-8,
+        uncorrectable_codewords=0,
+        soak_minutes=15,
+    )
+    return svc.link_qualify(cable=cable, data=data, now=when)

@@ -100,20 +100,9 @@ def test_a_qualified_dac_link_reads_as_qualified_not_as_unknown(engineer_client)
     """A DAC has no fibre: no TIA budget and no PMD channel apply. Its row says so and gives the
     verdict it is judged by (its link qualification), on the page and in the PDF, instead of two
     "unknown" verdicts coloured like its passing row."""
-    from tests.inventory.testing_scenes import dac_link
+    from tests.inventory.testing_scenes import dac_link, qualify
 
-    cable = dac_link()
-    data = svc.QualificationInput(
-        serial_a="DAC-A1",
-        serial_b="DAC-B1",
-        link_up=True,
-        speed_gbps=400,
-        lanes=4,
-        pre_fec_ber=1e-8,
-        uncorrectable_codewords=0,
-        soak_minutes=15,
-    )
-    assert svc.link_qualify(cable=cable, data=data, now=timezone.now()).verdict == Verdict.PASS
+    assert qualify(dac_link(), when=timezone.now()).verdict == Verdict.PASS
     [lv] = commissioning_report().links
     assert lv.qualified and lv.ready and lv.as_dict()["qualified"] is True
 

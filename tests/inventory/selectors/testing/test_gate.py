@@ -11,9 +11,8 @@ from inventory.core.choices import CableStatus, Verdict
 from inventory.core.choices import TestKind as Kind
 from inventory.selectors.testing.gate import cable_gate_check
 from inventory.selectors.testing.latest import last_passing_tests, latest_tests
-from inventory.services import testing as svc
 from inventory.services.plant import cables as cable_services
-from tests.inventory.testing_scenes import NOW, dac_link, olts, os2_jumper
+from tests.inventory.testing_scenes import NOW, dac_link, olts, os2_jumper, qualify
 
 pytestmark = pytest.mark.django_db
 
@@ -28,19 +27,7 @@ def test_gate_for_a_sealed_cable_needs_a_passing_qualification():
     with pytest.raises(ValidationError) as exc:
         cable_services.cable_set_status(cable=cable, status=CableStatus.IN_PRODUCTION, now=NOW)
     assert "link qualification" in exc.value.message_dict["status"][0]
-    svc.link_qualify(
-        cable=cable,
-        data=svc.QualificationInput(
-            serial_a="DAC-A1",
-            serial_b="DAC-B1",
-            link_up=True,
-            speed_gbps=400,
-            lanes=4,
-            pre_fec_ber=1e-9,
-            soak_minutes=10,
-        ),
-        now=NOW,
-    )
+    qualify(cable)
     cable_services.cable_set_status(cable=cable, status=CableStatus.IN_PRODUCTION, now=NOW)
     cable.refresh_from_db()
     assert cable.status == CableStatus.IN_PRODUCTION
