@@ -306,15 +306,19 @@ def _test_step(ev: CableEvidence, why: str) -> Step | None:
 @dataclass(frozen=True, slots=True)
 class Hold:
     """What holds a cable out of production whatever its tests say (rules 1-3 and the overdue
-    drain): ``state`` (retired, drain, alert, fault) and the first screen's headline."""
+    drain): ``state`` (retired, drain, alert, fault), ``reason`` (what holds it: the commissioning
+    report's rows, whose column already says it blocks) and ``advice`` (what the cable page's
+    first screen adds for a technician); ``headline`` is the two together."""
 
     state: str
-    headline: str
+    reason: str
     alert: AlertFact | None = None  # the worst blocking alert, for state "alert"
     fault: FaultFact | None = None  # the first open fault, for state "fault"
-    #: What holds it, without what the cable page adds for a technician ("Page alert open: Link
-    #: flap (watching)"): the commissioning report's rows, whose column already says it blocks.
-    reason: str = ""
+    advice: str = ""
+
+    @property
+    def headline(self) -> str:
+        return f"{self.reason}. {self.advice}" if self.advice else self.reason
 
 
 def unsettled_faults(ev: CableEvidence) -> list[FaultFact]:
@@ -340,13 +344,13 @@ def production_hold(ev: CableEvidence) -> Hold | None:
         watching = f" ({a.watching})" if a.watching else ""
         # A cable the alert did not degrade (a PFC storm, a miswire, a silenced alert) stays in
         # production: its headline must not contradict the "In production" badge above it.
-        tail = (
+        advice = (
             "It stays in production; the alert says what to check."
             if ev.status == CableStatus.IN_PRODUCTION
             else "Not ready for production until it resolves."
         )
         reason = f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}"
-        return Hold("alert", f"{reason}. {tail}", alert=a, reason=reason)
+        return Hold("alert", reason, alert=a, advice=advice)
     faults = unsettled_faults(ev)
     if faults:
         return Hold("fault", f"Fault reported: {faults[0].text}", fault=faults[0])
@@ -433,11 +437,15 @@ def cable_decide(ev: CableEvidence) -> Decision:
         )
         return decision("ready", "ok", head, step, offers=True)
     if ev.gated and ev.status == CableStatus.IN_PRODUCTION:
-        extra = f" {len(ev.alerts)} info alert(s) open." if ev.alerts else ""
-        return decision("ok", "ok", "In production: every test passes." + extra, None)
+        return decision("ok", "ok", "In production: every test passes." + _info_alerts(ev), None)
     if not ev.gated:
         return _ungated(ev, decision)
     return decision("none", "none", "", None)
+
+
+def _info_alerts(ev: CableEvidence) -> str:
+    """The open alerts of a cable in production that nothing holds (info level, then)."""
+    return f" {len(ev.alerts)} info alert(s) open." if ev.alerts else ""
 
 
 def _ungated(ev: CableEvidence, decision) -> Decision:
@@ -457,8 +465,7 @@ def _ungated(ev: CableEvidence, decision) -> Decision:
             True,
         )
     elif ev.status == CableStatus.IN_PRODUCTION:
-        extra = f" {len(ev.alerts)} info alert(s) open." if ev.alerts else ""
-        named = decision("ok", "ok", f"In production; {gate}." + extra, None)
+        named = decision("ok", "ok", f"In production; {gate}." + _info_alerts(ev), None)
     elif ev.status in (CableStatus.DEGRADED, CableStatus.FAULTY):
         head = f"Recorded as {_status_words(ev.status)}; {gate} to prove it mended."
         named = decision(

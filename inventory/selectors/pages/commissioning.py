@@ -131,7 +131,7 @@ def link_holds(*, verdicts: dict[int, LinkVerdict], now: datetime | None = None)
         for s in lv.segments:
             if s.cable_id in held and s.cable_id not in seen:
                 seen.add(s.cable_id)
-                lv.holds.append(f"{s.label}: {held[s.cable_id].reason or held[s.cable_id].headline}")
+                lv.holds.append(f"{s.label}: {held[s.cable_id].reason}")
 
 
 __all__ = ["REPORT_PAGE", "CommissioningReport", "commissioning_report", "link_holds", "links_in_scope"]
