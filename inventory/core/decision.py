@@ -424,7 +424,9 @@ def cable_decide(ev: CableEvidence) -> Decision:
     if overdue and ev.gated:
         head = f"Retest overdue since {ev.retest_due:%-d %b %Y}."
         return decision("retest", "warn", head, _test_step(ev, "The retest interval has passed."))
-    if ev.gated and ev.status != CableStatus.IN_PRODUCTION and ev.status != CableStatus.PLANNED:
+    # Planned too: a cable whose tests pass is in place, whatever the record says (the headline
+    # was empty, and the Tests card read "not ready for production: " with no reason).
+    if ev.gated and ev.status != CableStatus.IN_PRODUCTION:
         head = (
             f"Recorded as {_status_words(ev.status)}, but every test passes and no alert is open: "
             "ready for production."

@@ -190,7 +190,7 @@ def story_problems(html: str) -> list[str]:
         )
         if shown and _offers_production(root):
             found.append(f"offers 'Mark in production' while a {'/'.join(shown)} alert is open on the page")
-        if state not in ("ready", "ok") and re.search(r"(?<![Nn]ot )\bready for production\b", text):
+        if state != "ready" and re.search(r"(?<![Nn]ot )\bready for production\b", text):
             found.append(f"says 'ready for production' while its status is {STATE_WORDS.get(state, state)!r}")
         if state in ("ready", "ok", "none") and re.search(r"\bTests fail\b|\bAlert open\b", status.text):
             found.append(f"its status ({state}) and its words (tests fail / alert open) disagree")

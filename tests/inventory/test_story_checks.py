@@ -55,6 +55,12 @@ def _cell(state: str, words: str, step: str = "", title: str = "") -> str:
             + '<p class="gate gate-ok">Tests complete: ready for production.</p>',
             "says 'ready for production'",
         ),
+        # a cable already in production is not "ready for" it: the Tests card says its tests are complete
+        (
+            STATUS.format(state="ok", body="<p>In production: every test passes.</p>")
+            + '<p class="gate gate-ok">Tests complete: ready for production.</p>',
+            "says 'ready for production' while its status is 'in production, tests pass'",
+        ),
         (_cell("alert", "ready for production"), "says 'ready for production' for the state 'alert'"),
         # 4. The alert page does not say where to go.
         (

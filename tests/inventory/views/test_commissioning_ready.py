@@ -112,3 +112,23 @@ def test_a_qualified_dac_link_reads_as_qualified_not_as_unknown(engineer_client)
     pdf = pypdfium2.PdfDocument(engineer_client.get(reverse("commissioning-report-pdf")).content)
     text = " ".join("".join(p.get_textpage().get_text_range() for p in pdf).split())
     assert "no fibre" in text and "link qualification pass" in text and "unknown" not in text
+
+
+def test_a_tested_planned_cable_is_offered_production_and_once_in_it_says_its_tests_are_complete(tech_client):
+    """A cable recorded (planned) and then qualified is in place: its page said "This cable's
+    tests are complete, but it is not ready for production: " with no reason and offered nothing.
+    It is ready, and says so; once the technician marks it in production, the Tests card says its
+    tests are complete, not that it is ready for a state the badge says it is already in."""
+    from tests.inventory.testing_scenes import dac_link, qualify
+
+    qualify(dac_link(), when=timezone.now())
+    before = tech_client.get("/c/D-1").content.decode()
+    assert "Recorded as planned, but every test passes and no alert is open: ready for production." in before
+    assert "Tests complete: ready for production." in before and "Mark in production" in before
+    assert "not ready for production" not in before
+
+    tech_client.post("/c/D-1/status", {"status": CableStatus.IN_PRODUCTION})
+    page = tech_client.get("/c/D-1").content.decode()
+    assert "In production: every test passes." in page
+    assert '<p class="gate gate-ok">Tests complete.</p>' in page
+    assert "ready for production" not in page and "Mark in production" not in page
