@@ -363,7 +363,9 @@ def _history(cable: Cable, notes: list[FieldNote], ends: list[EndView] = (), lim
         entries.append(
             {
                 "when": n.at,
-                "who": who,
+                # a journal entry is a person's words: one with no user recorded (a script, the
+                # demo) names "someone", as its open card above does, never "system"
+                "who": who or "someone",
                 "what": n.get_kind_display().lower(),
                 "subject": subject,
                 "reason": n.text,

@@ -105,7 +105,10 @@ def demo_seed_incidents(*, site: Site, seed: int, now: datetime, w: dict) -> dic
                 text=text,
                 status_before=cable.status,
                 status_after=CableStatus.FAULTY,
-                at=now - timedelta(hours=rng.randint(2, 48)),
+                # reported as the demo is loaded: the cable's own record (created at this moment)
+                # must not start after its fault, and the report and its status change are one
+                # journal entry, as the fault form makes them
+                at=now,
             )
         )
         cable.status = CableStatus.FAULTY

@@ -4,6 +4,7 @@ demo's day, and a few open alerts and reported faults for the pages to show."""
 from datetime import UTC, date, datetime, time
 
 import pytest
+from django.test import Client
 from django.db.models import Max
 
 from inventory.core.choices import AlertRule, AlertState, CableStatus, FieldNoteKind
@@ -46,6 +47,21 @@ def test_the_hall_has_open_alerts_and_reported_faults_to_show(hall):
         assert cable.history.filter(
             status=CableStatus.FAULTY, history_change_reason__contains="fault"
         ).exists()
+
+
+def test_a_demo_fault_is_one_journal_entry_named_as_on_its_card(hall, user_with_role):
+    """The demo's fault reports and their status changes were two journal entries hours apart
+    ("system changed In production -> Faulty" today, "system fault reported" yesterday), and the
+    report's card said "someone" where the journal said "system"."""
+    tech_client = Client()
+    tech_client.force_login(user_with_role("technician", "tech"))
+    for cable in Cable.objects.filter(status=CableStatus.FAULTY):
+        note = FieldNote.objects.get(cable=cable, kind=FieldNoteKind.FAULT)
+        html = tech_client.get(f"/c/{cable.label}").content.decode()
+        journal = html[html.index("Journal and history") :]
+        assert journal.count("Faulty") == 1, cable.label  # the one entry carries the change
+        assert "<strong>someone</strong> fault reported" in journal and "<strong>system</strong> fault" not in journal
+        assert f"{note.text}" in journal
 
 
 def test_each_demo_alert_ranks_first_the_repair_its_recommendation_names(hall):
