@@ -69,11 +69,33 @@ class OltsForm(forms.Form):
         return [self[name] for name in self.META if name in self.fields]
 
     def clean(self):
+        """Every fibre in use, or nothing is recorded: the production gate and the retest clock
+        read the latest session whole, so a session of some fibres would restart the 90 days
+        while the gate still says "only 1 pass"."""
         data = super().clean()
-        if not any(data.get(f"loss_{i}") is not None for i in range(1, self.fibre_count + 1)):
-            raise forms.ValidationError("Enter the loss of at least one fibre.")
+        blank = [i for i in range(1, self.fibre_count + 1) if data.get(f"loss_{i}") is None]
+        for i in blank:
+            if f"loss_{i}" not in self.errors:  # a number that did not parse says so itself
+                self.add_error(f"loss_{i}", "Enter this fibre's loss.")
+        if blank:
+            raise forms.ValidationError(
+                f"Fibre {_numbers(blank)} {'has' if len(blank) == 1 else 'have'} no loss: a power-meter "
+                f"test counts only with all {self.fibre_count} fibres measured. Nothing was recorded."
+            )
         data.setdefault("launch_condition", "")
         return data
+
+
+def _numbers(fibres: list[int]) -> str:
+    """``2``, ``2 and 5``, ``2-8``, ``1, 3 and 5-8``: runs of fibre numbers as a technician reads them."""
+    runs: list[list[int]] = []
+    for i in fibres:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    words = [f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 class MultipleFileInput(forms.ClearableFileInput):

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 
 from inventory.access import authz
 from inventory.conf import app_settings
+from inventory.core.choices import PASSING, Verdict
 from inventory.core.pdf.commissioning import commissioning_pdf
 from inventory.core.safetext import safe_filename
 from inventory.forms.testing import InspectionForm, OltsForm, OtdrForm
@@ -26,15 +27,31 @@ from inventory.services import testing as svc
 from inventory.services.testing import import_uploads, tester_import
 
 
-def _add_errors(form, exc: ValidationError) -> None:
+def _add_errors(form, exc: ValidationError, fields: dict[str, str] | None = None) -> None:
+    """The service's errors on the form: by field where the key is one (or ``fields`` maps it
+    to one), above the form otherwise."""
     if hasattr(exc, "error_dict"):
         for key, errs in exc.message_dict.items():
+            key = (fields or {}).get(key, key)
             target = key if key in form.fields else None
             for e in errs:
                 form.add_error(target, e)
     else:
         for e in exc.messages:
             form.add_error(None, e)
+
+
+def recorded_message(request, text: str, verdict: str) -> None:
+    """The banner after a test is recorded, in the tone of its verdict: a failed test recorded
+    is not a success to show in green."""
+    level = (
+        messages.SUCCESS
+        if verdict in PASSING
+        else messages.WARNING
+        if verdict == Verdict.MARGINAL
+        else messages.ERROR
+    )
+    messages.add_message(request, level, text)
 
 
 def _cable(label: str) -> Cable:
@@ -88,9 +105,14 @@ def cable_test_olts(request, label: str):
                 ),
             )
         except ValidationError as exc:
-            _add_errors(form, exc)
+            # the service names readings by their place in the session: put each by its fibre
+            _add_errors(
+                form, exc, fields={f"readings[{n}]": f"loss_{r.fibre}" for n, r in enumerate(readings)}
+            )
         else:
-            messages.success(request, f"Power-meter test recorded: {test.get_verdict_display()}.")
+            recorded_message(
+                request, f"Power-meter test recorded: {test.get_verdict_display()}.", test.verdict
+            )
             return redirect(cable)
     return render(
         request,
@@ -129,7 +151,7 @@ def cable_test_otdr(request, label: str):
                 for e in errs:
                     form.add_error("files" if key.startswith("file") else None, e)
         else:
-            messages.success(request, f"OTDR trace stored: {test.get_verdict_display()}.")
+            recorded_message(request, f"OTDR trace stored: {test.get_verdict_display()}.", test.verdict)
             return redirect(cable)
     return render(request, "inventory/test_otdr.html", {"cable": cable, "form": form})
 

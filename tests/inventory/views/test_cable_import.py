@@ -56,6 +56,13 @@ def test_dry_run_lists_every_error_by_row_and_offers_no_apply(plant, engineer_cl
     assert "Unknown cable kind" in html
     assert 'name="apply"' not in html
     assert not Cable.objects.filter(label__startswith="P-").exists()
+    # nothing to apply: the page does not speak of applying the checked copy
+    assert "Applying uses this checked copy" not in html and "To check it again once fixed" in html
+
+
+def test_a_one_row_plan_is_one_row(plant, engineer_client):
+    html = upload(engineer_client, HEADER + GOOD.splitlines(keepends=True)[1]).content.decode()
+    assert "1 row · 1 would be created" in html and "Applying uses this checked copy" in html
 
 
 def test_a_tampered_apply_writes_nothing(plant, engineer_client):

@@ -9,7 +9,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from inventory.core.choices import DeviceRole, Polarity, Verdict
-from inventory.models import CableTest, OtdrTrace
+from inventory.models import Cable, CableTest, OtdrTrace
 from inventory.selectors.testing.results import cable_tests_context
 from inventory.selectors.testing.traces import cable_traces_context
 from tests import factories as f
@@ -81,6 +81,48 @@ def test_power_meter_form_shows_errors_next_to_fields(tech, jumper):
     assert resp.status_code == 200
     assert b"Enter a number" in resp.content
     assert not CableTest.objects.exists()
+
+
+def test_a_power_meter_test_of_some_fibres_records_nothing_and_names_the_blank_ones(tech, jumper):
+    """One fibre of eight filled in was recorded as "Pass" and restarted the 90-day retest clock,
+    while the gate went on asking for "power-meter results on all 8 fibres (only 1 pass)"."""
+    url = reverse("cable-test-olts", kwargs={"label": "J-1"})
+    due = Cable.objects.get(label="J-1").retest_due
+    form = {
+        "wavelength_nm": "1310",
+        "direction": "AB",
+        "reference_method": "1",
+        "loss_1": "0.4",
+        "loss_3": "0.4",
+    }
+    resp = tech.post(url, form)
+    html = resp.content.decode()
+    assert resp.status_code == 200 and not CableTest.objects.exists()
+    assert Cable.objects.get(label="J-1").retest_due == due
+    assert "Fibre 2 and 4-8 have no loss: a power-meter test counts only with all 8 fibres measured." in html
+    grid = html.split('data-testid="olts-fibres"', 1)[1].split("</fieldset>", 1)[0]
+    assert grid.count('class="has-error"') == 6 and grid.count("Enter this fibre&#x27;s loss.") == 6
+    assert 'name="loss_1" value="0.4"' in grid  # what was typed stays
+
+
+def test_an_implausible_loss_is_named_by_its_fibre(tech, jumper):
+    url = reverse("cable-test-olts", kwargs={"label": "J-1"})
+    form = {"wavelength_nm": "1310", "direction": "AB", "reference_method": "1"}
+    form.update({f"loss_{i}": "0.4" for i in range(1, 9)}, loss_3="45")
+    html = tech.post(url, form).content.decode()
+    assert not CableTest.objects.exists()
+    fibre_3 = html.split('name="loss_3"', 1)[1].split("</label>", 1)[0]
+    assert "A loss of 45.0 dB is not a plausible reading." in fibre_3
+    assert html.split('name="loss_3"', 1)[0].rsplit("<label", 1)[1].startswith(' class="has-error"')
+
+
+@pytest.mark.parametrize(("loss_5", "tone"), [("0.35", "msg-success"), ("3.2", "msg-error")])
+def test_the_banner_after_a_power_meter_test_is_in_its_verdicts_tone(tech, jumper, loss_5, tone):
+    form = {"wavelength_nm": "1310", "direction": "AB", "reference_method": "1"}
+    form.update({f"loss_{i}": "0.35" for i in range(1, 9)}, loss_5=loss_5)
+    page = tech.post(reverse("cable-test-olts", kwargs={"label": "J-1"}), form, follow=True).content.decode()
+    banner = page.split('<ul class="messages"', 1)[1].split("</ul>", 1)[0]
+    assert f'class="msg {tone}">Power-meter test recorded: ' in banner
 
 
 def test_viewer_cannot_record(client, jumper):
@@ -267,7 +309,7 @@ def test_power_meter_form_remembers_the_instrument_as_last_used(tech, jumper):
         "instrument": "EXFO FOT-930",
         "instrument_serial": "FOT-7781",
         "calibration_date": "2026-03-01",
-        "loss_1": "0.4",
+        **{f"loss_{i}": "0.4" for i in range(1, 9)},
     }
     assert tech.post(url, form).status_code == 302
     html = tech.get(url).content.decode()
