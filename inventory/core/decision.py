@@ -321,9 +321,17 @@ class Hold:
         return f"{self.reason}. {self.advice}" if self.advice else self.reason
 
 
+def fault_settled(reported_at: datetime, last_test_at: datetime | None) -> bool:
+    """Is a fault reported at ``reported_at`` settled? By a test of the cable at or after the
+    report (the repair's proof), and by nothing else: closing the journal entry does not settle
+    it (``services.plant.fieldwork.journal_close`` refuses to), so a faulty cable never goes
+    back into production on tests from before its fault."""
+    return last_test_at is not None and last_test_at >= reported_at
+
+
 def unsettled_faults(ev: CableEvidence) -> list[FaultFact]:
     """The faults reported with no test of the cable since (a test after the report settles it)."""
-    return [f for f in ev.faults if ev.last_test_at is None or ev.last_test_at < f.at]
+    return [f for f in ev.faults if not fault_settled(f.at, ev.last_test_at)]
 
 
 def production_hold(ev: CableEvidence) -> Hold | None:

@@ -39,7 +39,7 @@ from inventory.models import (
 from inventory.models.cables import cable_url
 from inventory.selectors.collectives.drain import drain_overdue as overdue_of
 from inventory.selectors.collectives.drain import drained_until
-from inventory.selectors.testing.gate import FIBRE_KINDS, SEALED_KINDS, gate_missing
+from inventory.selectors.testing.gate import FIBRE_KINDS, cable_gated, gate_missing
 from inventory.selectors.testing.latest import LatestTest, latest_tests
 from inventory.selectors.testing.results import (
     CableFacts,
@@ -194,7 +194,7 @@ def cable_evidence(
     return CableEvidence(
         label=cable.label,
         status=cable.status,
-        gated=cable.kind in FIBRE_KINDS or cable.kind in SEALED_KINDS,
+        gated=cable_gated(cable),
         fibre=cable.kind in FIBRE_KINDS,
         alerts=sorted(alerts, key=lambda a: a.id),
         faults=sorted(faults, key=lambda f: (f.at, f.text)),

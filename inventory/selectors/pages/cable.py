@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from inventory.core.choices import PASSING, SEVERITY_ORDER, CableKind, CableStatus, FieldNoteKind
-from inventory.core.decision import Decision, FaultFact, cable_decide
+from inventory.core.decision import Decision, FaultFact, cable_decide, fault_settled
 from inventory.core.pathcheck import PathVerdict
 from inventory.core.words import human_date, human_when, word
 from inventory.db.compiled import CompiledRead
@@ -630,6 +630,12 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
         ),
     )
     decision = cable_decide(evidence)
+    # an open fault no test has settled yet is not closed by hand (``fault_settled``): its card
+    # says what settles it instead of offering "Close"
+    for n in journal["open"]:
+        n.awaits_test = (
+            n.kind == FieldNoteKind.FAULT and evidence.gated and not fault_settled(n.at, evidence.last_test_at)
+        )
     decision.step = step_with_url(decision.step, cable.label)
     step = page_step(decision, actions)
     # An engineer may put the cable in production over an open alert, with a reason for the journal.

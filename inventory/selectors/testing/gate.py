@@ -19,6 +19,12 @@ FIBRE_KINDS = frozenset(CableKind.fibre())
 SEALED_KINDS = frozenset(CableKind.sealed())
 
 
+def cable_gated(cable: Cable) -> bool:
+    """Does the production gate test this cable? Fibre (power meter, OTDR) and sealed cables
+    (link qualification) yes; out-of-band copper (Cat6A) has no test."""
+    return cable.kind in FIBRE_KINDS or cable.kind in SEALED_KINDS
+
+
 def cables_gate(*, cables: Sequence[Cable], now: datetime | None = None) -> dict[int, list[str]]:
     """What each cable still needs before it may go into production (empty list: nothing).
 

@@ -9,16 +9,18 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Max
 from django.utils import timezone
 
 from inventory.core.choices import CableStatus, FieldNoteKind
+from inventory.core.decision import fault_settled
 from inventory.core.links import cable_url, mail_domain
 from inventory.core.mail_retry import CLAIM_LEASE, MAX_ATTEMPTS, SERVER_DOWN, retry_in
 from inventory.core.safetext import one_line
 from inventory.core.words import human_when, word
-from inventory.models import Cable, Device, FieldNote, Rack, Transceiver
+from inventory.models import Cable, CableTest, Device, FieldNote, Rack, Transceiver
 from inventory.selectors.plant.responsible import cable_teams, team_addresses
+from inventory.selectors.testing.gate import cable_gated
 from inventory.services.plant.cables import cable_set_status
 
 log = logging.getLogger(__name__)
@@ -251,10 +253,24 @@ def journal_add(
 def journal_close(
     *, entry: FieldNote, actor=None, reason: str = "", now: datetime | None = None
 ) -> FieldNote:
-    """Settle an open fault or note: it leaves the top of the page and stays in the history."""
+    """Settle an open fault or note: it leaves the top of the page and stays in the history.
+
+    A fault on a cable the production gate tests is settled by a test after its report
+    (``core.decision.fault_settled``), not by closing it: closing it first would let the cable
+    back into production on the tests from before the fault."""
     locked = FieldNote.objects.select_for_update().get(pk=entry.pk)
     if locked.closed_at is not None:
         raise ValidationError({"__all__": "This entry is already closed."})
+    if locked.kind == FieldNoteKind.FAULT and locked.cable_id is not None:
+        cable = locked.cable
+        last = CableTest.objects.filter(cable_id=cable.pk).aggregate(m=Max("tested_at"))["m"]
+        if cable_gated(cable) and not fault_settled(locked.at, last):
+            raise ValidationError(
+                {
+                    "__all__": f"{cable.label}'s fault is settled by a test after the repair, not by closing it: "
+                    "record the test; when the cable goes back into production, the fault closes."
+                }
+            )
     locked.closed_at = now or timezone.now()
     locked.closed_by = actor
     locked.close_reason = (reason or "").strip()[:200]

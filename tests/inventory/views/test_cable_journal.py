@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from inventory.models import Cable
+from inventory.models import Cable, FieldNote
 from inventory.templatetags.cabletrack import day
 
 pytestmark = pytest.mark.django_db
@@ -76,3 +76,29 @@ def test_one_fault_report_is_one_journal_entry_and_its_text_is_shown_where_it_is
     assert SEEN in opened
     why = _text(html.split('data-testid="status-why">', 1)[1].split("</p>", 1)[0])
     assert SEEN not in why and "tech" in why
+
+
+def test_a_fault_is_settled_by_a_test_after_it_not_by_closing_it(plant, tech_client):
+    """Closing a fresh fault took it off the page, and the page then said "Recorded as faulty, but
+    every test passes ...: ready for production" on the test from before the fault; one tap put
+    the cable back into production. The fault's card now says what settles it, closing it is
+    refused until a test after the report exists, and then it closes."""
+    tech_client.post("/c/J-102/fault", {"seen": SEEN, "status": "faulty"})
+    note = FieldNote.objects.get(cable__label="J-102", kind="fault")
+    html = tech_client.get("/c/J-102").content.decode()
+    opened = html.split('data-testid="journal-open">', 1)[1].split("</section>", 1)[0]
+    assert 'data-testid="fault-awaits-test"' in opened and f"/journal/{note.pk}/close" not in opened
+
+    refused = tech_client.post(f"/journal/{note.pk}/close", follow=True).content.decode()
+    assert "J-102&#x27;s fault is settled by a test after the repair, not by closing it" in refused
+    note.refresh_from_db()
+    assert note.closed_at is None
+    assert "Mark in production" not in refused and SEEN in refused.split('data-testid="journal-open">', 1)[1]
+
+    assert _power_meter_pass(tech_client, "J-102").status_code == 302
+    html = tech_client.get("/c/J-102").content.decode()
+    opened = html.split('data-testid="journal-open">', 1)[1].split("</section>", 1)[0]
+    assert 'data-testid="fault-awaits-test"' not in opened and f"/journal/{note.pk}/close" in opened
+    assert tech_client.post(f"/journal/{note.pk}/close").status_code == 302
+    note.refresh_from_db()
+    assert note.closed_at is not None
