@@ -60,6 +60,12 @@ class EvaluateReport:
 # --- raise / apply --------------------------------------------------------------------------------
 
 
+def without_rule_label(alert: Alert) -> str:
+    """An alert's summary without the rule's name it starts with (``naming``: "FEC degradation:
+    leaf-01:Ethernet1/1 ...")."""
+    return alert.summary.removeprefix(f"{alert.get_rule_display()}: ")
+
+
 def alert_raise(*, finding: engine.Finding, now: datetime, silenced: bool = False) -> tuple[Alert, bool]:
     """Open the alert for ``finding`` or update the open one. Returns (alert, opened)."""
     report = EvaluateReport()
@@ -201,7 +207,9 @@ def alerts_apply(
             cable_services.cable_set_status(
                 cable=cable,
                 status=CableStatus.DEGRADED,
-                reason=Truncator(f"alert {a.rule} #{a.pk}: {a.summary}").chars(100),
+                # the history's words name the rule from its code ("alert #12 (FEC degradation)"):
+                # the summary follows without its own copy of the rule's name, in the 100 characters
+                reason=Truncator(f"alert {a.rule} #{a.pk}: {without_rule_label(a)}").chars(100),
             )
         if a.severity == Severity.INFO:
             continue

@@ -7,6 +7,7 @@ evidence and whether the link is safe to drain.
     one of its 8 jumpers bent: its receivers' pre-FEC BER climbs, the ring slows
 """
 
+import re
 from datetime import date, timedelta
 
 import pytest
@@ -100,6 +101,9 @@ def test_the_suspect_cable_is_degraded_wherever_it_is_shown(hall, client, user_w
     page = client.get(f"/c/{cable.label}").content.decode()
     assert 'data-testid="cable-status">Degraded<' in page
     assert "Not ready for production until it resolves." in page
+    why = re.sub(r"<[^>]+>", "", page.split('data-testid="status-why">', 1)[1].split("</p>", 1)[0])
+    assert f"alert #{spike.pk} (Tail latency spike (collectives)): job " in why
+    assert why.count("Tail latency spike") == 1  # the rule named once, then what was seen
     path = client.get(f"/alerts/{spike.pk}/").content.decode().split("<h2>Path</h2>", 1)[1]
     row = next(r for r in path.split('data-testid="path-row"')[1:] if f">{cable.label}<" in r)
     assert '<td data-state="alert">Degraded<' in row

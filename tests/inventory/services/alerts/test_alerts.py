@@ -170,10 +170,12 @@ def test_a_link_whose_corrected_rate_climbs_for_ten_minutes_alerts_exactly_that_
         ev["recommendation_code"] == "replace_module"
     )  # one direction: the GPU's transmitter or leaf's receiver
     assert Cable.objects.get(label="J-1").status == CableStatus.DEGRADED
-    # Why degraded, in its history: the alert and its summary, cut with an ellipsis
-    # when it is longer than the history's 100 characters.
+    # Why degraded, in its history: the alert and its summary (without the rule's name twice:
+    # the page words the code "alert #12 (FEC degradation)"), cut with an ellipsis when it is
+    # longer than the history's 100 characters.
     why = Cable.objects.get(label="J-1").history.latest().history_change_reason
-    full = f"alert fec_degradation #{alert.pk}: {alert.summary}"
+    assert alert.summary.startswith("FEC degradation: ") and "FEC degradation" not in why
+    full = f"alert fec_degradation #{alert.pk}: {alert.summary.removeprefix('FEC degradation: ')}"
     assert (
         why == full
         if len(full) <= 100
