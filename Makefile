@@ -4,6 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 LOCK   := requirements/dev.lock
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
+# The demo's size; the forecast's and impact's training run holds as many GPUs (CABLETRACK_CLUSTER_GPUS)
 DEMO_GPUS ?= 256
 ADDR ?= 127.0.0.1:8000
 
@@ -33,7 +34,7 @@ run: install docs
 	@echo "  password demo-cabletrack for: demo (admin), engineer, tech (technician, team Fabric ops),"
 	@echo "  viewer, visitor (a technician in no team)"
 	@echo ""
-	$(BIN)/python manage.py runstack --addr $(ADDR)
+	CABLETRACK_CLUSTER_GPUS=$${CABLETRACK_CLUSTER_GPUS:-$(DEMO_GPUS)} $(BIN)/python manage.py runstack --addr $(ADDR)
 
 # Everything but the fault tests in parallel, then the fault tests (they start, stop and kill
 # their own private servers and workers) in one process. Exit 5 (nothing selected) is fine for
