@@ -374,3 +374,13 @@ def evidence_rows(evidence: object) -> list[tuple[str, str]]:
             label, text = unit.group(1), f"{text} {unit.group(2)}"
         rows.append((label, text))
     return rows
+
+
+def percent(value, digits: int = 1) -> str:
+    """``29.7 %``: a probability or a rate (0.297) as people read it; "" for none."""
+    if value is None or value == "":
+        return ""
+    try:
+        return f"{float(value) * 100:.{digits}f} %"
+    except (TypeError, ValueError):
+        return ""

@@ -37,6 +37,12 @@ def tone(verdict: str) -> str:
 
 
 @register.filter
+def percent(value, digits=1) -> str:
+    """``29.7 %``: a probability or a rate as a percentage (``core.words.percent``)."""
+    return vocabulary.percent(value, int(digits))
+
+
+@register.filter
 def metres(value) -> str:
     """``3.5 m``, ``4 m``: a cable's length (``core.words.metres``)."""
     return vocabulary.metres(value)

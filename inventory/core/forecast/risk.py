@@ -150,7 +150,7 @@ def _reasons(x: RiskInputs, i: int, f: dict[str, np.ndarray], base: float) -> li
     if f["margin"][i] != 1.0:
         out.append(f"test margin {x.min_margin_db[i]:+.2f} dB x{f['margin'][i]:.1f}")
     if f["fec"][i] != 1.0:
-        out.append(f"FEC corrected rate x{x.fec_ratio[i]:.0f} of baseline x{f['fec'][i]:.0f}")
+        out.append(f"FEC corrected rate {x.fec_ratio[i]:.0f} times its baseline x{f['fec'][i]:.0f}")
     if f["dom"][i] != 1.0:
         out.append(f"DOM drift {x.dom_drift_db[i]:+.1f} dB x{f['dom'][i]:.1f}")
     return out

@@ -634,7 +634,9 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
     # says what settles it instead of offering "Close"
     for n in journal["open"]:
         n.awaits_test = (
-            n.kind == FieldNoteKind.FAULT and evidence.gated and not fault_settled(n.at, evidence.last_test_at)
+            n.kind == FieldNoteKind.FAULT
+            and evidence.gated
+            and not fault_settled(n.at, evidence.last_test_at)
         )
     decision.step = step_with_url(decision.step, cable.label)
     step = page_step(decision, actions)

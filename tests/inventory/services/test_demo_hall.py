@@ -4,8 +4,8 @@ demo's day, and a few open alerts and reported faults for the pages to show."""
 from datetime import UTC, date, datetime, time
 
 import pytest
-from django.test import Client
 from django.db.models import Max
+from django.test import Client
 
 from inventory.core.choices import AlertRule, AlertState, CableStatus, FieldNoteKind
 from inventory.models import Alert, Cable, CableTest, FieldNote
@@ -60,7 +60,10 @@ def test_a_demo_fault_is_one_journal_entry_named_as_on_its_card(hall, user_with_
         html = tech_client.get(f"/c/{cable.label}").content.decode()
         journal = html[html.index("Journal and history") :]
         assert journal.count("Faulty") == 1, cable.label  # the one entry carries the change
-        assert "<strong>someone</strong> fault reported" in journal and "<strong>system</strong> fault" not in journal
+        assert (
+            "<strong>someone</strong> fault reported" in journal
+            and "<strong>system</strong> fault" not in journal
+        )
         assert f"{note.text}" in journal
 
 

@@ -94,6 +94,17 @@ def test_the_forecast_cost_line_multiplies_as_shown_and_groups_thousands(enginee
     assert "partnumber" not in text and "formfactor" not in text
 
 
+def test_the_forecast_says_rates_as_percentages(engineer_client):
+    """The budget AFR read "0.020" above a chart that said "2.0%", and the lots' rates "0.0100"."""
+    f.forecast_fleet(now=datetime(2026, 11, 29, 12, 0, tzinfo=UTC), cohorts=COHORTS)
+    html = engineer_client.get("/forecast/", {"lead_time_days": 30}).content.decode()
+    head = _text(html.split("<h1>", 1)[1].split("</p>", 1)[0])
+    assert "budget AFR 2.0 %" in head and re.search(r"learned fleet AFR \d+\.\d\d %", head), head
+    assert re.search(r'<td data-label="AFR">\d+\.\d\d %</td>', html)
+    assert re.search(r"<td>\d+\.\d\d % \(\d+\.\d\d %–\d+\.\d\d %\)</td>", html)
+    assert "Mean demand (modules)" in html
+
+
 def test_the_alert_page_says_a_spike_as_its_summary_does(engineer_client):
     """The evidence of the demo's spike: 29,415 µs against a P99 of 2,843 µs."""
     now = timezone.now()

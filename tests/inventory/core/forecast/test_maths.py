@@ -250,8 +250,8 @@ def test_test_margins_by_band():
 def test_a_rising_fec_rate_by_band():
     got = rank_one_each(fec_ratio=[2.9, 3.0, 9.9, 10.0, np.nan])
     assert {i: f for i, (f, _) in got.items()} == {1: 1.0, 2: 2.0, 3: 2.0, 4: 4.0, 5: 1.0}
-    assert got[2][1] == ["FEC corrected rate x3 of baseline x2"]
-    assert got[4][1] == ["FEC corrected rate x10 of baseline x4"]
+    assert got[2][1] == ["FEC corrected rate 3 times its baseline x2"]
+    assert got[4][1] == ["FEC corrected rate 10 times its baseline x4"]
 
 
 def test_dom_drift_either_way_by_band():

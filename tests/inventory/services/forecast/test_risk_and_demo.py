@@ -87,7 +87,7 @@ def test_a_rising_fec_rate_and_falling_rx_power_in_rollups_raise_a_links_risk(de
         now=now, params=forecast_services.ForecastParams.from_settings(top_links=10_000)
     )
     row = next(r for r in p["risk"]["links"] if r["link_id"] == link.pk)
-    assert any("FEC corrected rate x40 of baseline" in why for why in row["reasons"])
+    assert any("FEC corrected rate 40 times its baseline" in why for why in row["reasons"])
     assert any("DOM drift -4.5 dB" in why for why in row["reasons"])
 
 
