@@ -352,11 +352,14 @@ def production_hold(ev: CableEvidence) -> Hold | None:
         watching = f" ({a.watching})" if a.watching else ""
         # A cable the alert did not degrade (a PFC storm, a miswire, a silenced alert) stays in
         # production: its headline must not contradict the "In production" badge above it.
-        advice = (
-            "It stays in production; the alert says what to check."
-            if ev.status == CableStatus.IN_PRODUCTION
-            else "Not ready for production until it resolves."
-        )
+        # ... unless its own test fails: then the Tests card below says it is not ready, and
+        # so must the headline.
+        if ev.status != CableStatus.IN_PRODUCTION:
+            advice = "Not ready for production until it resolves."
+        elif any(f.own for f in ev.fails):
+            advice = "Its own test fails too (below): mark it degraded until it is fixed."
+        else:
+            advice = "It stays in production; the alert says what to check."
         reason = f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}"
         return Hold("alert", reason, alert=a, advice=advice)
     faults = unsettled_faults(ev)

@@ -19,6 +19,11 @@ FIBRE_KINDS = frozenset(CableKind.fibre())
 SEALED_KINDS = frozenset(CableKind.sealed())
 
 
+def _fibres(n: int) -> str:
+    """``all 8 fibres``; ``its fibre`` (never "all 1 fibres")."""
+    return f"all {n} fibres" if n != 1 else "its fibre"
+
+
 def cable_gated(cable: Cable) -> bool:
     """Does the production gate test this cable? Fibre (power meter, OTDR) and sealed cables
     (link qualification) yes; out-of-band copper (Cat6A) has no test."""
@@ -56,7 +61,7 @@ def gate_missing(*, cables: Sequence[Cable], latest: dict, ends: dict, now: date
             olts = mine.get(TestKind.OLTS)
             n = fibres_in_use(c, ends.get(c.pk, []))
             if olts is None:
-                need.append(f"a power-meter (OLTS) test of all {n} fibres")
+                need.append(f"a power-meter (OLTS) test of {_fibres(n)}")
             elif olts.verdict not in PASSING:
                 need.append(
                     f"a passing power-meter test (the last one, {human_date(olts.tested_at)}, failed)"
@@ -66,7 +71,7 @@ def gate_missing(*, cables: Sequence[Cable], latest: dict, ends: dict, now: date
                     f"a power-meter test newer than {retest_interval().days} days (last {human_date(olts.tested_at)})"
                 )
             elif olts.fibres_passed < n:
-                need.append(f"power-meter results on all {n} fibres (only {olts.fibres_passed} pass)")
+                need.append(f"power-meter results on {_fibres(n)} (only {olts.fibres_passed} pass)")
             exempt = c.length_m is not None and float(c.length_m) < min_len
             if not exempt:
                 otdr = mine.get(TestKind.OTDR)

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 
 from inventory.core.choices import CableStatus, Verdict
 from inventory.core.choices import TestKind as Kind
+from inventory.models.base import sanctioned_bulk_write
 from inventory.selectors.testing.gate import cable_gate_check
 from inventory.selectors.testing.latest import last_passing_tests, latest_tests
 from inventory.services.plant import cables as cable_services
@@ -31,6 +32,14 @@ def test_gate_for_a_sealed_cable_needs_a_passing_qualification():
     cable_services.cable_set_status(cable=cable, status=CableStatus.IN_PRODUCTION, now=NOW)
     cable.refresh_from_db()
     assert cable.status == CableStatus.IN_PRODUCTION
+
+
+def test_gate_of_a_cable_whose_ends_give_no_fibre_count_names_its_fibre_not_all_1_fibres(jumper):
+    """A plan row may give an MPO end without its fibre count: one fibre is then all the gate can
+    ask for, said as such."""
+    with sanctioned_bulk_write():  # a test's shortcut to an incomplete record, not a writer
+        jumper.ends.update(fibre_count=None)
+    assert cable_gate_check(cable=jumper, now=NOW) == ["a power-meter (OLTS) test of its fibre"]
 
 
 def test_gate_for_fibre_says_exactly_what_is_missing(jumper):

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from inventory.core.choices import AlertRule, AlertState, CableStatus, DeviceRole, Severity
 from inventory.core.telemetry.rules.frames import Finding
@@ -120,6 +121,27 @@ def test_a_silenced_spike_leaves_the_cable_alone(ring, client, user_with_role):
         in page
     )
     assert "Not ready for production" not in page
+
+
+def test_under_an_alert_that_leaves_it_in_production_a_failing_test_is_not_told_it_stays(
+    ring, client, user_with_role
+):
+    """A cable in production under such an alert whose own power-meter test then fails: the
+    headline said "It stays in production" above a Tests card saying "Not ready for production"."""
+    alerts_apply(
+        findings=[spike(ring["links"]["J-S1"])],
+        holding=set(),
+        reporting_port_ids=set(),
+        now=T0,
+        silence=Silence(set(), set(), set(), everything=True),
+        rules_evaluated={RULE},
+    )
+    cable = Cable.objects.get(label="J-S1")
+    olts(cable, [0.3] * 7 + [3.5], when=timezone.now())
+    client.force_login(user_with_role("technician", "tina"))
+    page = client.get("/c/J-S1").content.decode()
+    assert "Page alert open: Tail latency spike (collectives). Its own test fails too (below)" in page
+    assert "It stays in production" not in page and "Not ready for production" in page
 
 
 def test_once_the_spike_resolves_the_cable_comes_back_as_after_a_physical_alert(ring):

@@ -152,6 +152,8 @@ def test_the_alert_page_takes_a_repair_in_two_taps_and_shows_the_ranking(scene):
     assert re.search(r'name="end" value="B"[^>]*checked', form)  # the end to look at first, preset
     ranking = _text(html.split('data-testid="repair-ranking"', 1)[1].split("</section>", 1)[0])
     assert "Clean the connectors 50% (prior, no repairs yet)" in ranking
+    # the rates are each repair's own: a reader is told they need not add up to 100 %
+    assert "each on its own, so they need not add up to 100 %" in ranking
 
     r = client.post(f"/alerts/{alert.pk}/repairs", {"end": "B", "action": "clean"})
     assert r.status_code == 302
