@@ -236,6 +236,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cabletrack.settings")
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    os.environ.setdefault("CABLETRACK_CLUSTER_GPUS", args.gpus)  # the demo's run, as ``make run`` has it
     _manage("migrate", "--noinput", "-v0")
     _manage("seed_demo", "--gpus", args.gpus, "--seed", "1")
     _manage(

@@ -377,10 +377,11 @@ def evidence_rows(evidence: object) -> list[tuple[str, str]]:
 
 
 def percent(value, digits: int = 1) -> str:
-    """``29.7 %``: a probability or a rate (0.297) as people read it; "" for none."""
+    """``29.7 %``: a probability or a rate (0.297) as people read it, the sign never on a line
+    of its own (a no-break space); "" for none."""
     if value is None or value == "":
         return ""
     try:
-        return f"{float(value) * 100:.{digits}f} %"
+        return f"{float(value) * 100:.{digits}f}\u00a0%"
     except (TypeError, ValueError):
         return ""

@@ -100,8 +100,9 @@ def test_the_forecast_says_rates_as_percentages(engineer_client):
     html = engineer_client.get("/forecast/", {"lead_time_days": 30}).content.decode()
     head = _text(html.split("<h1>", 1)[1].split("</p>", 1)[0])
     assert "budget AFR 2.0 %" in head and re.search(r"learned fleet AFR \d+\.\d\d %", head), head
-    assert re.search(r'<td data-label="AFR">\d+\.\d\d %</td>', html)
-    assert re.search(r"<td>\d+\.\d\d % \(\d+\.\d\d %–\d+\.\d\d %\)</td>", html)
+    # the sign never wraps onto a line of its own: a no-break space before it
+    assert re.search(r'<td data-label="AFR">\d+\.\d\d\u00a0%</td>', html)
+    assert re.search(r"<td>\d+\.\d\d\u00a0% \(\d+\.\d\d\u00a0%–\d+\.\d\d\u00a0%\)</td>", html)
     assert "Mean demand (modules)" in html
 
 
