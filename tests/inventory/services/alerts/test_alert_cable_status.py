@@ -99,10 +99,8 @@ def test_a_spike_that_names_no_cable_changes_no_status(ring):
     assert set(Cable.objects.values_list("status", flat=True)) == {CableStatus.IN_PRODUCTION}
 
 
-def test_a_silenced_spike_leaves_the_cable_alone(ring, client, user_with_role):
-    """Inside a maintenance window nothing moves, for the spike as for the physical rules; the
-    page still shows the open alert, and says the cable stays in production under its "In
-    production" badge instead of "Not ready for production"."""
+def _silenced_spike_on_j_s1(ring) -> None:
+    """The spike on J-S1's link, inside a maintenance window covering everything."""
     alerts_apply(
         findings=[spike(ring["links"]["J-S1"])],
         holding=set(),
@@ -111,6 +109,13 @@ def test_a_silenced_spike_leaves_the_cable_alone(ring, client, user_with_role):
         silence=Silence(set(), set(), set(), everything=True),
         rules_evaluated={RULE},
     )
+
+
+def test_a_silenced_spike_leaves_the_cable_alone(ring, client, user_with_role):
+    """Inside a maintenance window nothing moves, for the spike as for the physical rules; the
+    page still shows the open alert, and says the cable stays in production under its "In
+    production" badge instead of "Not ready for production"."""
+    _silenced_spike_on_j_s1(ring)
     assert Cable.objects.get(label="J-S1").status == CableStatus.IN_PRODUCTION
 
     client.force_login(user_with_role("technician", "tina"))
@@ -128,14 +133,7 @@ def test_under_an_alert_that_leaves_it_in_production_a_failing_test_is_not_told_
 ):
     """A cable in production under such an alert whose own power-meter test then fails: the
     headline said "It stays in production" above a Tests card saying "Not ready for production"."""
-    alerts_apply(
-        findings=[spike(ring["links"]["J-S1"])],
-        holding=set(),
-        reporting_port_ids=set(),
-        now=T0,
-        silence=Silence(set(), set(), set(), everything=True),
-        rules_evaluated={RULE},
-    )
+    _silenced_spike_on_j_s1(ring)
     cable = Cable.objects.get(label="J-S1")
     olts(cable, [0.3] * 7 + [3.5], when=timezone.now())
     client.force_login(user_with_role("technician", "tina"))
