@@ -15,9 +15,10 @@ from django.views.decorators.http import require_GET
 
 from inventory.access import authz
 from inventory.conf import app_settings
-from inventory.core.choices import PASSING, Verdict
+from inventory.core.choices import Verdict
 from inventory.core.pdf.commissioning import commissioning_pdf
 from inventory.core.safetext import safe_filename
+from inventory.core.words import verdict_tone
 from inventory.forms.testing import InspectionForm, OltsForm, OtdrForm
 from inventory.models import Cable, Inspection, OtdrTrace, Rack, Row, Site
 from inventory.selectors.pages.commissioning import commissioning_report as report_of
@@ -42,16 +43,14 @@ def _add_errors(form, exc: ValidationError, fields: dict[str, str] | None = None
 
 
 def recorded_message(request, text: str, verdict: str) -> None:
-    """The banner after a test is recorded, in the tone of its verdict: a failed test recorded
-    is not a success to show in green."""
-    level = (
-        messages.SUCCESS
-        if verdict in PASSING
-        else messages.WARNING
-        if verdict == Verdict.MARGINAL
-        else messages.ERROR
-    )
+    """The banner after a test is recorded, in its verdict's tone (``core.words.verdict_tone``,
+    the colour the pages give it): a failed test recorded is not a success to show in green, an
+    unjudged one is neutral."""
+    level = _LEVEL_OF_TONE.get(verdict_tone(verdict), messages.INFO)
     messages.add_message(request, level, text)
+
+
+_LEVEL_OF_TONE = {"ok": messages.SUCCESS, "warn": messages.WARNING, "bad": messages.ERROR}
 
 
 def _cable(label: str) -> Cable:
@@ -191,7 +190,10 @@ def cable_inspect(request, label: str):
                 f"{i['end'].side}{i['end'].leg or ''} {'pass' if i['passed'] else 'fail'}"
                 for i in form.inspected()
             )
-            messages.success(request, f"Inspection recorded: {said}.")
+            failed = any(not i["passed"] for i in form.inspected())
+            recorded_message(
+                request, f"Inspection recorded: {said}.", Verdict.FAIL if failed else Verdict.PASS
+            )
             return redirect(cable)
     latest = {e.end.pk: e.latest for e in ends}
     groups = [{**g, "latest": latest.get(g["end"].pk)} for g in form.end_groups()]

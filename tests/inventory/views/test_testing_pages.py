@@ -188,6 +188,8 @@ def test_inspection_of_both_ends_in_one_submission_shows_each_result(tech, jumpe
     assert test.verdict == Verdict.FAIL and test.details["ends"] == {"A": "fail", "B": "pass"}
     assert not a.inspections.get().passed and b.inspections.get().passed
     page = tech.get(url).content.decode()
+    # the banner is the failing verdict's, not a green success
+    assert '<li class="msg msg-error">Inspection recorded: A fail, B pass.</li>' in page
     last_a = page.split('data-testid="inspect-last-A">', 1)[1].split("</p>", 1)[0]
     last_b = page.split('data-testid="inspect-last-B">', 1)[1].split("</p>", 1)[0]
     assert "fail" in last_a and "by tina" in last_a and "pass" in last_b
