@@ -15,7 +15,10 @@ The rules, in order (the first that applies sets the state and the step):
 3. A fault reported and still open, with no test since: retest after the repair.
 4. Something fails: each failure names the segment, the figure and the limit. The cable's own
    failure on a cable recorded as tested or in production: "Mark degraded". A failure on another
-   segment of its link: go to that segment.
+   segment of its link: go to that segment. A cable carrying several links (a trunk between
+   panels) whose own tests pass is not failed by another segment of one of them: its state is
+   its own (the rules below), and the failure elsewhere is said once in its headline, naming
+   that segment (``Decision.elsewhere``).
 5. The gate lacks a test: record it.
 6. The retest is overdue: record it.
 7. Every test passes and nothing is open: "Mark in production" (when not already).
@@ -61,6 +64,9 @@ STEP_WORDS = {
     "drain": "Restore or extend the drain",
     "status": "",
 }
+
+# What a trunk whose own tests pass says of a failure on another segment of a link it carries.
+ELSEWHERE = "A link it carries fails elsewhere"
 
 # States, worst first, and how a list or a path row says them in a few words.
 STATE_WORDS = {
@@ -133,6 +139,8 @@ class FailFact:
     own: bool
     kind: str = "olts"
     note: str = ""
+    #: The link the failure is on, for a failure of another segment or of a channel.
+    link_id: int | None = None
 
     @property
     def text(self) -> str:
@@ -173,6 +181,8 @@ class CableEvidence:
     #: window ended at), and the URL of its alert's page (restore or extend there).
     drain_overdue: tuple[datetime, datetime] | None = None
     drain_overdue_url: str = ""
+    #: How many active links run through the cable (a trunk between panels carries several).
+    links: int = 0
 
 
 def until_words(until: datetime, today: date | None) -> str:
@@ -233,6 +243,12 @@ class Decision:
     fault: FaultFact | None = None
     #: No test gate applies (Cat6A): "ready" then means nothing holds it, not "tests pass".
     no_gate: bool = False
+    #: A cable carrying several links whose own tests pass: the failures of other segments of
+    #: those links (the headline says them once, after the cable's own state; not its state).
+    elsewhere: list[FailFact] = field(default_factory=list)
+    #: With ``elsewhere``: the headline's first part, the cable's own state ("In production: its
+    #: own tests pass."); the headline adds ``ELSEWHERE`` and the failures.
+    lead: str = ""
 
     @property
     def words(self) -> str:
@@ -250,9 +266,23 @@ class Decision:
         return f"{n} alert{'s' if n != 1 else ''} open"
 
     @property
+    def elsewhere_words(self) -> str:
+        """``a link fails at C000343`` beside the state of a trunk whose own tests pass."""
+        names = list(dict.fromkeys(f.segment for f in self.elsewhere))
+        if not names:
+            return ""
+        more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+        return f"a link fails at {names[0]}{more}"
+
+    @property
+    def headline_lead(self) -> str:
+        """The headline without what fails elsewhere (the cable page lists that with links)."""
+        return self.lead or self.headline
+
+    @property
     def state_line(self) -> str:
         """The state as a row says it: ``retest overdue, 1 alert open``."""
-        return ", ".join(w for w in (self.words, self.alert_words) if w)
+        return ", ".join(w for w in (self.words, self.alert_words, self.elsewhere_words) if w)
 
     @property
     def line(self) -> str:
@@ -276,7 +306,14 @@ class Decision:
                 "status": self.step.status or None,
             },
             "fails": [
-                {"segment": f.segment, "text": f.text, "figure": f.figure, "limit": f.limit, "url": f.url}
+                {
+                    "segment": f.segment,
+                    "text": f.text,
+                    "figure": f.figure,
+                    "limit": f.limit,
+                    "url": f.url,
+                    "own": f.own,
+                }
                 for f in self.fails
             ],
             "blocking_alerts": [a.id for a in self.blocking],
@@ -370,6 +407,25 @@ def production_hold(ev: CableEvidence) -> Hold | None:
 
 def cable_decide(ev: CableEvidence) -> Decision:
     """The state, the first screen's headline, its reasons and the one next step."""
+    d = _decide(ev)
+    if d.elsewhere:
+        d.lead = d.headline
+        listed = "; ".join(f.text for f in d.elsewhere[:3]) + ("; …" if len(d.elsewhere) > 3 else "")
+        d.headline = f"{d.headline} {ELSEWHERE}: {listed}."
+    return d
+
+
+def failures_elsewhere(ev: CableEvidence) -> list[FailFact]:
+    """The failures that are not the cable's state (rule 4): those of other segments of the links
+    through a cable that carries several (a trunk between panels) and whose own tests pass. One
+    failing patch cord among the 24 on a trunk's panels says nothing of the trunk or of its other
+    links. A cable carrying one link shares that link's failure, wherever it is."""
+    if ev.links < 2 or any(f.own for f in ev.fails):
+        return []
+    return list(ev.fails)
+
+
+def _decide(ev: CableEvidence) -> Decision:
     hold = production_hold(ev)
     if hold is not None and hold.state == "retired":
         return Decision("retired", "none", hold.headline, [], None, [], [], False)
@@ -387,11 +443,16 @@ def cable_decide(ev: CableEvidence) -> Decision:
     if overdue:
         reasons.append(f"retest overdue since {ev.retest_due:%-d %b %Y}")
     fails = list(ev.fails)
+    elsewhere = failures_elsewhere(ev)
+    passes = "its own tests pass" if elsewhere else "every test passes"
 
     def decision(state, tone, head, step, offers=False):
-        return Decision(
+        named = Decision(
             state, tone, head, reasons, step, fails, blocking, offers, list(ev.alerts), drained, late
         )
+        if state not in ("alert", "drain", "fault"):
+            named.elsewhere = elsewhere
+        return named
 
     if hold is not None and hold.state == "drain":
         why = "The drain's maintenance window ended but nobody put the link back: restore it or extend the drain."
@@ -410,7 +471,7 @@ def cable_decide(ev: CableEvidence) -> Decision:
         named = decision("fault", "bad", hold.headline, step)
         named.fault = hold.fault
         return named
-    if fails:
+    if fails and not elsewhere:
         own = [f for f in fails if f.own]
         first = (own or fails)[0]
         head = "Tests fail: " + "; ".join(f.text for f in fails[:3]) + ("; …" if len(fails) > 3 else "")
@@ -423,9 +484,10 @@ def cable_decide(ev: CableEvidence) -> Decision:
             )
         elif own:
             key = "olts" if ev.fibre else "qualification"
-            step = Step(key, STEP_WORDS[key], f"Clean, re-seat and retest: {first.text}.")
+            step = Step(key, STEP_WORDS[key], "Clean both ends, re-seat and retest (the failure is above).")
         else:
-            step = Step("segment", f"Open {first.segment}", f"{first.text}.", first.url)
+            why = f"Its own tests pass: the failure above is on {first.segment}."
+            step = Step("segment", f"Open {first.segment}", why, first.url)
         return decision("fails", "bad", head, step)
     if ev.gated and ev.missing:
         head = "Not ready for production: needs " + "; ".join(ev.missing) + "."
@@ -439,18 +501,18 @@ def cable_decide(ev: CableEvidence) -> Decision:
     # was empty, and the Tests card read "not ready for production: " with no reason).
     if ev.gated and ev.status != CableStatus.IN_PRODUCTION:
         head = (
-            f"Recorded as {_status_words(ev.status)}, but every test passes and no alert is open: "
+            f"Recorded as {_status_words(ev.status)}, but {passes} and no alert is open: "
             "ready for production."
         )
         step = Step(
             "status",
             "Mark in production",
-            "Every test passes and no alert is open.",
+            f"{passes[0].upper()}{passes[1:]} and no alert is open.",
             status=CableStatus.IN_PRODUCTION,
         )
         return decision("ready", "ok", head, step, offers=True)
     if ev.gated and ev.status == CableStatus.IN_PRODUCTION:
-        return decision("ok", "ok", "In production: every test passes." + _info_alerts(ev), None)
+        return decision("ok", "ok", f"In production: {passes}." + _info_alerts(ev), None)
     if not ev.gated:
         return _ungated(ev, decision)
     return decision("none", "none", "", None)

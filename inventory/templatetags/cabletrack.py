@@ -123,6 +123,8 @@ def decision_cell(d, link: bool = False) -> str:
     ]
     if alert_words:
         out.append(f'{"," if words else ""} <span class="warn">{_esc(alert_words)}</span>')
+    if d.elsewhere:  # a trunk whose own tests pass: where a link it carries fails
+        out.append(f', <span class="warn" data-testid="row-elsewhere">{_esc(d.elsewhere_words)}</span>')
     step = d.step
     if step:
         if link and step.url:
@@ -145,10 +147,14 @@ def cable_list_row(c, today) -> str:
     a_lines, b_lines = c.end_cells
     vendor = c.vendor.name if c.vendor_id and c.vendor is not None else ""
     overdue = "bad" if c.retest_due and c.retest_due < today else ""
-    step = ""
+    step = (
+        f', <span class="warn" data-testid="row-elsewhere">{e(d.elsewhere_words)}</span>'
+        if d.elsewhere
+        else ""
+    )
     if d.step:
         label = e(d.step.label)
-        step = "<br>" + (f'<a href="{e(d.step.url)}">{label}</a>' if d.step.url else label)
+        step += "<br>" + (f'<a href="{e(d.step.url)}">{label}</a>' if d.step.url else label)
     return mark_safe(  # noqa: S308 - every interpolated value is escaped (or a filter's safe output)
         f'\n      <tr class="st-{e(c.status)}">\n'
         f'        <td class="check"><label class="rowcheck"><input type="checkbox" name="cable" value="{c.pk}"'

@@ -169,6 +169,11 @@ class FailureSerializer(serializers.Serializer):
     figure = serializers.CharField(help_text="What was measured, e.g. '3.10 dB'")
     limit = serializers.CharField(help_text="What is allowed, e.g. '2.60 dB TIA-568.3 budget'")
     url = serializers.CharField(help_text="The failing segment's page, at its tests")
+    own = serializers.BooleanField(
+        help_text="The cable's own test (or a link's channel whose worst segment it is); false: "
+        "another segment of a link through it (a trunk carrying several links whose own tests "
+        "pass is not failed by it: its state is its own)"
+    )
 
 
 class NextStepSerializer(serializers.Serializer):

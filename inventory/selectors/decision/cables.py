@@ -104,8 +104,9 @@ def _segment_what(label: str, role: str) -> str:
     return f"{word(role, 'role').lower() or 'cable'} {label} segment"
 
 
-def _test_fail(label: str, role: str, t: LatestTest, *, own: bool) -> FailFact:
-    """A failed test as a failure with its segment, figure and limit."""
+def _test_fail(label: str, role: str, t: LatestTest, *, own: bool, link_id: int | None = None) -> FailFact:
+    """A failed test as a failure with its segment, figure and limit (``link_id``: the link it
+    fails, for another segment of a link through the cable)."""
     url = f"{cable_url(label)}#tests"
     what = _segment_what(label, role)
     kind = _KIND_WORDS.get(t.kind, t.kind)
@@ -116,14 +117,29 @@ def _test_fail(label: str, role: str, t: LatestTest, *, own: bool) -> FailFact:
             else ("TIA-568.3 budget" if t.kind == TestKind.OLTS else "loss budget")
         )
         return FailFact(
-            label, f"{what} ({kind})", f"{t.loss_db:.2f} dB", f"{t.budget_db:.2f} dB {std}", url, own, t.kind
+            label,
+            f"{what} ({kind})",
+            f"{t.loss_db:.2f} dB",
+            f"{t.budget_db:.2f} dB {std}",
+            url,
+            own,
+            t.kind,
+            link_id=link_id,
         )
     if t.loss_db is not None and t.margin_db is not None:
         limit = t.loss_db + t.margin_db
         return FailFact(
-            label, f"{what} ({kind})", f"{t.loss_db:.2f} dB", f"{limit:.2f} dB limit", url, own, t.kind
+            label,
+            f"{what} ({kind})",
+            f"{t.loss_db:.2f} dB",
+            f"{limit:.2f} dB limit",
+            url,
+            own,
+            t.kind,
+            link_id=link_id,
         )
-    return FailFact(label, f"{what} ({kind})", f"failed on {human_date(t.tested_at)}", "", url, own, t.kind)
+    failed = f"failed on {human_date(t.tested_at)}"
+    return FailFact(label, f"{what} ({kind})", failed, "", url, own, t.kind, link_id=link_id)
 
 
 def fail_facts(
@@ -149,7 +165,7 @@ def fail_facts(
                 continue
             for t in (sv.olts, sv.otdr, sv.qualification):
                 if t is not None and t.verdict == Verdict.FAIL:
-                    add(_test_fail(sv.label, sv.role, t, own=False))
+                    add(_test_fail(sv.label, sv.role, t, own=False, link_id=lv.link_id))
         if (
             lv.pmd_verdict == Verdict.FAIL
             and lv.channel_loss_db is not None
@@ -169,6 +185,7 @@ def fail_facts(
                     (worst.cable_id if worst else cable_id) == cable_id,
                     "channel",
                     by,
+                    lv.link_id,
                 )
             )
     return out
@@ -199,6 +216,7 @@ def cable_evidence(
         alerts=sorted(alerts, key=lambda a: a.id),
         faults=sorted(faults, key=lambda f: (f.at, f.text)),
         fails=fail_facts(cable_id=cable.pk, label=cable.label, role=cable.role, own=own, links=links),
+        links=len(links),
         missing=list(missing),
         retest_due=cable.retest_due,
         today=today,

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from inventory.core.choices import PASSING, SEVERITY_ORDER, CableKind, CableStatus, FieldNoteKind
-from inventory.core.decision import Decision, FaultFact, cable_decide, fault_settled
+from inventory.core.decision import ELSEWHERE, Decision, FaultFact, cable_decide, fault_settled
 from inventory.core.pathcheck import PathVerdict
 from inventory.core.words import human_date, human_when, word
 from inventory.db.compiled import CompiledRead
@@ -288,13 +288,14 @@ def cable_links(cable: Cable) -> list[Link]:
 
 
 def cable_trace(
-    cable: Cable, ends: list[EndView], links: list[Link] | None = None
+    cable: Cable, ends: list[EndView], links: list[Link] | None = None, *, focus: int | None = None
 ) -> tuple[Trace | None, int, LinkRows | None]:
     """The channel this cable is part of, how many links it carries, and the link's rows.
 
     A cable on exactly one recorded link shows that link's whole path (and returns the rows
-    it read, for the link's verdicts); otherwise (a trunk carrying many links, or a cable on
-    no complete link yet) the path is traced from end A.
+    it read, for the link's verdicts). A trunk carrying several shows one of them whole, from
+    device end to device end: ``focus`` (the link its decision names, ``focus_link``), else the
+    first. A cable on no complete link yet is traced from end A.
     """
     if links is None:
         links = cable_links(cable)
@@ -302,6 +303,9 @@ def cable_trace(
         trace, rows = _link_trace(links[0], cable, [v.end for v in ends])
         return trace, 1, rows
     link_count = len(links)
+    if links:
+        link = next((lk for lk in links if lk.pk == focus), links[0])
+        return _link_trace(link, cable, [v.end for v in ends])[0], link_count, None
     a = next((v for v in ends if v.end.side == "A" and v.end.active), None)
     if a is None or not a.ports:
         return None, link_count, None
@@ -577,14 +581,25 @@ def _action_list(actions: dict, step: dict | None) -> list[dict]:
     ]
 
 
+def focus_link(decision: Decision, top: object | None) -> int | None:
+    """The link a trunk's page draws whole: the one its first failure is on, else the one of its
+    most severe open alert (None: the trunk's first link)."""
+    named = next((f.link_id for f in (*decision.elsewhere, *decision.fails) if f.link_id), None)
+    return named or getattr(top, "link_id", None)
+
+
 def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
     """Everything the cable page shows. ``may``: action key -> whether the user may take it
     (the view asks ``authz``); actions the user may not take are not offered."""
     today = timezone.localdate()
     end_views = cable_page_ends(cable)
     links = cable_links(cable)  # read once: the trace, alerts and test panels share them
+    live = cable.status != CableStatus.RETIRED
+    # A trunk draws the link its decision names: after the decision (below).
     trace, link_count, link_rows = (
-        cable_trace(cable, end_views, links) if cable.status != CableStatus.RETIRED else (None, 0, None)
+        cable_trace(cable, end_views, links)
+        if live and len(links) < 2
+        else (None, len(links) if live else 0, None)
     )
     journal = journal_for(cable)
     notes = journal["entries"]
@@ -651,7 +666,11 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
         and cable.status != CableStatus.IN_PRODUCTION
     )
     top = top_alert(ctx["cable_alerts"])
+    if live and link_count > 1:
+        trace = cable_trace(cable, end_views, links, focus=focus_link(decision, top))[0]
     ctx.update(
+        trace=trace,
+        elsewhere_lead=ELSEWHERE,
         status_why=status_why(cable, ctx["history"], decision.fault),
         link_ends=link_far_ends(trace),
         decision=decision,
