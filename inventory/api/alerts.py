@@ -91,6 +91,12 @@ class RepairSerializer(serializers.ModelSerializer):
     """A repair recorded on an alert, with its verdict (``core.repairs.repair_outcome``)."""
 
     done_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    cable = serializers.SlugRelatedField(
+        slug_field="label",
+        read_only=True,
+        help_text="The cable whose `end` it was done at, as the alert page names it (End A of J-100); "
+        "null for both ends of a link over several cables, or where not recorded",
+    )
     outcome = serializers.SerializerMethodField()
     judged_at = serializers.SerializerMethodField()
     outcome_reason = serializers.SerializerMethodField()
@@ -102,6 +108,7 @@ class RepairSerializer(serializers.ModelSerializer):
             "alert",
             "action",
             "end",
+            "cable",
             "note",
             "done_by",
             "done_at",
@@ -135,6 +142,14 @@ class RepairSerializer(serializers.ModelSerializer):
 class RepairCreateSerializer(serializers.Serializer):
     action = serializers.ChoiceField(choices=RepairAction.choices)
     end = serializers.ChoiceField(choices=RepairEnd.choices, default=RepairEnd.NA)
+    cable = StrictCharField(
+        max_length=64,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="The label of the cable whose end it was (a cable of the alert's link). Without it, "
+        "End A or B is the end the alert page calls so, on the cable plugged there.",
+    )
     note = StrictCharField(max_length=300, required=False, allow_blank=True, default="")
 
 
@@ -261,7 +276,7 @@ class AlertViewSet(
     ordering_fields = ["opened_at", "severity", "updated_at"]
     queryset = Alert.objects.select_related("cable", "acknowledged_by").prefetch_related(
         Prefetch("cables", queryset=Cable.objects.only("id", "label")),
-        Prefetch("repairs", queryset=Repair.objects.select_related("done_by")),
+        Prefetch("repairs", queryset=Repair.objects.select_related("done_by", "cable")),
         Prefetch(
             "drains",
             queryset=LinkDrain.objects.select_related("window", "drained_by", "restored_by").order_by(
@@ -303,8 +318,11 @@ class AlertViewSet(
         methods=["POST"],
         request=RepairCreateSerializer,
         responses={201: RepairSerializer, 200: RepairSerializer},
-        description="Record what was done about the alert (`action`, `end`: the cable's end A or B, "
-        "`both` or `na`, an optional `note`). The alert must be open (else 400); the same repair by the "
+        description="Record what was done about the alert (`action`, `end`: End A or B as the alert page "
+        "names its ends, `both` or `na`, an optional `cable`: the label of the cable whose end it was, "
+        "needed only when both ends of the link are named alike, and an optional `note`). The repair is "
+        "recorded against that cable end (`cable` in the answer). The alert must be open and show that "
+        "end (else 400); the same repair by the "
         "same person within 5 minutes is a double tap and answers the first (200). The outcome is "
         "judged later by the telemetry: `pending`, then `fixed` or `came_back`.",
     )

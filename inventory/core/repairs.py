@@ -80,8 +80,8 @@ PRIOR_WEIGHT = 4.0
 MIN_SCOPE_REPAIRS = 5
 
 
-# How the alert says what was done ("Back after the cleaning at End A"), and the state in a few
-# words while it watches ("cleaned at End A, watching"). One place: the cable page (the decision),
+# How the alert says what was done ("Back after the cleaning at End A of J-100"), and the state
+# in a few words while it watches ("cleaned at End A of J-100, watching"). One place: the cable page (the decision),
 # the home and rack lists, the alert page and the API all say it with these two functions.
 _DONE = {
     "clean": "cleaning",
@@ -99,23 +99,32 @@ _DONE_PAST = {
 }
 
 
-def _where(action: str, end: str) -> str:
-    if action == "replace_cable":
+def end_words(end: str, cable: str = "") -> str:
+    """Where a repair was done, as the alert page names the place: ``End A of J-100`` (the cable
+    whose end it is: on a link through a panel, the two ends are two cables'), ``Both ends``
+    (``Both ends of J-102``), ``n.a.``."""
+    of = f" of {cable}" if cable else ""
+    return {"A": f"End A{of}", "B": f"End B{of}", "both": f"Both ends{of}"}.get(end, "n.a.")
+
+
+def _where(action: str, end: str, cable: str = "") -> str:
+    if action == "replace_cable" or end not in ("A", "B", "both"):
         return ""  # a cable is replaced whole
-    return {"A": " at End A", "B": " at End B", "both": " at both ends"}.get(end, "")
+    words = end_words(end, cable)
+    return f" at {words[0].lower()}{words[1:]}" if end == "both" else f" at {words}"
 
 
-def repair_words(action: str, end: str, detail: str = "") -> str:
-    """``cleaning at End A``, ``module swap at End B (gpu-0001 OSFP1: s/n X by Y)``, ``cable
-    replacement (J-102 by R-102)``: what the alert page says it watches after."""
-    what = f"{_DONE.get(action, 'repair')}{_where(action, end)}"
+def repair_words(action: str, end: str, detail: str = "", cable: str = "") -> str:
+    """``cleaning at End A of J-100``, ``module swap at End B of J-101 (gpu-0001 OSFP1: s/n X by
+    Y)``, ``cable replacement (J-102 by R-102)``: what the alert page says it watches after."""
+    what = f"{_DONE.get(action, 'repair')}{_where(action, end, cable)}"
     return f"{what} ({detail})" if detail else what
 
 
-def watching_words(action: str, end: str) -> str:
-    """The state of an alert on watch, in a few words: ``cleaned at End B, watching``,
+def watching_words(action: str, end: str, cable: str = "") -> str:
+    """The state of an alert on watch, in a few words: ``cleaned at End B of J-101, watching``,
     ``replaced, watching`` (an action not recorded: ``repaired, watching``)."""
-    return f"{_DONE_PAST.get(action, 'repaired')}{_where(action, end)}, watching"
+    return f"{_DONE_PAST.get(action, 'repaired')}{_where(action, end, cable)}, watching"
 
 
 def prior_row(*, advice_code: str, evidence: dict) -> str:

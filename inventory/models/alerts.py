@@ -13,7 +13,7 @@ from inventory.core.choices import (
     RepairSource,
     Severity,
 )
-from inventory.core.repairs import symptom_words, watching_words
+from inventory.core.repairs import end_words, symptom_words, watching_words
 
 
 class Alert(models.Model):
@@ -59,14 +59,17 @@ class Alert(models.Model):
     # the alert naming the new part). ``moved_from``: the cable it was moved off, so that cable's
     # page says where its alerts went; ``replacement``: what was done, in words
     # (``core.repairs.repair_words``: "cable replacement (J-102 by R-102)"); ``watch_action`` and
-    # ``watch_end``: the same as the repair's action and end, which the short state reads
-    # ("cleaned at End B, watching": ``watching``).
+    # ``watch_end``: the same as the repair's action and end, and ``watch_cable`` the label of the
+    # cable whose end it was (on a link through a panel the two ends are two cables'), which the
+    # short state reads ("cleaned at End B of J-101, watching": ``watching``). The label, as the
+    # summary and ``replacement`` keep theirs: words every list reads without a join.
     moved_from = models.ForeignKey(
         "inventory.Cable", null=True, blank=True, on_delete=models.PROTECT, related_name="alerts_moved_away"
     )
     replacement = models.CharField(max_length=200, blank=True)
     watch_action = models.CharField(max_length=16, choices=RepairAction.choices, blank=True)
     watch_end = models.CharField(max_length=4, choices=RepairEnd.choices, blank=True)
+    watch_cable = models.CharField(max_length=64, blank=True)
     watching_since = models.DateTimeField(null=True, blank=True)
     returned_at = models.DateTimeField(null=True, blank=True)
     summary = models.CharField(max_length=300)
@@ -95,8 +98,10 @@ class Alert(models.Model):
 
     @property
     def watching(self) -> str:
-        """``cleaned at End B, watching`` while on watch after a repair or a replacement, else ""."""
-        return watching_words(self.watch_action, self.watch_end) if self.watching_since else ""
+        """``cleaned at End B of J-101, watching`` while on watch after a repair or a replacement, else ""."""
+        return (
+            watching_words(self.watch_action, self.watch_end, self.watch_cable) if self.watching_since else ""
+        )
 
 
 class AlertNotification(models.Model):
@@ -245,6 +250,15 @@ class Repair(models.Model):
     rule = models.CharField(max_length=20, choices=AlertRule.choices, help_text="The alert's rule")
     action = models.CharField(max_length=16, choices=RepairAction.choices)
     end = models.CharField(max_length=4, choices=RepairEnd.choices, default=RepairEnd.NA)
+    cable = models.ForeignKey(
+        "inventory.Cable",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="repairs",
+        help_text="The cable whose end it was done at (End A of J-100), as the alert page named it; "
+        "empty for both ends of a link over several cables, or where not recorded",
+    )
     note = models.CharField(max_length=300, blank=True)
     source = models.CharField(
         max_length=8,
@@ -280,6 +294,11 @@ class Repair(models.Model):
     def symptom_words(self) -> str:
         """What the alert showed, in words ("one direction, low receive power")."""
         return symptom_words(self.symptoms)
+
+    @property
+    def where(self) -> str:
+        """Where it was done, as the alert page named it: "End A of J-100" (read ``cable`` with it)."""
+        return end_words(self.end, self.cable.label if self.cable_id else "")
 
     class Meta:
         ordering = ["-done_at", "-id"]

@@ -22,7 +22,7 @@ from inventory.access import authz
 from inventory.conf import app_settings
 from inventory.core.choices import AlertRule, AlertState, RepairAction, RepairEnd, Severity
 from inventory.core.decision import until_words
-from inventory.core.repairs import symptom_words
+from inventory.core.repairs import end_words, symptom_words
 from inventory.forms.plant import apply_errors
 from inventory.models import Alert, Device, Link, Rack, Site
 from inventory.selectors.alerts import queries as alert_selectors
@@ -81,12 +81,45 @@ class SilenceForm(forms.Form):
     reason = forms.CharField(max_length=200, required=False)
 
 
-class RepairForm(forms.Form):
-    """Two taps: where (preset to the end to look at first), then the action button."""
+class _WhereField(forms.ChoiceField):
+    """The ends the page shows; a bare end (``A``, as the API takes it) is valid too: it means the
+    end the alert page calls so (``core.alert_ends.repair_target``)."""
 
-    end = forms.ChoiceField(choices=RepairEnd.choices, initial=RepairEnd.NA, widget=forms.RadioSelect)
+    def valid_value(self, value):
+        return value in RepairEnd.values or super().valid_value(value)
+
+
+class RepairForm(forms.Form):
+    """Two taps: where (preset to the end to look at first), then the action button.
+
+    Each end the alert page shows is a choice of its own, named as its card names it, with the
+    cable plugged there ("End A of J-100 · gpu-0001 OSFP1"): on a link through a panel the two
+    ends are two cables' ends, so the choice carries the cable (``A:J-100``), and the repair lands
+    on that cable end. Both ends and n.a. name no end."""
+
+    end = _WhereField(widget=forms.RadioSelect)
     action = forms.ChoiceField(choices=RepairAction.choices)
     note = forms.CharField(max_length=300, required=False, label="Note (optional)")
+
+    def __init__(self, *args, ends=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        named = [
+            (f"{e.name[:1]}:{e.cable}", f"{end_words(e.name[:1], e.cable)} · {e.device} {e.cage or e.port}")
+            for e in ends
+            if e.cable and e.name[:1] in (RepairEnd.A, RepairEnd.B)
+        ]
+        plain = [(RepairEnd.A, RepairEnd.A.label), (RepairEnd.B, RepairEnd.B.label)] if not named else []
+        self.fields["end"].choices = [
+            *named,
+            *plain,
+            (RepairEnd.BOTH, RepairEnd.BOTH.label),
+            (RepairEnd.NA, RepairEnd.NA.label),
+        ]
+
+    def where(self) -> tuple[str, str]:
+        """(end, cable label) of the choice made."""
+        end, _, cable = self.cleaned_data["end"].partition(":")
+        return end, cable
 
 
 class ExtendForm(forms.Form):
@@ -118,11 +151,15 @@ def _detail(request, alert: Alert, *, status: int = 200, **bound_forms):
     page = alert_page(alert, now=now)
     ctx, ranking = repair_selectors.alert_ranking(alert)
     worst = page["worst_end"]
-    initial_end = worst.name[:1] if worst is not None and worst.name[:1] in ("A", "B") else RepairEnd.NA
+    initial_end = (
+        f"{worst.name[:1]}:{worst.cable}"
+        if worst is not None and worst.cable and worst.name[:1] in ("A", "B")
+        else RepairEnd.NA
+    )
     context = {
         "alert": alert,
         "silence_form": SilenceForm(),
-        "repair_form": RepairForm(initial={"end": initial_end}),
+        "repair_form": RepairForm(initial={"end": initial_end}, ends=page["ends"]),
         "drain_form": DrainForm(),
         "extend_form": ExtendForm(),
         "ev": alert.evidence,
@@ -160,13 +197,15 @@ def alert_repair(request, pk: int):
         ),
         pk=pk,
     )
-    form = RepairForm(request.POST)
+    form = RepairForm(request.POST, ends=alert_page(alert)["ends"])
     if form.is_valid():
+        end, cable = form.where()
         try:
             repair, created = alert_services.repair_record(
                 alert=alert,
                 action=form.cleaned_data["action"],
-                end=form.cleaned_data["end"],
+                end=end,
+                cable=cable,
                 note=form.cleaned_data["note"],
                 actor=request.user,
                 now=timezone.now(),
@@ -174,7 +213,7 @@ def alert_repair(request, pk: int):
         except ValidationError as exc:
             apply_errors(form, exc)
         else:
-            what = f"{repair.get_action_display()} ({repair.get_end_display()})"
+            what = f"{repair.get_action_display()} ({repair.where})"
             messages.success(
                 request,
                 f"Recorded: {what}. Watching the telemetry: the outcome shows here."

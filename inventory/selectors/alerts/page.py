@@ -2,7 +2,11 @@
 (with each segment's state and next step from the one decision), and times said against "last seen".
 
 Ends are named as the cable page names them: the side (A or B) of the cable whose plug sits in
-that port's cage, so "End A" on an alert is the end the technician sees as A on the cable page.
+that port's cage, with that cable's label ("End A of J-100"), so "End A" on an alert is the end
+the technician sees as A on that cable's page. On a link through a panel the two ends are two
+cables' ends; the one cable the alert names (and degrades) is said on the page (``one_cable``),
+and a repair recorded at an end lands on that end's cable (``alert_repair_places``, read by
+``services.repairs``; the choice itself is ``core.alert_ends``').
 """
 
 from __future__ import annotations
@@ -14,23 +18,12 @@ from datetime import datetime
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from inventory.core.alert_ends import PluggedEnd, worst_end, worst_end_words
 from inventory.core.collectives.spike import spike_words
+from inventory.core.decision import alert_degrades
 from inventory.core.words import evidence_rows
 from inventory.models import Alert, CableEnd, CollectiveJob, LinkSegment, Port, Rack
 from inventory.selectors.decision import cable_decisions
-
-# What makes one end worse than the other, per rule (keys of that rule's per-end evidence):
-# the end with the larger sum is where to look first. The words say what that end is.
-_END_SCORE = {
-    "link_flap": (("link_down", "error_recovery"), "the end that flaps (reports the link-down events)"),
-    "fec_degradation": (("value",), "the end whose receiver sees the errors"),
-    "fec_tail": (("codewords_over_80pct", "codewords_40_80pct"), "the end whose receiver sees the errors"),
-    "fec_uncorrectable": (("uncorrectable_cw",), "the end whose receiver sees the errors"),
-    "rx_power_drift": (("worst_drop_db",), "the end whose receive power dropped"),
-    "link_degraded": ((), "the end running below its speed or width"),
-    "pfc_storm": (("pause_frames_sent_per_s", "burst_sent_per_s"), "the end that sends the pause frames"),
-    "tail_latency_spike": ((), "either end"),  # the FEC evidence is the suspect link's, both ends
-}
 
 
 @dataclass
@@ -64,19 +57,6 @@ def _plug_at(port: Port, ends: list[CableEnd]) -> CableEnd | None:
     return None
 
 
-def _worst_end(rule: str, ends: dict) -> str | None:
-    keys, _ = _END_SCORE.get(rule, ((), ""))
-    sides = [s for s in ("a", "b") if isinstance(ends.get(s), dict)]
-    if len(sides) == 1:
-        return sides[0]
-    if not keys or len(sides) != 2:
-        return None
-    score = {s: sum(float(ends[s].get(k) or 0) for k in keys) for s in sides}
-    if score["a"] == score["b"]:
-        return None
-    return max(sides, key=lambda s: score[s])
-
-
 def _age(seconds: float) -> str:
     if seconds >= 2 * 3600:
         return f"{seconds / 3600:.0f} hours ago"
@@ -88,10 +68,28 @@ def _swap_ends(text: str) -> str:
     return re.sub(r"\b([AB]) end\b", lambda m: f"{'B' if m.group(1) == 'A' else 'A'} end", text)
 
 
-def alert_page(alert: Alert, *, now: datetime | None = None) -> dict:
-    """Everything the alert page shows besides the alert's own fields."""
-    now = now or timezone.now()
-    ev = alert.evidence or {}
+@dataclass
+class _Plant:
+    """What an alert's ends and path are now: its ports, its path (from the link's A port) and
+    the cable ends plugged in those ports' cages."""
+
+    sides: list[tuple[str, int]]
+    ports: dict[int, Port]
+    path: list[LinkSegment]
+    plugs: list[CableEnd]
+
+    def plugged(self) -> list[PluggedEnd]:
+        """Each end the page shows with the cable end plugged there (``core.alert_ends``)."""
+        out = []
+        for key, pid in self.sides:
+            p = self.ports.get(pid)
+            plug = _plug_at(p, self.plugs) if p is not None else None
+            if plug is not None:
+                out.append(PluggedEnd(key, f"{plug.side}{plug.leg or ''}", plug.cable_id, plug.cable.label))
+        return out
+
+
+def _plant(alert: Alert) -> _Plant:
     link = alert.link
     if link is not None:
         sides = [("a", link.a_port_id), ("b", link.b_port_id)]
@@ -110,12 +108,48 @@ def alert_page(alert: Alert, *, now: datetime | None = None) -> dict:
         if link is not None
         else []
     )
-    cables = [s.cable for s in path]
     plugs = list(
         CableEnd.objects.filter(active=True)
         .filter(Q(port_id__in=list(ports)) | Q(cage_id__in=[p.cage_id for p in ports.values() if p.cage_id]))
         .select_related("cable")
     )
+    return _Plant(sides, ports, path, plugs)
+
+
+def alert_repair_places(alert: Alert) -> tuple[list[PluggedEnd], list[tuple[int, str]]]:
+    """The ends the alert page shows (with the cable end plugged at each) and the cables of its
+    path, (id, label): what ``core.alert_ends.repair_target`` chooses a repair's cable from."""
+    plant = _plant(alert)
+    path = [(s.cable_id, s.cable.label) for s in plant.path]
+    if not path and alert.cable_id:
+        path = [(alert.cable_id, alert.cable.label)]
+    return plant.plugged(), path
+
+
+def _one_cable(alert: Alert, ends: list[AlertEnd], cables: list) -> dict | None:
+    """On a link over several cables, the one cable the alert names (``core.alert_ends.
+    alert_cable``, stored as ``alert.cable`` when it opened): the end of it the page shows, whether
+    the alert marks it degraded (``core.decision.alert_degrades``), and the link's other cables,
+    which keep their status."""
+    if alert.cable_id is None or len(cables) < 2:
+        return None
+    return {
+        "cable": alert.cable,
+        "end": next((e for e in ends if e.cable == alert.cable.label), None),
+        "degrades": alert_degrades(alert.rule, alert.severity) and not alert.silenced,
+        "others": [c.label for c in cables if c.pk != alert.cable_id],
+        "n": next((i for i, c in enumerate(cables, start=1) if c.pk == alert.cable_id), None),
+        "of": len(cables),
+    }
+
+
+def alert_page(alert: Alert, *, now: datetime | None = None) -> dict:
+    """Everything the alert page shows besides the alert's own fields."""
+    now = now or timezone.now()
+    ev = alert.evidence or {}
+    plant = _plant(alert)
+    sides, ports, path, plugs = plant.sides, plant.ports, plant.path, plant.plugs
+    cables = [s.cable for s in path]
     evidence_ends = ev.get("ends") or {}
     # Evidence said per end of the link ({"a": true, "b": false}) goes on that end's card.
     per_end = {
@@ -123,7 +157,7 @@ def alert_page(alert: Alert, *, now: datetime | None = None) -> dict:
         for k, v in ev.items()
         if isinstance(v, dict) and v and set(v) <= {"a", "b"} and k not in ("ports", "modules", "ends")
     }
-    worst = _worst_end(alert.rule, evidence_ends)
+    worst = worst_end(alert.rule, evidence_ends)
     ends: list[AlertEnd] = []
     for key, pid in sides:
         p = ports.get(pid)
@@ -204,7 +238,8 @@ def alert_page(alert: Alert, *, now: datetime | None = None) -> dict:
             else ""
         ),
         "worst_end": next((e for e in ends if e.worst), None),
-        "worst_words": _END_SCORE.get(alert.rule, ((), "the end to look at first"))[1],
+        "worst_words": worst_end_words(alert.rule),
+        "one_cable": _one_cable(alert, ends, cables),
         "path_rows": rows,
         "moved_from": alert.moved_from if alert.moved_from_id else None,
         "summary": _swap_ends(alert.summary) if swap else alert.summary,

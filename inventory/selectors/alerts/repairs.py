@@ -228,7 +228,7 @@ def repair_verdicts(repairs: list[Repair], *, now: datetime) -> dict[int, core.O
 
 def alert_repairs(alert: Alert, *, now: datetime) -> list[dict]:
     """The alert's repairs, newest first, each with its verdict (for the page and the API)."""
-    repairs = list(Repair.objects.filter(alert=alert).select_related("done_by", "alert"))
+    repairs = list(Repair.objects.filter(alert=alert).select_related("done_by", "alert", "cable"))
     verdicts = repair_verdicts(repairs, now=now)
     return [{"repair": r, "outcome": verdicts[r.pk]} for r in repairs]
 

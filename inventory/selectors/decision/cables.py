@@ -80,11 +80,12 @@ def alert_fact(a: Alert) -> AlertFact:
         a.replacement,
         a.watch_action,
         a.watch_end,
+        a.watch_cable,
     )
 
 
 def _fact(
-    pk, severity, rule, summary, recommendation, silenced, watching_since, replacement, action, end
+    pk, severity, rule, summary, recommendation, silenced, watching_since, replacement, action, end, cable
 ) -> AlertFact:
     return AlertFact(
         id=pk,
@@ -95,7 +96,7 @@ def _fact(
         recommendation=recommendation,
         url=reverse("alert-detail", args=[pk]),
         silenced=silenced,
-        watching=watching_words(action, end) if watching_since is not None else "",
+        watching=watching_words(action, end, cable) if watching_since is not None else "",
         replacement=replacement,
     )
 
@@ -254,6 +255,7 @@ _FACT_COLUMNS = (
     "replacement",
     "watch_action",
     "watch_end",
+    "watch_cable",
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from inventory.core.alert_ends import alert_cable
 from inventory.core.choices import AlertRule, CableKind
 from inventory.core.telemetry import rules as engine
 from inventory.models import Cable, CableEnd, CableTest, Device, Link, LinkSegment, Port
@@ -135,7 +136,7 @@ def link_brief(link_id: int, ctx: FindingContext) -> dict | None:
     if lk is None:
         return None
     cables = ctx.segments.get(lk.pk, [])
-    cable = _suspect(cables, ctx.last_tests)
+    cable = _suspect(cables, ctx.last_tests, rule=AlertRule.TAIL_LATENCY_SPIKE, ends={})
     return {
         "link_id": lk.pk,
         "a": _port_label(lk.a_port),
@@ -149,16 +150,13 @@ def link_brief(link_id: int, ctx: FindingContext) -> dict | None:
     }
 
 
-def _suspect(cables: list[Cable], last_tests: dict[int, dict]) -> Cable | None:
-    """The segment to look at first: the one with the least test margin (else the first)."""
-    if not cables:
-        return None
-
-    def margin(c):
-        m = (last_tests.get(c.pk) or {}).get("margin_db")
-        return m if m is not None else float("inf")
-
-    return min(cables, key=margin) if any(margin(c) != float("inf") for c in cables) else cables[0]
+def _suspect(cables: list[Cable], last_tests: dict[int, dict], *, rule: str, ends: dict) -> Cable | None:
+    """The one cable the alert names and degrades (``core.alert_ends.alert_cable``): the cable
+    at the end its evidence names, else the segment with the least test margin, else the first."""
+    cable, _ = alert_cable(
+        rule=rule, ends=ends, path=cables, margin=lambda c: (last_tests.get(c.pk) or {}).get("margin_db")
+    )
+    return cable
 
 
 def finding_describe(f: engine.Finding, ctx: FindingContext) -> dict:
@@ -219,7 +217,9 @@ def finding_describe(f: engine.Finding, ctx: FindingContext) -> dict:
         "recommendation": recommendation[:500],
         "evidence": evidence,
         "cables": cables,
-        "suspect": _suspect(cables, ctx.last_tests) if f.rule in engine.PHYSICAL_RULES else None,
+        "suspect": _suspect(cables, ctx.last_tests, rule=f.rule, ends=f.ends)
+        if f.rule in engine.PHYSICAL_RULES
+        else None,
         "devices": devices,
         "port": a if f.port_id is None else ctx.ports.get(f.port_id, a),
     }
@@ -278,7 +278,7 @@ def _spike_describe(f: engine.Finding, ctx: FindingContext) -> dict:
         "recommendation": recommendation[:500],
         "evidence": evidence,
         "cables": cables,
-        "suspect": _suspect(cables, ctx.last_tests) if lk is not None else None,
+        "suspect": _suspect(cables, ctx.last_tests, rule=f.rule, ends={}) if lk is not None else None,
         "devices": devices,
         "port": lk.a_port if lk is not None else None,
     }

@@ -93,7 +93,7 @@ def alerts_follow_cable(
     through.objects.filter(alert_id__in=ids, cable_id=old.pk).delete()
     through.objects.bulk_create([through(alert_id=i, cable_id=new.pk) for i in ids], ignore_conflicts=True)
     repairs_record_by_part(
-        repairs=[PartRepair(i, RepairEnd.BOTH, f"{old.label} by {new.label}") for i in ids],
+        repairs=[PartRepair(i, RepairEnd.BOTH, f"{old.label} by {new.label}", cable=old) for i in ids],
         action=RepairAction.REPLACE_CABLE,
         source=RepairSource.REPLACE,
         note=f"Recorded by the cable replacement{': ' + reason if reason else ''}"[:200],
@@ -117,18 +117,17 @@ def alerts_follow_module(
     )
     if not alerts:
         return 0
-    sides = {
-        connector: side
-        for connector, side in CableEnd.objects.filter(active=True, cage=cage).values_list(
-            "connector", "side"
-        )
-    }
+    plugs = {e.connector: e for e in CableEnd.objects.filter(active=True, cage=cage).select_related("cable")}
     detail = f"{cage.device.name} {cage.name}: {old_serial or '(none)'} by {new_serial}"
     repairs = []
     for pk, a_port, b_port in alerts:
         port = a_port if a_port in ports else b_port
-        side = (sides.get(ports[port]) or sides.get(None) or "")[:1]
-        repairs.append(PartRepair(pk, side if side in (RepairEnd.A, RepairEnd.B) else RepairEnd.NA, detail))
+        plug = plugs.get(ports[port]) or plugs.get(None)
+        side = plug.side[:1] if plug is not None else ""
+        if side in (RepairEnd.A, RepairEnd.B):
+            repairs.append(PartRepair(pk, side, detail, cable=plug.cable))
+        else:
+            repairs.append(PartRepair(pk, RepairEnd.NA, detail))
     repairs_record_by_part(
         repairs=repairs,
         action=RepairAction.SWAP_MODULE,

@@ -27,9 +27,11 @@ from django.db import transaction
 from django.db.models import Q
 
 from inventory.core import repairs as core
+from inventory.core.alert_ends import RepairTargetError, repair_target
 from inventory.core.choices import AlertState, RepairAction, RepairEnd, RepairSource
-from inventory.models import Alert, Repair
+from inventory.models import Alert, Cable, Repair
 from inventory.selectors.alerts import repairs as selectors
+from inventory.selectors.alerts.page import alert_repair_places
 
 DOUBLE_TAP = timedelta(minutes=5)
 VISIT = timedelta(hours=1)
@@ -39,22 +41,36 @@ def _person(actor):
     return actor if actor is not None and getattr(actor, "pk", None) else None
 
 
-def _same_visit(*, alert_id: int, action: str, end: str, person, now: datetime, sources) -> Repair | None:
+def _same_visit(
+    *, alert_id: int, action: str, end: str, cable_id: int | None, person, now: datetime, sources
+) -> Repair | None:
     """A repair of ``sources`` this visit that the one being recorded repeats (see the module)."""
     qs = Repair.objects.filter(
         alert_id=alert_id, action=action, done_by=person, source__in=sources, done_at__gte=now - VISIT
     ).filter(done_at__lte=now + VISIT)
     if action != RepairAction.REPLACE_CABLE and end != RepairEnd.NA:
-        qs = qs.filter(Q(end=end) | Q(end=RepairEnd.NA))
+        qs = qs.filter(Q(end=end, cable_id=cable_id) | Q(end=RepairEnd.NA))
     return qs.order_by("done_at", "id").first()
 
 
-def _create(*, alert: Alert, action: str, end: str, note: str, person, now: datetime, source: str, ctx):
+def _create(
+    *,
+    alert: Alert,
+    action: str,
+    end: str,
+    cable_id: int | None,
+    note: str,
+    person,
+    now: datetime,
+    source: str,
+    ctx,
+):
     return Repair.objects.create(
         alert=alert,
         rule=alert.rule,
         action=action,
         end=end,
+        cable_id=cable_id,
         note=(note or "").strip()[:300],
         source=source,
         done_by=person,
@@ -67,24 +83,28 @@ def _create(*, alert: Alert, action: str, end: str, note: str, person, now: date
     )
 
 
-def watch_fields(*, action: str, end: str, detail: str, now: datetime) -> dict:
-    """The alert's fields on watch after ``action`` at ``end``: one writer for the repair form,
-    the replacement and the swap, so the pages say it one way."""
+def watch_fields(*, action: str, end: str, cable: str, detail: str, now: datetime) -> dict:
+    """The alert's fields on watch after ``action`` at ``end`` of ``cable`` (its label, or ""):
+    one writer for the repair form, the replacement and the swap, so the pages say it one way."""
     return {
         "watching_since": now,
         "returned_at": None,
-        "replacement": core.repair_words(action, end, detail)[:200],
+        "replacement": core.repair_words(action, end, detail, cable)[:200],
         "watch_action": action,
         "watch_end": end,
+        "watch_cable": cable,
     }
 
 
 def repair_record(
-    *, alert: Alert, action: str, end: str, note: str = "", actor, now: datetime
+    *, alert: Alert, action: str, end: str, cable: str = "", note: str = "", actor, now: datetime
 ) -> tuple[Repair, bool]:
-    """Record what was done about ``alert`` (the alert page, the API). Returns (repair, created);
-    refuses a resolved alert. A double tap, or the repair a replacement or swap by the same
-    person recorded this visit, answers the repair recorded already."""
+    """Record what was done about ``alert`` (the alert page, the API) at ``end`` of ``cable`` (a
+    label; the page's form always names it). The cable end it lands on is
+    ``core.alert_ends.repair_target``'s, from the ends the alert page shows: "End A" is the end the
+    page calls End A, on the cable plugged there. Returns (repair, created); refuses a resolved
+    alert and an end the alert does not show. A double tap, or the repair a replacement or swap by
+    the same person recorded this visit, answers the repair recorded already."""
     errors = {}
     if action not in RepairAction.values:
         errors["action"] = f"Unknown action {action!r}: use one of {', '.join(RepairAction.values)}."
@@ -92,6 +112,12 @@ def repair_record(
         errors["end"] = f"Unknown end {end!r}: use one of {', '.join(RepairEnd.values)}."
     if errors:
         raise ValidationError(errors)
+    plugged, path = alert_repair_places(alert)
+    try:
+        cable_id = repair_target(plugged=plugged, path=path, end=end, cable=cable)
+    except RepairTargetError as exc:
+        raise ValidationError({"end": str(exc)}) from exc
+    label = dict(path).get(cable_id) or next((p.label for p in plugged if p.cable_id == cable_id), "")
     person = _person(actor)
     with transaction.atomic():
         # Locked, so a repair and the rule run that resolves the alert do not cross.
@@ -103,13 +129,14 @@ def repair_record(
                 }
             )
         same = (
-            Repair.objects.filter(alert=locked, action=action, end=end, done_by=person)
+            Repair.objects.filter(alert=locked, action=action, end=end, cable_id=cable_id, done_by=person)
             .filter(done_at__gte=now - DOUBLE_TAP)
             .first()
         ) or _same_visit(
             alert_id=locked.pk,
             action=action,
             end=end,
+            cable_id=cable_id,
             person=person,
             now=now,
             sources=(RepairSource.REPLACE, RepairSource.SWAP),
@@ -121,13 +148,16 @@ def repair_record(
             alert=locked,
             action=action,
             end=end,
+            cable_id=cable_id,
             note=note,
             person=person,
             now=now,
             source=RepairSource.ALERT,
             ctx=ctx,
         )
-        Alert.objects.filter(pk=locked.pk).update(**watch_fields(action=action, end=end, detail="", now=now))
+        Alert.objects.filter(pk=locked.pk).update(
+            **watch_fields(action=action, end=end, cable=label, detail="", now=now)
+        )
     return repair, True
 
 
@@ -138,6 +168,7 @@ class PartRepair:
     alert_id: int
     end: str  # RepairEnd: the end of the cable as the alert page names it
     detail: str  # "J-102 by R-102", "gpu-0001 OSFP1: s/n X by Y"
+    cable: Cable | None = None  # the cable whose end it was (the one plugged in the swapped cage)
 
 
 def repairs_record_by_part(
@@ -158,11 +189,24 @@ def repairs_record_by_part(
     created = []
     for a in alerts:
         r = by_id[a.pk]
+        cable_id = r.cable.pk if r.cable is not None else None
         Alert.objects.filter(pk=a.pk).update(
-            **watch_fields(action=action, end=r.end, detail=r.detail, now=now)
+            **watch_fields(
+                action=action,
+                end=r.end,
+                cable=r.cable.label if r.cable is not None and action != RepairAction.REPLACE_CABLE else "",
+                detail=r.detail,
+                now=now,
+            )
         )
         if _same_visit(
-            alert_id=a.pk, action=action, end=r.end, person=person, now=now, sources=(RepairSource.ALERT,)
+            alert_id=a.pk,
+            action=action,
+            end=r.end,
+            cable_id=cable_id,
+            person=person,
+            now=now,
+            sources=(RepairSource.ALERT,),
         ):
             continue
         created.append(
@@ -170,6 +214,7 @@ def repairs_record_by_part(
                 alert=a,
                 action=action,
                 end=r.end,
+                cable_id=cable_id,
                 note=f"{note}: {r.detail}" if note else r.detail,
                 person=person,
                 now=now,

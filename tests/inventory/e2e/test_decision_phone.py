@@ -58,7 +58,8 @@ def test_a_flapping_link_from_the_cable_to_the_end_that_flaps(live_server, plant
     audit(phone740)
     assert bottom(phone740, "worst-end") <= FIRST_SCREEN
     first = phone740.get_by_test_id("worst-end").inner_text()
-    assert first.startswith("Look first at End B, the end that flaps")  # B: the leaf, as on J-102's page
+    # B: the leaf, as on J-102's page
+    assert first.startswith("Look first at End B of J-102, the end that flaps")
     assert "rack B01" in first and "U46" in first and "leaf-01" in first and "Ethernet1/1" in first
     phone740.get_by_test_id("worst-end").get_by_role("link", name="rack B01").click()
     phone740.wait_for_url(f"{live_server.url}/r/B01")

@@ -8,6 +8,10 @@ Plant (``conftest.plant``)::
     Rack A01: gpu-0001 (U10)        Rack B01: leaf-01 (U46)
     [gpu-0001 eth0]--J-102--[leaf-01 Ethernet1/1]
     [gpu-0001 eth1]--J-100--[pp-a]==T-100==[pp-b]--J-101--[leaf-01 Ethernet2/1]
+
+On a link through the panels the two ends are two cables' ends: each is named with its cable
+("End B of J-101"), the one cable the alert degrades is the one plugged at the end it sends the
+technician to first, and a repair recorded at an end lands on that cable end.
 """
 
 from __future__ import annotations
@@ -18,7 +22,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from inventory.models import Alert, Link
+from inventory.core.choices import AlertRule, CableStatus, Polarity, Severity, TestKind, Verdict
+from inventory.core.telemetry.rules.frames import Finding
+from inventory.models import Alert, Cable, CableTest, Link
+from inventory.services.alerts import alert_raise
+from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 
@@ -94,3 +102,144 @@ def test_evidence_words_times_and_path_rows(plant, tech_client):
     rows = re.findall(r'<tr data-testid="path-row"><td>(\d+)</td><td><a[^>]*>([^<]+)</a>', html)
     assert rows == [("1", "J-100"), ("2", "T-100"), ("3", "J-101")]
     assert html.count('data-state="alert"') == 3  # a page alert on their link: every segment says so
+
+
+def _tested(plant, margins: dict[str, float]) -> None:
+    """Each cable named in production, with a passing power-meter test of the margin given."""
+    for label, margin in margins.items():
+        cable = Cable.objects.get(label=label)
+        CableTest.objects.create(
+            cable=cable,
+            kind=TestKind.OLTS,
+            tested_at=timezone.now() - timedelta(days=2),
+            wavelength_nm=1310,
+            loss_db=3.0 - margin,
+            budget_db=3.0,
+            margin_db=margin,
+            verdict=Verdict.PASS,
+        )
+        cable.status = CableStatus.IN_PRODUCTION
+        cable.save()
+
+
+def _flap(link: Link, *, leaf_down: float = 7.0, gpu_down: float = 0.0) -> tuple[Alert, str]:
+    """A flap on ``link``, opened the one way alerts open (``alert_raise``: it degrades the cable
+    it names). Returns (alert, the leaf's link end)."""
+    leaf = "b" if link.b_port.device.name == "leaf-01" else "a"
+    gpu = "a" if leaf == "b" else "b"
+    alert, opened = alert_raise(
+        finding=Finding(
+            key=f"link_flap:link:{link.pk}",
+            rule=AlertRule.LINK_FLAP,
+            severity=Severity.PAGE,
+            link_id=link.pk,
+            port_id=None,
+            headline="Link went down and up 7 times in the last hour",
+            recommendation="Re-seat both modules and the cable ends; if it flaps again, replace the "
+            "module at the end that reports the events.",
+            recommendation_code="reseat",
+            ends={
+                leaf: {"link_down": leaf_down, "error_recovery": 0.0},
+                gpu: {"link_down": gpu_down, "error_recovery": 0.0},
+            },
+        ),
+        now=timezone.now(),
+    )
+    assert opened
+    return alert, leaf
+
+
+def test_a_link_through_panels_names_the_cable_at_each_end_and_a_repair_lands_on_that_cable_end(
+    plant, tech_client
+):
+    """The leaf's end flaps, and the GPU's jumper has the least test margin::
+
+        [gpu-0001 eth1]--J-100 (0.5 dB margin)--[pp-a]==T-100==[pp-b]--J-101--[leaf-01 Ethernet2/1] flaps
+
+    The alert degrades J-101, the cable plugged at the end its page sends the technician to
+    first, and only J-101; each end says which cable's end it is; a repair recorded at the end the
+    page presets lands on J-101's end B at leaf-01 (not J-100's, nor J-101's panel end), and one at
+    the other end on J-100's end A at gpu-0001."""
+    _tested(plant, {"J-100": 0.5, "T-100": 1.5, "J-101": 1.2})
+    alert, _ = _flap(Link.objects.get(active=True, segments__cable__label="T-100"))
+    html = tech_client.get(f"/alerts/{alert.pk}/").content.decode()
+
+    # J-101 runs from pp-b (its end A) to leaf-01 (its end B); J-100 from gpu-0001 (A) to pp-a (B).
+    assert "A B01 · U40 · pp-b" in _text(tech_client.get("/c/J-101").content.decode())
+    first = _text(html.split('data-testid="worst-end"', 1)[1].split("</p>", 1)[0])
+    assert "Look first at End B of J-101 , the end that flaps" in first and "leaf-01" in first
+    end_b = _text(html.split('data-testid="alert-end-B"', 1)[1].split("</h2>", 1)[0])
+    end_a = _text(html.split('data-testid="alert-end-A"', 1)[1].split("</h2>", 1)[0])
+    assert "End B of J-101" in end_b and "look here first" in end_b
+    assert "End A of J-100" in end_a and "look here first" not in end_a
+    # The one cable it degrades is the one it leads to, and the page says the others keep theirs.
+    one = _text(html.split('data-testid="alert-one-cable"', 1)[1].split("</p>", 1)[0])
+    assert "This alert marks one cable of the link degraded: J-101 , plugged at End B (leaf-01" in one
+    assert "The link's other cables (J-100, T-100) keep their status." in one
+    status = dict(Cable.objects.values_list("label", "status"))
+    assert status["J-101"] == CableStatus.DEGRADED
+    assert status["J-100"] == status["T-100"] == CableStatus.IN_PRODUCTION
+
+    # The technician re-seats at the end the page presets: End B of J-101, at leaf-01.
+    form = html.split('data-testid="repair-form"', 1)[1].split("</form>", 1)[0]
+    choices = dict(re.findall(r'name="end" value="([^"]+)"[^>]*> <span>([^<]+)</span>', form))
+    preset = re.search(r'name="end" value="([^"]+)"[^>]*checked', form).group(1)
+    assert choices[preset].startswith("End B of J-101 · leaf-01 OSFP")
+    other = next(v for v, words in choices.items() if words.startswith("End A of J-100 · gpu-0001 OSFP"))
+    r = tech_client.post(f"/alerts/{alert.pk}/repairs", {"end": preset, "action": "reseat"}, follow=True)
+    assert "Recorded: Re-seat (End B of J-101)" in _text(r.content.decode())
+    repairs = tech_client.get(f"/api/alerts/{alert.pk}/repairs/").json()["repairs"]
+    assert [(x["end"], x["cable"]) for x in repairs] == [("B", "J-101")]
+    # Every cable of the link says where it was done, in the same words: J-101's end B.
+    for label in ("J-101", "J-100"):
+        assert "re-seated at End B of J-101, watching" in _text(
+            tech_client.get(f"/c/{label}").content.decode()
+        )
+
+    # The other end, from the page's other choice: J-100's end A, at gpu-0001.
+    tech_client.post(f"/alerts/{alert.pk}/repairs", {"end": other, "action": "clean"})
+    repairs = tech_client.get(f"/api/alerts/{alert.pk}/repairs/").json()["repairs"]
+    assert [(x["end"], x["cable"]) for x in repairs] == [("A", "J-100"), ("B", "J-101")]
+    page = _text(tech_client.get(f"/alerts/{alert.pk}/").content.decode())
+    assert "Clean the connectors, End A of J-100" in page and "Re-seat, End B of J-101" in page
+    assert "cleaned at End A of J-100, watching" in _text(tech_client.get("/c/J-101").content.decode())
+
+
+def test_with_both_ends_alike_the_alert_names_the_segment_with_the_least_margin(plant, tech_client):
+    """Both ends flap alike: no end to look at first; the alert degrades the segment with the
+    least test margin, the trunk between the panels, and its page says which segment it is."""
+    _tested(plant, {"J-100": 1.5, "T-100": 0.4, "J-101": 1.2})
+    alert, _ = _flap(Link.objects.get(active=True, segments__cable__label="T-100"), gpu_down=7.0)
+    page = _text(tech_client.get(f"/alerts/{alert.pk}/").content.decode())
+    assert "Both ends report it alike" in page and "Look first" not in page
+    assert (
+        "This alert marks one cable of the link degraded: T-100 , segment 2 of 3 on the path. "
+        "The link's other cables (J-100, J-101) keep their status." in page
+    )
+    status = dict(Cable.objects.values_list("label", "status"))
+    assert status["T-100"] == CableStatus.DEGRADED
+    assert status["J-100"] == status["J-101"] == CableStatus.IN_PRODUCTION
+
+
+def test_a_repair_at_an_end_two_cables_name_alike_must_name_the_cable(plant, engineer_client):
+    """Through the panels both link ends can be the same letter of two cables (each jumper's A
+    at its device)::
+
+        [gpu-0001 eth2]--J-103 (A at the GPU)--[pp-a]==T-100==[pp-b]--J-104 (A at the leaf)--[leaf-01]
+
+    The page names both "End A", each with its cable; a repair "at End A" by the API is refused
+    until it names the cable, and then lands on that cable's end."""
+    f.jumper("J-103", plant["gpu"][2], plant["pa_front"][1], polarity=Polarity.A)
+    f.jumper("J-104", plant["leaf"][3], plant["pb_front"][1], polarity=Polarity.A)
+    _tested(plant, {"J-103": 1.5, "T-100": 1.5, "J-104": 1.2})
+    alert, _ = _flap(Link.objects.get(active=True, segments__cable__label="J-104"))
+    page = _text(engineer_client.get(f"/alerts/{alert.pk}/").content.decode())
+    assert "End A of J-103" in page and "End A of J-104" in page
+    assert "Look first at End A of J-104" in page
+    url = f"/api/alerts/{alert.pk}/repairs/"
+    r = engineer_client.post(url, {"action": "clean", "end": "A"}, content_type="application/json")
+    assert r.status_code == 400 and "name the cable too" in r.content.decode()
+    r = engineer_client.post(
+        url, {"action": "clean", "end": "A", "cable": "J-104"}, content_type="application/json"
+    )
+    assert r.status_code == 201 and (r.json()["end"], r.json()["cable"]) == ("A", "J-104")

@@ -139,8 +139,10 @@ def test_a_module_swap_puts_the_links_alerts_on_watch_naming_the_modules(plant):
     xcvr_services.transceiver_swap(cage=cage, new=spare, old_failed=True, now=now)
     alert.refresh_from_db()
     assert alert.watching_since == now
-    assert alert.replacement == f"module swap at End A (gpu-0001 {cage.name}: {old_serial} by SPARE-1)"
-    assert alert.watching == "module swapped at End A, watching"
+    assert (
+        alert.replacement == f"module swap at End A of J-102 (gpu-0001 {cage.name}: {old_serial} by SPARE-1)"
+    )
+    assert alert.watching == "module swapped at End A of J-102, watching"
 
 
 def test_mark_in_production_is_refused_while_an_alert_is_open_and_an_engineer_may_override(

@@ -101,7 +101,9 @@ def test_a_repair_recorded_on_the_alert_before_the_swap_is_the_swaps_repair(plan
     assert (repair.action, repair.end, repair.source) == ("swap_module", "A", RepairSource.ALERT)
     alert.refresh_from_db()
     # the alert watches from the swap, in its words
-    assert alert.replacement == f"module swap at End A (gpu-0001 {cage.name}: {old_serial} by NEW-0001)"
+    assert (
+        alert.replacement == f"module swap at End A of J-102 (gpu-0001 {cage.name}: {old_serial} by NEW-0001)"
+    )
 
     # Next hour, another swap of the same cage by the same person: a second repair, by the form.
     Repair.objects.filter(pk=repair.pk).update(done_at=timezone.now() - timedelta(hours=2))
@@ -128,11 +130,11 @@ def test_a_swap_that_fails_records_no_repair(plant, tech_client):
 @pytest.mark.parametrize(
     ("how", "words"),
     [
-        ({"action": "clean", "end": "B"}, "cleaned at End B, watching"),
-        ({"action": "reseat", "end": "both"}, "re-seated at both ends, watching"),
+        ({"action": "clean", "end": "B"}, "cleaned at End B of J-102, watching"),
+        ({"action": "reseat", "end": "both"}, "re-seated at both ends of J-102, watching"),
         ({"action": "other", "end": "na"}, "repaired, watching"),
-        ({"action": "swap_module", "end": "A"}, "module swapped at End A, watching"),
-        ("swap form", "module swapped at End A, watching"),
+        ({"action": "swap_module", "end": "A"}, "module swapped at End A of J-102, watching"),
+        ("swap form", "module swapped at End A of J-102, watching"),
         ("replace form", "replaced, watching"),
     ],
 )

@@ -40,9 +40,12 @@ def _olts(label: str, loss: float, margin: float, days_ago: int = 30):
     )
 
 
-def test_the_evidence_names_each_segments_last_test_and_the_least_margin_segment_degrades(plant):  # noqa: F811
+def test_the_evidence_names_each_segments_last_test_and_the_cable_at_the_receiving_end_degrades(plant):  # noqa: F811
+    """The spine's receiver sees the errors: the alert degrades J-U2, the cable plugged at that end
+    (where its page sends the technician first: ``core.alert_ends.alert_cable``), and only J-U2;
+    the trunk's thin margin is in the evidence and on the page's path."""
     _olts("J-U1", 0.4, 2.6)
-    _olts("T-1", 2.7, 0.3)  # the trunk barely passed: the suspect
+    _olts("T-1", 2.7, 0.3)  # the trunk barely passed: said in the evidence
     _olts("J-U2", 0.5, 2.5)
     healthy(plant, T0 - timedelta(minutes=12), 12, skip=[plant["spine"][0]])
     f.rollups(plant["spine"][0], T0 - timedelta(minutes=12), 12, ber=5e-5)
@@ -54,12 +57,12 @@ def test_the_evidence_names_each_segments_last_test_and_the_least_margin_segment
         segs["J-U1"]["kind"] == Kind.OLTS
         and segs["J-U2"]["date"] == (T0 - timedelta(days=30)).date().isoformat()
     )
-    assert alert.cable.label == "T-1"
+    assert alert.cable.label == "J-U2"
     statuses = dict(Cable.objects.filter(label__in=["J-U1", "T-1", "J-U2"]).values_list("label", "status"))
     assert statuses == {
         "J-U1": CableStatus.IN_PRODUCTION,
-        "T-1": CableStatus.DEGRADED,
-        "J-U2": CableStatus.IN_PRODUCTION,
+        "T-1": CableStatus.IN_PRODUCTION,
+        "J-U2": CableStatus.DEGRADED,
     }
     page = Client()
     page.force_login(f.UserFactory(username="eng-ev", role="engineer"))

@@ -149,7 +149,8 @@ def test_the_alert_page_takes_a_repair_in_two_taps_and_shows_the_ranking(scene):
     form = html.split('data-testid="repair-form"', 1)[1].split("</form>", 1)[0]
     buttons = re.findall(r'name="action" value="([a-z_]+)"', form)
     assert buttons == ["clean", "swap_module", "reseat", "replace_cable", "other"]  # best first
-    assert re.search(r'name="end" value="B"[^>]*checked', form)  # the end to look at first, preset
+    # the end to look at first, preset, named with the cable plugged there
+    assert re.search(r'name="end" value="B:J-L1"[^>]*checked', form)
     ranking = _text(html.split('data-testid="repair-ranking"', 1)[1].split("</section>", 1)[0])
     assert "Clean the connectors 50% (prior, no repairs yet)" in ranking
     # the rates are each repair's own: a reader is told they need not add up to 100 %
@@ -168,8 +169,8 @@ def test_the_alert_page_takes_a_repair_in_two_taps_and_shows_the_ranking(scene):
     )
     page = client.get(f"/alerts/{alert.pk}/").content.decode()
     row = _text(page.split('data-testid="repair-row"', 1)[1].split("</tr>", 1)[0])
-    assert "Clean the connectors, End B" in row and "Pending" in row and "tech-learn" in row
-    assert "Watching after the cleaning at End B" in _text(page)
+    assert "Clean the connectors, End B of J-L1" in row and "Pending" in row and "tech-learn" in row
+    assert "Watching after the cleaning at End B of J-L1" in _text(page)
 
     bad = client.post(f"/alerts/{alert.pk}/repairs", {"end": "B", "action": "pray"})
     assert bad.status_code == 400 and "Select a valid choice" in bad.content.decode()

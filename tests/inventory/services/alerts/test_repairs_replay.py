@@ -86,7 +86,7 @@ def test_a_clean_that_holds_is_judged_fixed_by_the_telemetry_that_follows(replay
     repair, created = svc.repair_record(alert=alert, action="clean", end="B", actor=tech, now=at)
     assert created and repair.symptoms == "one" and repair.symptom_end == "b"
     alert.refresh_from_db()
-    assert alert.watching_since == at and alert.replacement == "cleaning at End B"
+    assert alert.watching_since == at and alert.replacement == "cleaning at End B of J-R1"
 
     # Ten minutes on: the clean window still holds pre-repair samples; nothing is decided.
     replay["run"](40, ber)
