@@ -55,17 +55,6 @@ _KIND_WORDS = {
     TestKind.INSPECTION: "end-face inspection",
     TestKind.QUALIFICATION: "link qualification",
 }
-_ALERT_COLUMNS = (
-    "pk",
-    "severity",
-    "rule",
-    "summary",
-    "recommendation",
-    "silenced",
-    "watching_since",
-    "link_id",
-    "cable_id",
-)
 
 
 def alert_fact(a: Alert) -> AlertFact:

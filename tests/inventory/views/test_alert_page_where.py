@@ -22,7 +22,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from inventory.core.choices import AlertRule, CableStatus, Polarity, Severity, TestKind, Verdict
+from inventory.core.choices import AlertRule, CableStatus, Polarity, Severity, Verdict
+from inventory.core.choices import TestKind as Kind
 from inventory.core.telemetry.rules.frames import Finding
 from inventory.models import Alert, Cable, CableTest, Link
 from inventory.services.alerts import alert_raise
@@ -110,7 +111,7 @@ def _tested(plant, margins: dict[str, float]) -> None:
         cable = Cable.objects.get(label=label)
         CableTest.objects.create(
             cable=cable,
-            kind=TestKind.OLTS,
+            kind=Kind.OLTS,
             tested_at=timezone.now() - timedelta(days=2),
             wavelength_nm=1310,
             loss_db=3.0 - margin,
