@@ -80,6 +80,12 @@ class FaultForm(forms.Form):
     )
 
 
+class InstalledForm(forms.Form):
+    """The cable page's "Mark installed": the day it went in (today when left out)."""
+
+    install_date = forms.DateField(label="Installed on", required=False)
+
+
 class ServicedForm(forms.Form):
     kind = forms.ChoiceField(
         label="What did you do?",

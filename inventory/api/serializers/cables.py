@@ -357,6 +357,12 @@ class StatusSerializer(serializers.Serializer):
     # Only the states a person sets: ``tested``/``in_production`` come from the test gate.
     status = serializers.ChoiceField(choices=[(s.value, s.label) for s in MANUAL_CABLE_STATUSES])
     reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    install_date = serializers.DateField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A planned cable marked installed: the day it went in (today when left out).",
+    )
 
 
 class RetireSerializer(serializers.Serializer):
