@@ -21,7 +21,7 @@ from inventory.core.choices import (
     Polarity,
     Polish,
 )
-from inventory.core.validators import LABEL_RE, LABEL_RULE
+from inventory.core.validators import LABEL_RE, LABEL_RULE, end_fibre_count_problem
 from inventory.models import Cable, Port, Site, Transceiver, TransceiverModel, Vendor
 from inventory.selectors.plant.ports import ports_resolve
 
@@ -259,6 +259,13 @@ class CableCreateForm(CableDescriptionMixin):
 
     def clean(self):
         data = super().clean()
+        for side in ("a", "b"):  # one B end here: no breakout legs
+            problem = end_fibre_count_problem(
+                connector_type=data.get(f"{side}_connector_type") or "",
+                fibre_count=data.get(f"{side}_fibre_count"),
+            )
+            if problem:
+                self.add_error(f"{side}_fibre_count", problem)
         pairs = {}
         for side in ("a", "b"):
             dev, name = (data.get(f"{side}_device") or "").strip(), (data.get(f"{side}_port") or "").strip()
