@@ -19,7 +19,8 @@ The rules, in order (the first that applies sets the state and the step):
    panels) whose own tests pass is not failed by another segment of one of them: its state is
    its own (the rules below), and the failure elsewhere is said once in its headline, naming
    that segment (``Decision.elsewhere``).
-5. The gate lacks a test: record it.
+5. The gate lacks a test: record it; but a cable still recorded as planned is first marked
+   installed ("Mark installed", with the day), as one whose gate no test applies to (Cat6A) is.
 6. The retest is overdue: record it.
 7. Every test passes and nothing is open: "Mark in production" (when not already).
 
@@ -330,6 +331,16 @@ def _worst(alerts: list[AlertFact]) -> AlertFact:
     return max(alerts, key=lambda a: (SEVERITY_ORDER.get(a.severity, 0), a.id))
 
 
+def _install_step() -> Step:
+    """A planned cable's step once it is pulled and plugged in: recorded as installed, on the day."""
+    return Step(
+        "status",
+        "Mark installed",
+        "Recorded as planned: once it is pulled and plugged in, mark it installed; then test it.",
+        status=CableStatus.INSTALLED,
+    )
+
+
 def _test_step(ev: CableEvidence, why: str) -> Step | None:
     """The test the gate lacks (or the retest), as a step."""
     text = " ".join(ev.missing).lower()
@@ -493,6 +504,8 @@ def _decide(ev: CableEvidence) -> Decision:
         head = "Not ready for production: needs " + "; ".join(ev.missing) + "."
         if ev.status == CableStatus.IN_PRODUCTION:
             head = "Recorded as in production, but it still needs " + "; ".join(ev.missing) + "."
+        if ev.status == CableStatus.PLANNED:
+            return decision("untested", "warn", head, _install_step())
         return decision("untested", "warn", head, _test_step(ev, "The production gate needs it."))
     if overdue and ev.gated:
         head = f"Retest overdue since {ev.retest_due:%-d %b %Y}."
@@ -525,11 +538,14 @@ def _info_alerts(ev: CableEvidence) -> str:
 
 def _ungated(ev: CableEvidence, decision) -> Decision:
     """Out-of-band copper (Cat6A), which no test gate applies to, once nothing holds it and no
-    test fails: installed or tested, it is ready for production; in production, it is fine. A
-    cable someone marked degraded or faulty has no test to prove it mended: it is replaced, or
-    its repair recorded."""
+    test fails: planned, it is marked installed first; installed or tested, it is ready for
+    production; in production, it is fine. A cable someone marked degraded or faulty has no test
+    to prove it mended: it is replaced, or its repair recorded."""
     gate = "Cat6A copper has no test gate"
-    if ev.status in (CableStatus.INSTALLED, CableStatus.TESTED):
+    if ev.status == CableStatus.PLANNED:
+        head = f"Recorded as planned; {gate}: mark it installed once it is plugged in."
+        named = decision("none", "none", head, _install_step())
+    elif ev.status in (CableStatus.INSTALLED, CableStatus.TESTED):
         head = f"Recorded as {_status_words(ev.status)}; {gate}: ready for production."
         why = f"{gate}, and no alert is open."
         named = decision(

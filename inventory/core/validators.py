@@ -6,10 +6,29 @@ from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.utils.deconstruct import deconstructible
 
+from inventory.core.choices import ConnectorType
 from inventory.core.names import NAME_PATTERN, NAME_RULE, name_problem
 
 LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,63}$")
 LABEL_RULE = "1-64 characters: letters, digits and . _ : + - (no spaces or slashes)."
+
+# The fibre counts MPO plugs are made in (8, 12 and 16 on modules and jumpers; 24 on trunks).
+MPO_FIBRE_COUNTS = "8, 12, 16 or 24"
+
+
+def end_fibre_count_problem(
+    *, connector_type: str, fibre_count: int | None, breakout_leg: bool = False
+) -> str | None:
+    """Why a new cable end's connector and fibre count will not do together, or None.
+
+    An MPO end says how many fibres it has: the test gate asks for a result on every fibre in
+    use (``fibres_in_use``), and without the count it asked for one fibre of a 12-fibre jumper.
+    A breakout's legs are exempt: each carries a share of the one end on the other side, and
+    that end's count is the cable's (the gate reads the largest count of its ends). The plan
+    import, ``POST /api/cables/`` and the desk's new-cable form all ask this one function."""
+    if connector_type == ConnectorType.MPO and not fibre_count and not breakout_leg:
+        return f"MPO needs a fibre count: {MPO_FIBRE_COUNTS}."
+    return None
 
 
 @deconstructible

@@ -21,7 +21,7 @@ from inventory.core.choices import (
     Polarity,
     Polish,
 )
-from inventory.core.validators import LABEL_RE, LABEL_RULE
+from inventory.core.validators import LABEL_RE, LABEL_RULE, end_fibre_count_problem
 from inventory.models import Cable, Port, Site, Transceiver, TransceiverModel, Vendor
 from inventory.selectors.plant.ports import ports_resolve
 
@@ -78,6 +78,12 @@ class FaultForm(forms.Form):
         widget=forms.RadioSelect,
         initial=CableStatus.DEGRADED,
     )
+
+
+class InstalledForm(forms.Form):
+    """The cable page's "Mark installed": the day it went in (today when left out)."""
+
+    install_date = forms.DateField(label="Installed on", required=False)
 
 
 class ServicedForm(forms.Form):
@@ -253,6 +259,13 @@ class CableCreateForm(CableDescriptionMixin):
 
     def clean(self):
         data = super().clean()
+        for side in ("a", "b"):  # one B end here: no breakout legs
+            problem = end_fibre_count_problem(
+                connector_type=data.get(f"{side}_connector_type") or "",
+                fibre_count=data.get(f"{side}_fibre_count"),
+            )
+            if problem:
+                self.add_error(f"{side}_fibre_count", problem)
         pairs = {}
         for side in ("a", "b"):
             dev, name = (data.get(f"{side}_device") or "").strip(), (data.get(f"{side}_port") or "").strip()

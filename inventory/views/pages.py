@@ -9,12 +9,22 @@ from django.db import connection
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
 from inventory.access import authz
 from inventory.core.choices import CableStatus, PlacementEnd
-from inventory.forms.plant import FaultForm, JournalForm, ReplaceForm, ServicedForm, SwapForm, apply_errors
+from inventory.core.words import human_date
+from inventory.forms.plant import (
+    FaultForm,
+    InstalledForm,
+    JournalForm,
+    ReplaceForm,
+    ServicedForm,
+    SwapForm,
+    apply_errors,
+)
 from inventory.models import Cable, Cage, Device, FieldNote, Port, Rack, Transceiver
 from inventory.selectors import pages as page_selectors
 from inventory.services.plant import cables as cable_services
@@ -113,8 +123,9 @@ def cable_page(request, label: str):
 @authz.requires_action("edit_cable", obj=_cable_of)
 @require_http_methods(["POST"])
 def cable_set_status(request, label: str):
-    """The cable page's status button: "Mark in production" (the test gate decides) or "Mark
-    degraded" (when a link fails while the record says in production)."""
+    """The cable page's status button: "Mark installed" (a planned cable, with the day it went
+    in), "Mark in production" (the test gate decides) or "Mark degraded" (when a link fails while
+    the record says in production)."""
     cable = _cable(label)
     status = request.POST.get("status", "")
     override = request.POST.get("override_reason", "").strip()[:500]
@@ -124,14 +135,24 @@ def cable_set_status(request, label: str):
         )
         return redirect(cable)
     try:
-        if status == CableStatus.IN_PRODUCTION:
+        if status == CableStatus.INSTALLED:
+            form = InstalledForm(request.POST)
+            if not form.is_valid():
+                raise ValidationError(list(form.errors["install_date"]))
+            cable = fieldwork.cable_mark_installed(
+                cable=cable, actor=request.user, install_date=form.cleaned_data["install_date"]
+            )
+            day = human_date(cable.install_date, today=timezone.localdate())
+            messages.success(request, f"{cable.label} is now installed ({day}).")
+            return redirect(cable)
+        elif status == CableStatus.IN_PRODUCTION:
             fieldwork.cable_mark_in_production(cable=cable, actor=request.user, override_reason=override)
         elif status == CableStatus.DEGRADED:
             cable_services.cable_set_status(
                 cable=cable, status=status, reason=f"marked degraded by {request.user.get_username()}"
             )
         else:
-            messages.error(request, "Choose in production or degraded.")
+            messages.error(request, "Choose installed, in production or degraded.")
             return redirect(cable)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))

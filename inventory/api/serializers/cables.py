@@ -17,7 +17,7 @@ from inventory.core.choices import (
     Polish,
 )
 from inventory.core.decision import STATES
-from inventory.core.validators import LABEL_RE, LABEL_RULE
+from inventory.core.validators import LABEL_RE, LABEL_RULE, end_fibre_count_problem
 from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, CableEnd, Link
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url
@@ -340,6 +340,25 @@ class CableWriteSerializer(serializers.Serializer):
     # A ListField, not many=True: drf-spectacular documents its minItems/maxItems.
     b = serializers.ListField(child=EndRefSerializer(), min_length=1, max_length=8)
 
+    def validate(self, attrs):
+        """An MPO end gives its ``fibre_count`` (``end_fibre_count_problem``; a breakout's legs
+        excepted), said at the end it is missing from, as DRF says a field's error."""
+        errors: dict = {}
+        ends = [("a", None, attrs["a"])] + [("b", i, end) for i, end in enumerate(attrs["b"])]
+        for side, i, end in ends:
+            problem = end_fibre_count_problem(
+                connector_type=end.get("connector_type", ""),
+                fibre_count=end.get("fibre_count"),
+                breakout_leg=side == "b" and len(attrs["b"]) > 1,
+            )
+            if problem and i is None:
+                errors[side] = {"fibre_count": [problem]}
+            elif problem:
+                errors.setdefault(side, {})[i] = {"fibre_count": [problem]}
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
 
 class CableUpdateSerializer(StrictModelSerializer):
     """Editable facts of a cable. Status moves through its own endpoints (gate, retire)."""
@@ -362,6 +381,12 @@ class StatusSerializer(serializers.Serializer):
     # Only the states a person sets: ``tested``/``in_production`` come from the test gate.
     status = serializers.ChoiceField(choices=[(s.value, s.label) for s in MANUAL_CABLE_STATUSES])
     reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    install_date = serializers.DateField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A planned cable marked installed: the day it went in (today when left out).",
+    )
 
 
 class RetireSerializer(serializers.Serializer):

@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from inventory.access import authz
 from inventory.core.choices import CableKind, CableStatus
 from inventory.core.perf import gc_paused
+from inventory.core.validators import end_fibre_count_problem
 from inventory.models import Cable, CableEnd, Device, Port, Transceiver, Vendor
 from inventory.selectors.plant.ports import cages_resolve, ports_resolve
 from inventory.services.plans.cable_plan_rows import PlanResult, PlanRow, RowResult, plan_row_parse
@@ -185,6 +186,7 @@ def _check_against_plant(ok: list[PlanRow], existing: dict[str, Cable], plant: _
         if cable is not None:
             _compare_existing(p, cable, terms)
             continue
+        _check_fibre_counts(p)
         for key, pair, port, term in terms:
             holder = plant.taken_cages.get(term[1:]) if term[0] == "cage" else plant.taken_ports.get(term[1])
             if holder:
@@ -195,6 +197,20 @@ def _check_against_plant(ok: list[PlanRow], existing: dict[str, Cable], plant: _
                 used[term] = p.result.row
             _check_module(p, key, port, plant.modules.get(port.cage_id) if port.cage_id else None)
         p.terms = terms
+
+
+def _check_fibre_counts(p: PlanRow) -> None:
+    """A new cable's MPO ends say their fibre count (``end_fibre_count_problem``; a breakout's
+    legs excepted), in the column the plan writes it in. Rows of recorded cables are not asked:
+    a plan changes no end, and one exported from an older record reads back unchanged."""
+    for side, spec in p.ends.items():
+        problem = end_fibre_count_problem(
+            connector_type=spec["connector_type"],
+            fibre_count=spec["fibre_count"],
+            breakout_leg=side == "b" and len(p.b) > 1,
+        )
+        if problem:
+            p.result.errors.setdefault(f"{side}_fibres", f"{problem} Write it in the {side}_fibres column.")
 
 
 def _named(pair: tuple[str, str]) -> bool:

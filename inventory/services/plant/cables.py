@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, FieldNoteKind, PortKind
-from inventory.core.words import word
+from inventory.core.words import human_date, word
 from inventory.models import Cable, CableEnd, FieldNote, Port, Vendor
 from inventory.selectors.decision import blocking_alerts
 from inventory.selectors.testing.gate import cable_gate_check, gate_message
@@ -248,17 +248,30 @@ def cable_set_status(
     now: datetime | None = None,
     override_reason: str = "",
     actor=None,
+    install_date: date | None = None,
 ) -> Cable:
     """Set a cable's status. "In production" passes the test gate, and is refused while an alert
     of warning level or above is open on a link through the cable (``core.decision``) unless
     ``override_reason`` says why (the caller checks the role may: ``authz`` ``override_alert``);
-    an override goes into the cable's journal."""
+    an override goes into the cable's journal. A planned cable marked installed records its
+    install date: ``install_date``, or today (``install_date_for``)."""
     if status not in CableStatus.values:
         raise ValidationError({"status": f"Unknown status {status!r}."})
     if status == CableStatus.RETIRED:
         return cable_retire(cable=cable, reason=reason)
     if cable.status == CableStatus.RETIRED:
         raise ValidationError({"status": f"{cable.label} is retired; install a new cable instead."})
+    fields = ["status", "updated_at"]
+    if status == CableStatus.INSTALLED and cable.status == CableStatus.PLANNED:
+        cable.install_date = install_date_for(install_date, now=now)
+        fields.append("install_date")
+    elif install_date is not None:
+        raise ValidationError(
+            {
+                "install_date": "An install date is recorded when a planned cable is marked installed; "
+                "edit the cable to change it."
+            }
+        )
     if status == CableStatus.IN_PRODUCTION and cable.status != CableStatus.IN_PRODUCTION:
         missing = cable_gate_check(cable=cable, now=now)
         if missing:
@@ -273,8 +286,20 @@ def cable_set_status(
     cable._change_reason = reason
     if getattr(actor, "pk", None) is not None:  # the history names who, in a request or not (a script)
         cable._history_user = actor
-    cable.save(update_fields=["status", "updated_at"])
+    cable.save(update_fields=fields)
     return cable
+
+
+def install_date_for(day: date | None, *, now: datetime | None = None) -> date:
+    """The day a planned cable went in: the one given, or today; never a day still ahead."""
+    today = timezone.localdate(now) if now is not None else timezone.localdate()
+    if day is None:
+        return today
+    if day > today:
+        raise ValidationError(
+            {"install_date": f"{human_date(day)} is still ahead: mark a cable installed once it is in."}
+        )
+    return day
 
 
 def alert_block_message(cable: Cable, alerts: list) -> str:

@@ -1,10 +1,10 @@
-"""Writes for the phone page's one-tap actions (report a fault, mark re-seated/cleaned, mark in
-production) and the journal of every cable, module, device and rack."""
+"""Writes for the phone page's one-tap actions (report a fault, mark re-seated/cleaned, mark
+installed, mark in production) and the journal of every cable, module, device and rack."""
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import date, datetime
 
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
@@ -299,3 +299,25 @@ def cable_mark_in_production(
             closed_at=now, closed_by=actor, close_reason="the cable passed the production gate"
         )
     return locked
+
+
+def cable_mark_installed(
+    *, cable: Cable, actor=None, install_date: date | None = None, now: datetime | None = None
+) -> Cable:
+    """A planned cable pulled and plugged in: installed, on ``install_date`` (today by default),
+    with who did it in its history."""
+    with transaction.atomic():
+        locked = _locked(cable)
+        if locked.status != CableStatus.PLANNED:
+            raise ValidationError(
+                {"status": f"{locked.label} is {word(locked.status, 'status').lower()}, not planned."}
+            )
+        by = actor.get_username() if actor else "someone"
+        return cable_set_status(
+            cable=locked,
+            status=CableStatus.INSTALLED,
+            reason=f"marked installed by {by}",
+            now=now,
+            actor=actor,
+            install_date=install_date,
+        )

@@ -50,6 +50,8 @@ FIELD_WORDS = {
     "b_port": "End B",
     "a_device": "End A device",
     "b_device": "End B device",
+    "a_fibres": "End A fibres",
+    "b_fibres": "End B fibres",
     "length_m": "Length",
     "part_number": "Part number",
     "serial_a": "Serial, end A",

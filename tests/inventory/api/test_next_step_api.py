@@ -1,6 +1,6 @@
 """The API's ``next_step``: the one decision, in the OpenAPI schema and on every cable.
 
-[gpu-1 eth0]--J-1 (3 m OS2, no test yet)--[leaf-1 Ethernet1/1]
+[gpu-1 eth0]--J-1 (3 m OS2, planned, no test yet)--[leaf-1 Ethernet1/1]
 """
 
 import pytest
@@ -18,6 +18,12 @@ def test_next_step_is_in_the_schema_and_on_list_and_detail(engineer_api):
     assert set(schema["NextStepStateEnum"]["enum"]) >= {"alert", "fails", "untested", "ready", "ok"}
 
     cable = os2_jumper()
+    detail = engineer_api.get("/api/cables/J-1/").json()["next_step"]  # planned: it goes in first
+    assert detail["state"] == "untested" and (detail["step"]["key"], detail["step"]["status"]) == (
+        "status",
+        "installed",
+    )
+    assert engineer_api.post("/api/cables/J-1/status/", {"status": "installed"}).status_code == 200
     detail = engineer_api.get("/api/cables/J-1/").json()["next_step"]
     assert detail["state"] == "untested" and detail["step"]["key"] == "olts"
     assert detail["step"]["url"] == "/c/J-1/test/power-meter"

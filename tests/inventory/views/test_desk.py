@@ -209,6 +209,8 @@ def test_add_cable_records_it_with_both_ends(plant, engineer_client):
         ({"b_port": "Ethernet9/9"}, "b_port", "leaf-01 has no port called Ethernet9/9"),
         ({"length_m": "-2"}, "length_m", "greater than or equal to 0.01"),
         ({"kind": "string"}, "kind", "Select a valid choice"),
+        # an MPO plug with no fibre count: the test gate would ask for one fibre's result
+        ({"a_fibre_count": ""}, "a_fibre_count", "MPO needs a fibre count: 8, 12, 16 or 24."),
     ],
 )
 def test_add_cable_errors_appear_next_to_the_field_and_nothing_is_written(
