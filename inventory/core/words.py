@@ -230,6 +230,15 @@ def human_when(value: datetime | date | None, *, today: date | None = None) -> s
     return f"{human_date(value, today=today)} {value:%H:%M}"
 
 
+def human_age(seconds: float) -> str:
+    """How long ago, as people say it: ``just now``, ``1 minute ago``, ``12 minutes ago``,
+    ``3 hours ago`` (past two hours)."""
+    if seconds >= 2 * 3600:
+        return f"{seconds / 3600:.0f} hours ago"
+    minutes = max(0, round(seconds / 60))
+    return "just now" if minutes == 0 else ("1 minute ago" if minutes == 1 else f"{minutes} minutes ago")
+
+
 def human_month(value: date | str | None) -> str:
     """A calendar month as people say it: ``December 2026`` (for ``2026-12`` or a day in it).
     Anything else is returned as it is: a page never shows less than it was given."""

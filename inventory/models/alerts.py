@@ -1,5 +1,7 @@
 """Alerts on links and ports, their mail notices, maintenance windows and per-port baselines."""
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -102,6 +104,17 @@ class Alert(models.Model):
         return (
             watching_words(self.watch_action, self.watch_end, self.watch_cable) if self.watching_since else ""
         )
+
+    @property
+    def figures_at(self) -> datetime:
+        """When the figures in its summary and recommendation were measured: the last evaluation
+        that rewrote them (its evidence history), else its opening. Not ``updated_at``: a
+        condition that only holds keeps its alert open, and its last figures, with a newer one."""
+        history = (self.evidence or {}).get("history") or []
+        try:
+            return datetime.fromisoformat(history[-1]["at"])
+        except (IndexError, KeyError, TypeError, ValueError):
+            return self.opened_at
 
 
 class AlertNotification(models.Model):

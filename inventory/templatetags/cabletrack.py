@@ -1,11 +1,12 @@
 import html
+import re
 from datetime import date, datetime
 
 from django import template
 from django.template.defaultfilters import date as date_filter
 from django.template.defaultfilters import floatformat
 from django.utils import timezone
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeData, mark_safe
 
 from inventory.core import words as vocabulary
 
@@ -100,6 +101,35 @@ def factor(value, *, times, product, places: int = 1) -> str:
         return ""
     n = vocabulary.factor_places(float(value), times=float(times), product=float(product), places=places)
     return floatformat(value, f"{n}g")
+
+
+# A run of characters between spaces that holds a hyphen: a device name ("gpu-node-0012"), a
+# port on a device ("leaf-s01-r1:Ethernet1/1"), a name in brackets ("(pp-a)").
+_HYPHENATED_RUN = re.compile(r"[^\s<>]*-[^\s<>]*")
+_TAG = re.compile(r"(<[^>]*>)")
+
+
+@register.filter
+def names_whole(value) -> str:
+    """Text whose names read whole on a phone: each run between spaces that holds a hyphen in
+    ``<span class="nm">``, which the browser never breaks at its hyphens (app.css ``.nm``), so a
+    technician never reads "leaf-s01-" at the end of a line and "r1" on the next; lines still
+    break between words. For a bare device or port name (``{{ v.device.name|names_whole }}``),
+    a sentence that names them (an alert's summary, a journal line) and a list already joined
+    (``{{ ends|join:", "|names_whole }}``): safe HTML keeps its tags, only the text between them
+    is read. With a name in it, the text comes in one ``<span class="nmtext">``: where it stands
+    in a flex box (a thumb-sized link), it stays one line of text, its spaces kept, not a row of
+    pieces."""
+    if value is None:
+        return ""
+    text = str(value) if isinstance(value, SafeData) else html.escape(str(value))
+    parts = _TAG.split(text)  # even indexes: text; odd: a tag, left as it is
+    found = False
+    for i in range(0, len(parts), 2):
+        parts[i], n = _HYPHENATED_RUN.subn(lambda m: f'<span class="nm">{m.group(0)}</span>', parts[i])
+        found = found or n > 0
+    out = "".join(parts)
+    return mark_safe(f'<span class="nmtext">{out}</span>' if found else out)  # noqa: S308 - text escaped above (or safe already), tags kept
 
 
 def _esc(value) -> str:

@@ -5,7 +5,12 @@ from django.shortcuts import render
 from django.views import defaults
 
 from inventory.middleware.failsafe import is_unavailable, unavailable_response
-from inventory.middleware.notfound import not_allowed_response, not_found_response
+from inventory.middleware.notfound import (
+    api_not_found_response,
+    is_api,
+    not_allowed_response,
+    not_found_response,
+)
 
 
 def server_error(request):
@@ -13,7 +18,7 @@ def server_error(request):
     exc = sys.exc_info()[1]
     if exc is not None and is_unavailable(exc):
         return unavailable_response(request, exc)
-    if _api(request):
+    if is_api(request):
         return JsonResponse(
             {
                 "detail": "Server error. It has been logged; quote the request id.",
@@ -24,26 +29,22 @@ def server_error(request):
     return render(request, "500.html", {"request_id": getattr(request, "request_id", "")}, status=500)
 
 
-def _api(request) -> bool:
-    return request.path_info.startswith("/api/")
-
-
 def page_not_found(request, exception):
     """Under /api/ (a URL no route matches, e.g. ``/api/cables/1.5/``) the API's JSON error,
     not the HTML page: an API client always gets the content type the schema documents."""
-    if _api(request):
-        return JsonResponse({"detail": "Not found."}, status=404)
+    if is_api(request):
+        return api_not_found_response()
     message = exception.args[0] if exception and exception.args and isinstance(exception.args[0], str) else ""
     return not_found_response(request, message)
 
 
 def permission_denied(request, exception):
-    if _api(request):
+    if is_api(request):
         return JsonResponse({"detail": str(exception) or "You do not have permission."}, status=403)
     return not_allowed_response(request, str(exception) if exception else "")
 
 
 def bad_request(request, exception):
-    if _api(request):
+    if is_api(request):
         return JsonResponse({"detail": "Bad request."}, status=400)
     return defaults.bad_request(request, exception)

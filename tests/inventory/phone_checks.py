@@ -11,7 +11,10 @@ One checker for every page test, so each page is held to the same four rules:
 - no list item numbered twice (an ``<ol>``'s marker "1." before the item's own "1.");
 - no word broken mid-word across two lines ("(maintenan" / "ce)"): words wrap between words.
   A word here is a run of letters, lower case after the first, standing alone or between
-  hyphens; codes and serials (``MM2521FT000177``, ``Ethernet20/1``) may break where they must.
+  hyphens; codes and serials (``MM2521FT000177``, ``Ethernet20/1``) may break where they must;
+- no device name split across two lines at its hyphens ("leaf-s01-" / "r1"): a technician
+  reads the whole name or none of it. A name here is a run that starts with a lower-case
+  letter and holds a hyphen and a digit (``gpu-0001``, ``leaf-r01-a``, ``pp-s01-n01-1``).
 
 Use ``phone_problems(page)`` for the list (empty when the page is fine) or
 ``assert_phone_friendly(page)``, whose failure message names every offending element.
@@ -147,6 +150,40 @@ _BROKEN_WORDS_JS = """
 """
 
 
+_SPLIT_NAMES_JS = """
+() => {
+  const out = [];
+  const token = /(?<![\\w.-])[a-z]\\w*(?:[.-]\\w+)+/g;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  const lines = (rects) => new Set(Array.from(rects).filter(r => r.width > 0).map(r => Math.round(r.top)));
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    const el = node.parentElement;
+    if (!el || !node.textContent.includes('-') || el.closest('script,style,noscript,template,title')) continue;
+    range.selectNodeContents(node);
+    if (lines(range.getClientRects()).size < 2) continue;  // all on one line: nothing split
+    if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
+    for (const m of node.textContent.matchAll(token)) {
+      if (!m[0].includes('-') || !/\\d/.test(m[0])) continue;
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      if (lines(range.getClientRects()).size > 1) {
+        out.push({name: m[0], tag: el.tagName.toLowerCase(), text: node.textContent.trim().slice(0, 60)});
+        if (out.length > 12) return out;
+      }
+    }
+  }
+  return out;
+}
+"""
+
+
+def split_names(page) -> list[dict[str, Any]]:
+    """Device names split across two lines at a hyphen ("leaf-s01-" / "r1"), each with its text."""
+    return page.evaluate(_SPLIT_NAMES_JS)
+
+
 def overflow(page) -> list[dict[str, Any]]:
     """The page's sideways overflow, and the outermost elements sticking out past the viewport."""
     return page.evaluate(_OVERFLOW_JS)
@@ -202,6 +239,7 @@ def phone_problems(page) -> dict[str, list]:
         "touch targets under 44 px": small_targets(page),
         "raw codes or timestamps": raw_text(page),
         "words broken mid-word": broken_words(page),
+        "device names split at a hyphen": split_names(page),
         "list items numbered twice": numbered_twice(page),
     }
     return {rule: found for rule, found in problems.items() if found}

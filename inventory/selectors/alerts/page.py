@@ -21,7 +21,7 @@ from django.utils import timezone
 from inventory.core.alert_ends import PluggedEnd, worst_end, worst_end_words
 from inventory.core.collectives.spike import spike_words
 from inventory.core.decision import alert_degrades
-from inventory.core.words import evidence_rows
+from inventory.core.words import evidence_rows, human_age
 from inventory.models import Alert, CableEnd, CollectiveJob, LinkSegment, Port, Rack
 from inventory.selectors.decision import cable_decisions
 
@@ -57,11 +57,6 @@ def _plug_at(port: Port, ends: list[CableEnd]) -> CableEnd | None:
     return None
 
 
-def _age(seconds: float) -> str:
-    if seconds >= 2 * 3600:
-        return f"{seconds / 3600:.0f} hours ago"
-    minutes = max(0, round(seconds / 60))
-    return "just now" if minutes == 0 else ("1 minute ago" if minutes == 1 else f"{minutes} minutes ago")
 
 
 def _swap_ends(text: str) -> str:
@@ -244,7 +239,7 @@ def alert_page(alert: Alert, *, now: datetime | None = None) -> dict:
         "moved_from": alert.moved_from if alert.moved_from_id else None,
         "summary": _swap_ends(alert.summary) if swap else alert.summary,
         "recommendation": _swap_ends(alert.recommendation) if swap else alert.recommendation,
-        "last_seen_age": _age(age.total_seconds()),
+        "last_seen_age": human_age(age.total_seconds()),
         "stale": stale,
         "evidence_extra": evidence_rows({k: v for k, v in ev.items() if k != "link" and k not in per_end}),
         "link_rows": evidence_rows(ev.get("link") or {}),

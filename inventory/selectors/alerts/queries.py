@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from inventory.core.choices import FEC_LIMITS, SEVERITY_ORDER, AlertState
 from inventory.core.telemetry.rules import PHYSICAL_RULES
+from inventory.core.words import human_age
 from inventory.db.compiled import CompiledRead
 from inventory.models import Alert, Cable, Link, LinkSegment, MaintenanceWindow, Port
 from inventory.selectors.filters import AlertFilter
@@ -99,9 +100,14 @@ def cable_alerts_context(cable: Cable, *, now: datetime | None = None, links=Non
     )
     port_ids = [p for _, a, b, _ in links for p in (a, b)]
     limit = FEC_LIMITS.get(links[0][3] if links else "RS544", FEC_LIMITS["RS544"])[0]
-    series = fec_series(port_ids=port_ids, start=now - timedelta(days=1), end=now, bucket_s=3600)
+    start = now - timedelta(days=1)
+    series = fec_series(port_ids=port_ids, start=start, end=now, bucket_s=3600)
     rate, ber = _worst_hourly(list(series.values()))
-    last_ber = next((b for b in reversed(ber) if b is not None), None)
+    last = next((j for j in range(len(ber) - 1, -1, -1) if ber[j] is not None), None)
+    last_ber = ber[last] if last is not None else None
+    # The figure's moment: the end of the hour it was measured over (the last hour ends now),
+    # so the page tells it apart from the figures an alert recorded when it fired.
+    ber_at = start + timedelta(hours=last + 1) if last is not None else None
     last_rate = next((r for r in reversed(rate) if r is not None), None)
     return {
         "cable_alerts": alerts,
@@ -109,6 +115,8 @@ def cable_alerts_context(cable: Cable, *, now: datetime | None = None, links=Non
         "fec_spark_metric": "pre-FEC BER" if any(b is not None for b in ber) else "corrected codewords/s",
         "fec_rate_now": last_rate,
         "fec_health": fec_health(last_ber, limit),
+        "fec_health_at": ber_at,
+        "fec_health_age": human_age((now - ber_at).total_seconds()) if ber_at else "",
         "fec_has_links": bool(links),
     }
 

@@ -1,6 +1,7 @@
 """What the schema fuzzer found, pinned: each was a 500, a silent acceptance or an HTML answer."""
 
 import pytest
+from django.test import override_settings
 
 from inventory.models import Device, Vendor
 
@@ -17,11 +18,26 @@ def test_http_trace_does_not_run_the_trace_action(plant, client_for):
     assert client.get("/api/cables/N-1/trace/").status_code == 200
 
 
-def test_an_unrouted_api_url_is_a_json_404(plant, client_for):
-    response = client_for("engineer").get("/api/ports/1.5/trace/")
+@pytest.mark.parametrize("debug", [False, True], ids=["debug-off", "debug-on"])
+@pytest.mark.parametrize("url", ["/api/ports/1.5/trace/", "/api/no-such-thing/", "/api/cables/N-1/nope/"])
+def test_an_unrouted_api_url_is_a_json_404(plant, client_for, debug, url):
+    """With DEBUG on (``make run``) Django answered a URL no route matches with its HTML
+    technical 404 page; a collector gets the API's JSON error whatever DEBUG says."""
+    with override_settings(DEBUG=debug):
+        response = client_for("engineer").get(url)
     assert response.status_code == 404
     assert response["Content-Type"] == "application/json"
     assert response.json() == {"detail": "Not found."}
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["debug-off", "debug-on"])
+def test_a_missing_object_keeps_its_own_404_message(plant, client_for, debug):
+    """The route exists, the object does not: the view's own message, not the generic one."""
+    with override_settings(DEBUG=debug):
+        response = client_for("engineer").get("/api/cables/NO-SUCH-LABEL/")
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"detail": "No cable has this label."}
 
 
 def test_a_port_id_that_is_not_a_number_is_404_not_500(plant, client_for):

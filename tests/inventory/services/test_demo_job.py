@@ -18,6 +18,7 @@ from inventory.models import Alert, Cable, CollectiveJob, JobRank, Link, LinkSeg
 from inventory.selectors.alerts.queries import cable_alerts_context
 from inventory.services.demo.builder import seed_now
 from inventory.services.demo.seed import demo_seed
+from tests.inventory.views.conftest import without_name_spans
 from tests.seeded import seeded_module
 
 pytestmark = pytest.mark.django_db
@@ -64,7 +65,7 @@ def test_the_pages_show_the_chain_from_the_job_to_a_safe_repair(hall, client, us
     top = spike.evidence["suspects"][0]
     ring = spike.evidence["collective"]["communicator"]
     client.force_login(user_with_role("viewer", "eve"))
-    page = client.get(f"/alerts/{spike.pk}/").content.decode()
+    page = without_name_spans(client.get(f"/alerts/{spike.pk}/").content.decode())
     for text in (
         f"{spike.evidence['collective']['job']} llama-pretrain: 64 ranks on 8 hosts",  # the job
         f"{ring} (7 fast in the same job)",  # the slow ring
@@ -82,7 +83,7 @@ def test_the_pages_show_the_chain_from_the_job_to_a_safe_repair(hall, client, us
     ):
         assert text in page, text
     # the cable page: the alert, and the FEC climb in its link health
-    cable_page = client.get(f"/c/{top['cable']}").content.decode()
+    cable_page = without_name_spans(client.get(f"/c/{top['cable']}").content.decode())
     assert "Tail latency spike" in cable_page
     health = cable_alerts_context(spike.cable, now=seed_now(AS_OF) + timedelta(minutes=1))
     assert health["fec_health"]["label"] == "margin shrinking" and not health["fec_spark"]["empty"]
@@ -98,16 +99,17 @@ def test_the_suspect_cable_is_degraded_wherever_it_is_shown(hall, client, user_w
     assert cable.status == CableStatus.DEGRADED
     assert cable.history.latest().history_change_reason.startswith(f"alert tail_latency_spike #{spike.pk}")
     client.force_login(user_with_role("technician", "tina"))
-    page = client.get(f"/c/{cable.label}").content.decode()
+    page = without_name_spans(client.get(f"/c/{cable.label}").content.decode())
     assert 'data-testid="cable-status">Degraded<' in page
     assert "Not ready for production until it resolves." in page
     why = re.sub(r"<[^>]+>", "", page.split('data-testid="status-why">', 1)[1].split("</p>", 1)[0])
     assert f"alert #{spike.pk} (Tail latency spike (collectives)): job " in why
     assert why.count("Tail latency spike") == 1  # the rule named once, then what was seen
-    path = client.get(f"/alerts/{spike.pk}/").content.decode().split("<h2>Path</h2>", 1)[1]
+    alert_page = without_name_spans(client.get(f"/alerts/{spike.pk}/").content.decode())
+    path = alert_page.split("<h2>Path</h2>", 1)[1]
     row = next(r for r in path.split('data-testid="path-row"')[1:] if f">{cable.label}<" in r)
     assert '<td data-state="alert">Degraded<' in row
     rack = spike.link.a_port.device.rack.name
-    rack_page = client.get(f"/r/{rack}").content.decode()
+    rack_page = without_name_spans(client.get(f"/r/{rack}").content.decode())
     rows = [r for r in rack_page.split('class="row-item"')[1:] if f">{cable.label}<" in r]
     assert rows and all('<span class="status s-degraded">Degraded</span>' in r for r in rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 from datetime import timedelta
 
@@ -12,6 +13,15 @@ from django.utils import timezone
 from inventory.core.choices import CableStatus, DeviceRole, Polarity, TestKind, Verdict
 from inventory.models import CableTest, Team
 from tests import factories as f
+
+_NAME = re.compile(r'<span class="nm">([^<]*)</span>')
+_NAME_TEXT = re.compile(r'<span class="nmtext">((?:(?!</?span\b).)*)</span>', re.S)
+
+
+def without_name_spans(html: str) -> str:
+    """The page's HTML without the spans that keep names whole on a phone (``names_whole``):
+    "leaf-01 OSFP1" as the page reads, to find a phrase in it."""
+    return _NAME_TEXT.sub(r"\1", _NAME.sub(r"\1", html))
 
 
 @pytest.fixture

@@ -14,10 +14,11 @@ from django.template.loader import render_to_string
 from django.test import Client
 from django.utils import timezone
 
-from inventory.core.choices import DeviceRole
+from inventory.core.choices import AlertRule, AlertState, DeviceRole, Severity
 from inventory.models import Alert, Cable, MaintenanceWindow
 from inventory.selectors.alerts.queries import cable_alerts_context, sparkline
 from inventory.services import alerts as svc
+from inventory.templatetags.cabletrack import when
 from tests import factories as f
 from tests.inventory.phone_checks import RAW_CODE
 
@@ -239,3 +240,38 @@ def test_the_grafana_dashboard_queries_only_what_metrics_serves(scene, settings)
         used |= set(re.findall(r"[{,]\s*([a-z_]+)\s*(?:=~|!=|!~|=)", expr))
         used |= set(re.findall(r"label_values\([a-z_]+,\s*([a-z_]+)\)", expr))
         assert used <= labels, f"{expr}: labels not served: {used - labels}"
+
+
+def test_the_cable_page_says_when_each_pre_fec_ber_was_measured(tech_client):
+    """The alert's figures are the moment it last measured them; the link health's are the last
+    hour. On one page, side by side, each says which (they differ: 3.3e-05 then, 5.0e-05 now).
+
+    [gpu-b eth0]--J-B--[leaf-b Ethernet1/1], an alert that measured 3 hours ago.
+    """
+    now = timezone.now().replace(second=0, microsecond=0)
+    rack = f.RackFactory(name="R-BER")
+    _, gpu = f.twin_port_device(
+        "gpu-b", rack=rack, role=DeviceRole.GPU_NODE, names=lambda c, k: f"eth{2 * c + k}"
+    )
+    _, leaf = f.twin_port_device("leaf-b", rack=rack, u=30)
+    cable = f.jumper("J-B", gpu[0], leaf[0])
+    f.rollups(leaf[0], now - timedelta(minutes=30), 30, ber=5e-5)
+    measured = now - timedelta(hours=3)
+    Alert.objects.create(
+        key="fec_degradation:link:ber-moments",
+        rule=AlertRule.FEC_DEGRADATION,
+        severity=Severity.NOTIFY,
+        state=AlertState.OPEN,
+        cable=cable,
+        opened_at=measured - timedelta(hours=1),
+        updated_at=now,  # still holding: last seen now, its figures from 3 hours ago
+        summary="FEC degradation: leaf-b:Ethernet1/1 <-> gpu-b:eth0: corrected FEC errors rising",
+        recommendation="Clean both ends (pre-FEC BER 3.3e-05, 3,300x its reference 1.0e-08).",
+        evidence={"history": [{"at": measured.isoformat(), "ends": {}}]},
+    )
+    html = tech_client.get("/c/J-B").content.decode()
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html.split("<main>", 1)[1]))
+    assert f"At the alert, {when(measured)}: Clean both ends (pre-FEC BER 3.3e-05" in text, text
+    assert re.search(r"pre-FEC BER 5\.0e-05 \(latest: today \d\d:\d\d, just now\), limit 2\.4e-04", text), (
+        text
+    )

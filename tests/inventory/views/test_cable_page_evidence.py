@@ -20,6 +20,7 @@ from inventory.services import testing as svc
 from inventory.services.demo.seed import demo_seed
 from inventory.services.plant import fieldwork
 from tests.inventory.testing_scenes import dac_link, os2_jumper
+from tests.inventory.views.conftest import without_name_spans
 
 pytestmark = pytest.mark.django_db
 
@@ -41,7 +42,7 @@ def _set_status(cable: Cable, status: str) -> None:
 
 
 def _main(html: str) -> str:
-    return html.split("<main>", 1)[1].split("</main>", 1)[0]
+    return without_name_spans(html.split("<main>", 1)[1].split("</main>", 1)[0])
 
 
 def test_in_production_while_its_link_fails_the_pmd_is_flagged_and_degraded_is_offered(
