@@ -16,6 +16,7 @@ from inventory.core.choices import CableStatus
 from inventory.models import Cable
 from tests import factories as f
 from tests.inventory.story_checks import story_problems
+from tests.inventory.views.conftest import without_name_spans
 from tests.inventory.views.test_cable_page_evidence import olts
 
 pytestmark = pytest.mark.django_db
@@ -55,7 +56,7 @@ def _path(html: str) -> str:
 def test_a_trunk_whose_link_fails_on_a_patch_cord_says_its_own_state_and_names_the_cord_once(
     trunk_plant, tech_client
 ):
-    html = tech_client.get("/c/T-100").content.decode()
+    html = without_name_spans(tech_client.get("/c/T-100").content.decode())
     status = _status(html)
     assert 'data-state="ok"' in status
     assert "Tests fail" not in status  # no flag: its own tests pass
@@ -80,7 +81,9 @@ def test_a_trunk_whose_link_fails_on_a_patch_cord_says_its_own_state_and_names_t
 
 
 def test_the_list_and_the_api_say_what_the_trunk_page_says(trunk_plant, tech_client, engineer_api):
-    row = tech_client.get("/cables/?q=T-100").content.decode().split('data-testid="row-next-step"', 1)[1]
+    row = without_name_spans(tech_client.get("/cables/?q=T-100").content.decode()).split(
+        'data-testid="row-next-step"', 1
+    )[1]
     row = row.split("</td>", 1)[0]
     assert 'data-state="ok"' in row and "in production, tests pass" in row
     assert "a link fails at J-104" in row
@@ -97,7 +100,7 @@ def test_the_list_and_the_api_say_what_the_trunk_page_says(trunk_plant, tech_cli
 
 def test_a_patch_cord_on_the_failing_link_still_fails_and_says_it_once(trunk_plant, tech_client):
     """J-103 carries only the failing link: its state is that link's, the step opens J-104."""
-    html = tech_client.get("/c/J-103").content.decode()
+    html = without_name_spans(tech_client.get("/c/J-103").content.decode())
     status = _status(html)
     assert 'data-state="fails"' in status and ">Tests fail<" in status
     assert ">Open J-104<" in status
@@ -107,7 +110,7 @@ def test_a_patch_cord_on_the_failing_link_still_fails_and_says_it_once(trunk_pla
 
 def test_a_trunk_whose_own_test_fails_still_says_tests_fail(plant, tech_client, engineer_api):
     _build(plant, 3.9)
-    status = _status(tech_client.get("/c/T-100").content.decode())
+    status = _status(without_name_spans(tech_client.get("/c/T-100").content.decode()))
     assert 'data-state="fails"' in status and ">Tests fail<" in status
     assert "trunk T-100 segment (power-meter test): 3.90 dB" in status
     assert ">Mark degraded<" in status
