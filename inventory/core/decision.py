@@ -116,6 +116,9 @@ class AlertFact:
     #: of ``core.repairs.watching_words`` ("cleaned at End B, watching"); "" when not watching.
     watching: str = ""
     replacement: str = ""  # what was done ("cable replacement (J-102 by R-102)")
+    #: The label of the cable the alert names as its suspect (``core.alert_ends.alert_cable``),
+    #: "" when it names none: another cable of the link says where the alert points.
+    suspect: str = ""
 
     @property
     def blocks(self) -> bool:
@@ -408,7 +411,10 @@ def production_hold(ev: CableEvidence) -> Hold | None:
             advice = "Its own test fails too (below): mark it degraded until it is fixed."
         else:
             advice = "It stays in production; the alert says what to check."
-        reason = f"{a.severity.capitalize()} alert open: {a.rule_words}{watching}"
+        # On a cable the alert only passes through (a trunk, the link's other patch cord), the
+        # reason names the cable it points at, so a technician is not left to guess which.
+        on = f" on {a.suspect}" if a.suspect and a.suspect != ev.label else ""
+        reason = f"{a.severity.capitalize()} alert open: {a.rule_words}{on}{watching}"
         return Hold("alert", reason, alert=a, advice=advice)
     faults = unsettled_faults(ev)
     if faults:

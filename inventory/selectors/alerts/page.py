@@ -57,8 +57,6 @@ def _plug_at(port: Port, ends: list[CableEnd]) -> CableEnd | None:
     return None
 
 
-
-
 def _swap_ends(text: str) -> str:
     return re.sub(r"\b([AB]) end\b", lambda m: f"{'B' if m.group(1) == 'A' else 'A'} end", text)
 

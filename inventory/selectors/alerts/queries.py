@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
-from django.db.models import Case, Count, IntegerField, Q, Value, When
+from django.db.models import Case, Count, F, IntegerField, Q, Value, When
 from django.utils import timezone
 
 from inventory.core.choices import FEC_LIMITS, SEVERITY_ORDER, AlertState
@@ -76,6 +76,7 @@ _CABLE_ALERTS = CompiledRead(
             | Q(link__active=True, link__segments__cable_id=cable_id)
         )
         .distinct()
+        .annotate(suspect_label=F("cable__label"))  # the decision names it on the link's other cables
         .order_by("-opened_at")[:20]
     )
 )

@@ -70,11 +70,23 @@ def alert_fact(a: Alert) -> AlertFact:
         a.watch_action,
         a.watch_end,
         a.watch_cable,
+        a.suspect_label,
     )
 
 
 def _fact(
-    pk, severity, rule, summary, recommendation, silenced, watching_since, replacement, action, end, cable
+    pk,
+    severity,
+    rule,
+    summary,
+    recommendation,
+    silenced,
+    watching_since,
+    replacement,
+    action,
+    end,
+    cable,
+    suspect,
 ) -> AlertFact:
     return AlertFact(
         id=pk,
@@ -87,6 +99,7 @@ def _fact(
         silenced=silenced,
         watching=watching_words(action, end, cable) if watching_since is not None else "",
         replacement=replacement,
+        suspect=suspect or "",
     )
 
 
@@ -245,6 +258,7 @@ _FACT_COLUMNS = (
     "watch_action",
     "watch_end",
     "watch_cable",
+    "cable__label",
 )
 
 

@@ -244,3 +244,19 @@ def test_a_repair_at_an_end_two_cables_name_alike_must_name_the_cable(plant, eng
         url, {"action": "clean", "end": "A", "cable": "J-104"}, content_type="application/json"
     )
     assert r.status_code == 201 and (r.json()["end"], r.json()["cable"]) == ("A", "J-104")
+
+
+def test_the_links_other_cables_name_the_cable_the_alert_points_at(plant, tech_client, engineer_client):
+    """The leaf's end flaps, so the alert degrades J-101. The trunk T-100 and the GPU's jumper
+    J-100 are held too (a page alert on their link), and each says which cable the alert points
+    at, on its page and in the API; J-101 itself, the suspect, does not name itself."""
+    _tested(plant, {"J-100": 0.5, "T-100": 1.5, "J-101": 1.2})
+    _flap(Link.objects.get(active=True, segments__cable__label="T-100"))
+
+    for label in ("T-100", "J-100"):
+        page = _text(tech_client.get(f"/c/{label}").content.decode())
+        assert "Page alert open: Link flap on J-101." in page
+        api = engineer_client.get(f"/api/cables/{label}/").json()["next_step"]
+        assert "Page alert open: Link flap on J-101" in api["headline"]
+    own = _text(tech_client.get("/c/J-101").content.decode())
+    assert "Page alert open: Link flap." in own and "Link flap on J-101" not in own
