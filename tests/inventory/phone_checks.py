@@ -122,10 +122,12 @@ _TARGETS_JS = """
 """
 
 
-_BROKEN_WORDS_JS = """
-() => {
+# Tokens of a text node drawn over two lines: ``source``, a regular expression for the tokens;
+# ``names``: only those holding a hyphen and a digit (device and port names, "leaf-s01-r1").
+_DRAWN_OVER_TWO_LINES_JS = """
+({source, names}) => {
   const out = [];
-  const word = /(?<![A-Za-z0-9_])[A-Za-z][a-z]+(?![A-Za-z0-9_])/g;
+  const token = new RegExp(source, 'g');
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   const range = document.createRange();
   const lines = (rects) => new Set(Array.from(rects).filter(r => r.width > 0).map(r => Math.round(r.top)));
@@ -133,10 +135,12 @@ _BROKEN_WORDS_JS = """
     const node = walker.currentNode;
     const el = node.parentElement;
     if (!el || !node.textContent.trim() || el.closest('script,style,noscript,template,title')) continue;
+    if (names && !node.textContent.includes('-')) continue;
     range.selectNodeContents(node);
     if (lines(range.getClientRects()).size < 2) continue;  // all on one line: nothing to break
     if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
-    for (const m of node.textContent.matchAll(word)) {
+    for (const m of node.textContent.matchAll(token)) {
+      if (names && (!m[0].includes('-') || !/\\d/.test(m[0]))) continue;
       range.setStart(node, m.index);
       range.setEnd(node, m.index + m[0].length);
       if (lines(range.getClientRects()).size > 1) {
@@ -148,40 +152,13 @@ _BROKEN_WORDS_JS = """
   return out;
 }
 """
-
-
-_SPLIT_NAMES_JS = """
-() => {
-  const out = [];
-  const token = /(?<![\\w.-])[a-z]\\w*(?:[.-]\\w+)+/g;
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  const range = document.createRange();
-  const lines = (rects) => new Set(Array.from(rects).filter(r => r.width > 0).map(r => Math.round(r.top)));
-  while (walker.nextNode()) {
-    const node = walker.currentNode;
-    const el = node.parentElement;
-    if (!el || !node.textContent.includes('-') || el.closest('script,style,noscript,template,title')) continue;
-    range.selectNodeContents(node);
-    if (lines(range.getClientRects()).size < 2) continue;  // all on one line: nothing split
-    if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
-    for (const m of node.textContent.matchAll(token)) {
-      if (!m[0].includes('-') || !/\\d/.test(m[0])) continue;
-      range.setStart(node, m.index);
-      range.setEnd(node, m.index + m[0].length);
-      if (lines(range.getClientRects()).size > 1) {
-        out.push({name: m[0], tag: el.tagName.toLowerCase(), text: node.textContent.trim().slice(0, 60)});
-        if (out.length > 12) return out;
-      }
-    }
-  }
-  return out;
-}
-"""
+_WORD = r"(?<![A-Za-z0-9_])[A-Za-z][a-z]+(?![A-Za-z0-9_])"
+_NAME = r"(?<![\w.-])[a-z]\w*(?:[.-]\w+)+"
 
 
 def split_names(page) -> list[dict[str, Any]]:
     """Device names split across two lines at a hyphen ("leaf-s01-" / "r1"), each with its text."""
-    return page.evaluate(_SPLIT_NAMES_JS)
+    return page.evaluate(_DRAWN_OVER_TWO_LINES_JS, {"source": _NAME, "names": True})
 
 
 def overflow(page) -> list[dict[str, Any]]:
@@ -214,7 +191,7 @@ def numbered_twice(page) -> list[str]:
 
 def broken_words(page) -> list[dict[str, Any]]:
     """Words split across two lines ("maintenan-" / "ce"), each with the text it is in."""
-    return page.evaluate(_BROKEN_WORDS_JS)
+    return page.evaluate(_DRAWN_OVER_TWO_LINES_JS, {"source": _WORD, "names": False})
 
 
 def raw_text(page) -> list[str]:

@@ -16,6 +16,7 @@ from django.utils import timezone
 from inventory.core.choices import AlertRule, AlertState, CableStatus, DeviceRole, Severity
 from inventory.models import Alert
 from tests import factories as f
+from tests.inventory.e2e.test_phone_flow import login
 from tests.inventory.phone_checks import overflow, phone_context, split_names
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -58,11 +59,7 @@ def test_device_names_are_never_split_at_a_hyphen_on_the_phone(browser, live_ser
     context = phone_context(browser)
     page = context.new_page()
     page.set_default_timeout(30_000)
-    page.goto(live_server.url + "/login/")
-    page.fill("input[name=username]", user.username)
-    page.fill("input[name=password]", "pw-for-tests-1")
-    page.click("button[type=submit]")
-    page.wait_for_url(live_server.url + "/")
+    login(page, live_server.url, "/", user.username)
     found = {}
     for path in ("/", "/c/J-7", "/c/J-8", "/r/R01", f"/alerts/{named_plant.pk}/", "/retests/"):
         assert page.goto(live_server.url + path).status == 200, path
