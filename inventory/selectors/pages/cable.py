@@ -430,13 +430,21 @@ def _human_change(change: dict) -> dict:
 
 
 WHY_STATUSES = (CableStatus.DEGRADED, CableStatus.FAULTY)
+# The reason an alert writes when it degrades a cable (``services.alerts.lifecycle``):
+# "alert link_flap #12: ...".
+_DEGRADED_BY = re.compile(r"alert \w+ #(\d+): ")
 
 
-def status_why(cable: Cable, history: list[dict], shown: FaultFact | None = None) -> dict | None:
+def status_why(
+    cable: Cable, history: list[dict], shown: FaultFact | None = None, alerts: tuple[int, ...] = ()
+) -> dict | None:
     """Why a degraded or faulty cable is so, for its first screen: the change that set the status
     (newest first in ``history``, already read for the page): its reason, who and when. A fault
     report's reason is what was seen ("jacket pinched at U12"), unless it is the fault the
-    headline already says (``shown``, ``Decision.fault``): then ``above`` and who and when only."""
+    headline already says (``shown``, ``Decision.fault``): then ``above`` and who and when only.
+    So too for a degradation by an alert the first screen shows (``alerts``, their ids): its
+    summary stands in that alert's card already, and the phone's first screen has no room for it
+    twice."""
     if cable.status not in WHY_STATUSES:
         return None
     now_word = word(cable.status, "status")
@@ -447,7 +455,11 @@ def status_why(cable: Cable, history: list[dict], shown: FaultFact | None = None
     # the words of the person who saw it say more than the change's reason.
     e = next((e for e in setting if e.get("note")), setting[0] if setting else None)
     if e is not None:
-        above = bool(e.get("note") and shown and (e["when"], e["reason"]) == (shown.at, shown.text))
+        above = ""
+        if e.get("note") and shown and (e["when"], e["reason"]) == (shown.at, shown.text):
+            above = "the fault reported above"
+        elif (by := _DEGRADED_BY.match(e["reason"] or "")) and int(by[1]) in alerts:
+            above = f"the alert above (#{by[1]})"
         reason = "" if above else e["reason"]
         return {"when": e["when"], "who": e["who"], "reason": reason, "created": False, "above": above}
     # Never changed since it was recorded so: the record's creation says why, if anything does.
@@ -671,7 +683,7 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
     ctx.update(
         trace=trace,
         elsewhere_lead=ELSEWHERE,
-        status_why=status_why(cable, ctx["history"], decision.fault),
+        status_why=status_why(cable, ctx["history"], decision.fault, tuple(a.id for a in decision.alerts)),
         link_ends=link_far_ends(trace),
         decision=decision,
         next_step=step,
