@@ -126,6 +126,8 @@ def test_a_silenced_spike_leaves_the_cable_alone(ring, client, user_with_role):
         in page
     )
     assert "Not ready for production" not in page
+    # nor does its Tests card, below: its tests are complete and it stays in production
+    assert "not ready for production" not in page.lower()
 
 
 def test_under_an_alert_that_leaves_it_in_production_a_failing_test_is_not_told_it_stays(
