@@ -15,7 +15,8 @@ The rules, in order (the first that applies sets the state and the step):
 3. A fault reported and still open, with no test since: retest after the repair.
 4. Something fails: each failure names the segment, the figure and the limit. The cable's own
    failure on a cable recorded as tested or in production: "Mark degraded". A failure on another
-   segment of its link: go to that segment. A cable carrying several links (a trunk between
+   segment of its link: go to that segment, unless the cable's own gate lacks a test or its
+   retest is due: then that test (here at the rack), the failure named beside it. A cable carrying several links (a trunk between
    panels) whose own tests pass is not failed by another segment of one of them: its state is
    its own (the rules below), and the failure elsewhere is said once in its headline, naming
    that segment (``Decision.elsewhere``).
@@ -503,8 +504,16 @@ def _decide(ev: CableEvidence) -> Decision:
             key = "olts" if ev.fibre else "qualification"
             step = Step(key, STEP_WORDS[key], "Clean both ends, re-seat and retest (the failure is above).")
         else:
-            why = f"Its own tests pass: the failure above is on {first.segment}."
-            step = Step("segment", f"Open {first.segment}", why, first.url)
+            # Its own gate may lack a test (or its retest be due): then that test is its step,
+            # here at the rack, and the failure elsewhere is named beside it, never "its own
+            # tests pass".
+            due = ev.gated and (ev.missing or overdue)
+            step = due and _test_step(
+                ev, f"Its own test is due too; the failure above is on {first.segment}."
+            )
+            if not step:
+                why = f"Its own tests pass: the failure above is on {first.segment}."
+                step = Step("segment", f"Open {first.segment}", why, first.url)
         return decision("fails", "bad", head, step)
     if ev.gated and ev.missing:
         head = "Not ready for production: needs " + "; ".join(ev.missing) + "."

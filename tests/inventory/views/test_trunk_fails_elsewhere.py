@@ -9,6 +9,8 @@ Plant (``conftest.plant``, and a second link through the trunk)::
                                                                    (J-104 fails its budget)
 """
 
+from datetime import timedelta
+
 import pytest
 from django.utils import timezone
 
@@ -26,7 +28,7 @@ CHANNEL = "link gpu-0001:eth2 \u2194 leaf-01:Ethernet2/2 channel: 4.90 dB, over 
 
 
 def _build(plant, trunk_loss: float):
-    f.jumper("J-103", plant["gpu"][2], plant["pa_front"][1])
+    f.jumper("J-103", plant["gpu"][2], plant["pa_front"][1], length_m=5)  # no OTDR trace due
     f.jumper("J-104", plant["pb_front"][1], plant["leaf"][3])
     now = timezone.now()
     for label, loss, n in (("J-100", 0.4, 8), ("J-101", 0.4, 8), ("J-103", 0.4, 8), ("J-104", 3.9, 8)):
@@ -116,3 +118,19 @@ def test_a_trunk_whose_own_test_fails_still_says_tests_fail(plant, tech_client, 
     assert ">Mark degraded<" in status
     step = engineer_api.get("/api/cables/T-100/").json()["next_step"]
     assert step["state"] == "fails" and ("T-100", True) in [(x["segment"], x["own"]) for x in step["fails"]]
+
+
+def test_a_patch_cord_whose_own_retest_is_due_is_sent_to_it_not_told_its_tests_pass(plant, tech_client):
+    """As C000674 in the demo: J-103's own power-meter test is 100 days old, and its link fails
+    on J-104. Its step is its own retest, here at the rack, with the failure elsewhere named
+    beside it; never "Its own tests pass"."""
+    _build(plant, 0.6)
+    old = timezone.now() - timedelta(days=100)
+    j103 = Cable.objects.get(label="J-103")
+    j103.tests.all().delete()
+    olts(j103, 0.4, 8, old)
+    status = _status(without_name_spans(tech_client.get("/c/J-103").content.decode()))
+    assert ">Tests fail<" in status and status.count(FAILING) == 1
+    assert ">Record the power-meter test<" in status and ">Open J-104<" not in status
+    assert "Its own test is due too; the failure above is on J-104." in status
+    assert "Its own tests pass" not in status
