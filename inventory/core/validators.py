@@ -12,8 +12,10 @@ from inventory.core.names import NAME_PATTERN, NAME_RULE, name_problem
 LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,63}$")
 LABEL_RULE = "1-64 characters: letters, digits and . _ : + - (no spaces or slashes)."
 
-# The fibre counts MPO plugs are made in (8, 12 and 16 on modules and jumpers; 24 on trunks).
-MPO_FIBRE_COUNTS = "8, 12, 16 or 24"
+# The fibre counts MPO plugs are made in (8, 12 and 16 on modules and jumpers; 24 and 32 on
+# trunks and MPO-32 modules): any other count is a typing error the test gate would believe.
+MPO_COUNTS = (8, 12, 16, 24, 32)
+MPO_FIBRE_COUNTS = "8, 12, 16, 24 or 32"
 
 
 def end_fibre_count_problem(
@@ -24,10 +26,15 @@ def end_fibre_count_problem(
     An MPO end says how many fibres it has: the test gate asks for a result on every fibre in
     use (``fibres_in_use``), and without the count it asked for one fibre of a 12-fibre jumper.
     A breakout's legs are exempt: each carries a share of the one end on the other side, and
-    that end's count is the cable's (the gate reads the largest count of its ends). The plan
+    that end's count is the cable's (the gate reads the largest count of its ends). A count MPO
+    plugs are not made in (10) is refused too: the gate would ask for 10 fibres. The plan
     import, ``POST /api/cables/`` and the desk's new-cable form all ask this one function."""
-    if connector_type == ConnectorType.MPO and not fibre_count and not breakout_leg:
-        return f"MPO needs a fibre count: {MPO_FIBRE_COUNTS}."
+    if connector_type != ConnectorType.MPO:
+        return None
+    if not fibre_count:
+        return None if breakout_leg else f"MPO needs a fibre count: {MPO_FIBRE_COUNTS}."
+    if fibre_count not in MPO_COUNTS:
+        return f"An MPO plug has {MPO_FIBRE_COUNTS} fibres, not {fibre_count}."
     return None
 
 

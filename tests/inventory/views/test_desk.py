@@ -210,7 +210,7 @@ def test_add_cable_records_it_with_both_ends(plant, engineer_client):
         ({"length_m": "-2"}, "length_m", "greater than or equal to 0.01"),
         ({"kind": "string"}, "kind", "Select a valid choice"),
         # an MPO plug with no fibre count: the test gate would ask for one fibre's result
-        ({"a_fibre_count": ""}, "a_fibre_count", "MPO needs a fibre count: 8, 12, 16 or 24."),
+        ({"a_fibre_count": ""}, "a_fibre_count", "MPO needs a fibre count: 8, 12, 16, 24 or 32."),
     ],
 )
 def test_add_cable_errors_appear_next_to_the_field_and_nothing_is_written(

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 HEADER = "label,kind,a_device,a_port,b_device,b_port,polarity,length_m,a_connector,a_fibres,a_polish,b_connector,b_fibres,b_polish\n"
 BREAKOUT = "BO-1,SMF_OS2,gpu-0001,eth3,pp-a,Front 2;Front 3,B,3,MPO,12,APC,MPO,,APC\n"
 NO_COUNT = "M-1,SMF_OS2,gpu-0001,eth2,leaf-01,Ethernet1/2,B,3,MPO,,APC,MPO,12,APC\n"
-MESSAGE = "MPO needs a fibre count: 8, 12, 16 or 24. Write it in the a_fibres column."
+MESSAGE = "MPO needs a fibre count: 8, 12, 16, 24 or 32. Write it in the a_fibres column."
 
 
 def _upload(client, text: str):
@@ -93,12 +93,12 @@ def test_the_api_create_refuses_it_at_the_end_and_accepts_a_breakouts_legs(plant
     }
     r = engineer_api.post("/api/cables/", body, format="json")
     assert r.status_code == 400
-    assert r.json()["b"] == {"0": {"fibre_count": ["MPO needs a fibre count: 8, 12, 16 or 24."]}}
+    assert r.json()["b"] == {"0": {"fibre_count": ["MPO needs a fibre count: 8, 12, 16, 24 or 32."]}}
     body["a"].pop("fibre_count")
     body["b"][0]["fibre_count"] = 12
     r = engineer_api.post("/api/cables/", body, format="json")
     assert r.status_code == 400
-    assert r.json()["a"] == {"fibre_count": ["MPO needs a fibre count: 8, 12, 16 or 24."]}
+    assert r.json()["a"] == {"fibre_count": ["MPO needs a fibre count: 8, 12, 16, 24 or 32."]}
     assert "b" not in r.json()
     assert not Cable.objects.filter(label="M-1").exists()
 
@@ -111,3 +111,24 @@ def test_the_api_create_refuses_it_at_the_end_and_accepts_a_breakouts_legs(plant
     r = engineer_api.post("/api/cables/", breakout, format="json")
     assert r.status_code == 201, r.json()
     assert r.json()["role"] == "breakout"
+
+
+def test_a_count_mpo_plugs_are_not_made_in_is_refused_too(plant, engineer_api):
+    """A typed 10 for a 12-fibre jumper: the power-meter form would ask for 10 fibres."""
+    # between two panels' front ports: no module there to say which MPO it takes
+    ten = "M-1,SMF_OS2,pp-a,Front 4,pp-b,Front 4,B,3,MPO,10,APC,MPO,12,APC\n"
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=1", HEADER + ten, content_type="text/csv")
+    rows = {row["label"]: row for row in r.json()["rows"]}
+    assert rows["M-1"]["errors"] == {
+        "a_fibres": "An MPO plug has 8, 12, 16, 24 or 32 fibres, not 10. Write it in the a_fibres column."
+    }
+    body = {
+        "label": "M-1",
+        "kind": "SMF_OS2",
+        "a": _end("pp-a", "Front 4", fibre_count=10),
+        "b": [_end("pp-b", "Front 4", fibre_count=12)],
+    }
+    r = engineer_api.post("/api/cables/", body, format="json")
+    assert r.status_code == 400
+    assert r.json()["a"] == {"fibre_count": ["An MPO plug has 8, 12, 16, 24 or 32 fibres, not 10."]}
+    assert not Cable.objects.filter(label="M-1").exists()
