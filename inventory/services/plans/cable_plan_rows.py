@@ -113,7 +113,7 @@ def plan_row_parse(n: int, raw: dict) -> PlanRow:
     attrs: dict = {}
     role = _text(raw, "role").lower() or (CableRole.BREAKOUT if len(b_ports) > 1 else CableRole.DIRECT)
     if role not in _ROLES:
-        err["role"] = f"Unknown role {role!r}."
+        err["role"] = f"Unknown role {role!r}; one of {', '.join(sorted(_ROLES))}."
     attrs["role"] = role
     polarity = _text(raw, "polarity").upper()
     if polarity not in _POLARITIES:

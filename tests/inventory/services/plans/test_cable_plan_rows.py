@@ -134,7 +134,7 @@ def test_every_row_error_is_reported_word_for_word(plant):
                 ("a_port", "Required."),
                 ("b_device", "Required."),
                 ("b_port", "Required."),
-                ("role", "Unknown role 'weird'."),
+                ("role", "Unknown role 'weird'; one of breakout, direct, jumper, trunk."),
                 ("polarity", "Unknown polarity 'Z'; one of A, B, C, AB, AA."),
                 ("length_m", "Not a number: 'x'."),
                 ("install_date", "Not a date (YYYY-MM-DD): '2026-13-01'."),
