@@ -96,8 +96,10 @@ def exception_handler(exc, context):
 
 def _link_the_fix(response, request) -> None:
     """An error whose fix the documentation explains carries ``help``: the link to it."""
-    link = api_help(response.status_code, getattr(request, "path", ""))
-    if link and isinstance(response.data, dict) and "help" not in response.data:
+    data = response.data if isinstance(response.data, dict) else None
+    detail = str(data.get("detail", "")) if data else ""
+    link = api_help(response.status_code, getattr(request, "path", ""), detail)
+    if link and data is not None and "help" not in data:
         response.data["help"] = link
 
 

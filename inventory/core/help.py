@@ -70,6 +70,7 @@ API_STATUS_TOPICS: dict[int, str] = {
     429: "integrator/api/#limits",
 }
 TELEMETRY_TOPIC = "integrator/telemetry/"
+CSRF_TOPIC = "integrator/api/#authentication"
 
 
 def docs_url(topic: str, *, absolute: bool = False) -> str:
@@ -87,9 +88,13 @@ def page_help(url_name: str | None) -> str:
     return docs_url(PAGE_TOPICS.get(url_name or "", HOME))
 
 
-def api_help(status: int, path: str) -> str | None:
-    """The link an API error of this status on this path carries, or None (no documented fix)."""
+def api_help(status: int, path: str, detail: str = "") -> str | None:
+    """The link an API error of this status on this path carries, or None (no documented fix).
+    A session's write without its CSRF token is a 403 too, but no role would let it through:
+    its fix is how a session (or a token) authenticates."""
     if path.startswith("/api/telemetry/") and status in (400, 413, 415, 422):
         return docs_url(TELEMETRY_TOPIC, absolute=True)
+    if status == 403 and detail.startswith("CSRF Failed"):
+        return docs_url(CSRF_TOPIC, absolute=True)
     topic = API_STATUS_TOPICS.get(status)
     return docs_url(topic, absolute=True) if topic else None

@@ -12,9 +12,11 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from inventory.core import help as help_links
+from tests.factories import UserFactory
 from tools import docs as docs_gen
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +55,7 @@ def test_every_help_link_lands_on_a_page_and_anchor_the_site_has(built_site):
         *help_links.PAGE_TOPICS.values(),
         *help_links.API_STATUS_TOPICS.values(),
         help_links.TELEMETRY_TOPIC,
+        help_links.CSRF_TOPIC,
     }
     broken = sorted(t for t in topics if not _lands(built_site, t))
     assert not broken, f"these help links land nowhere in the built site: {broken}"
@@ -139,6 +142,17 @@ def test_an_api_error_with_a_documented_fix_links_to_it(client):
     link = answer.json()["help"]
     assert urlparse(link).path.startswith("/docs/")
     assert urlparse(link).fragment in ("tokens", "roles-and-what-they-may-do")
+
+
+@pytest.mark.django_db
+def test_a_session_write_without_its_csrf_token_links_to_how_a_session_authenticates():
+    """Not to the roles: no role would let it through."""
+    user = UserFactory(username="desk-eng", role="engineer")
+    session = Client(enforce_csrf_checks=True)
+    session.force_login(user)
+    answer = session.post("/api/cables/", {}, content_type="application/json")
+    assert answer.status_code == 403 and answer.json()["detail"].startswith("CSRF Failed")
+    assert urlparse(answer.json()["help"]).fragment == "authentication"
 
 
 @pytest.mark.django_db
