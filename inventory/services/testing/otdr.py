@@ -288,7 +288,9 @@ def _decide(
         d.tested_at = min((x.measured_at for x in parsed if x.measured_at), default=now)
         if problem := test_date_problem(install_date=s.cable.install_date, at=d.tested_at, now=now):
             # the instrument's clock (a reset OTDR says 1970 or 2000): dated at upload instead
-            d.warnings.append(f"The trace's own date is not usable ({problem}); recorded at upload time.")
+            d.warnings.append(
+                f"The trace's own date is not usable ({problem.rstrip('.')}); recorded at upload time."
+            )
             d.tested_at = now
         p = polish.get(s.cable.pk, "")
         for f, sor in zip(s.files, parsed, strict=True):
