@@ -144,7 +144,8 @@ def _otdr_verdict(cable: Cable, sor: SorFile, polish: str) -> tuple[budgets.Verd
         leads_m=leads,
     )
     if check is not None and not check.ok:
-        notes.insert(0, f"Not judged: {check.message}.")
+        # a trace that ends elsewhere is another fibre's: its events say nothing of this cable
+        notes = [f"Not judged: {check.message}."]
         v = budgets.Verdict(budgets.UNKNOWN, None, v.loss_db, v.budget_db, check.message)
     return v, notes
 

@@ -147,6 +147,16 @@ def test_a_trace_far_longer_than_the_cable_is_flagged_not_judged_and_fails_the_g
     assert upload(j8, "other.sor", long_).verdict == Verdict.UNKNOWN  # and on an 8 m jumper
 
 
+def test_a_trace_of_another_fibre_says_nothing_of_this_cables_connectors(j59):
+    """A reflective event at 1,447 m of a 3.6 km trace uploaded to a 59 m cable is not "a
+    suspected dirty connector" of this cable: the trace is not judged, and says only why."""
+    other = sor([LAUNCH, (1447.7, 0.3, -25.0, "1F9999LS"), end(3628.6)])
+    test = upload(j59, "other.sor", other)
+    assert test.verdict == Verdict.UNKNOWN
+    assert [w for w in test.warnings if "Not judged: the fibre ends at 3628.6 m" in w]
+    assert not [w for w in test.warnings if "connector" in w], test.warnings
+
+
 def test_a_trace_within_the_stated_tolerance_is_judged(j59, settings):
     """Tolerance at 59 m: 1 m + one 0.2 m sample (location) + 2% (1.18 m, index and lay)."""
     assert upload(j59, "ok.sor", sor([LAUNCH, end(60.9)])).verdict == Verdict.PASS
