@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from inventory.core.choices import RepairAction, RepairOutcome
+from inventory.core.choices import FieldNoteKind, RepairAction, RepairOutcome
 
 ACTIONS: tuple[str, ...] = tuple(RepairAction.values)
 
@@ -125,6 +125,33 @@ def watching_words(action: str, end: str, cable: str = "") -> str:
     """The state of an alert on watch, in a few words: ``cleaned at End B of J-101, watching``,
     ``replaced, watching`` (an action not recorded: ``repaired, watching``)."""
     return f"{_DONE_PAST.get(action, 'repaired')}{_where(action, end, cable)}, watching"
+
+
+# A repair in its cable's journal: a re-seat or a cleaning is the journal entry the cable page's
+# "Re-seated / cleaned" form writes (so it brings the retest forward alike); other work is a
+# service action. And that form's choices as the repair they are on an alert: a connector is
+# cleaned by unplugging it, so "cleaned and re-seated" is a cleaning.
+JOURNAL_KIND = {RepairAction.RESEAT: FieldNoteKind.RESEATED, RepairAction.CLEAN: FieldNoteKind.CLEANED}
+SERVICE_ACTION = {
+    FieldNoteKind.RESEATED: RepairAction.RESEAT,
+    FieldNoteKind.CLEANED: RepairAction.CLEAN,
+    FieldNoteKind.RESEATED_CLEANED: RepairAction.CLEAN,
+}
+
+
+def journal_kind(action: str) -> str:
+    """The journal entry kind of a repair (``JOURNAL_KIND``; a service action otherwise)."""
+    return JOURNAL_KIND.get(action, FieldNoteKind.SERVICE)
+
+
+def journal_words(*, action: str, end: str, cable: str, alert_id: int, note: str = "", done: str = "") -> str:
+    """A repair as the journal of its cable says it: ``re-seated at End A of C000601 for alert
+    #9: latch was loose``. ``done``: the words of what was done when the action's own are too
+    few (the cable page's "re-seated and cleaned"). The alert page, the API and the cable page's
+    form write it so."""
+    what = f"{done or _DONE_PAST.get(action, 'repaired')}{_where(action, end, cable)} for alert #{alert_id}"
+    note = (note or "").strip()
+    return f"{what}: {note}" if note else what
 
 
 def prior_row(*, advice_code: str, evidence: dict) -> str:

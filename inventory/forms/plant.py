@@ -20,6 +20,7 @@ from inventory.core.choices import (
     FieldNoteKind,
     Polarity,
     Polish,
+    RepairEnd,
 )
 from inventory.core.validators import LABEL_RE, LABEL_RULE, end_fibre_count_problem
 from inventory.models import Cable, Port, Site, Transceiver, TransceiverModel, Vendor
@@ -103,6 +104,22 @@ class ServicedForm(forms.Form):
         max_length=2000,
         widget=forms.Textarea(attrs={"rows": 2}),
     )
+    end = forms.ChoiceField(
+        label="Which end?",
+        choices=RepairEnd.choices,
+        widget=forms.RadioSelect,
+        initial=RepairEnd.NA,
+        required=False,
+    )
+
+    def __init__(self, *args, alert=None, **kwargs):
+        """``alert``: the open alert a re-seat or cleaning here is recorded against too
+        (``cable_service_alerts``); the end is asked only then, as the alert's repair form asks it."""
+        super().__init__(*args, **kwargs)
+        if alert is None:
+            del self.fields["end"]
+        else:
+            self.fields["end"].label = f"Which end? (recorded on alert #{alert.pk} too)"
 
 
 class JournalForm(forms.Form):

@@ -90,7 +90,8 @@ class _WhereField(forms.ChoiceField):
 
 
 class RepairForm(forms.Form):
-    """Two taps: where (preset to the end to look at first), then the action button.
+    """Two taps: where (preset to the end to look at first), an optional note, then the action
+    button.
 
     Each end the alert page shows is a choice of its own, named as its card names it, with the
     cable plugged there ("End A of J-100 · gpu-0001 OSFP1"): on a link through a panel the two
@@ -99,7 +100,11 @@ class RepairForm(forms.Form):
 
     end = _WhereField(widget=forms.RadioSelect)
     action = forms.ChoiceField(choices=RepairAction.choices)
-    note = forms.CharField(max_length=300, required=False, label="Note (optional)")
+    # Before the action buttons, and a text area: Enter starts a new line, it never submits the
+    # form with whichever button comes first.
+    note = forms.CharField(
+        max_length=300, required=False, label="Note (optional)", widget=forms.Textarea(attrs={"rows": 2})
+    )
 
     def __init__(self, *args, ends=(), **kwargs):
         super().__init__(*args, **kwargs)

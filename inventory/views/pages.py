@@ -14,7 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
 from inventory.access import authz
-from inventory.core.choices import CableStatus, PlacementEnd
+from inventory.core.choices import CableStatus, FieldNoteKind, PlacementEnd
 from inventory.core.words import human_date
 from inventory.forms.plant import (
     FaultForm,
@@ -27,8 +27,9 @@ from inventory.forms.plant import (
 )
 from inventory.models import Cable, Cage, Device, FieldNote, Port, Rack, Transceiver
 from inventory.selectors import pages as page_selectors
+from inventory.selectors.alerts.repairs import cable_service_alerts
 from inventory.services.plant import cables as cable_services
-from inventory.services.plant import fieldwork
+from inventory.services.plant import fieldwork, journal
 from inventory.services.plant import transceivers as xcvr_services
 from inventory.views.retests import NEAR_RACK, near_rack
 
@@ -186,7 +187,7 @@ def journal_add(request, kind: str, key: str):
     form = JournalForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            fieldwork.journal_add(target=target, actor=request.user, **form.cleaned_data)
+            journal.journal_add(target=target, actor=request.user, **form.cleaned_data)
         except ValidationError as exc:
             apply_errors(form, exc)
         else:
@@ -210,7 +211,7 @@ def journal_close(request, pk: int):
     entry = get_object_or_404(FieldNote, pk=pk)
     target = _entry_target(request, pk)
     try:
-        fieldwork.journal_close(entry=entry, actor=request.user, reason=request.POST.get("reason", ""))
+        journal.journal_close(entry=entry, actor=request.user, reason=request.POST.get("reason", ""))
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
@@ -302,17 +303,35 @@ def cable_fault(request, label: str):
 @authz.requires_action("service_cable", obj=_cable_of)
 @require_http_methods(["GET", "POST"])
 def cable_serviced(request, label: str):
+    """Re-seated / cleaned. With an open alert on the cable's link the page names it and offers
+    its repair form; recorded here, it is that alert's repair too (``fieldwork.cable_serviced``)."""
     cable = _cable(label)
-    form = ServicedForm(request.POST or None)
+    alerts = cable_service_alerts(cable)
+    form = ServicedForm(request.POST or None, alert=alerts[0] if alerts else None)
     if request.method == "POST" and form.is_valid():
         try:
-            note = fieldwork.cable_serviced(cable=cable, actor=request.user, **form.cleaned_data)
+            done = fieldwork.cable_serviced(cable=cable, actor=request.user, **form.cleaned_data)
         except ValidationError as exc:
             apply_errors(form, exc)
         else:
-            messages.success(request, f"Recorded: {note.get_kind_display().lower()}.")
+            what = FieldNoteKind(done.kind).label.lower()
+            if done.repair is None:
+                messages.success(request, f"Recorded: {what}.")
+            elif done.created:
+                messages.success(
+                    request,
+                    f"Recorded: {what}, as the repair of alert #{done.alert.pk} "
+                    f"({done.repair.get_action_display()}, {done.repair.where}). "
+                    "The alert watches the telemetry: the outcome shows on its page.",
+                )
+            else:
+                messages.success(
+                    request,
+                    f"Already recorded on alert #{done.alert.pk}: "
+                    f"{done.repair.get_action_display()} ({done.repair.where}).",
+                )
             return redirect(cable)
-    return _action(request, cable, form, "inventory/cable_serviced.html")
+    return _action(request, cable, form, "inventory/cable_serviced.html", {"service_alerts": alerts})
 
 
 @authz.requires_action("swap_module", obj=_cable_of)

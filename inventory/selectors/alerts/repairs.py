@@ -13,7 +13,8 @@ from django.db.models.functions import TruncMonth
 
 from inventory.conf import app_settings
 from inventory.core import repairs as core
-from inventory.core.choices import AlertState, RepairOutcome
+from inventory.core.choices import SEVERITY_ORDER, AlertState, RepairOutcome
+from inventory.core.decision import BLOCKING_SEVERITIES
 from inventory.core.telemetry import rules as engine
 from inventory.models import Alert, Cable, Link, Port, PortTelemetryState, Repair
 
@@ -289,3 +290,22 @@ def first_time_fix_report(*, since: datetime | None = None, site_ids: set[int] |
 def open_alerts_of_rules(rules: set[str]) -> list[Alert]:
     """Open alerts of these rules (open alerts are few), with what ``repair_contexts`` reads."""
     return list(Alert.objects.filter(state=AlertState.OPEN, rule__in=rules))
+
+
+def cable_service_alerts(cable: Cable) -> list[Alert]:
+    """The open alerts a re-seat or cleaning of ``cable`` is a repair of: warning and worse (the
+    severities that hold a cable out of production, ``core.decision.BLOCKING_SEVERITIES``) on an
+    active link through it; most severe first, then newest. The cable page's "Re-seated / cleaned"
+    form names them and offers the first one's repair form, and records a re-seat or cleaning done
+    on the cable against it too (``services.plant.fieldwork.cable_serviced``). One query."""
+    alerts = list(
+        Alert.objects.filter(
+            state=AlertState.OPEN,
+            severity__in=BLOCKING_SEVERITIES,
+            link__active=True,
+            link__segments__cable_id=cable.pk,
+        )
+        .distinct()
+        .order_by("-opened_at", "-id")[:10]
+    )
+    return sorted(alerts, key=lambda a: SEVERITY_ORDER.get(a.severity, 0), reverse=True)

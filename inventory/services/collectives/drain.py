@@ -3,7 +3,7 @@
 ``drain_verdict``: the one decision whether taking a link out of service is safe, read by the
 alert page and ``GET /api/alerts/<id>/drain/`` alike. ``link_drain`` takes the alert's link out
 of service (refused with the verdict's reasons when it is not safe, unless an engineer overrides
-with a reason, which goes into the journal of the link's cables) and opens a maintenance window
+with a reason) and opens a maintenance window
 on it, so the rules record what the link does meanwhile silently (an expected link-down or flap
 pages nobody). ``link_restore`` puts it back and ends the window. Both are ``LinkDrain`` rows:
 who, when, which link, the window's start and end.
@@ -13,6 +13,11 @@ drains_overdue``): the cable's decision, the alert page and the API say so ("dra
 window ended 13:12: restore it or extend"), and ``drains_overdue_notify`` (run by the periodic
 alert-mail sweep) mails the engineers and whoever drained it, once per window end.
 ``link_drain_extend`` moves the window's end on.
+
+A drain, an extension and a restore each write one entry in the journal of every cable of the
+link's path ("Link ... drained until 19:13 UTC for alert #9 (link flap)", with the refused
+reasons and the override when there was one; "... restored (drained since 15:13 UTC)"), so a
+technician reading a cable's history sees when its link was out.
 """
 
 from __future__ import annotations
@@ -25,14 +30,15 @@ from django.db import transaction
 
 from inventory.conf import app_settings
 from inventory.core.choices import FieldNoteKind
-from inventory.core.decision import drain_overdue_words
+from inventory.core.decision import drain_overdue_words, until_words
 from inventory.core.links import alert_url
 from inventory.core.words import word
-from inventory.models import Alert, AlertNotification, FieldNote, Link, LinkDrain, LinkSegment
+from inventory.models import Alert, AlertNotification, Link, LinkDrain, LinkSegment
 from inventory.selectors.collectives.drain import DrainVerdict, drain_check, drains_open, drains_overdue
 from inventory.services.alerts.evaluate import rule_config
 from inventory.services.alerts.notify import notice_message_id
 from inventory.services.alerts.silencing import maintenance_end, maintenance_start
+from inventory.services.plant.journal import journal_write
 
 
 class DrainConflict(Exception):
@@ -60,29 +66,23 @@ def _link_words(link: Link) -> str:
     return f"{link.a_port.device.name}:{link.a_port.name} \u2194 {link.b_port.device.name}:{link.b_port.name}"
 
 
-def _journal_override(
-    *, link: Link, alert: Alert, verdict: DrainVerdict, reason: str, actor, now: datetime
-) -> None:
-    """The override, in the journal of every cable of the link (of its first device without one)."""
-    text = (
-        f"Link {_link_words(link)} drained from alert #{alert.pk} ({word(alert.rule, 'rule').lower()}) "
-        f"although the safety check refused it: {'; '.join(verdict.reasons)}. Override: {reason}"
-    )[:2000]
+def _journal_link(*, link: Link, alert: Alert, what: str, actor, now: datetime, more: str = "") -> None:
+    """One entry in the journal of every cable of the link's path (of its A device without one),
+    so the cables' history says when their link was out: "Link leaf-01:Ethernet1/1 ↔ gpu-0001:eth0
+    drained until 19:13 UTC for alert #9 (link flap)", "... restored for alert #9"."""
     cable_ids = list(LinkSegment.objects.filter(link=link).order_by("seq").values_list("cable_id", flat=True))
-    targets = [{"cable_id": c} for c in dict.fromkeys(cable_ids)] or [{"device_id": link.a_port.device_id}]
-    FieldNote.objects.bulk_create(
-        FieldNote(
-            **t,
-            kind=FieldNoteKind.NOTE,
-            text=text,
-            at=now,
-            actor=actor,
-            closed_at=now,
-            closed_by=actor,
-            close_reason="override recorded",
-        )
-        for t in targets
+    journal_write(
+        cable_ids=cable_ids,
+        device_ids=[] if cable_ids else [link.a_port.device_id],
+        kind=FieldNoteKind.NOTE,
+        text=f"Link {_link_words(link)} {what} for alert #{alert.pk} ({word(alert.rule, 'rule').lower()}){more}",
+        actor=actor,
+        now=now,
     )
+
+
+def _link_of(alert: Alert) -> Link:
+    return Link.objects.select_related("a_port__device", "b_port__device").get(pk=alert.link_id)
 
 
 @transaction.atomic
@@ -137,8 +137,16 @@ def link_drain(
         reasons=verdict.reasons,
         override_reason="" if verdict.safe else override_reason[:200],
     )
-    if not verdict.safe:
-        _journal_override(link=link, alert=alert, verdict=verdict, reason=override_reason, actor=who, now=now)
+    _journal_link(
+        link=link,
+        alert=alert,
+        what=f"drained until {until_words(ends_at, now.date())} UTC",
+        more=""
+        if verdict.safe
+        else f", although the safety check refused it: {'; '.join(verdict.reasons)}. Override: {override_reason}",
+        actor=who,
+        now=now,
+    )
     return drain
 
 
@@ -169,6 +177,13 @@ def link_restore(*, alert: Alert, actor, now: datetime) -> LinkDrain:
     drain.restored_at = now
     drain.restored_by = actor if getattr(actor, "is_authenticated", False) else None
     drain.save(update_fields=["restored_at", "restored_by"])
+    _journal_link(
+        link=_link_of(alert),
+        alert=alert,
+        what=f"restored (drained since {until_words(drain.drained_at, now.date())} UTC)",
+        actor=drain.restored_by,
+        now=now,
+    )
     return drain
 
 
@@ -188,6 +203,13 @@ def link_drain_extend(*, alert: Alert, actor, now: datetime, ends_at: datetime |
     drain.extended_at = now
     drain.extended_by = actor if getattr(actor, "is_authenticated", False) else None
     drain.save(update_fields=["extended_at", "extended_by"])
+    _journal_link(
+        link=_link_of(alert),
+        alert=alert,
+        what=f"kept drained until {until_words(ends_at, now.date())} UTC",
+        actor=drain.extended_by,
+        now=now,
+    )
     return drain
 
 

@@ -1,27 +1,29 @@
 """Writes for the phone page's one-tap actions (report a fault, mark re-seated/cleaned, mark
-installed, mark in production) and the journal of every cable, module, device and rack."""
+installed, mark in production). The journal itself: ``services.plant.journal``."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import date, datetime
 
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import F
 from django.utils import timezone
 
-from inventory.core.choices import CableStatus, FieldNoteKind
-from inventory.core.decision import fault_settled
+from inventory.core.choices import CableStatus, FieldNoteKind, RepairEnd
 from inventory.core.links import cable_url, mail_domain
 from inventory.core.mail_retry import CLAIM_LEASE, MAX_ATTEMPTS, SERVER_DOWN, retry_in
+from inventory.core.repairs import SERVICE_ACTION
 from inventory.core.safetext import one_line
 from inventory.core.words import human_when, word
-from inventory.models import Cable, CableTest, Device, FieldNote, Rack, Transceiver
+from inventory.models import Alert, Cable, FieldNote, Repair
+from inventory.selectors.alerts.repairs import cable_service_alerts
 from inventory.selectors.plant.responsible import cable_teams, team_addresses
-from inventory.selectors.testing.gate import cable_gated
 from inventory.services.plant.cables import cable_set_status
+from inventory.services.repairs import repair_record
 
 log = logging.getLogger(__name__)
 
@@ -189,93 +191,63 @@ def fault_notice_told(note: FieldNote) -> tuple[bool, str]:
     )
 
 
+@dataclass(frozen=True)
+class Serviced:
+    """A re-seat or cleaning recorded: its kind, and the open alert it was recorded against as a
+    repair (with the repair, and whether it is new or the same one recorded moments ago)."""
+
+    kind: str
+    alert: Alert | None = None
+    repair: Repair | None = None
+    created: bool = False
+
+
 @transaction.atomic
 def cable_serviced(
-    *, cable: Cable, kind: str, text: str = "", actor=None, now: datetime | None = None
-) -> FieldNote:
-    """Record that the cable's connectors were re-seated and/or cleaned."""
+    *,
+    cable: Cable,
+    kind: str,
+    text: str = "",
+    end: str = RepairEnd.NA,
+    actor=None,
+    now: datetime | None = None,
+) -> Serviced:
+    """Record that the cable's connectors were re-seated and/or cleaned, in its journal.
+
+    With an open alert (warning or worse) on a link through the cable
+    (``selectors.alerts.repairs.cable_service_alerts``), it is a repair of that alert: recorded
+    through the one repair service (``services.repairs.repair_record``, at ``end`` of this cable),
+    so the alert watches after it and learns from it, and its journal entry names the alert."""
     if kind not in SERVICE_KINDS:
         raise ValidationError({"kind": "Choose re-seated, cleaned, or both."})
     locked = _locked(cable)
     if locked.status == CableStatus.RETIRED:
         raise ValidationError({"__all__": f"{locked.label} is retired."})
-    return FieldNote.objects.create(
+    now = now or timezone.now()
+    alerts = cable_service_alerts(locked)
+    if alerts:
+        repair, created = repair_record(
+            alert=alerts[0],
+            action=SERVICE_ACTION[kind],
+            end=end or RepairEnd.NA,
+            cable=locked.label,
+            note=text,
+            actor=actor,
+            now=now,
+            journal_kind=kind,
+            done=FieldNoteKind(kind).label.lower(),
+        )
+        return Serviced(kind, alerts[0], repair, created)
+    FieldNote.objects.create(
         cable=locked,
         kind=kind,
         text=(text or "").strip(),
         status_before=locked.status,
         status_after=locked.status,
-        at=now or timezone.now(),
+        at=now,
         actor=actor,
     )
-
-
-# --- the journal: notes on any cable, module, device or rack, and closing open entries ----------
-
-JOURNAL_KINDS = (FieldNoteKind.NOTE, FieldNoteKind.FAULT, FieldNoteKind.SERVICE)
-
-
-@transaction.atomic
-def journal_add(
-    *, target, kind: str = FieldNoteKind.NOTE, text: str, actor=None, now: datetime | None = None
-) -> FieldNote:
-    """Add a journal entry (a note, a fault seen, a service action done) to a cable, module,
-    device or rack. A fault on a cable goes through ``cable_fault_report`` (it changes the
-    cable's status and tells its team); here it is an observation only."""
-    text = (text or "").strip()
-    errors = {}
-    if not text:
-        errors["text"] = "Write what you saw or did."
-    elif len(text) > 2000:
-        errors["text"] = "Keep it under 2,000 characters."
-    if kind not in JOURNAL_KINDS:
-        errors["kind"] = "Choose a note, a fault seen or a service action."
-    if errors:
-        raise ValidationError(errors)
-    field = {Cable: "cable", Transceiver: "transceiver", Device: "device", Rack: "rack"}.get(type(target))
-    if field is None:
-        raise ValidationError({"__all__": "A journal entry is about a cable, a module, a device or a rack."})
-    status = target.status if isinstance(target, Cable) else ""
-    return FieldNote.objects.create(
-        **{field: target},
-        kind=kind,
-        text=text,
-        status_before=status,
-        status_after=status,
-        at=now or timezone.now(),
-        actor=actor,
-        closed_at=(now or timezone.now()) if kind == FieldNoteKind.SERVICE else None,
-        closed_by=actor if kind == FieldNoteKind.SERVICE else None,
-    )
-
-
-@transaction.atomic
-def journal_close(
-    *, entry: FieldNote, actor=None, reason: str = "", now: datetime | None = None
-) -> FieldNote:
-    """Settle an open fault or note: it leaves the top of the page and stays in the history.
-
-    A fault on a cable the production gate tests is settled by a test after its report
-    (``core.decision.fault_settled``), not by closing it: closing it first would let the cable
-    back into production on the tests from before the fault."""
-    locked = FieldNote.objects.select_for_update().get(pk=entry.pk)
-    if locked.closed_at is not None:
-        raise ValidationError({"__all__": "This entry is already closed."})
-    if locked.kind == FieldNoteKind.FAULT and locked.cable_id is not None:
-        cable = locked.cable
-        last = CableTest.objects.filter(cable_id=cable.pk).aggregate(m=Max("tested_at"))["m"]
-        if cable_gated(cable) and not fault_settled(locked.at, last):
-            raise ValidationError(
-                {
-                    "__all__": f"{cable.label}'s fault is settled by a test after the repair, not by closing it: "
-                    "record the test; when the cable goes back into production, the fault closes."
-                }
-            )
-    locked.closed_at = now or timezone.now()
-    locked.closed_by = actor
-    locked.close_reason = (reason or "").strip()[:200]
-    locked.save(update_fields=["closed_at", "closed_by", "close_reason"])
-    return locked
+    return Serviced(kind)
 
 
 def cable_mark_in_production(

@@ -32,6 +32,7 @@ from inventory.core.choices import AlertState, RepairAction, RepairEnd, RepairSo
 from inventory.models import Alert, Cable, Repair
 from inventory.selectors.alerts import repairs as selectors
 from inventory.selectors.alerts.page import alert_repair_places
+from inventory.services.plant.journal import journal_write
 
 DOUBLE_TAP = timedelta(minutes=5)
 VISIT = timedelta(hours=1)
@@ -97,14 +98,30 @@ def watch_fields(*, action: str, end: str, cable: str, detail: str, now: datetim
 
 
 def repair_record(
-    *, alert: Alert, action: str, end: str, cable: str = "", note: str = "", actor, now: datetime
+    *,
+    alert: Alert,
+    action: str,
+    end: str,
+    cable: str = "",
+    note: str = "",
+    actor,
+    now: datetime,
+    journal_kind: str = "",
+    done: str = "",
 ) -> tuple[Repair, bool]:
-    """Record what was done about ``alert`` (the alert page, the API) at ``end`` of ``cable`` (a
-    label; the page's form always names it). The cable end it lands on is
-    ``core.alert_ends.repair_target``'s, from the ends the alert page shows: "End A" is the end the
-    page calls End A, on the cable plugged there. Returns (repair, created); refuses a resolved
-    alert and an end the alert does not show. A double tap, or the repair a replacement or swap by
-    the same person recorded this visit, answers the repair recorded already."""
+    """Record what was done about ``alert`` (the alert page, the API, the cable page's "Re-seated
+    / cleaned" form) at ``end`` of ``cable`` (a label; the page's form always names it). The cable
+    end it lands on is ``core.alert_ends.repair_target``'s, from the ends the alert page shows:
+    "End A" is the end the page calls End A, on the cable plugged there. Returns (repair,
+    created); refuses a resolved alert and an end the alert does not show. A double tap, or the
+    repair a replacement or swap by the same person recorded this visit, answers the repair
+    recorded already.
+
+    A repair recorded is one entry in the journal of the cable it names (with no cable named:
+    the alert's cable), so the cable's history says what was done to it: "re-seated at End A of
+    C000601 for alert #9: <note>" (``core.repairs.journal_words``), of ``journal_kind`` (a
+    re-seat or cleaning is the entry the cable page's form writes: ``core.repairs.journal_kind``);
+    ``done`` words it when the action's own are too few ("re-seated and cleaned")."""
     errors = {}
     if action not in RepairAction.values:
         errors["action"] = f"Unknown action {action!r}: use one of {', '.join(RepairAction.values)}."
@@ -158,6 +175,17 @@ def repair_record(
         Alert.objects.filter(pk=locked.pk).update(
             **watch_fields(action=action, end=end, cable=label, detail="", now=now)
         )
+        on = cable_id or locked.cable_id or (path[0][0] if path else None)
+        if on is not None:
+            journal_write(
+                cable_ids=[on],
+                kind=journal_kind or core.journal_kind(action),
+                text=core.journal_words(
+                    action=action, end=end, cable=label, alert_id=locked.pk, note=note, done=done
+                ),
+                actor=person,
+                now=now,
+            )
     return repair, True
 
 

@@ -188,13 +188,12 @@ def test_an_engineers_override_drains_and_is_journalled_a_technicians_is_refused
     d = LinkDrain.objects.get()
     assert (d.safe, d.override_reason) == (False, "job j1 checkpoints in 2 min")
     assert d.reasons[0].startswith("GPU 3 of gpu-0001 loses rail 4 while job j1")
-    note = FieldNote.objects.get(close_reason="override recorded")
-    assert note.cable == cable_of(alert) and note.kind == FieldNoteKind.NOTE
+    note = FieldNote.objects.get(cable=cable_of(alert))  # the drain's one entry, with the override
+    assert note.kind == FieldNoteKind.NOTE and note.closed_at is not None
     assert note.actor.username == "engineer-user"
-    assert f"drained from alert #{alert.pk}" in note.text
-    assert "loses rail 4 while job j1" in note.text and note.text.endswith(
-        "Override: job j1 checkpoints in 2 min"
-    )
+    assert f"for alert #{alert.pk} (fec degradation)" in note.text and " drained until " in note.text
+    assert "although the safety check refused it: GPU 3 of gpu-0001 loses rail 4 while job j1" in note.text
+    assert note.text.endswith("Override: job j1 checkpoints in 2 min")
 
 
 def test_restore_closes_the_window_and_the_link_is_no_longer_drained(alert, api_as):

@@ -55,7 +55,7 @@ from inventory.models import (
     Site,
     Transceiver,
 )
-from inventory.services.plant import fieldwork
+from inventory.services.plant import journal
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -142,7 +142,7 @@ def _site_objects(plant, key: str, site: Site, rack_name: str, leaf: str, label:
     LinkDrain.objects.create(
         alert=alert, link=alert.link, window=drained, drained_at=drained.starts_at, safe=True
     )
-    note = fieldwork.journal_add(target=cable, actor=engineer, kind="note", text="dusty")
+    note = journal.journal_add(target=cable, actor=engineer, kind="note", text="dusty")
     f.cable_test(cable, verdict="pass", tested_at=now - timedelta(days=1))
     RetestPolicy.objects.create(site=site, kind="olts", interval_days=90)
     RetestTrigger.objects.create(cable=cable, reason="alert", occurred_at=now)
