@@ -139,3 +139,20 @@ def test_a_drain_of_one_link_says_which_on_the_trunk_and_drained_on_its_cords(
 
     assert f"Drained, in maintenance until {until} UTC." in _status(tech_client, "J-101")
     assert engineer_api.get("/api/cables/J-101/").json()["next_step"]["drained"].startswith("drained, in")
+
+
+def test_the_trunks_impact_does_not_count_an_alert_naming_a_patch_cord_as_degraded_time(plant, tech_client):
+    _build(plant, "J-100")  # opened 30 minutes ago
+    trunk = without_name_spans(tech_client.get("/c/T-100").content.decode())
+    assert 'data-testid="impact"' not in trunk and "Degraded" not in trunk  # never degraded
+    cord = without_name_spans(tech_client.get("/c/J-101").content.decode())
+    assert "Degraded 0.5 h in the last 90 days (an alert at warning or worse on a link through it)" in cord
+
+
+def test_a_trunk_the_alert_names_counts_it_as_degraded_time(plant, tech_client):
+    _build(plant, "T-100")
+    trunk = without_name_spans(tech_client.get("/c/T-100").content.decode())
+    assert (
+        "Degraded 0.5 h in the last 90 days (an alert at warning or worse on a link through it that names it or no cable)"
+        in trunk
+    )
