@@ -12,6 +12,10 @@ The rules, in order (the first that applies sets the state and the step):
 2. An alert of warning level or above (warning, notify, critical, page) open on a link through
    the cable: the step is the alert's recommendation (open the alert). "Mark in production" is
    never offered while one is open (``alert_blocks_production``; the service refuses it too).
+   A cable carrying several links (a trunk between panels) is not held by an alert on one of
+   them that names another cable as its suspect (``alert_holds``): its state is its own, and
+   the alert is said once in its headline (``Decision.carried``, ``ALERT_CARRIED``). An alert
+   naming the trunk itself, or no cable, holds it; a cable carrying one link is held by any.
 3. A fault reported and still open, with no test since: retest after the repair.
 4. Something fails: each failure names the segment, the figure and the limit. The cable's own
    failure on a cable recorded as tested or in production: "Mark degraded". A failure on another
@@ -27,7 +31,9 @@ The rules, in order (the first that applies sets the state and the step):
 
 Whatever the state, a link through the cable that is drained (taken out of service from an
 alert, its maintenance window open) is said once, here: ``Decision.drained`` ("drained, in
-maintenance until 16:30 UTC"), first among the reasons and in the state's few words.
+maintenance until 16:30 UTC"), first among the reasons and in the state's few words. A cable
+carrying several links, not all of them drained, says which: "one link it carries is drained
+(gpu-0001:eth1 \u2194 leaf-01:Ethernet2/1, until 16:30 UTC)" (``carried_drain_words``).
 
 A drain whose window ran out without a restore (``CableEvidence.drain_overdue``) is its own
 state, before rule 2 (a drain is taken from an alert, which is usually still open: the drain is
@@ -69,6 +75,8 @@ STEP_WORDS = {
 
 # What a trunk whose own tests pass says of a failure on another segment of a link it carries.
 ELSEWHERE = "A link it carries fails elsewhere"
+# What a trunk says of an alert on a link it carries that names another cable (not its state).
+ALERT_CARRIED = "An alert is open on a link it carries"
 
 # States, worst first, and how a list or a path row says them in a few words.
 STATE_WORDS = {
@@ -124,6 +132,20 @@ class AlertFact:
     @property
     def blocks(self) -> bool:
         return alert_blocks_production(self.severity)
+
+    @property
+    def carried_words(self) -> str:
+        """``Page alert open: Link flap on C000601``: the alert as a trunk it does not hold says it."""
+        return f"{self.severity.capitalize()} alert open: {self.rule_words} on {self.suspect}"
+
+
+def alert_holds(alert: AlertFact, *, label: str, links: int) -> bool:
+    """Does this open alert hold the cable ``label``, which carries ``links`` active links, out of
+    production? One of warning level or above does, unless the cable carries several links (a
+    trunk between panels) and the alert names another cable as its suspect: one flapping patch
+    cord says nothing of the trunk's other links. An alert naming the trunk, or no cable, holds
+    it. The SQL twins (``selectors.testing.verdict_table._held_cables``) ask the same."""
+    return alert.blocks and not (links >= 2 and alert.suspect and alert.suspect != label)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +210,9 @@ class CableEvidence:
     drain_overdue_url: str = ""
     #: How many active links run through the cable (a trunk between panels carries several).
     links: int = 0
+    #: The drained links through the cable, as ``gpu-0001:eth1 \u2194 leaf-01:Ethernet2/1``
+    #: (a trunk says which of its links is drained; "" where the caller does not name them).
+    drained_links: list[str] = field(default_factory=list)
 
 
 def until_words(until: datetime, today: date | None) -> str:
@@ -202,6 +227,17 @@ def drained_words(until: datetime | None, today: date | None) -> str:
     if until is None:
         return ""
     return f"drained, in maintenance until {until_words(until, today)} UTC"
+
+
+def carried_drain_words(until: datetime | None, today: date | None, names: list[str], links: int) -> str:
+    """What a cable carrying several links says of a drain: ``one link it carries is drained
+    (gpu-0001:eth1 \u2194 leaf-01:Ethernet2/1, until 16:30 UTC)``; ``drained_words`` when every
+    link it carries is drained, or it carries one."""
+    if until is None or links < 2 or not names or len(names) >= links:
+        return drained_words(until, today)
+    which = "; ".join(names[:2]) + ("; \u2026" if len(names) > 2 else "")
+    one = "one link it carries is" if len(names) == 1 else f"{len(names)} of the {links} links it carries are"
+    return f"{one} drained ({which}, until {until_words(until, today)} UTC)"
 
 
 def _at(t: datetime, today: date | None) -> str:
@@ -251,9 +287,13 @@ class Decision:
     #: A cable carrying several links whose own tests pass: the failures of other segments of
     #: those links (the headline says them once, after the cable's own state; not its state).
     elsewhere: list[FailFact] = field(default_factory=list)
-    #: With ``elsewhere``: the headline's first part, the cable's own state ("In production: its
-    #: own tests pass."); the headline adds ``ELSEWHERE`` and the failures.
+    #: With ``elsewhere`` or ``carried``: the headline's first part, the cable's own state ("In
+    #: production: its own tests pass."); the headline adds ``ELSEWHERE`` and the failures, then
+    #: ``ALERT_CARRIED`` and the alert.
     lead: str = ""
+    #: A cable carrying several links: the open alerts of warning level or above on one of them
+    #: that name another cable, which do not hold it (``alert_holds``); its headline says them.
+    carried: list[AlertFact] = field(default_factory=list)
 
     @property
     def words(self) -> str:
@@ -265,10 +305,27 @@ class Decision:
     def alert_words(self) -> str:
         """``2 alerts open`` beside a state that does not already say so ("retest overdue"):
         a row never hides an open alert behind another state."""
-        n = len(self.alerts)
-        if not n or self.state == "alert":
+        n = len(self.alerts) - len(self.carried)
+        if n <= 0 or self.state == "alert":
             return ""
         return f"{n} alert{'s' if n != 1 else ''} open"
+
+    @property
+    def carried_words(self) -> str:
+        """``alert on a link, at C000601`` beside the state of a trunk an alert on one of its
+        links does not hold."""
+        if not self.carried:
+            return ""
+        names = list(dict.fromkeys(a.suspect for a in self.carried))
+        more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+        return f"alert on a link, at {names[0]}{more}"
+
+    @property
+    def carried_text(self) -> str:
+        """The carried alert as the headline names it: ``Page alert open: Link flap on C000601``."""
+        return "; ".join(a.carried_words for a in self.carried[:3]) + (
+            "; \u2026" if len(self.carried) > 3 else ""
+        )
 
     @property
     def elsewhere_words(self) -> str:
@@ -287,7 +344,9 @@ class Decision:
     @property
     def state_line(self) -> str:
         """The state as a row says it: ``retest overdue, 1 alert open``."""
-        return ", ".join(w for w in (self.words, self.alert_words, self.elsewhere_words) if w)
+        return ", ".join(
+            w for w in (self.words, self.alert_words, self.elsewhere_words, self.carried_words) if w
+        )
 
     @property
     def line(self) -> str:
@@ -398,7 +457,7 @@ def production_hold(ev: CableEvidence) -> Hold | None:
     if ev.drain_overdue:
         late = drain_overdue_words(*ev.drain_overdue, ev.today)
         return Hold("drain", f"{late[0].upper()}{late[1:]}.")
-    blocking = [a for a in ev.alerts if a.blocks]
+    blocking = [a for a in ev.alerts if alert_holds(a, label=ev.label, links=ev.links)]
     if blocking:
         a = _worst(blocking)
         watching = f" ({a.watching})" if a.watching else ""
@@ -426,10 +485,13 @@ def production_hold(ev: CableEvidence) -> Hold | None:
 def cable_decide(ev: CableEvidence) -> Decision:
     """The state, the first screen's headline, its reasons and the one next step."""
     d = _decide(ev)
-    if d.elsewhere:
+    if d.elsewhere or d.carried:
         d.lead = d.headline
+    if d.elsewhere:
         listed = "; ".join(f.text for f in d.elsewhere[:3]) + ("; …" if len(d.elsewhere) > 3 else "")
         d.headline = f"{d.headline} {ELSEWHERE}: {listed}."
+    if d.carried:
+        d.headline = f"{d.headline} {ALERT_CARRIED}: {d.carried_text}.".lstrip()
     return d
 
 
@@ -447,8 +509,9 @@ def _decide(ev: CableEvidence) -> Decision:
     hold = production_hold(ev)
     if hold is not None and hold.state == "retired":
         return Decision("retired", "none", hold.headline, [], None, [], [], False)
-    blocking = [a for a in ev.alerts if a.blocks]
-    drained = drained_words(ev.drained_until, ev.today)
+    blocking = [a for a in ev.alerts if alert_holds(a, label=ev.label, links=ev.links)]
+    carried = [a for a in ev.alerts if a.blocks and a not in blocking]
+    drained = carried_drain_words(ev.drained_until, ev.today, ev.drained_links, ev.links)
     late = drain_overdue_words(*ev.drain_overdue, ev.today) if ev.drain_overdue else ""
     reasons: list[str] = [w for w in (late, drained) if w]
     for a in sorted(ev.alerts, key=lambda a: -SEVERITY_ORDER.get(a.severity, 0)):
@@ -463,6 +526,7 @@ def _decide(ev: CableEvidence) -> Decision:
     fails = list(ev.fails)
     elsewhere = failures_elsewhere(ev)
     passes = "its own tests pass" if elsewhere else "every test passes"
+    clear = "no alert holds it" if carried else "no alert is open"
 
     def decision(state, tone, head, step, offers=False):
         named = Decision(
@@ -470,6 +534,8 @@ def _decide(ev: CableEvidence) -> Decision:
         )
         if state not in ("alert", "drain", "fault"):
             named.elsewhere = elsewhere
+        if state not in ("alert", "drain"):
+            named.carried = carried
         return named
 
     if hold is not None and hold.state == "drain":
@@ -528,14 +594,11 @@ def _decide(ev: CableEvidence) -> Decision:
     # Planned too: a cable whose tests pass is in place, whatever the record says (the headline
     # was empty, and the Tests card read "not ready for production: " with no reason).
     if ev.gated and ev.status != CableStatus.IN_PRODUCTION:
-        head = (
-            f"Recorded as {_status_words(ev.status)}, but {passes} and no alert is open: "
-            "ready for production."
-        )
+        head = f"Recorded as {_status_words(ev.status)}, but {passes} and {clear}: ready for production."
         step = Step(
             "status",
             "Mark in production",
-            f"{passes[0].upper()}{passes[1:]} and no alert is open.",
+            f"{passes[0].upper()}{passes[1:]} and {clear}.",
             status=CableStatus.IN_PRODUCTION,
         )
         return decision("ready", "ok", head, step, offers=True)
@@ -547,8 +610,10 @@ def _decide(ev: CableEvidence) -> Decision:
 
 
 def _info_alerts(ev: CableEvidence) -> str:
-    """The open alerts of a cable in production that nothing holds (info level, then)."""
-    return f" {len(ev.alerts)} info alert(s) open." if ev.alerts else ""
+    """The open alerts of a cable in production that nothing holds (info level, then; those of
+    warning level or above on a link it carries, naming another cable, are ``Decision.carried``)."""
+    info = [a for a in ev.alerts if not a.blocks]
+    return f" {len(info)} info alert(s) open." if info else ""
 
 
 def _ungated(ev: CableEvidence, decision) -> Decision:

@@ -155,6 +155,8 @@ def decision_cell(d, link: bool = False) -> str:
         out.append(f'{"," if words else ""} <span class="warn">{_esc(alert_words)}</span>')
     if d.elsewhere:  # a trunk whose own tests pass: where a link it carries fails
         out.append(f', <span class="warn" data-testid="row-elsewhere">{_esc(d.elsewhere_words)}</span>')
+    if d.carried:  # a trunk an alert on one of its links does not hold: which cable it names
+        out.append(f', <span class="warn" data-testid="row-carried">{_esc(d.carried_words)}</span>')
     step = d.step
     if step:
         if link and step.url:
@@ -182,6 +184,8 @@ def cable_list_row(c, today) -> str:
         if d.elsewhere
         else ""
     )
+    if d.carried:
+        step += f', <span class="warn" data-testid="row-carried">{e(d.carried_words)}</span>'
     if d.step:
         label = e(d.step.label)
         step += "<br>" + (f'<a href="{e(d.step.url)}">{label}</a>' if d.step.url else label)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db.models import Min, Q, Subquery
+from django.db.models import Count, Min, Q, Subquery
 from django.utils import timezone
 
 from inventory.conf import app_settings
@@ -94,9 +94,28 @@ def _cable_degraded_query(cable_id: int, start: datetime, end: datetime):
         | Q(pk__in=Alert.cables.through.objects.filter(cable_id=cable_id).values("alert_id"))
         | Q(link_id__in=LinkSegment.objects.filter(cable_id=cable_id).values("link_id"))
     )
+    # The alerts that hold the cable (``core.decision.alert_holds``): on a cable carrying several
+    # active links (a trunk), only those naming it or no cable; one flapping patch cord on one of
+    # its links is not the trunk's degraded time.
+    links = (
+        LinkSegment.objects.filter(cable_id=cable_id, link__active=True)
+        .order_by()
+        .values("cable_id")
+        .annotate(n=Count("link_id", distinct=True))
+        .values("n")
+    )
+    holds = (
+        Q(carried__isnull=True)
+        | Q(carried__lt=2)
+        | Q(cable_id__isnull=True)
+        | Q(cable_id=cable_id)
+        | Q(moved_from_id=cable_id)
+    )
     predecessors = Cable.objects.filter(replaced_by_id=cable_id)
     return (
         _degraded_alerts(where, start=start, end=end)
+        .annotate(carried=Subquery(links))
+        .filter(holds)
         .annotate(since=Subquery(predecessors.order_by("-retired_at").values("retired_at")[:1]))
         .values_list("link_id", "link__a_port_id", "link__b_port_id", "opened_at", "resolved_at", "since")
     )
@@ -110,7 +129,8 @@ def cable_impact(*, cable: Cable, start: datetime, end: datetime, now: datetime)
     """What ran over ``cable`` while it was degraded between ``start`` and ``end``: two queries
     (one when it was never degraded). Degraded: an alert of ``core.DEGRADED_RULES`` at warning or
     worse on a link through it (the link's segments, the alert's recorded path or suspect, or an
-    alert moved off it by its replacement, which counts until the cable was retired). An alert moved
+    alert moved off it by its replacement, which counts until the cable was retired); on a cable
+    carrying several links, only one that names it or no cable (``core.decision.alert_holds``). An alert moved
     onto it by a replacement counts from the replacement (its predecessor's retirement, read as a
     column of the same query): the jobs that crossed the old cable are the old cable's impact."""
     rows = _CABLE_DEGRADED(cable.pk, start, end)

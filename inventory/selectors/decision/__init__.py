@@ -17,6 +17,7 @@ from inventory.selectors.decision.cables import (
     cables_under_watch,
     fail_facts,
     has_open_alert,
+    link_words,
     step_with_url,
 )
 
@@ -31,5 +32,6 @@ __all__ = [
     "cables_under_watch",
     "fail_facts",
     "has_open_alert",
+    "link_words",
     "step_with_url",
 ]

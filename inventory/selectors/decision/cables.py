@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import date, datetime
+from typing import NamedTuple
 
 from django.db.models import BooleanField, Exists, ExpressionWrapper, Max, OuterRef, Q
 from django.urls import reverse
@@ -18,6 +19,7 @@ from inventory.core.decision import (
     FaultFact,
     Hold,
     Step,
+    alert_holds,
     cable_decide,
     production_hold,
 )
@@ -205,12 +207,15 @@ def cable_evidence(
     today: date,
     replaced_by: str = "",
     drained_until: datetime | None = None,
+    drained_links: list[str] | None = None,
     drain_overdue: tuple[datetime, datetime, int] | None = None,
 ) -> CableEvidence:
     """The evidence ``core.decision.cable_decide`` weighs, from what has been read
     (``replaced_by``: the replacement's label, for a retired cable; ``drained_until``: the end
-    of the latest drain in force on a link through it; ``drain_overdue``: (drained at, window
-    ended at, alert id) of a drain of a link through it that ran out without a restore)."""
+    of the latest drain in force on a link through it, ``drained_links`` the names of those links
+    (``link_words``);
+    ``drain_overdue``: (drained at, window ended at, alert id) of a drain of a link through it
+    that ran out without a restore)."""
     return CableEvidence(
         label=cable.label,
         status=cable.status,
@@ -227,6 +232,7 @@ def cable_evidence(
         replaced_by=replaced_by,
         replaced_by_url=cable_url(replaced_by) if replaced_by else "",
         drained_until=drained_until,
+        drained_links=sorted(drained_links or []),
         drain_overdue=drain_overdue[:2] if drain_overdue else None,
         drain_overdue_url=reverse("alert-detail", args=[drain_overdue[2]]) + "#drain"
         if drain_overdue
@@ -333,8 +339,13 @@ def open_faults(cable_ids: list[int]) -> dict[int, list[FaultFact]]:
 
 
 def blocking_alerts(*, cable: Cable) -> list[AlertFact]:
-    """The open alerts that hold this cable out of production (warning level and above)."""
-    return [a for a in _open_alerts_of([cable.pk]).get(cable.pk, []) if a.blocks]
+    """The open alerts that hold this cable out of production (warning level and above;
+    ``core.decision.alert_holds``: not one on a link a trunk carries that names another cable)."""
+    links = LinkSegment.objects.filter(cable_id=cable.pk, link__active=True).values("link_id").distinct()
+    n = links.count()
+    return [
+        a for a in _open_alerts_of([cable.pk]).get(cable.pk, []) if alert_holds(a, label=cable.label, links=n)
+    ]
 
 
 # The active links through a page of cables, each flagged when a drain on it is not restored:
@@ -364,7 +375,17 @@ _LINK_DRAINS = CompiledRead(
             overdue_alert=overdue_of(now=now, field="alert_id"),
         )
         .order_by()
-        .values_list("pk", "drained_until", "overdue_since", "overdue_ended", "overdue_alert")
+        .values_list(
+            "pk",
+            "drained_until",
+            "overdue_since",
+            "overdue_ended",
+            "overdue_alert",
+            "a_port__device__name",
+            "a_port__name",
+            "b_port__device__name",
+            "b_port__name",
+        )
     )
 )
 # Every cable of those links, in order, then the cables, ends and latest tests of them all.
@@ -392,14 +413,26 @@ _END_FACTS = CompiledRead(
 )
 
 
-def _links_and_drains(
-    cable_ids: list[int], now: datetime
-) -> tuple[dict[int, list[int]], dict[int, datetime], dict[int, tuple[datetime, datetime, int]]]:
-    """The active links through each cable, the end of the latest drain in force on one of them,
-    and the latest drain of one of them that ran out without a restore (drained at, window
-    ended at, alert id): two compiled reads, the second only when a drain is not restored."""
+class _LinksAndDrains(NamedTuple):
+    links_of: dict[int, list[int]]  # the active links through each cable
+    drained: dict[int, datetime]  # the end of the latest drain in force on one of them
+    overdue: dict[int, tuple[datetime, datetime, int]]  # (drained at, window ended, alert id)
+    drained_links: dict[int, list[str]]  # the links through it with a drain in force, named
+
+
+def link_words(a: str, b: str) -> str:
+    """A link as a trunk's drain names it: ``gpu-0001:eth1 \u2194 leaf-01:Ethernet2/1``."""
+    return f"{a} \u2194 {b}"
+
+
+def _links_and_drains(cable_ids: list[int], now: datetime) -> _LinksAndDrains:
+    """The active links through each cable, the end of the latest drain in force on one of them
+    (and which of them are drained), and the latest drain of one of them that ran out without a
+    restore (drained at, window ended at, alert id): two compiled reads, the second only when a
+    drain is not restored."""
     links_of: dict[int, list[int]] = {}
     drained: dict[int, datetime] = {}
+    drained_links: dict[int, list[str]] = {}
     overdue: dict[int, tuple[datetime, datetime, int]] = {}
     segments = _SEGMENTS(cable_ids)
     held = sorted({link_id for _, link_id, drain_open in segments if drain_open})
@@ -408,12 +441,16 @@ def _links_and_drains(
         links_of.setdefault(cable_id, []).append(link_id)
         if link_id not in drains:
             continue
-        until, *late = drains[link_id]
+        until, *late, a_dev, a_port, b_dev, b_port = drains[link_id]
+        if until is not None:
+            drained_links.setdefault(cable_id, []).append(
+                link_words(f"{a_dev}:{a_port}", f"{b_dev}:{b_port}")
+            )
         if until is not None and (cable_id not in drained or until > drained[cable_id]):
             drained[cable_id] = until
         if late[0] is not None and (cable_id not in overdue or late[0] > overdue[cable_id][0]):
             overdue[cable_id] = tuple(late)
-    return links_of, drained, overdue
+    return _LinksAndDrains(links_of, drained, overdue, drained_links)
 
 
 @dataclass
@@ -450,9 +487,10 @@ def _cable_decisions(cables: list[Cable], now: datetime) -> dict[int, Decision]:
     faults: dict[int, list[FaultFact]] = {}
     drained: dict[int, datetime] = {}
     overdue: dict[int, tuple[datetime, datetime, int]] = {}
+    drained_links: dict[int, set[int]] = {}
     mine = set(live_ids)
     if live_ids:
-        links_of, drained, overdue = _links_and_drains(live_ids, now)
+        links_of, drained, overdue, drained_links = _links_and_drains(live_ids, now)
         link_ids = sorted({lid for lids in links_of.values() for lid in lids})
         segs: dict[int, list[int]] = {}
         if link_ids:
@@ -492,6 +530,7 @@ def _cable_decisions(cables: list[Cable], now: datetime) -> dict[int, Decision]:
             today=today,
             replaced_by=replaced.get(c.replaced_by_id, ""),
             drained_until=drained.get(c.pk),
+            drained_links=drained_links.get(c.pk),
             drain_overdue=overdue.get(c.pk),
         )
         d = cable_decide(ev)
@@ -585,7 +624,7 @@ def cable_holds(*, cable_ids: list[int], now: datetime | None = None) -> dict[in
     live = [pk for pk, _, status, _ in cables if status != CableStatus.RETIRED]
     alerts = _open_alerts_of(live) if live else {}
     faults = open_faults(live) if live else {}
-    _, _, overdue = _links_and_drains(live, now) if live else ({}, {}, {})
+    links_of, _, overdue, _ = _links_and_drains(live, now) if live else ({}, {}, {}, {})
     tested = dict(_LAST_TESTED(sorted(faults))) if faults else {}
     out: dict[int, Hold] = {}
     for pk, label, status, replaced_by in cables:
@@ -601,6 +640,7 @@ def cable_holds(*, cable_ids: list[int], now: datetime | None = None) -> dict[in
             last_test_at=tested.get(pk),
             replaced_by=replaced_by or "",
             drain_overdue=late[:2] if late else None,
+            links=len(set(links_of.get(pk, []))),
         )
         if (hold := production_hold(ev)) is not None:
             out[pk] = hold

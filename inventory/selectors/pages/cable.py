@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from inventory.core.choices import PASSING, SEVERITY_ORDER, CableKind, CableStatus, FieldNoteKind
-from inventory.core.decision import ELSEWHERE, Decision, FaultFact, cable_decide, fault_settled
+from inventory.core.decision import ALERT_CARRIED, ELSEWHERE, Decision, FaultFact, cable_decide, fault_settled
 from inventory.core.pathcheck import PathVerdict
 from inventory.core.words import human_date, human_when, word
 from inventory.db.compiled import CompiledRead
@@ -31,7 +31,7 @@ from inventory.models import (
 from inventory.selectors.alerts.queries import cable_alerts_context, moved_alerts
 from inventory.selectors.collectives.drain import drain_overdue, drained_until
 from inventory.selectors.collectives.impact import cable_impact, page_impact, recent
-from inventory.selectors.decision import alert_fact, cable_evidence, step_with_url
+from inventory.selectors.decision import alert_fact, cable_evidence, link_words, step_with_url
 from inventory.selectors.pages.retest import retest_state
 from inventory.selectors.plant.history import history_for
 from inventory.selectors.plant.journal import journal_for
@@ -651,6 +651,13 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
         today=today,
         replaced_by=cable.replaced_by.label if cable.replaced_by_id else "",
         drained_until=max((lk.drained_until for lk in links if lk.drained_until), default=None),
+        drained_links=[
+            link_words(
+                f"{lk.a_port.device.name}:{lk.a_port.name}", f"{lk.b_port.device.name}:{lk.b_port.name}"
+            )
+            for lk in links
+            if lk.drained_until
+        ],
         drain_overdue=max(
             ((lk.overdue_since, lk.overdue_ended, lk.overdue_alert) for lk in links if lk.overdue_since),
             default=None,
@@ -683,6 +690,7 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
     ctx.update(
         trace=trace,
         elsewhere_lead=ELSEWHERE,
+        alert_carried_lead=ALERT_CARRIED,
         status_why=status_why(cable, ctx["history"], decision.fault, tuple(a.id for a in decision.alerts)),
         link_ends=link_far_ends(trace),
         decision=decision,

@@ -22,8 +22,9 @@ database, set-based, with the same rules:
   table), the overall verdict and whether the link is ready;
 * what holds a cable out of production beyond its tests (``core.decision.production_hold``):
   retired, a drain of a link through it overdue, an open alert of warning level or above naming
-  it (as the suspect, on its path, or on an active link through it), a fault reported with no
-  test since (``_held_cables``). A link is ready only when none of its cables is held, as the
+  it (as the suspect, on its path, or on an active link through it; on a cable carrying several
+  links, not one that names another cable as its suspect: ``core.decision.alert_holds``), a
+  fault reported with no test since (``_held_cables``). A link is ready only when none of its cables is held, as the
   commissioning report's page says (``pages.commissioning.link_holds``). The held cables are
   few (open alerts, open faults, overdue drains): a small set, looked up per cable.
 
@@ -43,7 +44,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from inventory.core.choices import PASSING, AlertState, CableStatus, FieldNoteKind, Severity, TestKind
@@ -112,6 +113,13 @@ def _limits(cur, *, whole: bool) -> list[tuple[str, str, float]]:
     return out
 
 
+def _several_links() -> Exists:
+    """The outer row's cable (``cable_id``) carries two active links or more."""
+    active = LinkSegment.objects.filter(link__active=True)
+    other = active.filter(cable_id=OuterRef("cable_id")).exclude(link_id=OuterRef("link_id"))
+    return Exists(active.filter(cable_id=OuterRef("cable_id")).filter(Exists(other)))
+
+
 def _held_cables(now: datetime) -> QuerySet:
     """The cables held out of production beyond their tests, but for retired ones (the statement
     reads the status itself): the SQL twin of ``core.decision.production_hold`` over the evidence
@@ -120,13 +128,25 @@ def _held_cables(now: datetime) -> QuerySet:
     blocking = [s.value for s in Severity if alert_blocks_production(s.value)]
     open_ = {"state": AlertState.OPEN, "severity__in": blocking}
     suspect = Alert.objects.filter(cable_id__isnull=False, **open_).order_by().values_list("cable_id")
+    # ``core.decision.alert_holds``: a cable carrying several active links is not held by an
+    # alert on its path or on one of its links that names another cable as its suspect. The
+    # alerts are few: two index look-ups on the segments for each of their cables.
     on_path = (
-        Alert.cables.through.objects.filter(**{f"alert__{k}": v for k, v in open_.items()})
+        Alert.cables.through.objects.filter(
+            Q(alert__cable_id__isnull=True) | Q(alert__cable_id=F("cable_id")) | ~_several_links(),
+            **{f"alert__{k}": v for k, v in open_.items()},
+        )
         .order_by()
         .values_list("cable_id")
     )
     on_link = (
-        LinkSegment.objects.filter(link__active=True, **{f"link__alerts__{k}": v for k, v in open_.items()})
+        LinkSegment.objects.filter(
+            Q(link__alerts__cable_id__isnull=True)
+            | Q(link__alerts__cable_id=F("cable_id"))
+            | ~_several_links(),
+            link__active=True,
+            **{f"link__alerts__{k}": v for k, v in open_.items()},
+        )
         .order_by()
         .values_list("cable_id")
     )

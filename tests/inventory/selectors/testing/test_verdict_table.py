@@ -6,6 +6,7 @@ import random
 from datetime import timedelta
 
 import pytest
+from django.db.models import Count
 from django.utils import timezone
 
 from inventory.core.choices import AlertState, CableKind, CableStatus, FieldNoteKind, Severity, Verdict
@@ -187,22 +188,37 @@ def _hold(picks, segs, now):
     def first_cable(lk):
         return segs[lk.pk][0]
 
-    def alert(lk, severity, *, state=AlertState.OPEN, on="link"):
+    def alert(lk, severity, *, state=AlertState.OPEN, on="link", suspect=None):
         a = Alert.objects.create(
-            key=f"link_flap:link:{lk.pk}:{severity}:{on}",
+            key=f"link_flap:link:{lk.pk}:{severity}:{on}:{suspect}",
             rule="link_flap",
             severity=severity,
             state=state,
             resolved_at=now if state == AlertState.RESOLVED else None,
             link=lk if on == "link" else None,
-            cable_id=first_cable(lk) if on == "suspect" else None,
+            cable_id=suspect or (first_cable(lk) if on == "suspect" else None),
             opened_at=now,
             updated_at=now,
             summary=f"{severity} on the {on}",
         )
-        if on == "path":
+        if on == "path" or suspect:
             a.cables.set(segs[lk.pk])
         return a
+
+    # A trunk carrying several links is not held by an alert on one of them (on its link and
+    # path) naming another cable; it is when the alert names the trunk (``alert_holds``).
+    several = set(
+        LinkSegment.objects.filter(link__active=True)
+        .values("cable_id")
+        .annotate(n=Count("link_id", distinct=True))
+        .filter(n__gte=2)
+        .values_list("cable_id", flat=True)
+    )
+    for named_trunk in (False, True):
+        lk = next(lk for lk in ready if {*segs[lk.pk]} & several and {*segs[lk.pk]} - several)
+        trunk = next(c for c in segs[lk.pk] if c in several)
+        cord = next(c for c in segs[lk.pk] if c not in several)
+        alert(lk, Severity.PAGE, suspect=trunk if named_trunk else cord)
 
     def fault(lk, *, closed=False, at=now):
         FieldNote.objects.create(
