@@ -104,6 +104,8 @@ NOT_EXPRESSIBLE = re.compile(
             # one field depends on another
             r"must end after it starts|lasts at most|Choose at least one|Choose the cable end or the port",
             r"Give a port id, or device and port_name",
+            # an MPO end's fibre count depends on its connector (``core.validators``)
+            r"^MPO needs a fibre count: |^An MPO plug has ",
             r"^This list pages by keyset only in its default order\.$|^Give either page or after, not both\.$",
             r"does not name the (device|port)|Not a Prometheus text line|No gNMI updates found",
             r"Body is not valid JSON|Body must be a JSON object",
