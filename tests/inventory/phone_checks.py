@@ -147,12 +147,23 @@ _DRAWN_OVER_TWO_LINES_JS = """
     }
     return box;
   };
-  const widerThanItsLine = (el, rects) => {
+  // The run of text around a token, between spaces ("leaf-r01-a:Ethernet1/1", "(pp-a),"): what
+  // the template keeps whole, and what has to fit the line for the token not to wrap.
+  const runWidth = (node, start, end) => {
+    const text = node.textContent;
+    while (start > 0 && !/\\s/.test(text[start - 1])) start--;
+    while (end < text.length && !/\\s/.test(text[end])) end++;
+    range.setStart(node, start);
+    range.setEnd(node, end);
+    return shown(range.getClientRects()).reduce((sum, r) => sum + r.width, 0);
+  };
+  const widerThanItsLine = (el, width) => {
     const box = lineBox(el);
     const style = getComputedStyle(box);
     if (style.display === 'table-cell') return false;
-    const room = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-    return shown(rects).reduce((sum, r) => sum + r.width, 0) > room + 1;
+    const room = box.getBoundingClientRect().width - ['paddingLeft', 'paddingRight', 'borderLeftWidth',
+      'borderRightWidth'].reduce((sum, side) => sum + parseFloat(style[side]), 0);
+    return width > room - 1;
   };
   while (walker.nextNode()) {
     const node = walker.currentNode;
@@ -166,8 +177,8 @@ _DRAWN_OVER_TWO_LINES_JS = """
       if (names && (!m[0].includes('-') || !/\\d/.test(m[0]))) continue;
       range.setStart(node, m.index);
       range.setEnd(node, m.index + m[0].length);
-      const rects = range.getClientRects();
-      if (lines(rects).size > 1 && !widerThanItsLine(el, rects)) {
+      if (lines(range.getClientRects()).size > 1
+          && !widerThanItsLine(el, runWidth(node, m.index, m.index + m[0].length))) {
         out.push({word: m[0], tag: el.tagName.toLowerCase(), text: node.textContent.trim().slice(0, 60)});
         if (out.length > 12) return out;
       }
