@@ -16,12 +16,14 @@ Rack R01:
 
 import re
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
 
 from inventory.core.choices import AlertRule, AlertState, CableStatus, DeviceRole, Severity
 from inventory.models import Alert
+from inventory.services import testing as testing_services
 from inventory.services.plant import transceivers as xcvr_services
 from tests import factories as f
 from tests.inventory.e2e.test_phone_flow import login
@@ -34,6 +36,7 @@ pytestmark = [
     pytest.mark.usefixtures("media"),
 ]
 
+REAL_SOR = Path(__file__).resolve().parents[2] / "data" / "real" / "sor"
 LONG = "storage-node-hall-b-row-07-slot-12-a"  # wider than the phone's line
 SERIAL, PART, CABLE_PART = "T-2526FT000014", "T-OS8FNT-N00-FLT", "MTP12-APC-B"
 PHONE_WIDTHS = range(320, 411, 6)  # wherever the line ends, it ends beside a name, not in it
@@ -66,7 +69,11 @@ def named_plant():
     j7.retest_due = timezone.localdate() - timedelta(days=3)
     j7.save()
     j8 = f.jumper("J-8", store[0], leaf[2])
-    shoot(j8, days_ago=2, connector_loss=0.2, name="exfo-max730c_1310_example2.sor")
+    shoot(j8, days_ago=40, connector_loss=0.1, name="install.sor")
+    sor = REAL_SOR / "exfo-max730c_1310_example2.sor"  # a real trace: its warnings name the file
+    testing_services.cable_test_upload_otdr(
+        cable=j8, files=[testing_services.SorUpload(sor.name, sor.read_bytes())]
+    )
     now = timezone.now()
     alert = Alert.objects.create(
         key="fec_degradation:names",
