@@ -4,7 +4,8 @@ Seeds the demo (unless this database already holds it), starts the development s
 free loopback port, logs in as the demo admin in real Chromium and writes
 ``var/screenshots/<page>-phone.png`` (360x740, full page) and ``<page>-desk.png`` (1440x900),
 plus ``var/screenshots/problems.txt``: what the phone checks of
-``tests/inventory/phone_checks.py`` and the story checks of ``tests/inventory/story_checks.py``
+``tests/inventory/phone_checks.py`` (at desk size, its ``desk_problems``: no name split over two
+lines) and the story checks of ``tests/inventory/story_checks.py``
 (issue 31: "Mark in production" beside an open alert, "fails" without a named segment, status
 words that disagree with the decision, an alert page that does not say where to go) found on each
 page, and the cables whose pages disagree about their state (nothing, ideally).
@@ -27,7 +28,7 @@ from pathlib import Path
 import django
 from playwright.sync_api import sync_playwright
 
-from tests.inventory.phone_checks import DESK, PHONE, phone_problems
+from tests.inventory.phone_checks import DESK, PHONE, desk_problems, phone_problems
 from tests.inventory.story_checks import disagreements, page_decisions, story_problems
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -218,6 +219,9 @@ def shoot(base: str, targets: list[tuple[str, str]]) -> list[str]:
                     for label, state in page_decisions(html).items():
                         seen.setdefault(label, {})[name] = state
                     report.append(f"{name} {path}: " + ("ok" if not found else repr(found)[:1500]))
+                else:
+                    found = desk_problems(page)
+                    report.append(f"{name} {path} (desk): " + ("ok" if not found else repr(found)[:1500]))
             ctx.close()
         browser.close()
     differ = disagreements(seen)

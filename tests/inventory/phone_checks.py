@@ -12,9 +12,13 @@ One checker for every page test, so each page is held to the same four rules:
 - no word broken mid-word across two lines ("(maintenan" / "ce)"): words wrap between words.
   A word here is a run of letters, lower case after the first, standing alone or between
   hyphens; codes and serials (``MM2521FT000177``, ``Ethernet20/1``) may break where they must;
-- no device name split across two lines at its hyphens ("leaf-s01-" / "r1"): a technician
-  reads the whole name or none of it. A name here is a run that starts with a lower-case
-  letter and holds a hyphen and a digit (``gpu-0001``, ``leaf-r01-a``, ``pp-s01-n01-1``).
+- no name split across two lines at its hyphens ("leaf-s01-" / "r1"): a technician reads the
+  whole name or none of it. A name here is a run of letters, digits, dots, hyphens and
+  underscores that holds a hyphen and a digit: device and port names (``gpu-0001``,
+  ``leaf-r01-a``, ``pp-s01-n01-1``), serials (``T-2526FT000014``), part numbers
+  (``MTP12-APC-B``), dates (``2026-12-06``); hyphenated prose ("re-seat", "end-face") holds no
+  digit. A name wider than the whole line it stands in may wrap (the last resort), except in a
+  table's cell, whose column can grow. ``desk_problems(page)`` holds desk pages to this rule too.
 
 Use ``phone_problems(page)`` for the list (empty when the page is fine) or
 ``assert_phone_friendly(page)``, whose failure message names every offending element.
@@ -123,14 +127,44 @@ _TARGETS_JS = """
 
 
 # Tokens of a text node drawn over two lines: ``source``, a regular expression for the tokens;
-# ``names``: only those holding a hyphen and a digit (device and port names, "leaf-s01-r1").
+# ``names``: only those holding a hyphen and a digit (device and port names, "leaf-s01-r1", serials,
+# part numbers, dates). A token wider than the line it stands in may wrap (the last resort, not
+# a fault), unless it stands in a table's cell: a table column grows to hold it.
 _DRAWN_OVER_TWO_LINES_JS = """
 ({source, names}) => {
   const out = [];
   const token = new RegExp(source, 'g');
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   const range = document.createRange();
-  const lines = (rects) => new Set(Array.from(rects).filter(r => r.width > 0).map(r => Math.round(r.top)));
+  const shown = (rects) => Array.from(rects).filter(r => r.width > 0);
+  const lines = (rects) => new Set(shown(rects).map(r => Math.round(r.top)));
+  const lineBox = (el) => {  // the nearest box that lays out lines (not an inline, inline-grid, ...)
+    let box = el;
+    while (box.parentElement && box !== document.body) {
+      const display = getComputedStyle(box).display;
+      if (!display.startsWith('inline') && display !== 'contents') break;
+      box = box.parentElement;
+    }
+    return box;
+  };
+  // The run of text around a token, between spaces ("leaf-r01-a:Ethernet1/1", "(pp-a),"): what
+  // the template keeps whole, and what has to fit the line for the token not to wrap.
+  const runWidth = (node, start, end) => {
+    const text = node.textContent;
+    while (start > 0 && !/\\s/.test(text[start - 1])) start--;
+    while (end < text.length && !/\\s/.test(text[end])) end++;
+    range.setStart(node, start);
+    range.setEnd(node, end);
+    return shown(range.getClientRects()).reduce((sum, r) => sum + r.width, 0);
+  };
+  const widerThanItsLine = (el, width) => {
+    const box = lineBox(el);
+    const style = getComputedStyle(box);
+    if (style.display === 'table-cell') return false;
+    const room = box.getBoundingClientRect().width - ['paddingLeft', 'paddingRight', 'borderLeftWidth',
+      'borderRightWidth'].reduce((sum, side) => sum + parseFloat(style[side]), 0);
+    return width > room - 1;
+  };
   while (walker.nextNode()) {
     const node = walker.currentNode;
     const el = node.parentElement;
@@ -143,7 +177,8 @@ _DRAWN_OVER_TWO_LINES_JS = """
       if (names && (!m[0].includes('-') || !/\\d/.test(m[0]))) continue;
       range.setStart(node, m.index);
       range.setEnd(node, m.index + m[0].length);
-      if (lines(range.getClientRects()).size > 1) {
+      if (lines(range.getClientRects()).size > 1
+          && !widerThanItsLine(el, runWidth(node, m.index, m.index + m[0].length))) {
         out.push({word: m[0], tag: el.tagName.toLowerCase(), text: node.textContent.trim().slice(0, 60)});
         if (out.length > 12) return out;
       }
@@ -153,11 +188,11 @@ _DRAWN_OVER_TWO_LINES_JS = """
 }
 """
 _WORD = r"(?<![A-Za-z0-9_])[A-Za-z][a-z]+(?![A-Za-z0-9_])"
-_NAME = r"(?<![\w.-])[a-z]\w*(?:[.-]\w+)+"
+_NAME = r"(?<![\w.-])[A-Za-z0-9]\w*(?:[.-]\w+)+"
 
 
 def split_names(page) -> list[dict[str, Any]]:
-    """Device names split across two lines at a hyphen ("leaf-s01-" / "r1"), each with its text."""
+    """Names split across two lines ("leaf-s01-" / "r1", "2026-12-" / "06"), each with its text."""
     return page.evaluate(_DRAWN_OVER_TWO_LINES_JS, {"source": _NAME, "names": True})
 
 
@@ -219,6 +254,14 @@ def phone_problems(page) -> dict[str, list]:
         "device names split at a hyphen": split_names(page),
         "list items numbered twice": numbered_twice(page),
     }
+    return {rule: found for rule, found in problems.items() if found}
+
+
+def desk_problems(page) -> dict[str, list]:
+    """What a desk page (1440x900) is held to as well: no name split over two lines (a table's
+    column narrower than "gpu-0002"). Touch targets and the phone's width are the phone's rules."""
+    page.wait_for_load_state()
+    problems = {"device names split at a hyphen": split_names(page)}
     return {rule: found for rule, found in problems.items() if found}
 
 
