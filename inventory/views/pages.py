@@ -28,8 +28,9 @@ from inventory.forms.plant import (
 from inventory.models import Cable, Cage, Device, FieldNote, Port, Rack, Transceiver
 from inventory.selectors import pages as page_selectors
 from inventory.selectors.alerts.repairs import cable_service_alerts
+from inventory.services import journal
 from inventory.services.plant import cables as cable_services
-from inventory.services.plant import fieldwork, journal
+from inventory.services.plant import fieldwork
 from inventory.services.plant import transceivers as xcvr_services
 from inventory.views.retests import NEAR_RACK, near_rack
 

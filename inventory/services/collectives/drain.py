@@ -38,7 +38,7 @@ from inventory.selectors.collectives.drain import DrainVerdict, drain_check, dra
 from inventory.services.alerts.evaluate import rule_config
 from inventory.services.alerts.notify import notice_message_id
 from inventory.services.alerts.silencing import maintenance_end, maintenance_start
-from inventory.services.plant.journal import journal_write
+from inventory.services.journal import journal_write
 
 
 class DrainConflict(Exception):

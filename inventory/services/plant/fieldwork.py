@@ -1,5 +1,5 @@
 """Writes for the phone page's one-tap actions (report a fault, mark re-seated/cleaned, mark
-installed, mark in production). The journal itself: ``services.plant.journal``."""
+installed, mark in production). The journal itself: ``services.journal``."""
 
 from __future__ import annotations
 

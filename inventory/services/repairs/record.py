@@ -32,7 +32,7 @@ from inventory.core.choices import AlertState, RepairAction, RepairEnd, RepairSo
 from inventory.models import Alert, Cable, Repair
 from inventory.selectors.alerts import repairs as selectors
 from inventory.selectors.alerts.page import alert_repair_places
-from inventory.services.plant.journal import journal_write
+from inventory.services.journal import journal_write
 
 DOUBLE_TAP = timedelta(minutes=5)
 VISIT = timedelta(hours=1)

@@ -55,7 +55,7 @@ from inventory.models import (
     Site,
     Transceiver,
 )
-from inventory.services.plant import journal
+from inventory.services import journal
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
