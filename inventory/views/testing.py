@@ -150,7 +150,12 @@ def cable_test_otdr(request, label: str):
                 for e in errs:
                     form.add_error("files" if key.startswith("file") else None, e)
         else:
-            recorded_message(request, f"OTDR trace stored: {test.get_verdict_display()}.", test.verdict)
+            unjudged = svc.not_judged_words(test.details.get("not_judged", []))
+            recorded_message(
+                request,
+                f"OTDR trace stored: {test.get_verdict_display()}." + (f" {unjudged}" if unjudged else ""),
+                test.verdict,
+            )
             return redirect(cable)
     return render(request, "inventory/test_otdr.html", {"cable": cable, "form": form})
 
@@ -341,8 +346,13 @@ def test_import_page(request):
         return render(request, "inventory/test_import.html", ctx)
     if result.applied:
         import_uploads.import_upload_delete(token=token)
+        unjudged = svc.not_judged_words(
+            [{**x, "file": f"{x['file']} of {x['cable']}"} for x in result.not_judged]
+        )
         messages.success(
-            request, f"Imported {len(result.tests)} test session(s) for {len(result.matched)} cable(s)."
+            request,
+            f"Imported {len(result.tests)} test session(s) for {len(result.matched)} cable(s)."
+            + (f" {unjudged}" if unjudged else ""),
         )
         return redirect("test-import")
     ctx.update({"result": result, "token": token, "instrument": instrument})

@@ -212,6 +212,13 @@ def verdict_for(
     return Verdict(v, margin, loss_db, budget_db)
 
 
+def judged(verdict: str) -> bool:
+    """Was it judged: pass, marginal or fail? "unknown" is not (no budget applied, no loss to
+    judge, or the trace was not of this cable). A session's verdict is the worst of its judged
+    traces; the others are counted beside it (``services.testing.otdr``)."""
+    return verdict in (PASS, MARGINAL, FAIL)
+
+
 def worst(verdicts: Iterable[str]) -> str:
     """The worst of several verdicts (a multi-fibre link is its worst fibre).
 

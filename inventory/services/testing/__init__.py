@@ -11,6 +11,7 @@ from inventory.services.testing.otdr import (
     OtdrSession,
     SorUpload,
     cable_test_upload_otdr,
+    not_judged_words,
     otdr_sessions_upload,
     sor_parse_many,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "cable_test_record_olts",
     "cable_test_upload_otdr",
     "link_qualify",
+    "not_judged_words",
     "olts_validate",
     "otdr_sessions_upload",
     "qualification_check",

@@ -84,6 +84,32 @@ class _Decided:
     findings: list[dict] = field(default_factory=list)
     baseline: PriorBaseline | None = None
     tested_at: datetime | None = None
+    verdict: str = budgets.UNKNOWN
+    not_judged: list[dict] = field(default_factory=list)
+
+
+def not_judged_words(not_judged: Sequence[dict]) -> str:
+    """The session's traces that were not judged, in words ('' when every trace was):
+    "2 traces not judged: other.sor (the fibre ends at 180.0 m, the cable is 59.0 m), ..."."""
+    if not not_judged:
+        return ""
+    n = len(not_judged)
+    named = ", ".join(f"{x['file']} ({x['why']})" for x in not_judged)
+    return f"{n} trace{'s' if n != 1 else ''} not judged: {named}."
+
+
+def _session_verdict(d: _Decided) -> None:
+    """The session is the worst of its judged traces (``budgets.judged``: none judged, unknown);
+    the traces not judged are counted and named beside it, first among its warnings."""
+    d.verdict = budgets.worst(v.verdict for v in d.verdicts if budgets.judged(v.verdict))
+    d.not_judged = [
+        {"file": one_line(f.name, limit=255), "fibre": f.fibre, "why": v.reason}
+        for f, v in zip(d.session.files, d.verdicts, strict=True)
+        if not budgets.judged(v.verdict)
+    ]
+    if d.not_judged:
+        d.warnings.insert(0, not_judged_words(d.not_judged))
+        d.details["not_judged"] = d.not_judged
 
 
 def sor_parse_many(files: Sequence[SorUpload], *, prefix: str = "") -> list[SorFile]:
@@ -118,6 +144,15 @@ def _otdr_verdict(cable: Cable, sor: SorFile, polish: str) -> tuple[budgets.Verd
         inside = budgets._within_fibre(events)
         loss = round(sum(e.loss_db or 0 for e in inside if e.kind != "end"), 3) if inside else None
     v = budgets.verdict_for(loss, tia.budget_db if tia else None, marginal_db=marginal_db())
+    if not budgets.judged(v.verdict):  # the reason as the session's summary names it
+        why = (
+            "no loss in the file"
+            if tia is not None
+            else (
+                f"no published limit at {sor.wavelength_nm:.0f} nm" if sor.wavelength_nm else "no wavelength"
+            )
+        )
+        v = budgets.Verdict(v.verdict, v.margin_db, v.loss_db, v.budget_db, why)
     notes = []
     if tia is None and sor.wavelength_nm and cable.kind in CableKind.fibre():
         notes.append(
@@ -146,7 +181,8 @@ def _otdr_verdict(cable: Cable, sor: SorFile, polish: str) -> tuple[budgets.Verd
     if check is not None and not check.ok:
         # a trace that ends elsewhere is another fibre's: its events say nothing of this cable
         notes = [f"Not judged: {check.message}."]
-        v = budgets.Verdict(budgets.UNKNOWN, None, v.loss_db, v.budget_db, check.message)
+        why = f"the fibre ends at {check.fibre_end_m:.1f} m, the cable is {check.cable_length_m:.1f} m"
+        v = budgets.Verdict(budgets.UNKNOWN, None, v.loss_db, v.budget_db, why)
     return v, notes
 
 
@@ -299,10 +335,11 @@ def _decide(
             d.verdicts.append(v)
             d.warnings += [f"{f.name}: {w}" for w in sor.warnings + notes]
         d.details = {"polish": p, "files": len(s.files)}
+        _session_verdict(d)
         _bends(d, prior.latest, now)
         d.baseline = prior.baselines.get(s.cable.pk)
-        verdict = budgets.worst(v.verdict for v in d.verdicts)
-        if d.baseline is None and verdict in PASSING:
+        # A baseline is what retests are compared with trace by trace: every trace judged.
+        if d.baseline is None and d.verdict in PASSING and not d.not_judged:
             d.is_baseline = True  # the next session of this cable in the batch compares with it
             when = d.tested_at
             prior.baselines[s.cable.pk] = PriorBaseline(
@@ -320,7 +357,7 @@ def _decide(
 
 
 def _test_row(d: _Decided, *, technician, source: str, now: datetime) -> CableTest:
-    worst_i = min(
+    worst_i = min(  # the worst judged trace's figures (an unjudged one has no margin)
         range(len(d.verdicts)),
         key=lambda i: d.verdicts[i].margin_db if d.verdicts[i].margin_db is not None else 99,
     )
@@ -337,7 +374,7 @@ def _test_row(d: _Decided, *, technician, source: str, now: datetime) -> CableTe
         loss_db=d.verdicts[worst_i].loss_db,
         budget_db=d.verdicts[worst_i].budget_db,
         margin_db=d.verdicts[worst_i].margin_db,
-        verdict=budgets.worst(v.verdict for v in d.verdicts),
+        verdict=d.verdict,
         is_baseline=d.is_baseline,
         warnings=d.warnings,
         details={"source": source, **d.details},

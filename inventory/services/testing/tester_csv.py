@@ -137,6 +137,8 @@ class ImportResult:
     errors: list[dict] = field(default_factory=list)  # {"where", "errors": {...}}
     applied: bool = False
     tests: list[int] = field(default_factory=list)
+    # the OTDR traces recorded but not judged: {"cable", "file", "fibre", "why"} (``otdr``)
+    not_judged: list[dict] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
@@ -161,6 +163,7 @@ class ImportResult:
             "errors": self.errors,
             "applied": self.applied,
             "tests": self.tests,
+            "not_judged": self.not_judged,
         }
 
 

@@ -116,10 +116,14 @@ def _apply(
                     OtdrTrace.objects.filter(test__in=[t.pk for t in tests]).values_list("file", flat=True)
                 )
                 result.tests += [t.pk for t in tests]
+                result.not_judged += [
+                    {"cable": t.cable.label, **x} for t in tests for x in t.details.get("not_judged", [])
+                ]
             if result.errors:
                 raise _Rollback
     except _Rollback:
         result.tests = []
+        result.not_judged = []
     except Exception:
         for name in written:
             default_storage.delete(name)

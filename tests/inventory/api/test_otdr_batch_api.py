@@ -116,3 +116,41 @@ def test_the_import_preview_names_a_trace_at_the_wrong_wavelength(api_as, cables
         }
     ]
     assert not CableTest.objects.exists()
+
+
+def test_a_project_says_which_traces_were_not_judged_and_each_session_is_its_judged_worst(
+    api_as, cables, client
+):
+    """J-1's 1550 nm trace ends at 180 m (another cable's): J-1 passes on its 1310 nm trace, and
+    the answer and the import page name the trace not judged."""
+    other = build_v1(events=[EVENTS[0], (180.0, 0.0, -20.0, "1E9999LS")], wavelength_nm=1550)
+    resp = api_as("technician").post(
+        "/api/tests/otdr/batch/",
+        {"files": [sor_file("J-1_F01_1310.sor"), SimpleUploadedFile("J-1_F01_1550.sor", other)]},
+        format="multipart",
+    )
+    assert resp.status_code == 201, resp.json()
+    assert resp.json()["not_judged"] == [
+        {
+            "cable": "J-1",
+            "file": "J-1_F01_1550.sor",
+            "fibre": 1,
+            "why": "the fibre ends at 180.0 m, the cable is 3.0 m",
+        }
+    ]
+    assert CableTest.objects.get().verdict == "pass"
+    tina = f.UserFactory(username="tina", role="technician")
+    f.field_crew(tina)
+    client.force_login(tina)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("proj/J-2_F01_1550.sor", other)
+    page = client.post(
+        "/tests/import/", {"instrument": "OTDR-1", "file": SimpleUploadedFile("p.zip", buf.getvalue())}
+    )
+    token = page.context["token"]
+    page = client.post("/tests/import/", {"instrument": "OTDR-1", "token": token, "apply": "1"}, follow=True)
+    assert (
+        "Imported 1 test session(s) for 1 cable(s). 1 trace not judged: J-2_F01_1550.sor of J-2 "
+        "(the fibre ends at 180.0 m, the cable is 3.0 m)." in page.content.decode()
+    ), page.content.decode()

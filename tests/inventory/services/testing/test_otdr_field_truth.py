@@ -283,3 +283,84 @@ def test_a_cable_plan_row_with_a_upc_plug_on_an_apc_panel_port_is_refused(engine
     errors = {row["row"]: row["errors"] for row in r.json()["rows"]}
     assert errors[1] == {"b_polish": "Port Front 1 is APC."}
     assert errors[2] == {}
+
+
+# --- a session of several traces: the worst of the judged ones, the rest counted ----------------
+
+
+def _session(cable, files: dict[str, bytes], *, fibre=1):
+    return svc.cable_test_upload_otdr(
+        cable=cable, files=[svc.SorUpload(name, data, fibre=fibre) for name, data in files.items()], now=NOW
+    )
+
+
+def test_a_session_says_the_worst_of_its_judged_traces_and_counts_the_others_in_words(j59):
+    """1310 and 1550 nm of this cable pass; a 180 m trace (another cable's) and a 1650 nm one (no
+    published limit) are recorded but not judged: the session passes on what was judged, and says
+    which two were not and why, before the traces' own warnings."""
+    olts(j59, [0.6] * 8, when=NOW)
+    ok = [LAUNCH, (30.0, 0.05, None, "0F9999LS"), end(59.0)]
+    test = _session(
+        j59,
+        {
+            "j59_1310.sor": sor(ok, total=0.3),
+            "j59_1550.sor": sor(ok, wl=1550, total=0.25),
+            "other.sor": sor([LAUNCH, end(180.0)]),
+            "live.sor": sor(ok, wl=1650),
+        },
+    )
+    assert test.verdict == Verdict.PASS
+    assert test.warnings[0] == (
+        "2 traces not judged: other.sor (the fibre ends at 180.0 m, the cable is 59.0 m), "
+        "live.sor (no published limit at 1650 nm)."
+    )
+    assert [x["file"] for x in test.details["not_judged"]] == ["other.sor", "live.sor"]
+    assert test.margin_db is not None and test.loss_db == 0.3  # the worst judged trace's figures
+    assert cable_gate_check(cable=j59, now=NOW + timedelta(days=1)) == []
+
+
+def test_a_failing_judged_trace_is_the_sessions_worst_whatever_was_not_judged(j59):
+    test = _session(
+        j59,
+        {"bad.sor": sor([LAUNCH, end(59.0)], total=5.0), "other.sor": sor([LAUNCH, end(180.0)])},
+    )
+    assert test.verdict == Verdict.FAIL
+    assert test.warnings[0].startswith("1 trace not judged: other.sor (the fibre ends at 180.0 m")
+
+
+def test_a_session_with_no_judged_trace_is_unknown_and_never_the_baseline(j59):
+    test = _session(j59, {"a.sor": sor([LAUNCH, end(180.0)]), "b.sor": sor([LAUNCH, end(59.0)], wl=1650)})
+    assert test.verdict == Verdict.UNKNOWN and not test.is_baseline
+    assert test.warnings[0].startswith("2 traces not judged: a.sor (")
+
+
+def test_a_session_with_a_trace_not_judged_does_not_become_the_baseline(j59):
+    """Its unjudged trace (another cable's) would be what later retests are compared with."""
+    ok = [LAUNCH, end(59.0)]
+    first = _session(j59, {"ok.sor": sor(ok), "other.sor": sor([LAUNCH, end(180.0)])})
+    assert first.verdict == Verdict.PASS and not first.is_baseline
+    assert _session(j59, {"ok.sor": sor(ok)}).is_baseline
+
+
+def test_every_trace_judged_says_nothing_of_unjudged_ones(j59):
+    test = _session(j59, {"ok.sor": sor([LAUNCH, end(59.0)])})
+    assert test.verdict == Verdict.PASS and "not_judged" not in test.details
+    assert not [w for w in test.warnings if "not judged" in w]
+
+
+def test_the_upload_page_says_the_judged_verdict_and_the_traces_not_judged(j59, client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    tina = f.UserFactory(username="tina", role="technician")
+    f.field_crew(tina)
+    client.force_login(tina)
+    files = [
+        SimpleUploadedFile("ok.sor", sor([LAUNCH, end(59.0)])),
+        SimpleUploadedFile("other.sor", sor([LAUNCH, end(180.0)])),
+    ]
+    resp = client.post("/c/J-59/test/otdr", {"files": files, "fibre": "1"}, follow=True)
+    text = resp.content.decode()
+    assert (
+        "OTDR trace stored: Pass. 1 trace not judged: other.sor "
+        "(the fibre ends at 180.0 m, the cable is 59.0 m)." in text
+    ), text
