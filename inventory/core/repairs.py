@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from inventory.core.choices import FieldNoteKind, RepairAction, RepairOutcome
+from inventory.core.words import alerts_named
 
 ACTIONS: tuple[str, ...] = tuple(RepairAction.values)
 
@@ -144,12 +145,16 @@ def journal_kind(action: str) -> str:
     return JOURNAL_KIND.get(action, FieldNoteKind.SERVICE)
 
 
-def journal_words(*, action: str, end: str, cable: str, alert_id: int, note: str = "", done: str = "") -> str:
+def journal_words(
+    *, action: str, end: str, cable: str, alert_id: int | list[int], note: str = "", done: str = ""
+) -> str:
     """A repair as the journal of its cable says it: ``re-seated at End A of C000601 for alert
     #9: latch was loose``. ``done``: the words of what was done when the action's own are too
     few (the cable page's "re-seated and cleaned"). The alert page, the API and the cable page's
-    form write it so."""
-    what = f"{done or _DONE_PAST.get(action, 'repaired')}{_where(action, end, cable)} for alert #{alert_id}"
+    form write it so; one cleaning recorded on several alerts is one entry ("for alerts #9 and
+    #12")."""
+    ids = alert_id if isinstance(alert_id, list) else [alert_id]
+    what = f"{done or _DONE_PAST.get(action, 'repaired')}{_where(action, end, cable)} for {alerts_named(ids)}"
     note = (note or "").strip()
     return f"{what}: {note}" if note else what
 

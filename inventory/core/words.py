@@ -153,6 +153,20 @@ def _from_snake(code: str) -> str:
     return " ".join(parts)
 
 
+def and_list(items) -> str:
+    """``a``, ``a and b``, ``a, b and c``: several things named in one sentence."""
+    items = [str(i) for i in items]
+    if len(items) < 2:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def alerts_named(ids) -> str:
+    """``alert #5``, ``alerts #5 and #7``: the alerts one action was recorded on."""
+    ids = list(ids)
+    return ("alert " if len(ids) == 1 else "alerts ") + and_list(f"#{i}" for i in ids)
+
+
 def word(value: object, domain: str = "") -> str:
     """The human words for a code: ``word("in_production")`` -> ``"In production"``.
 

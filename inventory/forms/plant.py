@@ -23,6 +23,7 @@ from inventory.core.choices import (
     RepairEnd,
 )
 from inventory.core.validators import LABEL_RE, LABEL_RULE, end_fibre_count_problem
+from inventory.core.words import alerts_named
 from inventory.models import Cable, Port, Site, Transceiver, TransceiverModel, Vendor
 from inventory.selectors.plant.ports import ports_resolve
 
@@ -112,14 +113,14 @@ class ServicedForm(forms.Form):
         required=False,
     )
 
-    def __init__(self, *args, alert=None, **kwargs):
-        """``alert``: the open alert a re-seat or cleaning here is recorded against too
+    def __init__(self, *args, alerts=(), **kwargs):
+        """``alerts``: the open alerts a re-seat or cleaning here is recorded against too
         (``cable_service_alerts``); the end is asked only then, as the alert's repair form asks it."""
         super().__init__(*args, **kwargs)
-        if alert is None:
+        if not alerts:
             del self.fields["end"]
         else:
-            self.fields["end"].label = f"Which end? (recorded on alert #{alert.pk} too)"
+            self.fields["end"].label = f"Which end? (recorded on {alerts_named(a.pk for a in alerts)} too)"
 
 
 class JournalForm(forms.Form):

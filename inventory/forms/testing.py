@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from inventory.core.choices import Direction, ReferenceMethod
+from inventory.core.words import and_list
 
 WAVELENGTH_CHOICES = [(w, f"{w} nm") for w in (1310, 1550, 850, 1300, 953, 1625)]
 
@@ -95,7 +96,7 @@ def _numbers(fibres: list[int]) -> str:
         else:
             runs.append([i])
     words = [f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    return and_list(words)
 
 
 class MultipleFileInput(forms.ClearableFileInput):

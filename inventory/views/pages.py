@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from inventory.access import authz
 from inventory.core.choices import CableStatus, FieldNoteKind, PlacementEnd
-from inventory.core.words import human_date
+from inventory.core.words import alerts_named, and_list, human_date, word
 from inventory.forms.plant import (
     FaultForm,
     InstalledForm,
@@ -304,35 +304,52 @@ def cable_fault(request, label: str):
 @authz.requires_action("service_cable", obj=_cable_of)
 @require_http_methods(["GET", "POST"])
 def cable_serviced(request, label: str):
-    """Re-seated / cleaned. With an open alert on the cable's link the page names it and offers
-    its repair form; recorded here, it is that alert's repair too (``fieldwork.cable_serviced``)."""
+    """Re-seated / cleaned. With open alerts on the cable's links the page names each and offers
+    the most severe one's repair form; recorded here, it is the repair of every one of them
+    (``fieldwork.cable_serviced``), and the banner names the alerts it was recorded on."""
     cable = _cable(label)
     alerts = cable_service_alerts(cable)
-    form = ServicedForm(request.POST or None, alert=alerts[0] if alerts else None)
+    form = ServicedForm(request.POST or None, alerts=alerts)
     if request.method == "POST" and form.is_valid():
         try:
             done = fieldwork.cable_serviced(cable=cable, actor=request.user, **form.cleaned_data)
         except ValidationError as exc:
             apply_errors(form, exc)
         else:
-            what = FieldNoteKind(done.kind).label.lower()
-            if done.repair is None:
-                messages.success(request, f"Recorded: {what}.")
-            elif done.created:
-                messages.success(
-                    request,
-                    f"Recorded: {what}, as the repair of alert #{done.alert.pk} "
-                    f"({done.repair.get_action_display()}, {done.repair.where}). "
-                    "The alert watches the telemetry: the outcome shows on its page.",
-                )
-            else:
-                messages.success(
-                    request,
-                    f"Already recorded on alert #{done.alert.pk}: "
-                    f"{done.repair.get_action_display()} ({done.repair.where}).",
-                )
+            messages.success(request, _serviced_words(done))
             return redirect(cable)
-    return _action(request, cable, form, "inventory/cable_serviced.html", {"service_alerts": alerts})
+    named = alerts_named(a.pk for a in alerts) if alerts else ""
+    return _action(
+        request,
+        cable,
+        form,
+        "inventory/cable_serviced.html",
+        {"service_alerts": alerts, "alerts_named": named},
+    )
+
+
+def _serviced_words(done: fieldwork.Serviced) -> str:
+    """The banner after "Re-seated / cleaned": what was recorded, and on which alerts, each by
+    its number and rule ("as the repair of alerts #4 (Link flap) and #7 (FEC tail): Clean, End B
+    of J-102"); a double tap says where it was recorded already."""
+    what = FieldNoteKind(done.kind).label.lower()
+    if not done.repairs:
+        return f"Recorded: {what}."
+    first = done.repairs[0].repair
+    how = f"{first.get_action_display()}, {first.where}"
+    new = [d.alert for d in done.repairs if d.created]
+    again = [d.alert for d in done.repairs if not d.created]
+    out = []
+    if new:
+        named = and_list(f"#{a.pk} ({word(a.rule, 'rule')})" for a in new)
+        watches = "The alert watches" if len(new) == 1 else "Each alert watches"
+        out.append(
+            f"Recorded: {what}, as the repair of alert{'s' if len(new) > 1 else ''} {named}: {how}. "
+            f"{watches} the telemetry: the outcome shows on its page."
+        )
+    if again:
+        out.append(f"Already recorded on {alerts_named(a.pk for a in again)}: {how}.")
+    return " ".join(out)
 
 
 @authz.requires_action("swap_module", obj=_cable_of)

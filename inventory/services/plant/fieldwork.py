@@ -16,12 +16,13 @@ from django.utils import timezone
 from inventory.core.choices import CableStatus, FieldNoteKind, RepairEnd
 from inventory.core.links import cable_url, mail_domain
 from inventory.core.mail_retry import CLAIM_LEASE, MAX_ATTEMPTS, SERVER_DOWN, retry_in
-from inventory.core.repairs import SERVICE_ACTION
+from inventory.core.repairs import SERVICE_ACTION, journal_words
 from inventory.core.safetext import one_line
 from inventory.core.words import human_when, word
 from inventory.models import Alert, Cable, FieldNote, Repair
 from inventory.selectors.alerts.repairs import cable_service_alerts
 from inventory.selectors.plant.responsible import cable_teams, team_addresses
+from inventory.services.journal import journal_write
 from inventory.services.plant.cables import cable_set_status
 from inventory.services.repairs import repair_record
 
@@ -192,14 +193,22 @@ def fault_notice_told(note: FieldNote) -> tuple[bool, str]:
 
 
 @dataclass(frozen=True)
+class ServiceRepair:
+    """A re-seat or cleaning as the repair of one open alert: the repair, and whether it is new
+    or the same one recorded moments ago."""
+
+    alert: Alert
+    repair: Repair
+    created: bool
+
+
+@dataclass(frozen=True)
 class Serviced:
-    """A re-seat or cleaning recorded: its kind, and the open alert it was recorded against as a
-    repair (with the repair, and whether it is new or the same one recorded moments ago)."""
+    """A re-seat or cleaning recorded: its kind, and its repair on each open alert it was
+    recorded against (most severe first; none without an open alert)."""
 
     kind: str
-    alert: Alert | None = None
-    repair: Repair | None = None
-    created: bool = False
+    repairs: tuple[ServiceRepair, ...] = ()
 
 
 @transaction.atomic
@@ -214,10 +223,12 @@ def cable_serviced(
 ) -> Serviced:
     """Record that the cable's connectors were re-seated and/or cleaned, in its journal.
 
-    With an open alert (warning or worse) on a link through the cable
-    (``selectors.alerts.repairs.cable_service_alerts``), it is a repair of that alert: recorded
-    through the one repair service (``services.repairs.repair_record``, at ``end`` of this cable),
-    so the alert watches after it and learns from it, and its journal entry names the alert."""
+    With open alerts (warning or worse) on links through the cable
+    (``selectors.alerts.repairs.cable_service_alerts``), it is a repair of each of them: the end
+    cleaned or re-seated is this cable's, and every one of those alerts' links runs through it.
+    Recorded through the one repair service (``services.repairs.repair_record``, at ``end`` of
+    this cable), so each alert watches after it and learns from it; the cable's journal has one
+    entry naming the alerts it was new on ("for alerts #9 and #12")."""
     if kind not in SERVICE_KINDS:
         raise ValidationError({"kind": "Choose re-seated, cleaned, or both."})
     locked = _locked(cable)
@@ -226,18 +237,37 @@ def cable_serviced(
     now = now or timezone.now()
     alerts = cable_service_alerts(locked)
     if alerts:
-        repair, created = repair_record(
-            alert=alerts[0],
-            action=SERVICE_ACTION[kind],
-            end=end or RepairEnd.NA,
-            cable=locked.label,
-            note=text,
-            actor=actor,
-            now=now,
-            journal_kind=kind,
-            done=FieldNoteKind(kind).label.lower(),
-        )
-        return Serviced(kind, alerts[0], repair, created)
+        action, where = SERVICE_ACTION[kind], end or RepairEnd.NA
+        done = []
+        for alert in alerts:
+            repair, created = repair_record(
+                alert=alert,
+                action=action,
+                end=where,
+                cable=locked.label,
+                note=text,
+                actor=actor,
+                now=now,
+                journal=False,
+            )
+            done.append(ServiceRepair(alert, repair, created))
+        new = [d.alert.pk for d in done if d.created]
+        if new:  # a double tap records nothing new, and writes nothing twice
+            journal_write(
+                cable_ids=[locked.pk],
+                kind=kind,
+                text=journal_words(
+                    action=action,
+                    end=where,
+                    cable=locked.label,
+                    alert_id=new,
+                    note=text,
+                    done=FieldNoteKind(kind).label.lower(),
+                ),
+                actor=actor,
+                now=now,
+            )
+        return Serviced(kind, tuple(done))
     FieldNote.objects.create(
         cable=locked,
         kind=kind,

@@ -106,8 +106,7 @@ def repair_record(
     note: str = "",
     actor,
     now: datetime,
-    journal_kind: str = "",
-    done: str = "",
+    journal: bool = True,
 ) -> tuple[Repair, bool]:
     """Record what was done about ``alert`` (the alert page, the API, the cable page's "Re-seated
     / cleaned" form) at ``end`` of ``cable`` (a label; the page's form always names it). The cable
@@ -119,9 +118,9 @@ def repair_record(
 
     A repair recorded is one entry in the journal of the cable it names (with no cable named:
     the alert's cable), so the cable's history says what was done to it: "re-seated at End A of
-    C000601 for alert #9: <note>" (``core.repairs.journal_words``), of ``journal_kind`` (a
-    re-seat or cleaning is the entry the cable page's form writes: ``core.repairs.journal_kind``);
-    ``done`` words it when the action's own are too few ("re-seated and cleaned")."""
+    C000601 for alert #9: <note>" (``core.repairs.journal_words``). ``journal=False``: the caller
+    writes it (the cable page's "Re-seated / cleaned" form: one cleaning recorded on several
+    alerts is one entry, ``services.plant.fieldwork.cable_serviced``)."""
     errors = {}
     if action not in RepairAction.values:
         errors["action"] = f"Unknown action {action!r}: use one of {', '.join(RepairAction.values)}."
@@ -176,13 +175,11 @@ def repair_record(
             **watch_fields(action=action, end=end, cable=label, detail="", now=now)
         )
         on = cable_id or locked.cable_id or (path[0][0] if path else None)
-        if on is not None:
+        if journal and on is not None:
             journal_write(
                 cable_ids=[on],
-                kind=journal_kind or core.journal_kind(action),
-                text=core.journal_words(
-                    action=action, end=end, cable=label, alert_id=locked.pk, note=note, done=done
-                ),
+                kind=core.journal_kind(action),
+                text=core.journal_words(action=action, end=end, cable=label, alert_id=locked.pk, note=note),
                 actor=person,
                 now=now,
             )

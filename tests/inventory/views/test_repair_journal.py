@@ -23,6 +23,7 @@ import pytest
 from django.utils import timezone
 
 from inventory.core.choices import Severity
+from inventory.core.telemetry.rules.frames import Finding
 from inventory.models import FieldNote, Link
 from inventory.services import alerts as svc
 from tests.inventory.views.test_alerts_follow_replacement import _flap
@@ -100,7 +101,10 @@ def test_the_serviced_form_names_the_open_alert_and_records_the_reseat_on_it(fla
         "/c/J-102/serviced", {"kind": "reseated", "end": "B", "text": "leaf end was half out"}, follow=True
     )
     said = _text(r.content.decode())
-    assert f"Recorded: re-seated, as the repair of alert #{alert.pk} (Re-seat, End B of J-102)" in said
+    assert (
+        f"Recorded: re-seated, as the repair of alert #{alert.pk} (Link flap): Re-seat, End B of J-102. "
+        "The alert watches the telemetry" in said
+    ), said
 
     # The alert heard of it: on watch after the re-seat, with the repair in its table.
     alert_page = _text(tech_client.get(f"/alerts/{alert.pk}/").content.decode())
@@ -143,3 +147,50 @@ def test_the_repair_note_comes_before_the_action_buttons_and_enter_submits_nothi
     # The form's default button (the one Enter in a field would press) is disabled.
     first_button = re.search(r"<button[^>]*>", form).group(0)
     assert "disabled" in first_button and 'name="action"' not in first_button
+
+
+def _fec_tail(link: Link) -> Finding:
+    return Finding(
+        key=f"fec_tail:link:{link.pk}",
+        rule="fec_tail",
+        severity=Severity.WARNING,
+        link_id=link.pk,
+        port_id=link.b_port_id,
+        headline="FEC codewords in the high bins",
+        recommendation="Clean the connectors.",
+        recommendation_code="clean",
+        ends={"b": {"fec_tail": 1.0}},
+    )
+
+
+def test_the_serviced_form_with_two_open_alerts_records_the_cleaning_on_both_and_says_so(
+    flapping, tech_client
+):
+    """A Page flap and a Warning FEC tail on J-102's link: cleaning End B is a repair of both,
+    each watches after it, the page names both before and after, and the journal says it once."""
+    flap = flapping
+    link = flap.link
+    tail, opened = svc.alert_raise(finding=_fec_tail(link), now=timezone.now() - timedelta(minutes=1))
+    assert opened and tail.pk != flap.pk
+    page = _text(tech_client.get("/c/J-102/serviced").content.decode())
+    assert (
+        f"Page alert #{flap.pk} · Link flap" in page
+        and f"Warning alert #{tail.pk} · FEC histogram tail" in page
+    )
+    assert f"Which end? (recorded on alerts #{flap.pk} and #{tail.pk} too)" in page
+
+    r = tech_client.post("/c/J-102/serviced", {"kind": "cleaned", "end": "B", "text": "dusty"}, follow=True)
+    said = _text(r.content.decode())
+    assert (
+        f"Recorded: cleaned, as the repair of alerts #{flap.pk} (Link flap) and #{tail.pk} (FEC histogram tail): "
+        "Clean the connectors, End B of J-102." in said
+    ), said
+    for a in (flap, tail):
+        repairs = tech_client.get(f"/api/alerts/{a.pk}/repairs/").json()["repairs"]
+        assert [(x["action"], x["end"], x["cable"]) for x in repairs] == [("clean", "B", "J-102")]
+        assert "Watching after the cleaning at End B of J-102" in _text(
+            tech_client.get(f"/alerts/{a.pk}/").content.decode()
+        )
+    journal = _journal(tech_client, "J-102")
+    assert f"tech cleaned cleaned at End B of J-102 for alerts #{flap.pk} and #{tail.pk}: dusty" in journal
+    assert FieldNote.objects.filter(cable__label="J-102").count() == 1
