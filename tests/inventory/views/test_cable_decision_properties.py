@@ -44,9 +44,9 @@ from inventory.core.choices import (
     CableStatus,
     FieldNoteKind,
     Severity,
-    TestKind,
     Verdict,
 )
+from inventory.core.choices import TestKind as Kind  # pytest would collect a name starting with Test
 from inventory.models import Alert, Cable, CableTest, FieldNote, Link
 from inventory.selectors.decision import cable_decisions
 from inventory.services.plant import cables as cable_services
@@ -241,9 +241,7 @@ def test_one_decision_over_generated_plants(clients, plan):
                 .values_list("kind", "verdict")
             ):
                 latest[kind] = verdict
-            own_fails = any(
-                latest.get(k) == Verdict.FAIL for k in (TestKind.OLTS, TestKind.OTDR, TestKind.QUALIFICATION)
-            )
+            own_fails = any(latest.get(k) == Verdict.FAIL for k in (Kind.OLTS, Kind.OTDR, Kind.QUALIFICATION))
             needs_look = live and (
                 bool(cable_decisions(cables=[cable])[cable.pk].alerts)
                 or own_fails
