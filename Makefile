@@ -24,15 +24,9 @@ install: $(STAMP)
 run: install docs
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo --gpus $(DEMO_GPUS) --seed 1
-	$(BIN)/python manage.py ensure_user demo --password demo-cabletrack --role admin --superuser --team "Fabric ops"
-	$(BIN)/python manage.py ensure_user engineer --password demo-cabletrack --role engineer --team "Fabric ops"
-	$(BIN)/python manage.py ensure_user tech --password demo-cabletrack --role technician --team "Fabric ops"
-	$(BIN)/python manage.py ensure_user viewer --password demo-cabletrack --role viewer
-	$(BIN)/python manage.py ensure_user visitor --password demo-cabletrack --role technician
+	$(BIN)/python manage.py ensure_demo_users
 	@echo ""
 	@echo "  cabletrack: http://$(ADDR)/   documentation: http://$(ADDR)/docs/"
-	@echo "  password demo-cabletrack for: demo (admin), engineer, tech (technician, team Fabric ops),"
-	@echo "  viewer, visitor (a technician in no team)"
 	@echo ""
 	CABLETRACK_CLUSTER_GPUS=$${CABLETRACK_CLUSTER_GPUS:-$(DEMO_GPUS)} $(BIN)/python manage.py runstack --addr $(ADDR)
 

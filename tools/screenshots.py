@@ -1,9 +1,12 @@
 """``make screenshots``: every page a technician or engineer opens, at phone and desk size.
 
-Seeds the demo (unless this database already holds it), starts the development server on a
-free loopback port, logs in as the demo admin in real Chromium and writes
-``var/screenshots/<page>-phone.png`` (360x740, full page) and ``<page>-desk.png`` (1440x900),
-plus ``var/screenshots/problems.txt``: what the phone checks of
+Seeds the demo (unless this database already holds it) and its users (``ensure_demo_users``, as
+``make run``), starts the development server on a free loopback port and, in real Chromium,
+writes ``var/screenshots/<page>-phone.png`` (360x740, full page) logged in as ``tech`` (a
+technician in the demo hall's team: what a technician at the rack sees) and ``<page>-desk.png``
+(1440x900) as ``engineer`` (the desk); a page a technician may not open (``ENGINEER_ONLY``) is
+shot on the phone as ``engineer`` too. Plus ``var/screenshots/problems.txt``: who each picture
+was taken as, and what the phone checks of
 ``tests/inventory/phone_checks.py`` (at desk size, its ``desk_problems``: no name split over two
 lines) and the story checks of ``tests/inventory/story_checks.py``
 (issue 31: "Mark in production" beside an open alert, "fails" without a named segment, status
@@ -75,7 +78,11 @@ DOCS_DESK_PARTS = {
     "spike-cable-evidence": ("spike-cable", "section.cable-alerts"),
     "spike-drain": ("spike", "[data-testid=alert-drain]"),
 }
-USER, PASSWORD = "demo", "demo-cabletrack"
+# Who each picture is taken as (``services.demo.users.DEMO_USERS``): the phone's are the
+# technician's, the desk's the engineer's. The pages a technician may not open (403 to them)
+# are an engineer's on the phone too: the plant import and a cable replacement (a new cable).
+PHONE_USER, DESK_USER = "tech", "engineer"
+ENGINEER_ONLY = {"import", "form-replace"}
 
 
 def _free_port() -> int:
@@ -181,7 +188,24 @@ def _shoot_part(page, selector: str, path: Path, margin: int = 12) -> None:
     page.screenshot(path=str(path), full_page=True, clip=clip)
 
 
-def shoot(base: str, targets: list[tuple[str, str]]) -> list[str]:
+def shot_as(name: str, size: str) -> str:
+    """The demo user a page's picture at this size is taken as."""
+    return PHONE_USER if size == "phone" and name not in ENGINEER_ONLY else DESK_USER
+
+
+def _log_in(ctx, base: str, user: str, password: str):
+    page = ctx.new_page()
+    page.goto(base + "/login/")
+    page.fill("input[name=username]", user)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_load_state()
+    if "/login/" in page.url:
+        raise SystemExit(f"could not log in as {user}: run `manage.py ensure_demo_users`")
+    return page
+
+
+def shoot(base: str, targets: list[tuple[str, str]], password: str) -> list[str]:
     chromium = os.environ.get("CABLETRACK_CHROMIUM", "/usr/bin/chromium")
     report = []
     seen: dict[str, dict[str, str]] = {}  # cable label -> {page: the state it shows}
@@ -192,15 +216,17 @@ def shoot(base: str, targets: list[tuple[str, str]]) -> list[str]:
             ("phone", PHONE, {"device_scale_factor": 2, "has_touch": True, "is_mobile": True}),
             ("desk", DESK, {}),
         ):
-            ctx = browser.new_context(viewport=viewport, **extra)
-            page = ctx.new_page()
-            page.goto(base + "/login/")
-            page.fill("input[name=username]", USER)
-            page.fill("input[name=password]", PASSWORD)
-            page.click("button[type=submit]")
-            page.wait_for_load_state()
+            # one browser context (its own session cookie) per user shot at this size
+            contexts = {}
             for name, path in targets:
-                page.goto(base + path)
+                user = shot_as(name, size)
+                if user not in contexts:
+                    ctx = browser.new_context(viewport=viewport, **extra)
+                    contexts[user] = (ctx, _log_in(ctx, base, user, password))
+                page = contexts[user][1]
+                resp = page.goto(base + path)
+                if resp is not None and resp.status == 403:
+                    report.append(f"{name} {path} ({size}): refused to {user} (403): add it to ENGINEER_ONLY")
                 page.screenshot(path=str(OUT / f"{name}-{size}.png"), full_page=True)
                 if size == "phone" and name in DOCS_PAGES:
                     DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
@@ -218,11 +244,16 @@ def shoot(base: str, targets: list[tuple[str, str]]) -> list[str]:
                         found["one story"] = story
                     for label, state in page_decisions(html).items():
                         seen.setdefault(label, {})[name] = state
-                    report.append(f"{name} {path}: " + ("ok" if not found else repr(found)[:1500]))
+                    report.append(
+                        f"{name} {path} (as {user}): " + ("ok" if not found else repr(found)[:1500])
+                    )
                 else:
                     found = desk_problems(page)
-                    report.append(f"{name} {path} (desk): " + ("ok" if not found else repr(found)[:1500]))
-            ctx.close()
+                    report.append(
+                        f"{name} {path} (desk, as {user}): " + ("ok" if not found else repr(found)[:1500])
+                    )
+            for ctx, _ in contexts.values():
+                ctx.close()
         browser.close()
     differ = disagreements(seen)
     shared = sum(1 for states in seen.values() if len(states) > 1)
@@ -243,10 +274,10 @@ def main() -> None:
     os.environ.setdefault("CABLETRACK_CLUSTER_GPUS", args.gpus)  # the demo's run, as ``make run`` has it
     _manage("migrate", "--noinput", "-v0")
     _manage("seed_demo", "--gpus", args.gpus, "--seed", "1")
-    _manage(
-        "ensure_user", USER, "--password", PASSWORD, "--role", "admin", "--superuser", "--team", "Fabric ops"
-    )
+    _manage("ensure_demo_users")  # the same users as ``make run``: tech and engineer among them
     django.setup()
+    from inventory.services.demo.users import DEMO_PASSWORD
+
     targets = pages()
     if args.only:
         wanted = set(args.only.split(","))
@@ -272,7 +303,7 @@ def main() -> None:
                         f"the development server did not answer on {base} within 2 minutes"
                     ) from None
                 time.sleep(0.3)
-        report = shoot(base, targets)
+        report = shoot(base, targets, DEMO_PASSWORD)
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -9,6 +9,7 @@ from inventory.db import bulk
 from inventory.models import Rack, Room, Row, Site, Team, TransceiverModel, Vendor
 from inventory.services.demo.builder import NODES_PER_RACK, NODES_PER_SU, Builder
 
+DEMO_TEAM = "Fabric ops"  # the demo hall's team: its technicians work there (``demo.users``)
 VENDOR_NAMES = [
     "NVIDIA",
     "Arista",
@@ -78,8 +79,8 @@ class Locations:
 def seed_catalogue(*, w: dict) -> Catalogue:
     """People, vendors, catalogue: reused when an earlier seed already wrote them."""
     team = (
-        Team.objects.filter(name="Fabric ops").first()
-        or bulk.bulk_insert(Team, [Team(name="Fabric ops", email="fabric-ops@example.com")], **w)[0]
+        Team.objects.filter(name=DEMO_TEAM).first()
+        or bulk.bulk_insert(Team, [Team(name=DEMO_TEAM, email="fabric-ops@example.com")], **w)[0]
     )
     existing = {v.name: v for v in Vendor.objects.filter(name__in=VENDOR_NAMES)}
     new_vendors = [Vendor(name=n, slug=n.lower()) for n in VENDOR_NAMES if n not in existing]
