@@ -86,6 +86,8 @@ class _Decided:
     tested_at: datetime | None = None
     verdict: str = budgets.UNKNOWN
     not_judged: list[dict] = field(default_factory=list)
+    #: per file: does its trace end where this cable does not (another fibre's, or a break)?
+    elsewhere: list[bool] = field(default_factory=list)
 
 
 def not_judged_words(not_judged: Sequence[dict]) -> str:
@@ -100,8 +102,15 @@ def not_judged_words(not_judged: Sequence[dict]) -> str:
 
 def _session_verdict(d: _Decided) -> None:
     """The session is the worst of its judged traces (``budgets.judged``: none judged, unknown);
-    the traces not judged are counted and named beside it, first among its warnings."""
-    d.verdict = budgets.worst(v.verdict for v in d.verdicts if budgets.judged(v.verdict))
+    the traces not judged are counted and named beside it, first among its warnings.
+
+    Except a trace that ends where the cable does not: it may be a break as well as another
+    cable's file, so the session stays not judged (the production gate then asks for the test
+    again) rather than passing on the other traces. A trace at a wavelength with no published
+    limit (1650 nm monitoring) beside judged ones says nothing against the cable."""
+    judged = [v.verdict for v in d.verdicts if budgets.judged(v.verdict)]
+    # worst() ranks unknown below fail only: a failing trace still fails the session
+    d.verdict = budgets.worst(judged + [budgets.UNKNOWN] * any(d.elsewhere))
     d.not_judged = [
         {"file": one_line(f.name, limit=255), "fibre": f.fibre, "why": v.reason}
         for f, v in zip(d.session.files, d.verdicts, strict=True)
@@ -132,12 +141,16 @@ def sor_parse_many(files: Sequence[SorUpload], *, prefix: str = "") -> list[SorF
     return parsed
 
 
-def _otdr_verdict(cable: Cable, sor: SorFile, polish: str) -> tuple[budgets.Verdict, list[str]]:
+def _otdr_verdict(cable: Cable, sor: SorFile, polish: str) -> tuple[budgets.Verdict, list[str], bool]:
     """Loss against the TIA component budget; connector reflectance against the polish; the
     fibre end against the cable's recorded length (a trace that ends elsewhere is not judged)."""
     tia = cable_component_budget(cable, int(sor.wavelength_nm or 0))
     if not sor.has_event_table:  # trace only: no events, no loss, nothing to judge (parse says so)
-        return budgets.Verdict(budgets.UNKNOWN, None, None, tia and tia.budget_db, "no event table"), []
+        return (
+            budgets.Verdict(budgets.UNKNOWN, None, None, tia and tia.budget_db, "no event table"),
+            [],
+            False,
+        )
     loss = sor.total_loss_db
     events = [budgets.TraceEvent.from_dict(e) for e in sor.events_as_dicts()]
     if loss is None:
@@ -183,7 +196,8 @@ def _otdr_verdict(cable: Cable, sor: SorFile, polish: str) -> tuple[budgets.Verd
         notes = [f"Not judged: {check.message}."]
         why = f"the fibre ends at {check.fibre_end_m:.1f} m, the cable is {check.cable_length_m:.1f} m"
         v = budgets.Verdict(budgets.UNKNOWN, None, v.loss_db, v.budget_db, why)
-    return v, notes
+        return v, notes, True
+    return v, notes, False
 
 
 def _check(sessions: Sequence[OtdrSession]) -> list[list[SorFile]]:
@@ -331,8 +345,9 @@ def _decide(
             d.tested_at = now
         p = polish.get(s.cable.pk, "")
         for f, sor in zip(s.files, parsed, strict=True):
-            v, notes = _otdr_verdict(s.cable, sor, p)
+            v, notes, elsewhere = _otdr_verdict(s.cable, sor, p)
             d.verdicts.append(v)
+            d.elsewhere.append(elsewhere)
             d.warnings += [f"{f.name}: {w}" for w in sor.warnings + notes]
         d.details = {"polish": p, "files": len(s.files)}
         _session_verdict(d)

@@ -295,9 +295,9 @@ def _session(cable, files: dict[str, bytes], *, fibre=1):
 
 
 def test_a_session_says_the_worst_of_its_judged_traces_and_counts_the_others_in_words(j59):
-    """1310 and 1550 nm of this cable pass; a 180 m trace (another cable's) and a 1650 nm one (no
-    published limit) are recorded but not judged: the session passes on what was judged, and says
-    which two were not and why, before the traces' own warnings."""
+    """1310 and 1550 nm of this cable pass; a 1650 nm trace (no published limit: monitoring) is
+    recorded but not judged: the session passes on what was judged, says which was not and why,
+    before the traces' own warnings, and the cable goes through the gate."""
     olts(j59, [0.6] * 8, when=NOW)
     ok = [LAUNCH, (30.0, 0.05, None, "0F9999LS"), end(59.0)]
     test = _session(
@@ -305,18 +305,36 @@ def test_a_session_says_the_worst_of_its_judged_traces_and_counts_the_others_in_
         {
             "j59_1310.sor": sor(ok, total=0.3),
             "j59_1550.sor": sor(ok, wl=1550, total=0.25),
-            "other.sor": sor([LAUNCH, end(180.0)]),
             "live.sor": sor(ok, wl=1650),
         },
     )
     assert test.verdict == Verdict.PASS
+    assert test.warnings[0] == "1 trace not judged: live.sor (no published limit at 1650 nm)."
+    assert [x["file"] for x in test.details["not_judged"]] == ["live.sor"]
+    assert test.margin_db is not None and test.loss_db == 0.3  # the worst judged trace's figures
+    assert cable_gate_check(cable=j59, now=NOW + timedelta(days=1)) == []
+
+
+def test_a_trace_ending_where_the_cable_does_not_keeps_the_session_from_the_gate(j59):
+    """A 180 m trace on a 59 m cable is another cable's file, or a break: the traces that pass
+    do not pass the session, which stays not judged (the gate asks for the test again), and
+    the summary still names every trace not judged and why."""
+    olts(j59, [0.6] * 8, when=NOW)
+    ok = [LAUNCH, (30.0, 0.05, None, "0F9999LS"), end(59.0)]
+    test = _session(
+        j59,
+        {
+            "j59_1310.sor": sor(ok, total=0.3),
+            "other.sor": sor([LAUNCH, end(180.0)]),
+            "live.sor": sor(ok, wl=1650),
+        },
+    )
+    assert test.verdict == Verdict.UNKNOWN
     assert test.warnings[0] == (
         "2 traces not judged: other.sor (the fibre ends at 180.0 m, the cable is 59.0 m), "
         "live.sor (no published limit at 1650 nm)."
     )
-    assert [x["file"] for x in test.details["not_judged"]] == ["other.sor", "live.sor"]
-    assert test.margin_db is not None and test.loss_db == 0.3  # the worst judged trace's figures
-    assert cable_gate_check(cable=j59, now=NOW + timedelta(days=1)) == []
+    assert cable_gate_check(cable=j59, now=NOW + timedelta(days=1)) != []
 
 
 def test_a_failing_judged_trace_is_the_sessions_worst_whatever_was_not_judged(j59):
@@ -337,7 +355,7 @@ def test_a_session_with_no_judged_trace_is_unknown_and_never_the_baseline(j59):
 def test_a_session_with_a_trace_not_judged_does_not_become_the_baseline(j59):
     """Its unjudged trace (another cable's) would be what later retests are compared with."""
     ok = [LAUNCH, end(59.0)]
-    first = _session(j59, {"ok.sor": sor(ok), "other.sor": sor([LAUNCH, end(180.0)])})
+    first = _session(j59, {"ok.sor": sor(ok), "live.sor": sor(ok, wl=1650)})
     assert first.verdict == Verdict.PASS and not first.is_baseline
     assert _session(j59, {"ok.sor": sor(ok)}).is_baseline
 
@@ -361,6 +379,6 @@ def test_the_upload_page_says_the_judged_verdict_and_the_traces_not_judged(j59, 
     resp = client.post("/c/J-59/test/otdr", {"files": files, "fibre": "1"}, follow=True)
     text = resp.content.decode()
     assert (
-        "OTDR trace stored: Pass. 1 trace not judged: other.sor "
+        "OTDR trace stored: Not evaluated. 1 trace not judged: other.sor "
         "(the fibre ends at 180.0 m, the cable is 59.0 m)." in text
     ), text
