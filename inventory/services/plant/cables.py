@@ -16,6 +16,7 @@ from inventory.core.decision import FIRST_TEST_DAY
 from inventory.core.words import human_date, word
 from inventory.models import Cable, CableEnd, CableTest, FieldNote, Port, Vendor
 from inventory.selectors.decision import blocking_alerts
+from inventory.selectors.plant.loops import PlannedCable, PlannedEnd, loops_closed
 from inventory.selectors.testing.gate import cable_gate_check, gate_message
 from inventory.services.plant import alert_moves, cable_sites
 from inventory.services.plant import links as link_services
@@ -169,6 +170,12 @@ def cable_install(
         _check_end_against_module(spec, kind, errors, "a")
     for i, spec in enumerate(b):
         _check_end_against_module(spec, kind, errors, f"b{i}" if len(b) > 1 else "b")
+    if not errors:  # a path through panels that comes back into the cable: the plan import's check
+        ends = [PlannedEnd.at("A", (i + 1) if len(a_legs) > 1 else 0, s.port) for i, s in enumerate(a_legs)]
+        ends += [PlannedEnd.at("B", (i + 1) if len(b) > 1 else 0, s.port) for i, s in enumerate(b)]
+        closed = loops_closed([PlannedCable(label, tuple(ends))])
+        if closed:
+            errors["path"] = closed[0]
     if errors:
         raise ValidationError(errors)
 
