@@ -81,15 +81,17 @@ def loops_closed(cables: list[PlannedCable]) -> dict[int, str]:
             if e.port_id is not None:
                 plugs[e.port_id] = _Plug(("new", i), c.label, e.side, e.leg, e.port_id, e.port_kind)
     walk = _Plant(cables, plugs)
+    starts = [
+        (i, c, e)
+        for i, c in enumerate(cables)
+        for e in c.ends
+        if e.port_kind in PANEL_KINDS and e.port_id is not None
+    ]
+    walk.mappings_for({e.port_id for _, _, e in starts})
     walkers = []
-    for i, c in enumerate(cables):
-        panel_ends = [e for e in c.ends if e.port_kind in PANEL_KINDS and e.port_id is not None]
-        if not panel_ends:
-            continue
-        walk.mappings_for({e.port_id for e in panel_ends})
-        for e in panel_ends:
-            positions = walk.positions(e.port_id) if e.port_kind == PortKind.REAR else [0]
-            walkers += [_Walker(i, e.port_id, p, [("cable", c.label)]) for p in positions]
+    for i, c, e in starts:
+        positions = walk.positions(e.port_id) if e.port_kind == PortKind.REAR else [0]
+        walkers += [_Walker(i, e.port_id, p, [("cable", c.label)]) for p in positions]
     found: dict[int, list] = {}
     for _ in range(MAX_HOPS):
         walkers = [w for w in walkers if w.start not in found]
