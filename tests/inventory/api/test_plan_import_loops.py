@@ -9,10 +9,13 @@ and by the single-cable install the API and the desk form use, through the same 
 """
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from inventory.core.choices import DeviceRole
 from inventory.models import Cable, CableEnd, Link
 from inventory.selectors.plant.trace import port_trace
+from inventory.services.plans.cable_plan import cable_plan_import
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -96,3 +99,37 @@ def test_a_patch_cord_between_panels_that_ends_at_a_device_is_accepted(engineer_
     csv = HEADER + "X-1,SMF_OS2,pp-b,Front 2,pp-a,Front 3,jumper,MPO,12,MPO,12\n"
     r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", csv, content_type="text/csv")
     assert r.status_code == 201, r.json()
+
+
+def _panel_plan(pairs: int, first: int) -> list[dict]:
+    """``pairs`` new panel pairs, each [pp-x Rear 1]==trunk==[pp-y Rear 1] with its 12 fronts'
+    patch cords to free ports: every row walked through the panels, none a loop."""
+    f.free_port_devices([f"dev-a{first}", f"dev-b{first}"], pairs * 12)
+    rows = []
+    for i in range(first, first + pairs):
+        f.patch_panel(f"px-{i}")
+        f.patch_panel(f"py-{i}")
+        ends = {"a_device": f"px-{i}", "a_port": "Rear 1", "b_device": f"py-{i}", "b_port": "Rear 1"}
+        rows.append({"label": f"TX-{i}", "kind": "CAT6A", **ends})
+        for k in range(12):
+            port = f"p{(i - first) * 12 + k}"
+            rows.append(
+                {"label": f"JX-{i}-{k}", "kind": "CAT6A", "a_device": f"dev-a{first}", "a_port": port}
+                | {"b_device": f"px-{i}", "b_port": f"Front {k + 1}"}
+            )
+            rows.append(
+                {"label": f"JY-{i}-{k}", "kind": "CAT6A", "a_device": f"py-{i}", "a_port": f"Front {k + 1}"}
+                | {"b_device": f"dev-b{first}", "b_port": port}
+            )
+    return rows
+
+
+def test_the_loop_check_reads_a_fixed_number_of_queries_whatever_the_plan_size(plant):
+    counts = []
+    for pairs, first in ((2, 0), (8, 100)):
+        rows = _panel_plan(pairs, first)
+        with CaptureQueriesContext(connection) as queries:
+            result = cable_plan_import(rows=rows, dry_run=True)
+        assert not result.errors
+        counts.append(len(queries.captured_queries))
+    assert counts[0] == counts[1]
