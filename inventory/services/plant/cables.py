@@ -21,11 +21,11 @@ from inventory.selectors.testing.gate import cable_gate_check, gate_message
 from inventory.services.plant import alert_moves, cable_sites
 from inventory.services.plant import links as link_services
 
-# DAC reach by lane rate (IEEE 802.3 CR/CR4/CR8 practice): past these a passive copper link
-# may not train; it is a warning, not a refusal (vendors ship some longer DACs).
 # The length of a history row's change reason (``history_change_reason``, simple-history's default).
 HISTORY_REASON_MAX = 100
 
+# DAC reach by lane rate (IEEE 802.3 CR/CR4/CR8 practice): past these a passive copper link
+# may not train; it is a warning, not a refusal (vendors ship some longer DACs).
 DAC_MAX_M = {25: Decimal("5"), 50: Decimal("5"), 100: Decimal("3"), 200: Decimal("2")}
 
 
