@@ -15,14 +15,12 @@ from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorT
 from inventory.core.decision import FIRST_TEST_DAY
 from inventory.core.words import human_date, word
 from inventory.models import Cable, CableEnd, CableTest, FieldNote, Port, Vendor
+from inventory.models.base import HISTORY_REASON_MAX
 from inventory.selectors.decision import blocking_alerts
 from inventory.selectors.plant.loops import PlannedCable, PlannedEnd, loops_closed
 from inventory.selectors.testing.gate import cable_gate_check, gate_message
 from inventory.services.plant import alert_moves, cable_sites
 from inventory.services.plant import links as link_services
-
-# The length of a history row's change reason (``history_change_reason``, simple-history's default).
-HISTORY_REASON_MAX = 100
 
 # DAC reach by lane rate (IEEE 802.3 CR/CR4/CR8 practice): past these a passive copper link
 # may not train; it is a warning, not a refusal (vendors ship some longer DACs).
@@ -279,8 +277,8 @@ def cable_set_status(
     if cable.status == CableStatus.PLANNED and status != CableStatus.PLANNED:
         cable.install_date, why = install_date_for(cable=cable, day=install_date, now=now)
         fields.append("install_date")
-        if why:
-            reason = f"{reason[: HISTORY_REASON_MAX - len(why) - 2]}; {why}" if reason else why
+        if why and len(reason) + len(why) + 2 <= HISTORY_REASON_MAX:  # never cut a person's reason
+            reason = f"{reason}; {why}" if reason else why
     elif install_date is not None:
         raise ValidationError(
             {
@@ -299,7 +297,7 @@ def cable_set_status(
         if blocking:
             _journal_override(cable=cable, alerts=blocking, reason=override_reason, actor=actor, now=now)
     cable.status = status
-    cable._change_reason = reason[:HISTORY_REASON_MAX]
+    cable._change_reason = reason
     if getattr(actor, "pk", None) is not None:  # the history names who, in a request or not (a script)
         cable._history_user = actor
     cable.save(update_fields=fields)

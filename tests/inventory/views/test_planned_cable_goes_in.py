@@ -93,3 +93,18 @@ def test_a_planned_cable_with_no_test_goes_in_today():
     fieldwork.cable_fault_report(cable=cable, seen="no light", status=CableStatus.DEGRADED)
     cable.refresh_from_db()
     assert cable.install_date == timezone.localdate()
+
+
+def test_a_status_change_reason_is_kept_whole_or_refused_never_cut(tech_api):
+    """A history row holds 100 characters: the API said it took 500, and PostgreSQL then
+    refused the change ("a value is out of range"). A longer one is refused, saying the limit;
+    one that fits is kept whole, the install date's words added only where they fit too."""
+    _planned_and_tested()
+    r = tech_api.post("/api/cables/J-1/status/", {"status": "faulty", "reason": "x" * 101}, format="json")
+    assert r.status_code == 400
+    assert r.json()["reason"] == ["Ensure this field has no more than 100 characters."]
+    r = tech_api.post("/api/cables/J-1/status/", {"status": "faulty", "reason": "y" * 100}, format="json")
+    assert r.status_code == 200, r.content
+    cable = Cable.objects.get(label="J-1")
+    assert cable.history.first().history_change_reason == "y" * 100
+    assert cable.install_date == timezone.localdate(timezone.now() - timedelta(days=3))
