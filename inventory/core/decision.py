@@ -73,6 +73,10 @@ STEP_WORDS = {
     "status": "",
 }
 
+# The install date a planned cable takes when it goes in with tests already recorded
+# (``services.plant.cables.install_date_for``), as its page and history say it.
+FIRST_TEST_DAY = "the day of its first test"
+
 # What a trunk whose own tests pass says of a failure on another segment of a link it carries.
 ELSEWHERE = "A link it carries fails elsewhere"
 # What a trunk says of an alert on a link it carries that names another cable (not its state).
@@ -595,10 +599,15 @@ def _decide(ev: CableEvidence) -> Decision:
     # was empty, and the Tests card read "not ready for production: " with no reason).
     if ev.gated and ev.status != CableStatus.IN_PRODUCTION:
         head = f"Recorded as {_status_words(ev.status)}, but {passes} and {clear}: ready for production."
+        went_in = (
+            f" Recorded as planned: it goes in as installed on {FIRST_TEST_DAY}."
+            if ev.status == CableStatus.PLANNED
+            else ""
+        )
         step = Step(
             "status",
             "Mark in production",
-            f"{passes[0].upper()}{passes[1:]} and {clear}.",
+            f"{passes[0].upper()}{passes[1:]} and {clear}.{went_in}",
             status=CableStatus.IN_PRODUCTION,
         )
         return decision("ready", "ok", head, step, offers=True)

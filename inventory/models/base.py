@@ -7,6 +7,10 @@ import contextvars
 
 from django.db import models
 
+# The length of a history row's change reason (``history_change_reason``, simple-history's
+# default): a longer reason is refused by PostgreSQL, so what takes one from a person says so.
+HISTORY_REASON_MAX = 100
+
 _untracked_ok: contextvars.ContextVar[bool] = contextvars.ContextVar("untracked_ok", default=False)
 
 

@@ -148,7 +148,14 @@ def cable_set_status(request, label: str):
             messages.success(request, f"{cable.label} is now installed ({day}).")
             return redirect(cable)
         elif status == CableStatus.IN_PRODUCTION:
-            fieldwork.cable_mark_in_production(cable=cable, actor=request.user, override_reason=override)
+            planned = cable.status == CableStatus.PLANNED
+            cable = fieldwork.cable_mark_in_production(
+                cable=cable, actor=request.user, override_reason=override
+            )
+            if planned:  # it went in too: say the day it took (``install_date_for``)
+                day = human_date(cable.install_date, today=timezone.localdate())
+                messages.success(request, f"{cable.label} is now in production, installed {day}.")
+                return redirect(cable)
         elif status == CableStatus.DEGRADED:
             cable_services.cable_set_status(
                 cable=cable, status=status, reason=f"marked degraded by {request.user.get_username()}"

@@ -20,6 +20,7 @@ from inventory.core.decision import STATES
 from inventory.core.validators import LABEL_RE, LABEL_RULE, end_fibre_count_problem
 from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, CableEnd, Link
+from inventory.models.base import HISTORY_REASON_MAX
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url
 from inventory.selectors.decision import cable_decisions
 
@@ -380,7 +381,10 @@ class CableUpdateSerializer(StrictModelSerializer):
 class StatusSerializer(serializers.Serializer):
     # Only the states a person sets: ``tested``/``in_production`` come from the test gate.
     status = serializers.ChoiceField(choices=[(s.value, s.label) for s in MANUAL_CABLE_STATUSES])
-    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    # What the cable's history row holds (PostgreSQL refused a longer one as "out of range").
+    reason = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=HISTORY_REASON_MAX
+    )
     install_date = serializers.DateField(
         required=False,
         allow_null=True,

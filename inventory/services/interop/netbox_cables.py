@@ -3,11 +3,13 @@ conflict, reported and never guessed), links refreshed for the ports touched."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from inventory.conf import app_settings
-from inventory.core.choices import CableStatus
+from inventory.core.choices import CableStatus, ConnectorType, PortKind
 from inventory.core.interop.netbox import choice
 from inventory.core.interop.netbox_vocab import CABLE_TYPE_FROM_NETBOX, cable_kept
 from inventory.core.interop.ownership import (
@@ -19,6 +21,7 @@ from inventory.core.interop.ownership import (
     cable_field_owners,
     field_decision,
 )
+from inventory.core.validators import MPO_COUNTS, MPO_FIBRE_COUNTS, end_fibre_count_problem
 from inventory.models import Cable, Port, Transceiver
 from inventory.selectors.plant.cable_ends import cable_end_names
 from inventory.services.interop.netbox_map import (
@@ -61,8 +64,10 @@ class NetboxCableStep:
             if cable is not None:
                 self._cable_existing(c, cable, label, a, b, values, kept)
                 continue
-            specs_a = [cable_services.EndSpec(port=p, connector_type=_plug(p)) for p in a]
-            specs_b = [cable_services.EndSpec(port=p, connector_type=_plug(p)) for p in b]
+            specs_a, specs_b, counted, refused = _end_specs(a, b)
+            if refused:
+                self.plan.changes.append(Change("cable", label, "skip", refused))
+                continue
             try:
                 with transaction.atomic():
                     cable, warnings = cable_services.cable_install(
@@ -79,7 +84,9 @@ class NetboxCableStep:
                 continue
             kept["synced"] = {k: change_value(getattr(cable, k)) for k in CABLE_FIELDS}
             self.remember("cable", c["id"], cable, kept)
-            self.plan.changes.append(Change("cable", label, "create", "; ".join(warnings + _kept_note(kept))))
+            self.plan.changes.append(
+                Change("cable", label, "create", "; ".join(warnings + counted + _kept_note(kept)))
+            )
             touched += [p.pk for p in a + b]
         if touched:
             link_services.links_refresh_for_ports(port_ids=touched)
@@ -206,8 +213,84 @@ def _kept_note(kept: dict) -> list[str]:
     return notes
 
 
-def _plug(port: Port) -> str:
+@dataclass(frozen=True)
+class _Plug:
+    """What NetBox says of the plug a cable end needs on a port: its connector, its fibre count
+    (None: NetBox does not say), where the count comes from (for the report) or why there is none."""
+
+    connector: str
+    fibres: int | None = None
+    source: str = ""
+    unknown: str = ""
+
+
+def _plug(port: Port) -> _Plug:
+    """A module's connector and count ("2x MPO-12/APC" on its module type); a panel port's count
+    recorded here, or a rear port's positions when they are a count MPO is made in (NetBox counts
+    a rear port's strands in its positions). Nothing else is read as a count: a cable profile's
+    positions (1C12P) and a duplex front's pairs count connections, not fibres."""
     if port.cage_id:
         xcvr = Transceiver.objects.filter(cage_id=port.cage_id).select_related("model").first()
-        return xcvr.model.connector_type if xcvr else ""
-    return port.connector_type
+        if xcvr is None:
+            return _Plug(port.connector_type, port.fibre_count, unknown="no module")
+        return _Plug(
+            xcvr.model.connector_type,
+            xcvr.model.fibre_count,
+            unknown=f"module {xcvr.model.part_number} gives none",
+        )
+    if port.fibre_count:
+        return _Plug(port.connector_type, port.fibre_count, f"{_name(port)}'s recorded count")
+    if (
+        port.kind == PortKind.REAR
+        and port.connector_type == ConnectorType.MPO
+        and port.positions in MPO_COUNTS
+    ):
+        return _Plug(port.connector_type, port.positions, f"{_name(port)}'s {port.positions} positions")
+    if port.kind == PortKind.REAR:
+        return _Plug(port.connector_type, unknown=f"no module, {port.positions} positions")
+    return _Plug(port.connector_type, unknown="no module, no count recorded on the port")
+
+
+def _end_specs(a: list[Port], b: list[Port]) -> tuple[list, list, list[str], str]:
+    """The ends of a NetBox cable as ours: each MPO end with its fibre count (``_plug``; a
+    one-to-one cable's end NetBox says nothing of takes its other end's: the same fibres run end
+    to end), the report's notes of counts read from positions or the other end, and why the cable
+    is not imported ("" when it is): an MPO end that still has no count (``end_fibre_count_problem``,
+    the rule of every way a cable is recorded; a breakout's legs excepted), never stored blank."""
+    plugs = {"A": [_plug(p) for p in a], "B": [_plug(p) for p in b]}
+    ports = {"A": a, "B": b}
+    notes = [f"fibre count {x.fibres} from {x.source}" for side in "AB" for x in plugs[side] if x.source]
+    if len(a) == len(b) == 1:
+        (pa,), (pb,) = plugs["A"], plugs["B"]
+        for side, mine, other, far in (("A", pa, pb, "B"), ("B", pb, pa, "A")):
+            if mine.connector == ConnectorType.MPO and not mine.fibres and other.fibres:
+                plugs[side] = [_Plug(mine.connector, other.fibres, unknown=mine.unknown)]
+                notes.append(f"fibre count {other.fibres} at End {side} as at End {far}")
+    problems = []
+    for side, far in (("A", "B"), ("B", "A")):
+        for port, x in zip(ports[side], plugs[side], strict=True):
+            problem = end_fibre_count_problem(
+                connector_type=x.connector,
+                fibre_count=x.fibres,
+                breakout_leg=len(ports[side]) > 1 and len(ports[far]) == 1,
+            )
+            if problem and not x.fibres:
+                problems.append(
+                    f"End {side} {_name(port)} is MPO and NetBox gives no fibre count for it ({x.unknown})"
+                )
+            elif problem:
+                problems.append(f"End {side} {_name(port)}: {problem.rstrip('.')}")
+    specs = {
+        side: [
+            cable_services.EndSpec(port=p, connector_type=x.connector, fibre_count=x.fibres)
+            for p, x in zip(ports[side], plugs[side], strict=True)
+        ]
+        for side in "AB"
+    }
+    refused = ""
+    if problems:
+        refused = (
+            f"not imported: {'; '.join(problems)}. MPO needs a fibre count: {MPO_FIBRE_COUNTS}: "
+            "record it on the port here, or add the cable by hand with it."
+        )
+    return specs["A"], specs["B"], notes, refused

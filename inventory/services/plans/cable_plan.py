@@ -22,6 +22,7 @@ from inventory.core.choices import CableKind, CableStatus
 from inventory.core.perf import gc_paused
 from inventory.core.validators import end_fibre_count_problem
 from inventory.models import Cable, CableEnd, Device, Port, Transceiver, Vendor
+from inventory.selectors.plant.loops import PlannedCable, PlannedEnd, loops_closed
 from inventory.selectors.plant.ports import cages_resolve, ports_resolve
 from inventory.services.plans.cable_plan_rows import PlanResult, PlanRow, RowResult, plan_row_parse
 from inventory.services.plans.cable_plan_write import cable_plan_write
@@ -95,6 +96,7 @@ def _import(*, rows: list[dict], dry_run: bool, actor) -> PlanResult:
     # device is unknown: the dry run lists every error of a row, not the first kind found.
     plant = _plant_for(parsed)
     _check_against_plant(ok, existing, plant)
+    _check_loops(ok)
     for p in unreadable:
         _named_terms(p, plant)
     if actor is not None:
@@ -197,6 +199,20 @@ def _check_against_plant(ok: list[PlanRow], existing: dict[str, Cable], plant: _
                 used[term] = p.result.row
             _check_module(p, key, port, plant.modules.get(port.cage_id) if port.cage_id else None)
         p.terms = terms
+
+
+def _check_loops(ok: list[PlanRow]) -> None:
+    """A new cable whose path through panels would come back into it (``loops_closed``, the
+    check the single-cable install asks too) is an error of its row, naming the loop."""
+    new = [p for p in ok if not p.result.errors and p.result.action == "create"]
+    planned = []
+    for p in new:
+        b_terms = [t for t in p.terms if t[0] == "b"]
+        ends = [PlannedEnd.at("A", 0, t[2]) for t in p.terms if t[0] == "a"]
+        ends += [PlannedEnd.at("B", i + 1 if len(b_terms) > 1 else 0, t[2]) for i, t in enumerate(b_terms)]
+        planned.append(PlannedCable(p.label, tuple(ends), row=p.result.row))
+    for i, why in loops_closed(planned).items():
+        new[i].result.errors["path"] = why
 
 
 def _check_fibre_counts(p: PlanRow) -> None:

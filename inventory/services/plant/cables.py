@@ -8,12 +8,16 @@ from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Min
 from django.utils import timezone
 
 from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, FieldNoteKind, PortKind
+from inventory.core.decision import FIRST_TEST_DAY
 from inventory.core.words import human_date, word
-from inventory.models import Cable, CableEnd, FieldNote, Port, Vendor
+from inventory.models import Cable, CableEnd, CableTest, FieldNote, Port, Vendor
+from inventory.models.base import HISTORY_REASON_MAX
 from inventory.selectors.decision import blocking_alerts
+from inventory.selectors.plant.loops import PlannedCable, PlannedEnd, loops_closed
 from inventory.selectors.testing.gate import cable_gate_check, gate_message
 from inventory.services.plant import alert_moves, cable_sites
 from inventory.services.plant import links as link_services
@@ -164,6 +168,12 @@ def cable_install(
         _check_end_against_module(spec, kind, errors, "a")
     for i, spec in enumerate(b):
         _check_end_against_module(spec, kind, errors, f"b{i}" if len(b) > 1 else "b")
+    if not errors:  # a path through panels that comes back into the cable: the plan import's check
+        ends = [PlannedEnd.at("A", (i + 1) if len(a_legs) > 1 else 0, s.port) for i, s in enumerate(a_legs)]
+        ends += [PlannedEnd.at("B", (i + 1) if len(b) > 1 else 0, s.port) for i, s in enumerate(b)]
+        closed = loops_closed([PlannedCable(label, tuple(ends))])
+        if closed:
+            errors["path"] = closed[0]
     if errors:
         raise ValidationError(errors)
 
@@ -253,8 +263,10 @@ def cable_set_status(
     """Set a cable's status. "In production" passes the test gate, and is refused while an alert
     of warning level or above is open on a link through the cable (``core.decision``) unless
     ``override_reason`` says why (the caller checks the role may: ``authz`` ``override_alert``);
-    an override goes into the cable's journal. A planned cable marked installed records its
-    install date: ``install_date``, or today (``install_date_for``)."""
+    an override goes into the cable's journal. A planned cable going into the plant (installed,
+    in production, degraded, faulty: the page, the API, the desk's bulk status, a fault report)
+    records its install date, said in its history: ``install_date``, or the day of its first
+    test, or today (``install_date_for``)."""
     if status not in CableStatus.values:
         raise ValidationError({"status": f"Unknown status {status!r}."})
     if status == CableStatus.RETIRED:
@@ -262,13 +274,15 @@ def cable_set_status(
     if cable.status == CableStatus.RETIRED:
         raise ValidationError({"status": f"{cable.label} is retired; install a new cable instead."})
     fields = ["status", "updated_at"]
-    if status == CableStatus.INSTALLED and cable.status == CableStatus.PLANNED:
-        cable.install_date = install_date_for(install_date, now=now)
+    if cable.status == CableStatus.PLANNED and status != CableStatus.PLANNED:
+        cable.install_date, why = install_date_for(cable=cable, day=install_date, now=now)
         fields.append("install_date")
+        if why and len(reason) + len(why) + 2 <= HISTORY_REASON_MAX:  # never cut a person's reason
+            reason = f"{reason}; {why}" if reason else why
     elif install_date is not None:
         raise ValidationError(
             {
-                "install_date": "An install date is recorded when a planned cable is marked installed; "
+                "install_date": "An install date is recorded when a planned cable goes in; "
                 "edit the cable to change it."
             }
         )
@@ -290,16 +304,22 @@ def cable_set_status(
     return cable
 
 
-def install_date_for(day: date | None, *, now: datetime | None = None) -> date:
-    """The day a planned cable went in: the one given, or today; never a day still ahead."""
+def install_date_for(*, cable: Cable, day: date | None, now: datetime | None = None) -> tuple[date, str]:
+    """The day a planned cable went in, and, when the day is not the one given, where it comes
+    from in words for its history: the one given; else the day of its first test (a test proves
+    it was plugged in by then, and no test may be dated before the install date,
+    ``services.testing.dates``); else today. Never a day still ahead."""
     today = timezone.localdate(now) if now is not None else timezone.localdate()
-    if day is None:
-        return today
-    if day > today:
-        raise ValidationError(
-            {"install_date": f"{human_date(day)} is still ahead: mark a cable installed once it is in."}
-        )
-    return day
+    if day is not None:
+        if day > today:
+            raise ValidationError(
+                {"install_date": f"{human_date(day)} is still ahead: mark a cable installed once it is in."}
+            )
+        return day, ""
+    first = CableTest.objects.filter(cable=cable).aggregate(first=Min("tested_at"))["first"]
+    if first is not None and timezone.localdate(first) <= today:
+        return timezone.localdate(first), f"installed on {FIRST_TEST_DAY}"
+    return today, ""
 
 
 def alert_block_message(cable: Cable, alerts: list) -> str:

@@ -58,6 +58,7 @@ FIELD_WORDS = {
     "serial_b": "Serial, end B",
     "install_date": "Installed",
     "vendor_id": "Vendor",
+    "path": "Path",
 }
 UNITS = {"length_m": " m"}
 
