@@ -36,6 +36,7 @@ from inventory.selectors.pages.retest import retest_state
 from inventory.selectors.plant.history import history_for
 from inventory.selectors.plant.journal import journal_for
 from inventory.selectors.plant.trace import Point, Segment, Trace, port_trace
+from inventory.selectors.testing.latest import first_test_day
 from inventory.selectors.testing.results import cable_tests_context
 from inventory.selectors.testing.traces import cable_traces_context
 
@@ -695,6 +696,10 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
         link_ends=link_far_ends(trace),
         decision=decision,
         next_step=step,
+        # "Mark installed" offers the day of its first test when it has one (it was in by then)
+        install_day=(first_test_day(cable.pk) or today)
+        if step and step.get("status") == CableStatus.INSTALLED
+        else None,
         override=override,
         moved_alerts=moved_alerts(cable) if cable.status == CableStatus.RETIRED else [],
         action_list=_action_list(actions, step),

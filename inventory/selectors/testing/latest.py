@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from django.db import connection
-from django.db.models import Max, QuerySet
+from django.db.models import Max, Min, QuerySet
+from django.utils import timezone
 
 from inventory.core.choices import PASSING
 from inventory.db.compiled import CompiledRead
@@ -111,3 +112,11 @@ def last_passing_tests(*, cable_ids, kinds: Iterable[str] | None = None) -> dict
         ):
             out.setdefault(cable_id, {})[kind] = last
     return out
+
+
+def first_test_day(cable_id: int) -> date | None:
+    """The day of a cable's first test, if any: it was plugged in by then, so the day a planned
+    cable went in is that day or earlier (``services.plant.cables.install_date_for``, and the
+    date the cable page's "Mark installed" offers)."""
+    first = CableTest.objects.filter(cable_id=cable_id).aggregate(first=Min("tested_at"))["first"]
+    return timezone.localdate(first) if first is not None else None

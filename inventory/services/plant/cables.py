@@ -8,17 +8,17 @@ from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Min
 from django.utils import timezone
 
 from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, FieldNoteKind, PortKind
 from inventory.core.decision import FIRST_TEST_DAY
 from inventory.core.words import human_date, word
-from inventory.models import Cable, CableEnd, CableTest, FieldNote, Port, Vendor
+from inventory.models import Cable, CableEnd, FieldNote, Port, Vendor
 from inventory.models.base import HISTORY_REASON_MAX
 from inventory.selectors.decision import blocking_alerts
 from inventory.selectors.plant.loops import PlannedCable, PlannedEnd, loops_closed
 from inventory.selectors.testing.gate import cable_gate_check, gate_message
+from inventory.selectors.testing.latest import first_test_day
 from inventory.services.plant import alert_moves, cable_sites
 from inventory.services.plant import links as link_services
 
@@ -310,15 +310,22 @@ def install_date_for(*, cable: Cable, day: date | None, now: datetime | None = N
     it was plugged in by then, and no test may be dated before the install date,
     ``services.testing.dates``); else today. Never a day still ahead."""
     today = timezone.localdate(now) if now is not None else timezone.localdate()
+    first = first_test_day(cable.pk)
     if day is not None:
         if day > today:
             raise ValidationError(
                 {"install_date": f"{human_date(day)} is still ahead: mark a cable installed once it is in."}
             )
+        if first is not None and day > first:
+            raise ValidationError(
+                {
+                    "install_date": f"{cable.label} was first tested on {human_date(first)}: it was in by "
+                    "then. Give that day or an earlier one."
+                }
+            )
         return day, ""
-    first = CableTest.objects.filter(cable=cable).aggregate(first=Min("tested_at"))["first"]
-    if first is not None and timezone.localdate(first) <= today:
-        return timezone.localdate(first), f"installed on {FIRST_TEST_DAY}"
+    if first is not None and first <= today:
+        return first, f"installed on {FIRST_TEST_DAY}"
     return today, ""
 
 

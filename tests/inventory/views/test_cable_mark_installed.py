@@ -127,3 +127,26 @@ def test_planned_copper_with_no_test_gate_is_offered_it_too(tech_client):
     tech_client.post("/c/M-1/status", {"status": "installed"})
     page = _main(tech_client.get("/c/M-1").content.decode())
     assert ">Mark in production<" in _next_step(page)  # Cat6A has no test gate: ready once in
+
+
+def test_a_planned_cable_already_tested_offers_its_first_test_day_and_no_later_one(plant, tech_client):
+    """J-101 was tested three days ago (the test not judged: it still needs one): it was in by
+    then, so "Mark installed" offers that day, and a later day is refused, saying why."""
+    j101 = Cable.objects.get(label="J-101")
+    tested = timezone.localdate() - timedelta(days=3)
+    f.record_test(j101, at=timezone.now() - timedelta(days=3), verdict="unknown")
+    step = _next_step(_main(tech_client.get("/c/J-101").content.decode()))
+    assert MARK_INSTALLED in step
+    assert f'value="{tested:%Y-%m-%d}" max="{tested:%Y-%m-%d}"' in step
+
+    later = tech_client.post(
+        "/c/J-101/status",
+        {"status": "installed", "install_date": f"{tested + timedelta(days=1)}"},
+        follow=True,
+    )
+    assert "J-101 was first tested on " in later.content.decode()
+    assert "it was in by then. Give that day or an earlier one." in later.content.decode()
+    assert Cable.objects.get(label="J-101").status == CableStatus.PLANNED
+
+    tech_client.post("/c/J-101/status", {"status": "installed", "install_date": f"{tested}"})
+    assert Cable.objects.get(label="J-101").install_date == tested
