@@ -244,7 +244,10 @@ def cable_retire(*, cable: Cable, reason: str = "", now: datetime | None = None)
     cable.retired_at = now
     if reason:
         cable.notes = (cable.notes + "\n" if cable.notes else "") + f"Retired {now:%Y-%m-%d}: {reason}"
-    cable._change_reason = reason or "retired"
+    # the whole reason is in the notes; the history row holds what fits its column
+    cable._change_reason = (
+        reason if len(reason) <= HISTORY_REASON_MAX else reason[: HISTORY_REASON_MAX - 1] + "…"
+    ) or "retired"
     cable.save()
     link_services.links_refresh_for_ports(port_ids=affected)
     return cable

@@ -134,6 +134,19 @@ def test_retire_keeps_the_record_and_history_names_the_actor(engineer_api, plant
     assert Cable.objects.filter(label="C-1").exists()
 
 
+def test_a_long_retire_reason_is_kept_whole_in_the_notes_and_fits_the_history(engineer_api, plant):
+    """The API takes a reason of up to 500 characters; the history's column holds 100 (on
+    PostgreSQL a longer one was refused as "a value is out of range" and the cable not retired)."""
+    engineer_api.post("/api/cables/", body(), format="json")
+    reason = "crushed under a floor tile during the row 7 re-cabling; " * 8
+    r = engineer_api.post("/api/cables/C-1/retire/", {"reason": reason[:500]}, format="json")
+    assert r.status_code == 200, r.json()
+    cable = Cable.objects.get(label="C-1")
+    assert cable.status == "retired" and reason[:500].strip() in cable.notes
+    latest = cable.history.latest("history_date").history_change_reason
+    assert len(latest) == 100 and latest.endswith("…") and latest.startswith("crushed under a floor tile")
+
+
 def test_cable_list_query_count_does_not_grow_with_rows(engineer_api, plant, django_assert_max_num_queries):
     gpu, leaf = plant
     for i in range(4):
