@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+from decimal import InvalidOperation
 
 import yaml
 
@@ -203,7 +204,10 @@ def plan_rows_from_netbox_csv(text: str) -> list[dict]:
     for raw in csv_dict_rows(text):
         unit = (raw.get("length_unit") or "m").strip()
         length = (raw.get("length") or "").strip()
-        length_m = str(length_in_m(length, unit)) if length else ""
+        try:
+            length_m = str(length_in_m(length, unit)) if length else ""
+        except InvalidOperation:  # not a number (or past any length): the row's error says so
+            length_m = length
         status = (raw.get("status") or "connected").strip()
         install = (raw.get("cf_install_date") or "").strip()
         rows.append(

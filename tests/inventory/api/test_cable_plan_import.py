@@ -80,6 +80,42 @@ def test_a_row_with_an_unreadable_field_still_names_its_unknown_device_and_vendo
     }
 
 
+@pytest.mark.parametrize("length", ["100000", "12345678901234567890", "1e30"])
+def test_a_length_past_what_a_cable_holds_is_refused_by_row_and_nothing_is_written(
+    engineer_api, plant, length
+):
+    """Before, a length past 99999.99 m was applied; stored, it took down the cable's page, the
+    desk list, ``GET /api/cables/<label>/``, ``/api/links/`` and the alert rules' run."""
+    row = f"P-3,SMF_OS2,gpu-1,eth2,leaf-1,Ethernet2/1,B,{length},,\n"
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", CSV + row, content_type="text/csv")
+    assert r.status_code == 400, r.json()
+    [errors] = [row["errors"] for row in r.json()["rows"] if row["errors"]]
+    assert errors == {"length_m": f"At most 99999.99 m, not {length}."}
+    assert not Cable.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("length", "unit", "error"),
+    [
+        ("abc", "m", "Not a number: 'abc'."),
+        ("500000", "km", "At most 99999.99 m, not 500000000.00."),
+    ],
+)
+def test_a_netbox_length_that_is_no_cable_length_is_the_rows_error(engineer_api, plant, length, unit, error):
+    """NetBox's cable CSV: an unreadable length was a 500 (the whole file refused, no row named)."""
+    netbox_csv = (
+        "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,status,label,"
+        "length,length_unit\r\n"
+        f"gpu-1,dcim.interface,eth2,leaf-1,dcim.interface,Ethernet2/1,smf,connected,N-1,{length},{unit}\r\n"
+    )
+    r = engineer_api.generic(
+        "POST", "/api/cables/import/?dry_run=0&dialect=netbox", netbox_csv, content_type="text/csv"
+    )
+    assert r.status_code == 400
+    assert r.json()["rows"][0]["errors"] == {"length_m": error}
+    assert not Cable.objects.exists()
+
+
 def test_unknown_port_and_taken_port_are_named(engineer_api, plant):
     gpu, leaf = plant
     f.jumper("OLD", gpu[2], leaf[2])
