@@ -363,6 +363,11 @@ class CableWriteSerializer(serializers.Serializer):
 class CableUpdateSerializer(StrictModelSerializer):
     """Editable facts of a cable. Status moves through its own endpoints (gate, retire)."""
 
+    # As at install: a length of 0 said "Refused: the values break cable_length_positive", no field.
+    length_m = PositiveLengthField(
+        max_digits=7, decimal_places=2, required=False, allow_null=True, min_value=Decimal("0.01")
+    )
+
     class Meta:
         model = Cable
         fields = [

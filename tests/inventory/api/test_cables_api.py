@@ -82,6 +82,18 @@ def test_bad_input_is_a_clear_400_and_writes_nothing(engineer_api, plant, payloa
     assert not CableEnd.objects.exists()
 
 
+@pytest.mark.parametrize("length", ["0", "-1"])
+def test_an_edit_to_a_length_of_nothing_names_length_m_as_the_install_does(engineer_api, plant, length):
+    """Before, it was refused under ``non_field_errors`` by the database's rule name
+    ("Refused: the values break cable_length_positive."), leaving the client to guess the field."""
+    assert engineer_api.post("/api/cables/", body(length_m="3.00"), format="json").status_code == 201
+    r = engineer_api.patch("/api/cables/C-1/", {"length_m": length, "notes": "re-measured"}, format="json")
+    assert r.status_code == 400
+    assert list(r.json()) == ["length_m", "help"]
+    cable = Cable.objects.get(label="C-1")
+    assert (str(cable.length_m), cable.notes) == ("3.00", "")
+
+
 def test_duplicate_label_and_already_cabled_port_are_refused(engineer_api, plant):
     assert engineer_api.post("/api/cables/", body(), format="json").status_code == 201
     dup = engineer_api.post(
