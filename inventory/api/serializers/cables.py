@@ -22,6 +22,7 @@ from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, CableEnd, Link
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url
 from inventory.selectors.decision import cable_decisions
+from inventory.services.plant.cables import install_date_problem
 
 
 def validate_label(value: str) -> str:
@@ -380,6 +381,15 @@ class CableUpdateSerializer(StrictModelSerializer):
             "notes",
             "polarity",
         ]
+
+    def validate_install_date(self, value):
+        """A cable that is in went in on a day already come (``cables.install_date_problem``)."""
+        cable = self.instance
+        if cable is not None and value != cable.install_date:
+            problem = install_date_problem(value, planned=cable.status == CableStatus.PLANNED)
+            if problem:
+                raise serializers.ValidationError(problem)
+        return value
 
 
 class StatusSerializer(serializers.Serializer):

@@ -116,6 +116,30 @@ def test_a_netbox_length_that_is_no_cable_length_is_the_rows_error(engineer_api,
     assert not Cable.objects.exists()
 
 
+def test_a_plan_refuses_an_install_date_still_ahead_for_a_cable_that_is_in(engineer_api, plant):
+    """Planned rows may carry the day they are planned for; installed ones (or a recorded
+    installed cable's date changed) may not, as marking a cable installed never could. Before,
+    the row was applied and the cable's retest came due on 9999-12-31: never asked for."""
+    ahead = "31 Dec 9999 is still ahead: mark a cable installed once it is in."
+    plan = (
+        "label,kind,a_device,a_port,b_device,b_port,install_date,status\n"
+        "P-3,SMF_OS2,gpu-1,eth2,leaf-1,Ethernet2/1,9999-12-31,installed\n"
+        "P-4,SMF_OS2,gpu-1,eth3,leaf-1,Ethernet2/2,9999-12-31,planned\n"
+    )
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", plan, content_type="text/csv")
+    assert r.status_code == 400
+    errors = {row["label"]: row["errors"] for row in r.json()["rows"] if row["errors"]}
+    assert errors == {"P-3": {"install_date": ahead}}
+    assert not Cable.objects.exists()
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", CSV, content_type="text/csv")
+    assert r.status_code == 201
+    moved = CSV.replace("B,12.5,2026-10-14", "B,12.5,9999-12-31")
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", moved, content_type="text/csv")
+    assert r.status_code == 400
+    assert r.json()["rows"][0]["errors"] == {"install_date": ahead}
+    assert str(Cable.objects.get(label="P-1").install_date) == "2026-10-14"
+
+
 def test_unknown_port_and_taken_port_are_named(engineer_api, plant):
     gpu, leaf = plant
     f.jumper("OLD", gpu[2], leaf[2])
