@@ -12,6 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from inventory.core.choices import CableStatus, DeviceRole, Polarity
 from inventory.models import Cable, CableTest, InstrumentMapping, OtdrTrace
 from tests import factories as f
+from tests.inventory.testing_scenes import dac_link
 from tests.paths import TEST_DATA
 from tests.sor_builder import build_v1
 
@@ -252,6 +253,33 @@ def test_tester_project_zip_applies_when_everything_matches(tech_api, cables, me
     assert resp.status_code == 200, resp.json()
     assert sorted(OtdrTrace.objects.values_list("test__cable__label", "fibre")) == [("J-1", 1), ("J-2", 2)]
     assert len([p for p in media.rglob("*.sor")]) == 2
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("pre_fec_ber", -1), ("pre_fec_ber", 2), ("lanes", -4), ("speed_gbps", -400)],
+)
+def test_a_qualification_reading_no_link_gives_is_refused_by_its_field(tech_api, field, value):
+    """A pre-FEC BER is a fraction of bits (0 to 1), a width and a speed are not negative: the
+    ranges telemetry takes. Before, a BER of -1 was under the limit, so the soak passed and the
+    cable was qualified for production on a reading no link can give."""
+    dac = dac_link()
+    good = {
+        "cable": dac.label,
+        "serial_a": "DAC-B1",
+        "serial_b": "DAC-A1",
+        "link_up": True,
+        "speed_gbps": 400,
+        "lanes": 4,
+        "pre_fec_ber": 1e-8,
+        "uncorrectable_codewords": 0,
+        "soak_minutes": 15,
+    }
+    r = tech_api.post("/api/tests/qualification/", {**good, field: value}, format="json")
+    assert r.status_code == 400
+    assert list(r.json()) == [field, "help"]
+    assert not CableTest.objects.exists()
+    assert tech_api.post("/api/tests/qualification/", good, format="json").json()["verdict"] == "pass"
 
 
 def test_commissioning_report_json(tech_api, cables):
