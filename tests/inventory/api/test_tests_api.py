@@ -213,6 +213,41 @@ def test_csv_import_applies_and_remembers_the_mapping(tech_api, cables):
     assert again.json()["needs_mapping"] is False and again.json()["matched"]["J-1"]["readings"] == 2
 
 
+def test_csv_import_names_the_line_of_a_date_or_wavelength_that_is_none(tech_api, cables):
+    """Shaped like a date but none (30 Feb, 25:99, an offset of +99:00) was a 500 for the whole
+    file; a wavelength of 1e400 a 400 naming no line ("Refused: a value is out of range.")."""
+    csv = (
+        "Cable ID,Fiber #,Wavelength,Loss (dB),Date\n"
+        "J-1,1,1310,0.30,2026-02-30\n"
+        "J-1,2,1310,0.30,2026-10-01 25:99\n"
+        "J-1,3,1310,0.30,2026-10-01T10:00:00+99:00\n"
+        "J-1,4,1e400,0.30,2026-10-01\n"
+        "J-1,5,1310,0.30,2026-10-01\n"
+    )
+    mapping = {"cable": "Cable ID", "fibre": "Fiber #", "wavelength_nm": "Wavelength", "loss_db": "Loss (dB)"}
+    resp = tech_api.post(
+        "/api/tests/import/",
+        {
+            "file": SimpleUploadedFile("x.csv", csv.encode()),
+            "instrument": "Fluke CFP",
+            "mapping": json.dumps({**mapping, "tested_at": "Date"}),
+            "apply": True,
+        },
+        format="multipart",
+    )
+    assert resp.status_code == 400
+    errors = {e["where"]: e["errors"] for e in resp.json()["errors"]}
+    assert errors == {
+        "export.csv line 2": {"tested_at": "date '2026-02-30' is not ISO (YYYY-MM-DD [HH:MM])"},
+        "export.csv line 3": {"tested_at": "date '2026-10-01 25:99' is not ISO (YYYY-MM-DD [HH:MM])"},
+        "export.csv line 4": {
+            "tested_at": "date '2026-10-01T10:00:00+99:00' is not ISO (YYYY-MM-DD [HH:MM])"
+        },
+        "export.csv line 5": {"wavelength_nm": "wavelength '1e400' is not a number"},
+    }
+    assert not CableTest.objects.exists()
+
+
 def test_tester_project_zip_matches_by_cable_and_fibre(tech_api, cables):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
