@@ -140,6 +140,24 @@ def test_a_plan_refuses_an_install_date_still_ahead_for_a_cable_that_is_in(engin
     assert str(Cable.objects.get(label="P-1").install_date) == "2026-10-14"
 
 
+def test_a_json_row_that_is_no_row_is_named_as_the_answer_numbers_rows(engineer_api, plant):
+    """The rows of an answer count from 1; this refusal counted from 0 ("Row 0" for the first
+    row), so a client fixed the wrong one, and it did not say which column held a list."""
+    good = {"label": "P-1", "kind": "SMF_OS2", "a_device": "gpu-1", "a_port": "eth0"}
+    good |= {"b_device": "leaf-1", "b_port": "Ethernet1/1"}
+    for rows, detail in [
+        (
+            [good, {**good, "label": "P-2", "b_port": ["Ethernet1/2"]}],
+            "Row 2, column 'b_port': a text, a number, yes/no or null, not a list or an object.",
+        ),
+        ([["P-1"]], "Row 1: every row is an object of column -> text or number."),
+    ]:
+        r = engineer_api.post("/api/cables/import/?dry_run=0", {"rows": rows}, format="json")
+        assert r.status_code == 400
+        assert r.json()["detail"] == detail
+    assert not Cable.objects.exists()
+
+
 def test_unknown_port_and_taken_port_are_named(engineer_api, plant):
     gpu, leaf = plant
     f.jumper("OLD", gpu[2], leaf[2])
