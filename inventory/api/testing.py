@@ -188,10 +188,13 @@ class QualificationSerializer(serializers.Serializer):
     serial_b = serializers.CharField(required=False, allow_blank=True, default="")
     part_number = serializers.CharField(required=False, allow_blank=True, default="")
     link_up = serializers.BooleanField()
-    speed_gbps = serializers.IntegerField(required=False, allow_null=True)
-    lanes = serializers.IntegerField(required=False, allow_null=True)
-    pre_fec_ber = serializers.FloatField(required=False, allow_null=True)
-    uncorrectable_codewords = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+    # The ranges telemetry takes (``core.telemetry.decode``): a BER of -1 passed the soak's check.
+    speed_gbps = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=100_000)
+    lanes = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=64)
+    pre_fec_ber = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=1)
+    uncorrectable_codewords = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=2**64 - 1
+    )
     soak_minutes = serializers.FloatField(min_value=0)
     tested_at = serializers.DateTimeField(required=False, help_text=TESTED_AT_HELP)
 

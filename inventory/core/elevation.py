@@ -111,6 +111,21 @@ def _socket_boxes(sockets: list[Socket], y0: int) -> tuple[list[SocketBox], int]
     return boxes, lines * (SOCKET + SOCKET_GAP) + 10
 
 
+def rack_units_problem(*, rack: str, u_height: int, position_u: int | None, height_u: int) -> str | None:
+    """Why a device ``height_u`` U tall cannot sit with its lowest U at ``position_u`` in a rack
+    of ``u_height`` U, or None (no U: not placed, nothing to check). The elevation draws U1 to
+    the rack's top: a device above it drew a band of "U52-32766 free" on the rack page. The API
+    and the device CSV import ask this one function."""
+    if position_u is None:
+        return None
+    top = u_height - height_u + 1
+    if top < 1:
+        return f"Rack {rack} has {u_height} U: a device {height_u} U tall does not fit in it."
+    if not 1 <= position_u <= top:
+        return f"Rack {rack} has {u_height} U: a device {height_u} U tall sits at U1 to U{top}, not U{position_u}."
+    return None
+
+
 def rack_elevation(*, u_height: int, devices: list[RackDevice]) -> Elevation:
     """Bands from the top U down; devices without a U are left out (the page lists them)."""
     placed = sorted((d for d in devices if d.position_u), key=lambda d: -(d.position_u + d.height_u - 1))

@@ -23,6 +23,7 @@ from inventory.models import Cable, CableEnd, Link
 from inventory.models.base import HISTORY_REASON_MAX
 from inventory.models.cables import END_PLACE_COLUMNS, cable_url
 from inventory.selectors.decision import cable_decisions
+from inventory.services.plant.cables import install_date_problem
 
 
 def validate_label(value: str) -> str:
@@ -364,6 +365,11 @@ class CableWriteSerializer(serializers.Serializer):
 class CableUpdateSerializer(StrictModelSerializer):
     """Editable facts of a cable. Status moves through its own endpoints (gate, retire)."""
 
+    # As at install: a length of 0 said "Refused: the values break cable_length_positive", no field.
+    length_m = PositiveLengthField(
+        max_digits=7, decimal_places=2, required=False, allow_null=True, min_value=Decimal("0.01")
+    )
+
     class Meta:
         model = Cable
         fields = [
@@ -376,6 +382,15 @@ class CableUpdateSerializer(StrictModelSerializer):
             "notes",
             "polarity",
         ]
+
+    def validate_install_date(self, value):
+        """A cable that is in went in on a day already come (``cables.install_date_problem``)."""
+        cable = self.instance
+        if cable is not None and value != cable.install_date:
+            problem = install_date_problem(value, planned=cable.status == CableStatus.PLANNED)
+            if problem:
+                raise serializers.ValidationError(problem)
+        return value
 
 
 class StatusSerializer(serializers.Serializer):

@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from inventory.api.strict import StrictModelSerializer
+from inventory.core.elevation import rack_units_problem
 from inventory.models import Cage, Device, Port, PortAlias, Vendor
 
 
@@ -33,6 +34,20 @@ class DeviceSerializer(StrictModelSerializer):
         ]
         read_only_fields = ["retired_at"]
         extra_kwargs = {"height_u": {"min_value": 1}}  # device_height_positive
+
+    def validate(self, attrs):
+        """The device fits its rack (``core.elevation.rack_units_problem``), said at ``position_u``."""
+        current = self.instance
+        rack = attrs["rack"] if "rack" in attrs else getattr(current, "rack", None)
+        position = attrs["position_u"] if "position_u" in attrs else getattr(current, "position_u", None)
+        height = attrs.get("height_u", getattr(current, "height_u", 1))
+        if rack is not None:
+            problem = rack_units_problem(
+                rack=rack.name, u_height=rack.u_height, position_u=position, height_u=height
+            )
+            if problem:
+                raise serializers.ValidationError({"position_u": [problem]})
+        return attrs
 
 
 class CageSerializer(StrictModelSerializer):

@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from inventory.api.strict import StrictModelSerializer
+from inventory.core.elevation import rack_units_problem
 from inventory.models import Rack, Room, Row, Site
 
 
@@ -31,3 +32,15 @@ class RackSerializer(StrictModelSerializer):
         model = Rack
         fields = ["id", "name", "row", "site", "u_height", "position", "team"]
         extra_kwargs = {"u_height": {"min_value": 1, "max_value": 60}}  # rack_u_height_range
+
+    def validate(self, attrs):
+        """A rack stays tall enough for the devices in it (``core.elevation.rack_units_problem``)."""
+        if self.instance is not None and "u_height" in attrs:
+            placed = self.instance.devices.filter(retired_at__isnull=True, position_u__isnull=False)
+            for name, position, height in placed.values_list("name", "position_u", "height_u"):
+                problem = rack_units_problem(
+                    rack=self.instance.name, u_height=attrs["u_height"], position_u=position, height_u=height
+                )
+                if problem:
+                    raise serializers.ValidationError({"u_height": [f"{name}: {problem}"]})
+        return attrs

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from inventory.api.strict import StrictModelSerializer
 from inventory.models import Cage, Transceiver, TransceiverModel, TransceiverPlacement
+from inventory.services.plant.transceivers import serial_problem
 
 
 class TransceiverModelSerializer(StrictModelSerializer):
@@ -64,6 +65,19 @@ class TransceiverSerializer(StrictModelSerializer):
             "acquired_on",
         ]
         read_only_fields = ["status", "cage"]
+        # The serial is checked by ``validate`` (any case, the vendor's every model), said at
+        # ``serial``; DRF's own check of the (model, serial) rule said it under non_field_errors.
+        validators = []
+
+    def validate(self, attrs):
+        current = self.instance
+        model = attrs.get("model", getattr(current, "model", None))
+        serial = attrs.get("serial", getattr(current, "serial", ""))
+        if model is not None and ("serial" in attrs or "model" in attrs):
+            problem = serial_problem(model=model, serial=serial, exclude_pk=getattr(current, "pk", None))
+            if problem:
+                raise serializers.ValidationError({"serial": [problem]})
+        return attrs
 
     def get_location(self, obj) -> str | None:
         return str(obj.cage) if obj.cage_id else None

@@ -52,9 +52,14 @@ def read_plan_rows(request) -> tuple[list[dict], int | None]:
             raise ParseError('Expected {"rows": [ {...}, ... ]}.')
         rows = body["rows"]
         scalar = (str, int, float, bool, type(None))
-        for i, row in enumerate(rows):
-            if not isinstance(row, dict) or not all(isinstance(v, scalar) for v in row.values()):
-                raise ParseError(f"Row {i}: every row is an object of column -> text or number.")
+        # Numbered from 1, as the rows of the answer are (it said "Row 0" of the first row).
+        for n, row in enumerate(rows, start=1):
+            if not isinstance(row, dict):
+                raise ParseError(f"Row {n}: every row is an object of column -> text or number.")
+            if bad := next((k for k, v in row.items() if not isinstance(v, scalar)), None):
+                raise ParseError(
+                    f"Row {n}, column {bad!r}: a text, a number, yes/no or null, not a list or an object."
+                )
         return rows, None
     try:
         if "yaml" in ctype:

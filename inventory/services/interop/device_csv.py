@@ -26,6 +26,7 @@ from simple_history.utils import bulk_update_with_history
 from inventory.access import authz
 from inventory.core import csvsafe
 from inventory.core.choices import DeviceRole
+from inventory.core.elevation import rack_units_problem
 from inventory.core.names import name_problem
 from inventory.db import bulk
 from inventory.models import Device, Rack, Vendor
@@ -186,8 +187,12 @@ def _check_against_plant(ok: list[_Row], *, names) -> tuple[dict[str, int], dict
             v["rack_id"] = rack.pk
             pos = v["position_u"]
             if pos is not None:
-                if pos > rack.u_height:
-                    err["position"] = f"Rack {rack.name} has {rack.u_height} U."
+                height = existing[name].height_u if name in existing else 1
+                problem = rack_units_problem(
+                    rack=rack.name, u_height=rack.u_height, position_u=pos, height_u=height
+                )
+                if problem:
+                    err["position"] = problem
                 slot = (rack.pk, pos)
                 holder = taken.get(slot) or in_batch.get(slot)
                 if holder and holder != name:
@@ -299,7 +304,7 @@ def _parse(n: int, raw: dict) -> _Row:
             position = int(float(text("position")))
             if position < 1:
                 raise ValueError
-        except ValueError:
+        except (ValueError, OverflowError):  # "inf": no int, and no 500 naming nothing
             err["position"] = f"Not a rack unit: {text('position')!r}."
     values = {
         "role": role,

@@ -26,6 +26,7 @@ from inventory.selectors.plant.loops import PlannedCable, PlannedEnd, loops_clos
 from inventory.selectors.plant.ports import cages_resolve, ports_resolve
 from inventory.services.plans.cable_plan_rows import PlanResult, PlanRow, RowResult, plan_row_parse
 from inventory.services.plans.cable_plan_write import cable_plan_write
+from inventory.services.plant.cables import install_date_problem
 
 MAX_ROWS = 20_000
 
@@ -189,6 +190,10 @@ def _check_against_plant(ok: list[PlanRow], existing: dict[str, Cable], plant: _
             _compare_existing(p, cable, terms)
             continue
         _check_fibre_counts(p)
+        if problem := install_date_problem(
+            p.attrs["install_date"], planned=p.attrs["status"] == CableStatus.PLANNED
+        ):
+            err["install_date"] = problem
         for key, pair, port, term in terms:
             holder = plant.taken_cages.get(term[1:]) if term[0] == "cage" else plant.taken_ports.get(term[1])
             if holder:
@@ -309,6 +314,10 @@ def _compare_existing(p: PlanRow, cable: Cable, terms) -> None:
             continue
         if new != old:
             changes[f] = {"old": str(old) if old is not None else None, "new": str(new)}
+    if "install_date" in changes and (
+        problem := install_date_problem(p.attrs["install_date"], planned=cable.status == CableStatus.PLANNED)
+    ):
+        p.result.errors["install_date"] = problem
     p.result.changes = changes
     p.result.action = "change" if changes else "unchanged"
     p.cable = cable

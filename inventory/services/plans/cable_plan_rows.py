@@ -12,6 +12,9 @@ from inventory.models import Cable
 
 TRUE = {"true", "yes", "1", "y", "pinned", "male"}
 FALSE = {"false", "no", "0", "n", "unpinned", "female"}
+# The longest length ``Cable.length_m`` holds (7 digits, 2 of them decimals): 99999.99 m.
+_LENGTH = Cable._meta.get_field("length_m")
+MAX_LENGTH_M = (Decimal(10) ** _LENGTH.max_digits - 1).scaleb(-_LENGTH.decimal_places)
 
 
 @dataclass
@@ -123,11 +126,21 @@ def plan_row_parse(n: int, raw: dict) -> PlanRow:
     attrs["length_m"] = None
     if length:
         try:
-            attrs["length_m"] = Decimal(length).quantize(Decimal("0.01"))
-            if attrs["length_m"] <= 0:
-                err["length_m"] = "Must be positive."
+            value = Decimal(length)
+            if not value.is_finite():
+                raise InvalidOperation
         except InvalidOperation:
             err["length_m"] = f"Not a number: {length!r}."
+        else:
+            if abs(value) <= MAX_LENGTH_M:  # past it, quantize has no room (1e30)
+                value = value.quantize(Decimal("0.01"))
+            if value <= 0:
+                err["length_m"] = "Must be positive."
+            elif value > MAX_LENGTH_M:
+                # Stored, it broke every read of the cable (its page, the lists, the alert rules).
+                err["length_m"] = f"At most {MAX_LENGTH_M} m, not {length}."
+            else:
+                attrs["length_m"] = value
     install = _text(raw, "install_date")
     attrs["install_date"] = None
     if install:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+from decimal import InvalidOperation
 
 import yaml
 
@@ -98,6 +99,10 @@ class _PlanYaml:
             tag = event.tag
             if tag is None or tag == "!":
                 tag = ld.resolve(yaml.ScalarNode, event.value, event.implicit)
+            if tag == "tag:yaml.org,2002:timestamp":
+                # As written: the row reads the date, and names one that is none (2026-02-30),
+                # which YAML's own reading raised as a 500 for the whole file.
+                return event.value
             build = ld.yaml_constructors.get(tag, ld.yaml_constructors[None])
             return build(ld, yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style))
         if isinstance(event, yaml.SequenceStartEvent):
@@ -203,7 +208,10 @@ def plan_rows_from_netbox_csv(text: str) -> list[dict]:
     for raw in csv_dict_rows(text):
         unit = (raw.get("length_unit") or "m").strip()
         length = (raw.get("length") or "").strip()
-        length_m = str(length_in_m(length, unit)) if length else ""
+        try:
+            length_m = str(length_in_m(length, unit)) if length else ""
+        except InvalidOperation:  # not a number (or past any length): the row's error says so
+            length_m = length
         status = (raw.get("status") or "connected").strip()
         install = (raw.get("cf_install_date") or "").strip()
         rows.append(

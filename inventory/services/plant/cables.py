@@ -174,10 +174,12 @@ def cable_install(
         closed = loops_closed([PlannedCable(label, tuple(ends))])
         if closed:
             errors["path"] = closed[0]
+    status = status or (CableStatus.INSTALLED if install_date else CableStatus.PLANNED)
+    if problem := install_date_problem(install_date, planned=status == CableStatus.PLANNED):
+        errors["install_date"] = problem
     if errors:
         raise ValidationError(errors)
 
-    status = status or (CableStatus.INSTALLED if install_date else CableStatus.PLANNED)
     cable = Cable.objects.create(
         label=label,
         kind=kind,
@@ -315,10 +317,8 @@ def install_date_for(*, cable: Cable, day: date | None, now: datetime | None = N
     today = timezone.localdate(now) if now is not None else timezone.localdate()
     first = first_test_day(cable.pk)
     if day is not None:
-        if day > today:
-            raise ValidationError(
-                {"install_date": f"{human_date(day)} is still ahead: mark a cable installed once it is in."}
-            )
+        if problem := install_date_problem(day, planned=False, now=now):
+            raise ValidationError({"install_date": problem})
         if first is not None and day > first:
             raise ValidationError(
                 {
@@ -330,6 +330,20 @@ def install_date_for(*, cable: Cable, day: date | None, now: datetime | None = N
     if first is not None and first <= today:
         return first, f"installed on {FIRST_TEST_DAY}"
     return today, ""
+
+
+def install_date_problem(day: date | None, *, planned: bool, now: datetime | None = None) -> str | None:
+    """Why ``day`` cannot be the install date of a cable, or None: a cable that is in (any
+    status but planned) went in on a day already come; a planned one may carry the day it is
+    planned for. A day ahead kept its retest due date past the calendar's end (9999-12-31), so
+    the sweep never asked for it. Marking a cable installed, installing one (API, desk), editing
+    one (API, desk) and the plan import all ask this one function."""
+    if day is None or planned:
+        return None
+    today = timezone.localdate(now) if now is not None else timezone.localdate()
+    if day > today:
+        return f"{human_date(day)} is still ahead: mark a cable installed once it is in."
+    return None
 
 
 def alert_block_message(cable: Cable, alerts: list) -> str:
@@ -476,6 +490,10 @@ def cable_update(
         raise ValidationError({"__all__": f"{locked.label} is retired and cannot be edited."})
     if fields.get("length_m") is not None and fields["length_m"] <= 0:
         raise ValidationError({"length_m": "A length must be more than 0 m."})
+    if "install_date" in fields and fields["install_date"] != locked.install_date:
+        problem = install_date_problem(fields["install_date"], planned=locked.status == CableStatus.PLANNED)
+        if problem:
+            raise ValidationError({"install_date": problem})
     changed = [k for k, v in fields.items() if getattr(locked, k) != v]
     for k in changed:
         setattr(locked, k, fields[k])

@@ -182,6 +182,14 @@ def _duplicate_message(dup: Transceiver) -> str:
     return f"Serial {dup.serial} is already recorded for {dup.model.vendor.name} {dup.model.part_number} ({where})."
 
 
+def serial_problem(*, model, serial: str, exclude_pk=None) -> str | None:
+    """Why a module of ``model`` cannot carry ``serial``: its vendor already has it, whatever
+    the case (the reconciliation and the swap form find a module by serial that way). The desk
+    forms and the API ask this one function."""
+    dup = _duplicate_serial(model=model, serial=serial, exclude_pk=exclude_pk)
+    return _duplicate_message(dup) if dup else None
+
+
 @transaction.atomic
 def transceiver_create(
     *,
@@ -197,9 +205,8 @@ def transceiver_create(
     serial = (serial or "").strip()
     if not serial:
         raise ValidationError({"serial": "A module needs its serial number (printed on its label)."})
-    dup = _duplicate_serial(model=model, serial=serial)
-    if dup:
-        raise ValidationError({"serial": _duplicate_message(dup)})
+    if problem := serial_problem(model=model, serial=serial):
+        raise ValidationError({"serial": problem})
     xcvr = Transceiver(
         model=model,
         serial=serial,
@@ -231,9 +238,8 @@ def transceiver_update(
         fields["serial"] = (fields["serial"] or "").strip()
         if not fields["serial"]:
             raise ValidationError({"serial": "A module needs its serial number."})
-        dup = _duplicate_serial(model=xcvr.model, serial=fields["serial"], exclude_pk=xcvr.pk)
-        if dup:
-            raise ValidationError({"serial": _duplicate_message(dup)})
+        if problem := serial_problem(model=xcvr.model, serial=fields["serial"], exclude_pk=xcvr.pk):
+            raise ValidationError({"serial": problem})
     changed = [k for k, v in fields.items() if getattr(xcvr, k) != v]
     for k in changed:
         setattr(xcvr, k, fields[k])

@@ -188,7 +188,7 @@ def parse_rows(
             fibre = 0
         try:
             wl = int(round(_num(get("wavelength_nm"), delim)))
-        except ValueError:
+        except (ValueError, OverflowError):  # "1e400" is infinite: no whole number either
             errs["wavelength_nm"] = f"wavelength {get('wavelength_nm')!r} is not a number"
             wl = 0
         values = {}
@@ -209,9 +209,12 @@ def parse_rows(
         when = None
         if get("tested_at"):
             raw = get("tested_at")
-            when = parse_datetime(raw.replace("/", "-"))
-            if when is None and (d := parse_date(raw.replace("/", "-"))):
-                when = datetime(d.year, d.month, d.day, tzinfo=UTC)
+            try:
+                when = parse_datetime(raw.replace("/", "-"))
+                if when is None and (d := parse_date(raw.replace("/", "-"))):
+                    when = datetime(d.year, d.month, d.day, tzinfo=UTC)
+            except ValueError:  # shaped like a date, but none: 30 Feb, 25:99, an offset of +99:00
+                when = None
             if when is None:
                 errs["tested_at"] = f"date {raw!r} is not ISO (YYYY-MM-DD [HH:MM])"
             elif timezone.is_naive(when):

@@ -80,6 +80,84 @@ def test_a_row_with_an_unreadable_field_still_names_its_unknown_device_and_vendo
     }
 
 
+@pytest.mark.parametrize("length", ["100000", "12345678901234567890", "1e30"])
+def test_a_length_past_what_a_cable_holds_is_refused_by_row_and_nothing_is_written(
+    engineer_api, plant, length
+):
+    """Before, a length past 99999.99 m was applied; stored, it took down the cable's page, the
+    desk list, ``GET /api/cables/<label>/``, ``/api/links/`` and the alert rules' run."""
+    row = f"P-3,SMF_OS2,gpu-1,eth2,leaf-1,Ethernet2/1,B,{length},,\n"
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", CSV + row, content_type="text/csv")
+    assert r.status_code == 400, r.json()
+    [errors] = [row["errors"] for row in r.json()["rows"] if row["errors"]]
+    assert errors == {"length_m": f"At most 99999.99 m, not {length}."}
+    assert not Cable.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("length", "unit", "error"),
+    [
+        ("abc", "m", "Not a number: 'abc'."),
+        ("500000", "km", "At most 99999.99 m, not 500000000.00."),
+    ],
+)
+def test_a_netbox_length_that_is_no_cable_length_is_the_rows_error(engineer_api, plant, length, unit, error):
+    """NetBox's cable CSV: an unreadable length was a 500 (the whole file refused, no row named)."""
+    netbox_csv = (
+        "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,status,label,"
+        "length,length_unit\r\n"
+        f"gpu-1,dcim.interface,eth2,leaf-1,dcim.interface,Ethernet2/1,smf,connected,N-1,{length},{unit}\r\n"
+    )
+    r = engineer_api.generic(
+        "POST", "/api/cables/import/?dry_run=0&dialect=netbox", netbox_csv, content_type="text/csv"
+    )
+    assert r.status_code == 400
+    assert r.json()["rows"][0]["errors"] == {"length_m": error}
+    assert not Cable.objects.exists()
+
+
+def test_a_plan_refuses_an_install_date_still_ahead_for_a_cable_that_is_in(engineer_api, plant):
+    """Planned rows may carry the day they are planned for; installed ones (or a recorded
+    installed cable's date changed) may not, as marking a cable installed never could. Before,
+    the row was applied and the cable's retest came due on 9999-12-31: never asked for."""
+    ahead = "31 Dec 9999 is still ahead: mark a cable installed once it is in."
+    plan = (
+        "label,kind,a_device,a_port,b_device,b_port,install_date,status\n"
+        "P-3,SMF_OS2,gpu-1,eth2,leaf-1,Ethernet2/1,9999-12-31,installed\n"
+        "P-4,SMF_OS2,gpu-1,eth3,leaf-1,Ethernet2/2,9999-12-31,planned\n"
+    )
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", plan, content_type="text/csv")
+    assert r.status_code == 400
+    errors = {row["label"]: row["errors"] for row in r.json()["rows"] if row["errors"]}
+    assert errors == {"P-3": {"install_date": ahead}}
+    assert not Cable.objects.exists()
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", CSV, content_type="text/csv")
+    assert r.status_code == 201
+    moved = CSV.replace("B,12.5,2026-10-14", "B,12.5,9999-12-31")
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", moved, content_type="text/csv")
+    assert r.status_code == 400
+    assert r.json()["rows"][0]["errors"] == {"install_date": ahead}
+    assert str(Cable.objects.get(label="P-1").install_date) == "2026-10-14"
+
+
+def test_a_json_row_that_is_no_row_is_named_as_the_answer_numbers_rows(engineer_api, plant):
+    """The rows of an answer count from 1; this refusal counted from 0 ("Row 0" for the first
+    row), so a client fixed the wrong one, and it did not say which column held a list."""
+    good = {"label": "P-1", "kind": "SMF_OS2", "a_device": "gpu-1", "a_port": "eth0"}
+    good |= {"b_device": "leaf-1", "b_port": "Ethernet1/1"}
+    for rows, detail in [
+        (
+            [good, {**good, "label": "P-2", "b_port": ["Ethernet1/2"]}],
+            "Row 2, column 'b_port': a text, a number, yes/no or null, not a list or an object.",
+        ),
+        ([["P-1"]], "Row 1: every row is an object of column -> text or number."),
+    ]:
+        r = engineer_api.post("/api/cables/import/?dry_run=0", {"rows": rows}, format="json")
+        assert r.status_code == 400
+        assert r.json()["detail"] == detail
+    assert not Cable.objects.exists()
+
+
 def test_unknown_port_and_taken_port_are_named(engineer_api, plant):
     gpu, leaf = plant
     f.jumper("OLD", gpu[2], leaf[2])

@@ -1,4 +1,7 @@
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from inventory.core.choices import DeviceRole, TokenKind
@@ -80,6 +83,41 @@ def test_bad_input_is_a_clear_400_and_writes_nothing(engineer_api, plant, payloa
     assert field in r.json()
     assert not Cable.objects.exists()
     assert not CableEnd.objects.exists()
+
+
+@pytest.mark.parametrize("length", ["0", "-1"])
+def test_an_edit_to_a_length_of_nothing_names_length_m_as_the_install_does(engineer_api, plant, length):
+    """Before, it was refused under ``non_field_errors`` by the database's rule name
+    ("Refused: the values break cable_length_positive."), leaving the client to guess the field."""
+    assert engineer_api.post("/api/cables/", body(length_m="3.00"), format="json").status_code == 201
+    r = engineer_api.patch("/api/cables/C-1/", {"length_m": length, "notes": "re-measured"}, format="json")
+    assert r.status_code == 400
+    assert list(r.json()) == ["length_m", "help"]
+    cable = Cable.objects.get(label="C-1")
+    assert (str(cable.length_m), cable.notes) == ("3.00", "")
+
+
+def test_a_cable_that_is_in_cannot_carry_an_install_date_still_ahead(engineer_api, plant):
+    """Before, ``status: installed`` with 9999-12-31 was recorded: its retest came due on the
+    calendar's last day, so the retest plan never asked for it. A planned cable may carry the
+    day it is planned for; marking it installed (``/status/``) already refused a day ahead."""
+    ahead = timezone.localdate() + timedelta(days=3)
+    r = engineer_api.post("/api/cables/", body(status="installed", install_date="9999-12-31"), format="json")
+    assert r.status_code == 400
+    assert r.json()["install_date"] == ["31 Dec 9999 is still ahead: mark a cable installed once it is in."]
+    r = engineer_api.post(
+        "/api/cables/", body(install_date=f"{ahead}"), format="json"
+    )  # installed by default
+    assert r.status_code == 400 and "is still ahead" in r.json()["install_date"][0]
+    assert not Cable.objects.exists()
+    r = engineer_api.post("/api/cables/", body(status="planned", install_date=f"{ahead}"), format="json")
+    assert r.status_code == 201, r.json()
+    r = engineer_api.post("/api/cables/C-1/status/", {"status": "installed"}, format="json")
+    assert r.json()["install_date"] == f"{timezone.localdate()}"
+    r = engineer_api.patch("/api/cables/C-1/", {"install_date": "9999-12-31"}, format="json")
+    assert r.status_code == 400
+    assert r.json()["install_date"] == ["31 Dec 9999 is still ahead: mark a cable installed once it is in."]
+    assert Cable.objects.get(label="C-1").install_date == timezone.localdate()
 
 
 def test_duplicate_label_and_already_cabled_port_are_refused(engineer_api, plant):

@@ -81,6 +81,27 @@ def test_netbox_csv_both_ways(engineer_api, plant):
     assert back[0]["install_date"] == "2026-11-20"
 
 
+def test_a_yaml_date_that_is_none_is_its_rows_error(engineer_api, plant):
+    """YAML reads an unquoted 2026-02-30 as a date, and its reader raised: a 500 for the whole
+    plan. The date is now kept as written and the row names it; a real one still reads as before."""
+    plan = PLAN.replace('install_date: "2026-10-14"', "install_date: 2026-02-30").replace(
+        "    a: {device: gpu-1, port: eth1}",
+        "    install_date: 2026-10-14 25:99:00\n    a: {device: gpu-1, port: eth1}",
+    )
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", plan, content_type="application/yaml")
+    assert r.status_code == 400
+    errors = {row["label"]: row["errors"] for row in r.json()["rows"]}
+    assert errors == {
+        "Y-1": {"install_date": "Not a date (YYYY-MM-DD): '2026-02-30'."},
+        "Y-2": {"install_date": "Not a date (YYYY-MM-DD): '2026-10-14 25:99:00'."},
+    }
+    assert not Cable.objects.exists()
+    good = PLAN.replace('install_date: "2026-10-14"', "install_date: 2026-10-14")
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", good, content_type="application/yaml")
+    assert r.status_code == 201, r.json()
+    assert str(Cable.objects.get(label="Y-1").install_date) == "2026-10-14"
+
+
 def test_bad_yaml_is_a_clear_400(engineer_api, plant):
     r = engineer_api.generic("POST", "/api/cables/import/", "cables: [a, b", content_type="application/yaml")
     assert r.status_code == 400

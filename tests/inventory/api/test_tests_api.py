@@ -12,6 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from inventory.core.choices import CableStatus, DeviceRole, Polarity
 from inventory.models import Cable, CableTest, InstrumentMapping, OtdrTrace
 from tests import factories as f
+from tests.inventory.testing_scenes import dac_link
 from tests.paths import TEST_DATA
 from tests.sor_builder import build_v1
 
@@ -212,6 +213,41 @@ def test_csv_import_applies_and_remembers_the_mapping(tech_api, cables):
     assert again.json()["needs_mapping"] is False and again.json()["matched"]["J-1"]["readings"] == 2
 
 
+def test_csv_import_names_the_line_of_a_date_or_wavelength_that_is_none(tech_api, cables):
+    """Shaped like a date but none (30 Feb, 25:99, an offset of +99:00) was a 500 for the whole
+    file; a wavelength of 1e400 a 400 naming no line ("Refused: a value is out of range.")."""
+    csv = (
+        "Cable ID,Fiber #,Wavelength,Loss (dB),Date\n"
+        "J-1,1,1310,0.30,2026-02-30\n"
+        "J-1,2,1310,0.30,2026-10-01 25:99\n"
+        "J-1,3,1310,0.30,2026-10-01T10:00:00+99:00\n"
+        "J-1,4,1e400,0.30,2026-10-01\n"
+        "J-1,5,1310,0.30,2026-10-01\n"
+    )
+    mapping = {"cable": "Cable ID", "fibre": "Fiber #", "wavelength_nm": "Wavelength", "loss_db": "Loss (dB)"}
+    resp = tech_api.post(
+        "/api/tests/import/",
+        {
+            "file": SimpleUploadedFile("x.csv", csv.encode()),
+            "instrument": "Fluke CFP",
+            "mapping": json.dumps({**mapping, "tested_at": "Date"}),
+            "apply": True,
+        },
+        format="multipart",
+    )
+    assert resp.status_code == 400
+    errors = {e["where"]: e["errors"] for e in resp.json()["errors"]}
+    assert errors == {
+        "export.csv line 2": {"tested_at": "date '2026-02-30' is not ISO (YYYY-MM-DD [HH:MM])"},
+        "export.csv line 3": {"tested_at": "date '2026-10-01 25:99' is not ISO (YYYY-MM-DD [HH:MM])"},
+        "export.csv line 4": {
+            "tested_at": "date '2026-10-01T10:00:00+99:00' is not ISO (YYYY-MM-DD [HH:MM])"
+        },
+        "export.csv line 5": {"wavelength_nm": "wavelength '1e400' is not a number"},
+    }
+    assert not CableTest.objects.exists()
+
+
 def test_tester_project_zip_matches_by_cable_and_fibre(tech_api, cables):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
@@ -252,6 +288,33 @@ def test_tester_project_zip_applies_when_everything_matches(tech_api, cables, me
     assert resp.status_code == 200, resp.json()
     assert sorted(OtdrTrace.objects.values_list("test__cable__label", "fibre")) == [("J-1", 1), ("J-2", 2)]
     assert len([p for p in media.rglob("*.sor")]) == 2
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("pre_fec_ber", -1), ("pre_fec_ber", 2), ("lanes", -4), ("speed_gbps", -400)],
+)
+def test_a_qualification_reading_no_link_gives_is_refused_by_its_field(tech_api, field, value):
+    """A pre-FEC BER is a fraction of bits (0 to 1), a width and a speed are not negative: the
+    ranges telemetry takes. Before, a BER of -1 was under the limit, so the soak passed and the
+    cable was qualified for production on a reading no link can give."""
+    dac = dac_link()
+    good = {
+        "cable": dac.label,
+        "serial_a": "DAC-B1",
+        "serial_b": "DAC-A1",
+        "link_up": True,
+        "speed_gbps": 400,
+        "lanes": 4,
+        "pre_fec_ber": 1e-8,
+        "uncorrectable_codewords": 0,
+        "soak_minutes": 15,
+    }
+    r = tech_api.post("/api/tests/qualification/", {**good, field: value}, format="json")
+    assert r.status_code == 400
+    assert list(r.json()) == [field, "help"]
+    assert not CableTest.objects.exists()
+    assert tech_api.post("/api/tests/qualification/", good, format="json").json()["verdict"] == "pass"
 
 
 def test_commissioning_report_json(tech_api, cables):

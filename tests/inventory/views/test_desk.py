@@ -291,6 +291,22 @@ def test_edit_cable_saves_and_keeps_history(plant, engineer_client):
     assert "Length (m): – → 4.50" in page and "length_m" not in page  # the change, in words
 
 
+def test_edit_cable_refuses_an_install_date_still_ahead(plant, engineer_client):
+    """A cable that is in went in on a day already come (before, 9999-12-31 was saved and the
+    cable's retest came due on the calendar's last day)."""
+    import re
+
+    cable = plant["cables"]["J-100"]
+    assert cable.status != "planned"
+    form = engineer_client.get("/c/J-100/edit").content.decode()
+    version = re.search(r'name="version" value="([^"]+)"', form).group(1)
+    resp = engineer_client.post("/c/J-100/edit", {"install_date": "9999-12-31", "version": version})
+    assert resp.status_code == 200
+    assert "31 Dec 9999 is still ahead: mark a cable installed once it is in." in resp.content.decode()
+    cable.refresh_from_db()
+    assert cable.install_date != date(9999, 12, 31)
+
+
 def test_edit_over_someone_elses_newer_change_is_refused(plant, engineer_client, site_tech_client):
     import re
 
