@@ -116,8 +116,13 @@ def cable_page(request, label: str):
     may["print"] = _may_print(request.user, cable)
     may["override"] = authz.can(request.user, "override_alert", cable)
     ctx = page_selectors.cable_page(cable, may=may)
-    # A role that may report faults, refused here by the site scope, is told why in one sentence.
-    if not may["fault"] and authz.can(request.user, "report_fault"):
+    # A role that may report faults, refused here by the site scope, is told why in one sentence
+    # (not on a retired cable: no one reports a fault there, so there is nothing to refuse).
+    if (
+        not may["fault"]
+        and page_selectors.cable_actions(cable)["fault"]
+        and authz.can(request.user, "report_fault")
+    ):
         ctx["refused"] = authz.refusal(request.user, "report_fault", cable)
     return render(request, "inventory/cable.html", ctx)
 

@@ -1,0 +1,40 @@
+"""A retired cable's page, scanned from its old label after a replacement: nothing on it says
+there is still something to do there, or that someone else could do it.
+
+Plant of ``conftest.plant``: [gpu-0001 eth0]--J-102--[leaf-01 Ethernet1/1], in production.
+"""
+
+import pytest
+
+from inventory.core.choices import FieldNoteKind
+from inventory.models import FieldNote
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_replaced_cables_fault_is_settled_and_its_page_asks_nothing_more(
+    plant, site_tech_client, engineer_client, tech_client
+):
+    site_tech_client.post("/c/J-102/fault", {"seen": "jacket crushed under the tile", "status": "faulty"})
+    fault = FieldNote.objects.get(cable__label="J-102", kind=FieldNoteKind.FAULT)
+    assert fault.closed_at is None
+
+    resp = engineer_client.post("/c/J-102/replace", {"new_label": "J-200", "reason": "jacket crushed"})
+    assert resp.status_code == 302
+
+    # The retirement settled the fault, by who retired it: the old cable never goes back into
+    # production, which is what would otherwise settle it.
+    fault.refresh_from_db()
+    assert fault.closed_at is not None and fault.closed_by.username == "eng"
+    assert "retired" in fault.close_reason
+    for client in (site_tech_client, tech_client):
+        html = client.get("/c/J-102").content.decode()
+        assert "Retired, replaced by" in html
+        # no open fault card promising that a test will settle it
+        assert 'data-testid="journal-open"' not in html
+        assert "it closes when the cable goes back into production" not in html
+        # and no refusal: no one reports a fault on a retired cable ("only an engineer may ...")
+        assert 'data-testid="refused"' not in html
+        assert "only an engineer may" not in html and "ask an admin" not in html
+    # the fault stays in the history
+    assert "jacket crushed under the tile" in site_tech_client.get("/c/J-102").content.decode()
