@@ -19,14 +19,17 @@ from inventory.db.compiled import CompiledRead
 from inventory.models import (
     Cable,
     CableEnd,
+    Cage,
     Device,
     FieldNote,
     Link,
     LinkSegment,
     Port,
     Rack,
+    Site,
     Transceiver,
     TransceiverPlacement,
+    Vendor,
 )
 from inventory.selectors.alerts.queries import cable_alerts_context, moved_alerts
 from inventory.selectors.collectives.drain import drain_overdue, drained_until
@@ -380,9 +383,37 @@ def _history(cable: Cable, notes: list[FieldNote], ends: list[EndView] = (), lim
     entries += records
     entries.sort(key=lambda e: e["when"], reverse=True)
     entries = entries[:limit]
+    names = _change_names(entries)
     for e in entries:
-        e["changes"] = [_human_change(c) for c in e["changes"]]
+        e["changes"] = [_human_change(c, names.get(c["field"], {})) for c in e["changes"]]
     return entries
+
+
+# Fields of a cable or an end that hold another record: a change says its name, never its id
+# ("Replaced by: – → C000901", not "→ 855").
+_CHANGE_NAMED = {
+    "replaced_by": (Cable, "label"),
+    "vendor": (Vendor, "name"),
+    "site": (Site, "name"),
+    "port": (Port, "name"),
+    "cage": (Cage, "name"),
+}
+
+
+def _change_names(entries: list[dict]) -> dict[str, dict[int, str]]:
+    """field -> {id: name} for the record fields the shown changes hold (a query per such field,
+    none when no change holds one)."""
+    wanted: dict[str, set[int]] = {}
+    for e in entries:
+        for c in e["changes"]:
+            if c["field"] in _CHANGE_NAMED:
+                ids = (v for v in (c["old"], c["new"]) if isinstance(v, int) and not isinstance(v, bool))
+                wanted.setdefault(c["field"], set()).update(ids)
+    out = {}
+    for name, ids in wanted.items():
+        model, attr = _CHANGE_NAMED[name]
+        out[name] = dict(model.objects.filter(pk__in=ids).values_list("pk", attr)) if ids else {}
+    return out
 
 
 def _same_action(
@@ -406,10 +437,11 @@ def _same_action(
     return [e if e is not same else {**e, "changes": rest} for e in records if e is not same or rest]
 
 
-def _human_change(change: dict) -> dict:
+def _human_change(change: dict, names: dict[int, str] | None = None) -> dict:
     """``status: in_production -> faulty`` as ``Status: In production -> Faulty``; a day or a
     moment (``retest_due``, ``retired_at``) as the page's ``day`` and ``when`` filters say it
-    (``6 Mar 2027``, ``today 14:05``), never in ISO."""
+    (``6 Mar 2027``, ``today 14:05``), never in ISO; a yes/no field (an end's ``active``) as
+    yes or no, never ``True``; another record by its name (``names``: id -> name)."""
     domain = CHANGE_DOMAINS.get(change["field"], "")
     name = word(change["field"])
     today = timezone.localdate()
@@ -417,6 +449,10 @@ def _human_change(change: dict) -> dict:
     def said(value):
         if value in (None, ""):
             return None
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if names and value in names:
+            return names[value]
         try:
             if isinstance(value, str) and _ISO_MOMENT.match(value):  # retired_at and other moments
                 return human_when(timezone.localtime(datetime.fromisoformat(value)), today=today)

@@ -4,10 +4,13 @@ there is still something to do there, or that someone else could do it.
 Plant of ``conftest.plant``: [gpu-0001 eth0]--J-102--[leaf-01 Ethernet1/1], in production.
 """
 
+import re
+
 import pytest
 
 from inventory.core.choices import FieldNoteKind
 from inventory.models import FieldNote
+from tests.inventory.views.conftest import without_name_spans
 
 pytestmark = pytest.mark.django_db
 
@@ -38,3 +41,14 @@ def test_a_replaced_cables_fault_is_settled_and_its_page_asks_nothing_more(
         assert "only an engineer may" not in html and "ask an admin" not in html
     # the fault stays in the history
     assert "jacket crushed under the tile" in site_tech_client.get("/c/J-102").content.decode()
+
+
+def test_a_replaced_cables_history_names_its_replacement_and_says_yes_or_no(plant, engineer_client):
+    """The history of the old cable said "Replaced by: – → 855" (the new cable's database id) and,
+    for each end, "Active: True → False" (Python's words)."""
+    engineer_client.post("/c/J-102/replace", {"new_label": "J-200", "reason": "bent"})
+    html = without_name_spans(engineer_client.get("/c/J-102").content.decode())
+    changes = re.findall(r'<span class="change">([^<]*)</span>', html)
+    assert "Replaced by: – → J-200" in changes
+    assert changes.count("Active: yes → no") == 2
+    assert not [c for c in changes if "True" in c or "False" in c or re.search(r"→ \d+$", c)]
