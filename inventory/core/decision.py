@@ -262,6 +262,12 @@ class Step:
     url: str = ""
     status: str = ""  # for key "status": the status it sets
 
+    @property
+    def opens_a_page(self) -> bool:
+        """Whether a row may link the step: its URL is a page. A status step's is the cable
+        page's button (a POST, with the install date), never a link: the row's label opens it."""
+        return bool(self.url) and self.key != "status"
+
 
 @dataclass
 class Decision:

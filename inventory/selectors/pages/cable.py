@@ -11,6 +11,7 @@ from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
 
+from inventory.access import authz
 from inventory.core.choices import PASSING, SEVERITY_ORDER, CableKind, CableStatus, FieldNoteKind
 from inventory.core.decision import ALERT_CARRIED, ELSEWHERE, Decision, FaultFact, cable_decide, fault_settled
 from inventory.core.pathcheck import PathVerdict
@@ -601,6 +602,46 @@ ACTION_WORDS = {
 # The permission (``cable_actions`` key) each step of the decision needs; alert and segment
 # steps are links anyone may follow.
 _STEP_ACTION = {"status": "status", "olts": "olts", "otdr": "otdr", "replace": "replace"}
+
+# Which permission (``authz.ACTIONS``) each of the cable page's actions needs.
+ACTION_RULES = {
+    "olts": "record_test",
+    "otdr": "record_test",
+    "inspect": "inspect",
+    "fault": "report_fault",
+    "note": "journal",
+    "serviced": "service_cable",
+    "swap": "swap_module",
+    "replace": "replace_cable",
+    "edit": "edit_cable",
+    "status": "edit_cable",
+}
+
+
+def step_rule(step) -> str | None:
+    """The permission (``authz.ACTIONS``) a decision's next step needs; None: a link anyone may
+    follow (an alert, another segment)."""
+    need = _STEP_ACTION.get(step.key) if step is not None else None
+    return ACTION_RULES[need] if need else None
+
+
+def step_links(user, decisions: dict[int, Decision]) -> set[int]:
+    """The cables (of ``decisions``: cable id -> decision) whose next step a list row may link:
+    one the user may take (the cable page's own rule, their sites read in one query per
+    permission) and whose URL is a page (``Step.opens_a_page``)."""
+    need: dict[str, list[int]] = {}
+    out = set()
+    for cid, d in decisions.items():
+        if d.step is None or not d.step.opens_a_page:
+            continue
+        rule = step_rule(d.step)
+        if rule is None:
+            out.add(cid)
+        else:
+            need.setdefault(rule, []).append(cid)
+    for rule, ids in need.items():
+        out |= authz.allowed_cable_ids(user, rule, ids)
+    return out
 
 
 def page_step(decision: Decision, actions: dict) -> dict | None:
