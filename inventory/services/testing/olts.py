@@ -97,8 +97,8 @@ def olts_validate(
             errors.setdefault(key, []).append("Enter the loss, or the reference and measured power.")
         elif not LOSS_MIN_DB <= r.loss_db <= LOSS_MAX_DB:
             errors.setdefault(key, []).append(
-                f"A loss of {r.loss_db} dB is not a plausible reading: a fibre's loss is between "
-                f"{LOSS_MIN_DB:g} and {LOSS_MAX_DB:g} dB. Check the meter and the reference, then enter it again."
+                f"A loss of {r.loss_db:g} dB is not plausible: enter {LOSS_MIN_DB:g} to {LOSS_MAX_DB:g} dB "
+                "(check the meter and its reference)."
             )
         if r.direction not in Direction.values:
             errors.setdefault(key, []).append(f"Unknown direction {r.direction!r}.")
