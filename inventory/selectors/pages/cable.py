@@ -692,7 +692,7 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
     )
     journal = journal_for(cable)
     notes = journal["entries"]
-    retest = retest_state(cable.retest_due, today)
+    retest = retest_state(cable.retest_due, today, cable.status)
     actions = cable_actions(cable, end_views)
     if may is not None:
         actions = {k: (url if may.get(k, False) else None) for k, url in actions.items()}
@@ -703,7 +703,7 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
         "link_count": link_count,
         "today": today,
         "retest": retest,
-        "overdue": bool(cable.retest_due and cable.retest_due < today),
+        "overdue": retest == "overdue",
         "notes": notes,
         "journal": journal,
         "history": _history(cable, notes, end_views),

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from inventory.core.choices import FieldNoteKind
-from inventory.models import FieldNote
+from inventory.models import Cable, FieldNote
 from tests.inventory.views.conftest import without_name_spans
 
 pytestmark = pytest.mark.django_db
@@ -52,3 +52,16 @@ def test_a_replaced_cables_history_names_its_replacement_and_says_yes_or_no(plan
     assert "Replaced by: – → J-200" in changes
     assert changes.count("Active: yes → no") == 2
     assert not [c for c in changes if "True" in c or "False" in c or re.search(r"→ \d+$", c)]
+
+
+def test_a_retired_cable_has_no_retest_due_even_with_a_date_left_on_it(plant, engineer_client):
+    """ "Overdue" is never said of a retired cable (``retests.overdue``): its page said "Retest due
+    3 days ago overdue" from the date its last test had left, as if it were still to be tested."""
+    assert "overdue" in _retest(engineer_client.get("/c/J-102").content.decode())  # in production: overdue
+    engineer_client.post("/c/J-102/replace", {"new_label": "J-200", "reason": "bent"})
+    assert Cable.objects.get(label="J-102").retest_due is not None  # the date stays on the record
+    assert _retest(engineer_client.get("/c/J-102").content.decode()) == "none: retired"
+
+
+def _retest(html: str) -> str:
+    return html.split('data-testid="retest">', 1)[1].split("</dd>", 1)[0]
