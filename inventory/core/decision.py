@@ -451,6 +451,11 @@ def unsettled_faults(ev: CableEvidence) -> list[FaultFact]:
     return [f for f in ev.faults if not fault_settled(f.at, ev.last_test_at)]
 
 
+# An alert holds a cable recorded as in production whose own test fails too: the headline's
+# advice, and the step it names ("Mark degraded").
+OWN_FAILS_TOO = "Its own test fails too (below): mark it degraded until it is fixed."
+
+
 def production_hold(ev: CableEvidence) -> Hold | None:
     """What holds the cable out of production beyond its tests, or None: retired, a drain whose
     window ran out, an open alert of warning level or above, an open fault. ``cable_decide`` takes
@@ -474,7 +479,7 @@ def production_hold(ev: CableEvidence) -> Hold | None:
         if ev.status != CableStatus.IN_PRODUCTION:
             advice = "Not ready for production until it resolves."
         elif any(f.own for f in ev.fails):
-            advice = "Its own test fails too (below): mark it degraded until it is fixed."
+            advice = OWN_FAILS_TOO
         else:
             advice = "It stays in production; the alert says what to check."
         # On a cable the alert only passes through (a trunk, the link's other patch cord), the
@@ -552,7 +557,12 @@ def _decide(ev: CableEvidence) -> Decision:
     if hold is not None and hold.alert is not None:
         a = hold.alert
         why = a.recommendation or a.summary
-        return decision("alert", "bad", hold.headline, Step("alert", STEP_WORDS["alert"], why, a.url))
+        step = Step("alert", STEP_WORDS["alert"], why, a.url)
+        if hold.advice == OWN_FAILS_TOO:
+            # The headline says to mark it degraded: that is the step (the alert's advice beside
+            # it, the alert one tap below), as when its own test fails with no alert open.
+            step = Step("status", "Mark degraded", why, status=CableStatus.DEGRADED)
+        return decision("alert", "bad", hold.headline, step)
     if hold is not None and hold.fault is not None:
         if ev.gated:
             step = _test_step(ev, "Retest after the repair: a passing test settles the fault.")
