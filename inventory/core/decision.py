@@ -400,12 +400,14 @@ def _worst(alerts: list[AlertFact]) -> AlertFact:
     return max(alerts, key=lambda a: (SEVERITY_ORDER.get(a.severity, 0), a.id))
 
 
-def _install_step() -> Step:
-    """A planned cable's step once it is pulled and plugged in: recorded as installed, on the day."""
+def _install_step(*, tested: bool = True) -> Step:
+    """A planned cable's step once it is pulled and plugged in: recorded as installed, on the day
+    (``tested``: then tested; a cable no test gate applies to is not)."""
+    then = "; then test it" if tested else ""
     return Step(
         "status",
         "Mark installed",
-        "Recorded as planned: once it is pulled and plugged in, mark it installed; then test it.",
+        f"Recorded as planned: once it is pulled and plugged in, mark it installed{then}.",
         status=CableStatus.INSTALLED,
     )
 
@@ -640,7 +642,7 @@ def _ungated(ev: CableEvidence, decision) -> Decision:
     gate = "Cat6A copper has no test gate"
     if ev.status == CableStatus.PLANNED:
         head = f"Recorded as planned; {gate}: mark it installed once it is plugged in."
-        named = decision("none", "none", head, _install_step())
+        named = decision("none", "none", head, _install_step(tested=False))
     elif ev.status in (CableStatus.INSTALLED, CableStatus.TESTED):
         head = f"Recorded as {_status_words(ev.status)}; {gate}: ready for production."
         why = f"{gate}, and no alert is open."
