@@ -266,6 +266,12 @@ class Step:
     url: str = ""
     status: str = ""  # for key "status": the status it sets
 
+    @property
+    def opens_a_page(self) -> bool:
+        """Whether a row may link the step: its URL is a page. A status step's is the cable
+        page's button (a POST, with the install date), never a link: the row's label opens it."""
+        return bool(self.url) and self.key != "status"
+
 
 @dataclass
 class Decision:
@@ -398,12 +404,14 @@ def _worst(alerts: list[AlertFact]) -> AlertFact:
     return max(alerts, key=lambda a: (SEVERITY_ORDER.get(a.severity, 0), a.id))
 
 
-def _install_step() -> Step:
-    """A planned cable's step once it is pulled and plugged in: recorded as installed, on the day."""
+def _install_step(*, tested: bool = True) -> Step:
+    """A planned cable's step once it is pulled and plugged in: recorded as installed, on the day
+    (``tested``: then tested; a cable no test gate applies to is not)."""
+    then = "; then test it" if tested else ""
     return Step(
         "status",
         "Mark installed",
-        "Recorded as planned: once it is pulled and plugged in, mark it installed; then test it.",
+        f"Recorded as planned: once it is pulled and plugged in, mark it installed{then}.",
         status=CableStatus.INSTALLED,
     )
 
@@ -449,6 +457,11 @@ def unsettled_faults(ev: CableEvidence) -> list[FaultFact]:
     return [f for f in ev.faults if not fault_settled(f.at, ev.last_test_at)]
 
 
+# An alert holds a cable recorded as in production whose own test fails too: the headline's
+# advice, and the step it names ("Mark degraded").
+OWN_FAILS_TOO = "Its own test fails too (below): mark it degraded until it is fixed."
+
+
 def production_hold(ev: CableEvidence) -> Hold | None:
     """What holds the cable out of production beyond its tests, or None: retired, a drain whose
     window ran out, an open alert of warning level or above, an open fault. ``cable_decide`` takes
@@ -472,7 +485,7 @@ def production_hold(ev: CableEvidence) -> Hold | None:
         if ev.status != CableStatus.IN_PRODUCTION:
             advice = "Not ready for production until it resolves."
         elif any(f.own for f in ev.fails):
-            advice = "Its own test fails too (below): mark it degraded until it is fixed."
+            advice = OWN_FAILS_TOO
         else:
             advice = "It stays in production; the alert says what to check."
         # On a cable the alert only passes through (a trunk, the link's other patch cord), the
@@ -550,7 +563,12 @@ def _decide(ev: CableEvidence) -> Decision:
     if hold is not None and hold.alert is not None:
         a = hold.alert
         why = a.recommendation or a.summary
-        return decision("alert", "bad", hold.headline, Step("alert", STEP_WORDS["alert"], why, a.url))
+        step = Step("alert", STEP_WORDS["alert"], why, a.url)
+        if hold.advice == OWN_FAILS_TOO:
+            # The headline says to mark it degraded: that is the step (the alert's advice beside
+            # it, the alert one tap below), as when its own test fails with no alert open.
+            step = Step("status", "Mark degraded", why, status=CableStatus.DEGRADED)
+        return decision("alert", "bad", hold.headline, step)
     if hold is not None and hold.fault is not None:
         if ev.gated:
             step = _test_step(ev, "Retest after the repair: a passing test settles the fault.")
@@ -633,7 +651,7 @@ def _ungated(ev: CableEvidence, decision) -> Decision:
     gate = "Cat6A copper has no test gate"
     if ev.status == CableStatus.PLANNED:
         head = f"Recorded as planned; {gate}: mark it installed once it is plugged in."
-        named = decision("none", "none", head, _install_step())
+        named = decision("none", "none", head, _install_step(tested=False))
     elif ev.status in (CableStatus.INSTALLED, CableStatus.TESTED):
         head = f"Recorded as {_status_words(ev.status)}; {gate}: ready for production."
         why = f"{gate}, and no alert is open."

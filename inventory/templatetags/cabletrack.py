@@ -159,7 +159,7 @@ def decision_cell(d, link: bool = False) -> str:
         out.append(f', <span class="warn" data-testid="row-carried">{_esc(d.carried_words)}</span>')
     step = d.step
     if step:
-        if link and step.url:
+        if link and step.opens_a_page:
             out.append(f' · <a href="{_esc(step.url)}">{_esc(step.label)}</a>')
         else:
             out.append(f' · <span class="step">{_esc(step.label)}</span>')
@@ -189,7 +189,7 @@ def cable_list_row(c, today) -> str:
         step += f', <span class="warn" data-testid="row-carried">{e(d.carried_words)}</span>'
     if d.step:
         label = e(d.step.label)
-        step += "<br>" + (f'<a href="{e(d.step.url)}">{label}</a>' if d.step.url else label)
+        step += "<br>" + (f'<a href="{e(d.step.url)}">{label}</a>' if d.step.opens_a_page else label)
     return mark_safe(  # noqa: S308 - every interpolated value is escaped (or a filter's safe output)
         f'\n      <tr class="st-{e(c.status)}">\n'
         f'        <td class="check"><label class="rowcheck"><input type="checkbox" name="cable" value="{c.pk}"'

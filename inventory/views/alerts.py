@@ -174,6 +174,8 @@ def _detail(request, alert: Alert, *, status: int = 200, **bound_forms):
         "may_repair": authz.can(request.user, "record_repair", alert),
         "repair_refusal": authz.refusal(request.user, "record_repair", alert),
         "may_drain": authz.can(request.user, "drain", alert),
+        "may_acknowledge": authz.can(request.user, "acknowledge_alert", alert),
+        "may_silence": authz.can(request.user, "silence", alert),
         "may_override_drain": authz.can(request.user, "override_drain", alert),
         **drain_panel(alert=alert, now=now),
         **page,

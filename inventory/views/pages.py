@@ -80,18 +80,7 @@ def _cable_of(request, label: str) -> Cable:
 
 
 # Which permission each of the cable page's actions needs (``authz.ACTIONS``).
-PAGE_ACTION_RULES = {
-    "olts": "record_test",
-    "otdr": "record_test",
-    "inspect": "inspect",
-    "fault": "report_fault",
-    "note": "journal",
-    "serviced": "service_cable",
-    "swap": "swap_module",
-    "replace": "replace_cable",
-    "edit": "edit_cable",
-    "status": "edit_cable",
-}
+PAGE_ACTION_RULES = page_selectors.ACTION_RULES
 
 
 def _may_print(user, cable) -> bool:
@@ -116,8 +105,13 @@ def cable_page(request, label: str):
     may["print"] = _may_print(request.user, cable)
     may["override"] = authz.can(request.user, "override_alert", cable)
     ctx = page_selectors.cable_page(cable, may=may)
-    # A role that may report faults, refused here by the site scope, is told why in one sentence.
-    if not may["fault"] and authz.can(request.user, "report_fault"):
+    # A role that may report faults, refused here by the site scope, is told why in one sentence
+    # (not on a retired cable: no one reports a fault there, so there is nothing to refuse).
+    if (
+        not may["fault"]
+        and page_selectors.cable_actions(cable)["fault"]
+        and authz.can(request.user, "report_fault")
+    ):
         ctx["refused"] = authz.refusal(request.user, "report_fault", cable)
     return render(request, "inventory/cable.html", ctx)
 
@@ -261,7 +255,15 @@ def device_page(request, name: str):
     device = _found(
         Device.objects.select_related("rack__row__room__site"), f"No device {name[:80]}", name=name
     )
-    return render(request, "inventory/device.html", page_selectors.device_page(device))
+    ctx = page_selectors.device_page(device)
+    # A row's next step is a link only for whom may take it (as on the cable page and the worklist).
+    cables = ctx["row"].cables
+    linked = page_selectors.step_links(
+        request.user, {c["cable"]["pk"]: c["decision"] for c in cables if c["decision"]}
+    )
+    for c in cables:
+        c["link_step"] = c["cable"]["pk"] in linked
+    return render(request, "inventory/device.html", ctx)
 
 
 def port_page(request, name: str, port: str):

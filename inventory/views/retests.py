@@ -23,6 +23,7 @@ from inventory.core.pdf import worklist as worklist_pdf
 from inventory.forms.widgets import PlainSelect
 from inventory.models import Rack, Row, Site, UserProfile
 from inventory.selectors.decision import cable_decisions_by_id
+from inventory.selectors.pages import step_links
 from inventory.selectors.pages.ends import end_lines
 from inventory.selectors.retests import worklist as sel
 from inventory.services.retests import reminders as reminder_services
@@ -136,10 +137,19 @@ def retests_plan(request):
     ends = end_lines(page_ids)
     # Each row says the cable's one decision (what the cable page says), read for the page's rows.
     decisions = cable_decisions_by_id(cable_ids=page_ids)
+    # The next step is a link only for whom may take it, as on the cable page: a technician
+    # outside the site's team reads it without a link to a form that would refuse them.
+    linked = step_links(request.user, decisions)
     rows: list[dict] = []
     for group in sel.group_by_rack(list(page.object_list)):
         group.items = [
-            {"item": i, "a": ends[i.cable_id][0], "b": ends[i.cable_id][1], "decision": decisions[i.cable_id]}
+            {
+                "item": i,
+                "a": ends[i.cable_id][0],
+                "b": ends[i.cable_id][1],
+                "decision": decisions[i.cable_id],
+                "link_step": i.cable_id in linked,
+            }
             for i in group.items
         ]
         p = group.place

@@ -241,7 +241,9 @@ class CableViewSet(NoDeleteModelViewSet):
     def retire(self, request, label=None):
         body = s.RetireSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        cable = cable_services.cable_retire(cable=self.get_object(), reason=body.validated_data["reason"])
+        cable = cable_services.cable_retire(
+            cable=self.get_object(), reason=body.validated_data["reason"], actor=request.user
+        )
         return Response(s.CableSerializer(self.get_queryset().get(pk=cable.pk)).data)
 
     @extend_schema(request=None, responses={200: OpenApiResponse(description="Change history")})

@@ -1,6 +1,7 @@
 """What the pages show, gathered in a fixed number of queries: one module per page."""
 
 from inventory.selectors.pages.cable import (
+    ACTION_RULES,
     END_ONLY,
     EndView,
     LinkRows,
@@ -10,6 +11,7 @@ from inventory.selectors.pages.cable import (
     cable_page,
     cable_page_ends,
     cable_trace,
+    step_links,
 )
 from inventory.selectors.pages.device import device_page, port_page
 from inventory.selectors.pages.home import dashboard
@@ -31,6 +33,7 @@ from inventory.selectors.pages.transceiver import transceiver_page
 from inventory.selectors.plant.journal import journal_for, journal_target
 
 __all__ = [
+    "ACTION_RULES",
     "CABLE_SORTS",
     "DUE_SOON_DAYS",
     "END_ONLY",
@@ -47,6 +50,7 @@ __all__ = [
     "cable_page",
     "cable_page_ends",
     "cable_trace",
+    "step_links",
     "dashboard",
     "device_page",
     "journal_for",

@@ -11,6 +11,7 @@ from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
 
+from inventory.access import authz
 from inventory.core.choices import PASSING, SEVERITY_ORDER, CableKind, CableStatus, FieldNoteKind
 from inventory.core.decision import ALERT_CARRIED, ELSEWHERE, Decision, FaultFact, cable_decide, fault_settled
 from inventory.core.pathcheck import PathVerdict
@@ -19,14 +20,17 @@ from inventory.db.compiled import CompiledRead
 from inventory.models import (
     Cable,
     CableEnd,
+    Cage,
     Device,
     FieldNote,
     Link,
     LinkSegment,
     Port,
     Rack,
+    Site,
     Transceiver,
     TransceiverPlacement,
+    Vendor,
 )
 from inventory.selectors.alerts.queries import cable_alerts_context, moved_alerts
 from inventory.selectors.collectives.drain import drain_overdue, drained_until
@@ -381,9 +385,37 @@ def _history(cable: Cable, notes: list[FieldNote], ends: list[EndView] = (), lim
     entries += records
     entries.sort(key=lambda e: e["when"], reverse=True)
     entries = entries[:limit]
+    names = _change_names(entries)
     for e in entries:
-        e["changes"] = [_human_change(c) for c in e["changes"]]
+        e["changes"] = [_human_change(c, names.get(c["field"], {})) for c in e["changes"]]
     return entries
+
+
+# Fields of a cable or an end that hold another record: a change says its name, never its id
+# ("Replaced by: – → C000901", not "→ 855").
+_CHANGE_NAMED = {
+    "replaced_by": (Cable, "label"),
+    "vendor": (Vendor, "name"),
+    "site": (Site, "name"),
+    "port": (Port, "name"),
+    "cage": (Cage, "name"),
+}
+
+
+def _change_names(entries: list[dict]) -> dict[str, dict[int, str]]:
+    """field -> {id: name} for the record fields the shown changes hold (a query per such field,
+    none when no change holds one)."""
+    wanted: dict[str, set[int]] = {}
+    for e in entries:
+        for c in e["changes"]:
+            if c["field"] in _CHANGE_NAMED:
+                ids = (v for v in (c["old"], c["new"]) if isinstance(v, int) and not isinstance(v, bool))
+                wanted.setdefault(c["field"], set()).update(ids)
+    out = {}
+    for name, ids in wanted.items():
+        model, attr = _CHANGE_NAMED[name]
+        out[name] = dict(model.objects.filter(pk__in=ids).values_list("pk", attr)) if ids else {}
+    return out
 
 
 def _same_action(
@@ -407,10 +439,11 @@ def _same_action(
     return [e if e is not same else {**e, "changes": rest} for e in records if e is not same or rest]
 
 
-def _human_change(change: dict) -> dict:
+def _human_change(change: dict, names: dict[int, str] | None = None) -> dict:
     """``status: in_production -> faulty`` as ``Status: In production -> Faulty``; a day or a
     moment (``retest_due``, ``retired_at``) as the page's ``day`` and ``when`` filters say it
-    (``6 Mar 2027``, ``today 14:05``), never in ISO."""
+    (``6 Mar 2027``, ``today 14:05``), never in ISO; a yes/no field (an end's ``active``) as
+    yes or no, never ``True``; another record by its name (``names``: id -> name)."""
     domain = CHANGE_DOMAINS.get(change["field"], "")
     name = word(change["field"])
     today = timezone.localdate()
@@ -418,6 +451,10 @@ def _human_change(change: dict) -> dict:
     def said(value):
         if value in (None, ""):
             return None
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if names and value in names:
+            return names[value]
         try:
             if isinstance(value, str) and _ISO_MOMENT.match(value):  # retired_at and other moments
                 return human_when(timezone.localtime(datetime.fromisoformat(value)), today=today)
@@ -567,6 +604,46 @@ ACTION_WORDS = {
 # steps are links anyone may follow.
 _STEP_ACTION = {"status": "status", "olts": "olts", "otdr": "otdr", "replace": "replace"}
 
+# Which permission (``authz.ACTIONS``) each of the cable page's actions needs.
+ACTION_RULES = {
+    "olts": "record_test",
+    "otdr": "record_test",
+    "inspect": "inspect",
+    "fault": "report_fault",
+    "note": "journal",
+    "serviced": "service_cable",
+    "swap": "swap_module",
+    "replace": "replace_cable",
+    "edit": "edit_cable",
+    "status": "edit_cable",
+}
+
+
+def step_rule(step) -> str | None:
+    """The permission (``authz.ACTIONS``) a decision's next step needs; None: a link anyone may
+    follow (an alert, another segment)."""
+    need = _STEP_ACTION.get(step.key) if step is not None else None
+    return ACTION_RULES[need] if need else None
+
+
+def step_links(user, decisions: dict[int, Decision]) -> set[int]:
+    """The cables (of ``decisions``: cable id -> decision) whose next step a list row may link:
+    one the user may take (the cable page's own rule, their sites read in one query per
+    permission) and whose URL is a page (``Step.opens_a_page``)."""
+    need: dict[str, list[int]] = {}
+    out = set()
+    for cid, d in decisions.items():
+        if d.step is None or not d.step.opens_a_page:
+            continue
+        rule = step_rule(d.step)
+        if rule is None:
+            out.add(cid)
+        else:
+            need.setdefault(rule, []).append(cid)
+    for rule, ids in need.items():
+        out |= authz.allowed_cable_ids(user, rule, ids)
+    return out
+
 
 def page_step(decision: Decision, actions: dict) -> dict | None:
     """The decision's next step as the page draws it: with its button only when the user may take it."""
@@ -616,7 +693,7 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
     )
     journal = journal_for(cable)
     notes = journal["entries"]
-    retest = retest_state(cable.retest_due, today)
+    retest = retest_state(cable.retest_due, today, cable.status)
     actions = cable_actions(cable, end_views)
     if may is not None:
         actions = {k: (url if may.get(k, False) else None) for k, url in actions.items()}
@@ -627,7 +704,7 @@ def cable_page(cable: Cable, *, may: dict[str, bool] | None = None) -> dict:
         "link_count": link_count,
         "today": today,
         "retest": retest,
-        "overdue": bool(cable.retest_due and cable.retest_due < today),
+        "overdue": retest == "overdue",
         "notes": notes,
         "journal": journal,
         "history": _history(cable, notes, end_views),

@@ -169,7 +169,9 @@ def device_rows(
             {
                 h[0]
                 for h in here
-                if h[0] in watched or h[10] in ATTENTION_STATUSES or retest_state(h[11], today) == "overdue"
+                if h[0] in watched
+                or h[10] in ATTENTION_STATUSES
+                or retest_state(h[11], today, h[10]) == "overdue"
             }
         )
     # The rows listed say the one decision (state words, next step, the alert flag), as the
@@ -210,7 +212,7 @@ def device_rows(
                 )
                 if read
                 else "",
-                "retest": retest_state(due, today),
+                "retest": retest_state(due, today, status),
                 "decision": decisions.get(cable_id),
                 "alert": bool(read and decisions[cable_id].alerts),
             }

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from inventory.selectors.retests.overdue import NOT_RETESTED
+
 DUE_SOON_DAYS = 14
 
 
-def retest_state(due: date | None, today: date) -> str:
-    """``overdue``, ``soon`` (within two weeks), ``ok`` or ``none`` (no retest scheduled)."""
-    if due is None:
+def retest_state(due: date | None, today: date, status: str = "") -> str:
+    """``overdue``, ``soon`` (within two weeks), ``ok`` or ``none`` (no retest scheduled, or a
+    cable of ``status`` that is not retested: planned or retired, whatever date is left on it)."""
+    if due is None or status in NOT_RETESTED:
         return "none"
     if due < today:
         return "overdue"

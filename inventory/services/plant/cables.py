@@ -233,8 +233,10 @@ def _guess_connector(port: Port) -> str:
 
 
 @transaction.atomic
-def cable_retire(*, cable: Cable, reason: str = "", now: datetime | None = None) -> Cable:
-    """Retire a cable: its ends free their ports; its record and history stay."""
+def cable_retire(*, cable: Cable, reason: str = "", now: datetime | None = None, actor=None) -> Cable:
+    """Retire a cable: its ends free their ports; its record and history stay. Its open faults
+    and notes are settled by the retirement (by ``actor``): a retired cable never goes back into
+    production, which is what settles a fault, and takes no more actions, so none could close them."""
     if cable.status == CableStatus.RETIRED:
         raise ValidationError({"status": f"{cable.label} is already retired."})
     now = now or timezone.now()
@@ -251,6 +253,11 @@ def cable_retire(*, cable: Cable, reason: str = "", now: datetime | None = None)
         reason if len(reason) <= HISTORY_REASON_MAX else reason[: HISTORY_REASON_MAX - 1] + "…"
     ) or "retired"
     cable.save()
+    FieldNote.objects.filter(cable=cable, closed_at__isnull=True).update(
+        closed_at=now,
+        closed_by=actor,
+        close_reason=(f"the cable was retired: {reason}" if reason else "the cable was retired")[:200],
+    )
     link_services.links_refresh_for_ports(port_ids=affected)
     return cable
 
@@ -275,7 +282,7 @@ def cable_set_status(
     if status not in CableStatus.values:
         raise ValidationError({"status": f"Unknown status {status!r}."})
     if status == CableStatus.RETIRED:
-        return cable_retire(cable=cable, reason=reason)
+        return cable_retire(cable=cable, reason=reason, now=now, actor=actor)
     if cable.status == CableStatus.RETIRED:
         raise ValidationError({"status": f"{cable.label} is retired; install a new cable instead."})
     fields = ["status", "updated_at"]
@@ -412,7 +419,7 @@ def cable_replace(
                 raise ValidationError({"label": f"{old.label} end {e.side} has no port to move to."})
             ports.append((e, port))
     moving = alert_moves.alerts_on_cable(cable=old)  # read before the retirement ends its links
-    cable_retire(cable=old, reason=reason or f"replaced by {new_label}", now=now)
+    cable_retire(cable=old, reason=reason or f"replaced by {new_label}", now=now, actor=actor)
 
     def spec(e, p):
         return EndSpec(

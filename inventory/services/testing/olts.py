@@ -52,6 +52,11 @@ class OltsInput:
     extra: dict = field(default_factory=dict)
 
 
+# A fibre's loss a power meter can read: a little below zero is a reference taken through a
+# better jumper than the test's; above 40 dB no light arrives.
+LOSS_MIN_DB, LOSS_MAX_DB = -1.0, 40.0
+
+
 def olts_validate(
     *, cable: Cable, data: OltsInput, ends: Sequence[CableEnd] | None = None, now: datetime | None = None
 ) -> list[str]:
@@ -90,8 +95,11 @@ def olts_validate(
             )
         if r.loss_db is None:
             errors.setdefault(key, []).append("Enter the loss, or the reference and measured power.")
-        elif not -1.0 <= r.loss_db <= 40.0:
-            errors.setdefault(key, []).append(f"A loss of {r.loss_db} dB is not a plausible reading.")
+        elif not LOSS_MIN_DB <= r.loss_db <= LOSS_MAX_DB:
+            errors.setdefault(key, []).append(
+                f"A loss of {r.loss_db:g} dB is not plausible: enter {LOSS_MIN_DB:g} to {LOSS_MAX_DB:g} dB "
+                "(check the meter and its reference)."
+            )
         if r.direction not in Direction.values:
             errors.setdefault(key, []).append(f"Unknown direction {r.direction!r}.")
         ident = (r.fibre, r.wavelength_nm, r.direction)

@@ -124,6 +124,8 @@ def test_planned_copper_with_no_test_gate_is_offered_it_too(tech_client):
     step = _next_step(planned)
     assert MARK_INSTALLED in step and ">Mark installed<" in step
     assert "Recorded as planned; Cat6A copper has no test gate: mark it installed" in planned
+    # and its step does not then ask for a test there is none of
+    assert "mark it installed." in step and "test it" not in step
     tech_client.post("/c/M-1/status", {"status": "installed"})
     page = _main(tech_client.get("/c/M-1").content.decode())
     assert ">Mark in production<" in _next_step(page)  # Cat6A has no test gate: ready once in

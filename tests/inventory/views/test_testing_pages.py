@@ -112,7 +112,11 @@ def test_an_implausible_loss_is_named_by_its_fibre(tech, jumper):
     html = tech.post(url, form).content.decode()
     assert not CableTest.objects.exists()
     fibre_3 = html.split('name="loss_3"', 1)[1].split("</label>", 1)[0]
-    assert "A loss of 45.0 dB is not a plausible reading." in fibre_3
+    # what is wrong, and how to put it right: the range a reading can take
+    assert (
+        "A loss of 45 dB is not plausible: enter -1 to 40 dB (check the meter and its reference)." in fibre_3
+    )
+    assert 'name="loss_3" value="45"' in html  # what was typed stays, to correct it
     assert html.split('name="loss_3"', 1)[0].rsplit("<label", 1)[1].startswith(' class="has-error"')
 
 
