@@ -199,6 +199,19 @@ def test_inspection_of_both_ends_in_one_submission_shows_each_result(tech, jumpe
     assert "fail" in last_a and "by tina" in last_a and "pass" in last_b
 
 
+def test_the_cable_pages_failed_inspection_says_which_end_to_clean(tech, jumper):
+    """The cable page said "End-face inspection Fail" (and its headline "failed on ..."), not
+    which end: the technician at the rack had two to choose from."""
+    a, b = jumper.ends.get(side="A"), jumper.ends.get(side="B")
+    tech.post(
+        reverse("cable-inspect", kwargs={"label": "J-1"}),
+        {f"e{a.pk}_result": "fail", f"e{b.pk}_result": "pass"},
+    )
+    page = tech.get("/c/J-1").content.decode()
+    card = page.split('data-testid="inspection-ends">', 1)[1].split("</span>", 1)[0]
+    assert card == "End A fail · End B pass"
+
+
 def test_inspection_with_no_end_chosen_says_so_and_writes_nothing(tech, jumper):
     resp = tech.post(reverse("cable-inspect", kwargs={"label": "J-1"}), {})
     assert resp.status_code == 200 and b"Choose pass or fail for at least one end." in resp.content
