@@ -199,6 +199,16 @@ def test_inspection_of_both_ends_in_one_submission_shows_each_result(tech, jumpe
     assert "fail" in last_a and "by tina" in last_a and "pass" in last_b
 
 
+def test_the_cable_page_names_the_instrument_a_power_meter_test_was_taken_with(tech, jumper):
+    """Typed on the form ("Instrument: EXFO FOT-930"), then said nowhere on the cable page."""
+    form = {"wavelength_nm": "1310", "direction": "AB", "reference_method": "1", "instrument": "EXFO FOT-930"}
+    form.update({f"loss_{i}": "0.4" for i in range(1, 9)})
+    assert tech.post(reverse("cable-test-olts", kwargs={"label": "J-1"}), form).status_code == 302
+    page = tech.get("/c/J-1").content.decode()
+    when = page.split('<span class="when"', 1)[1].split(">", 1)[1].split("</span>", 1)[0]
+    assert when.endswith(" · tina · EXFO FOT-930 · baseline")
+
+
 def test_the_cable_pages_failed_inspection_says_which_end_to_clean(tech, jumper):
     """The cable page said "End-face inspection Fail" (and its headline "failed on ..."), not
     which end: the technician at the rack had two to choose from."""
