@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef
 from django.db.models.functions import Now
 from django.urls import reverse
@@ -29,6 +30,7 @@ from inventory.models import (
     Rack,
     Site,
     Transceiver,
+    TransceiverModel,
     TransceiverPlacement,
     Vendor,
 )
@@ -385,6 +387,12 @@ def _history(cable: Cable, notes: list[FieldNote], ends: list[EndView] = (), lim
     entries += records
     entries.sort(key=lambda e: e["when"], reverse=True)
     entries = entries[:limit]
+    return human_history(entries)
+
+
+def human_history(entries: list[dict]) -> list[dict]:
+    """History entries (``history_for``'s) with each change in human words (``_human_change``),
+    another record named, never its id: the cable's and the module's pages say them alike."""
     names = _change_names(entries)
     for e in entries:
         e["changes"] = [_human_change(c, names.get(c["field"], {})) for c in e["changes"]]
@@ -397,8 +405,13 @@ _CHANGE_NAMED = {
     "replaced_by": (Cable, "label"),
     "vendor": (Vendor, "name"),
     "site": (Site, "name"),
+    "stock_site": (Site, "name"),
     "port": (Port, "name"),
     "cage": (Cage, "name"),
+    "model": (TransceiverModel, "part_number"),
+    "transceiver": (Transceiver, "serial"),
+    "installed_by": (get_user_model(), "username"),
+    "removed_by": (get_user_model(), "username"),
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from inventory.models import Cable, Transceiver
 from inventory.selectors.collectives.impact import module_impact, page_impact, recent
+from inventory.selectors.pages.cable import human_history
 from inventory.selectors.plant.history import history_for
 
 
@@ -22,6 +23,6 @@ def transceiver_page(xcvr: Transceiver) -> dict:
         "xcvr": xcvr,
         "placements": placements,
         "cables": cables,
-        "history": history_for(xcvr)[:30],
+        "history": human_history(history_for(xcvr)[:30]),
         "impact": page_impact(module_impact(transceiver=xcvr, **recent()), "module"),
     }

@@ -16,6 +16,7 @@ from django.utils import timezone
 from inventory.core.choices import PASSING, CableKind, TestKind, Verdict
 from inventory.core.optics import budgets
 from inventory.core.perf import gc_paused
+from inventory.core.words import word
 from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, CableEnd, CableTest, Link, LinkSegment, Port
 from inventory.selectors.testing.facts import link_channel_limit
@@ -88,6 +89,14 @@ def _test_row(t: CableTest) -> dict:
         "warnings": t.warnings,
         "is_baseline": t.is_baseline,
         "budget_source": (t.details or {}).get("budget_source", ""),
+        # an inspection of both ends: which end failed ("End A fail · End B pass"), so the
+        # technician knows which one to clean
+        "ends": " · ".join(
+            f"End {side} {word(v, 'verdict').lower()}"
+            for side, v in sorted(((t.details or {}).get("ends") or {}).items())
+        )
+        if t.kind == TestKind.INSPECTION
+        else "",
         "fibres": [
             {
                 "fibre": r.fibre,

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.utils import timezone
+
 from inventory.core.choices import AlertRule, AlertState, Severity, TestKind
 from inventory.core.telemetry import rules as engine
 from inventory.models import Alert, Cable, CableTest, Link
@@ -63,7 +65,12 @@ def _compare_olts(test: CableTest, base: CableTest, *, now: datetime) -> None:
     test.save(update_fields=["warnings", "details"])
     raise_loss_increase(
         test=test,
-        findings=[f"loss up since baseline {base.tested_at:%Y-%m-%d}: " + ", ".join(msgs)],
+        # the day as every page says one ("17 Sep 2025"), not ISO: the alert's summary is read on
+        # the rack page, home and the alert list as it was written
+        findings=[
+            f"loss up since the baseline of {timezone.localtime(base.tested_at):%-d %b %Y}: "
+            + ", ".join(msgs)
+        ],
         evidence={"baseline_test": base.pk, "threshold_db": threshold, "fibres": rises},
         now=now,
     )

@@ -24,6 +24,26 @@ def test_silence_this_rack_is_offered_only_where_the_technician_may_start_it(
     html = tech_client.get("/r/A01").content.decode()
     assert "Maintenance: silence this rack" not in html
     assert "/r/A01/bringup" in html
-    assert (
-        tech_client.post("/maintenance/", {"targets": "A01", "hours": "2", "reason": "x"}).status_code == 403
-    )
+
+
+def test_maintenance_outside_ones_team_is_refused_beside_the_targets_keeping_what_was_typed(
+    plant, site_tech_client, tech_client
+):
+    """A technician typing a rack of a site they are not in the team of was answered with a bare
+    "Not allowed" page, the reason typed lost. Still a 403 that writes nothing, now with the form."""
+    from inventory.models import MaintenanceWindow
+
+    resp = tech_client.post("/maintenance/", {"targets": "A01", "hours": "2", "reason": "swapping optics"})
+    assert resp.status_code == 403 and not MaintenanceWindow.objects.exists()
+    html = resp.content.decode()
+    targets = html.split('name="targets"', 1)[1].split("</label>", 2)[1]
+    assert "You are not in a team for" in targets and "ask an admin to add you to its team" in targets
+    assert 'value="swapping optics"' in html and ">\nA01</textarea>" in html
+    # a viewer's role may not silence at all: still the 403 that says so
+    from django.test import Client
+
+    from tests import factories as f
+
+    viewer = Client()
+    viewer.force_login(f.UserFactory(username="vic", role="viewer"))
+    assert viewer.post("/maintenance/", {"targets": "A01", "hours": "2", "reason": "x"}).status_code == 403

@@ -39,6 +39,9 @@ def test_a_replaced_cables_fault_is_settled_and_its_page_asks_nothing_more(
         # and no refusal: no one reports a fault on a retired cable ("only an engineer may ...")
         assert 'data-testid="refused"' not in html
         assert "only an engineer may" not in html and "ask an admin" not in html
+        # its tests are its history, not a production gate it fails
+        assert "not ready for production" not in html and "Not ready for production" not in html
+        assert "Retired: its tests are kept as its history." in html
     # the fault stays in the history
     assert "jacket crushed under the tile" in site_tech_client.get("/c/J-102").content.decode()
 

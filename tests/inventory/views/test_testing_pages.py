@@ -13,6 +13,7 @@ from inventory.models import Cable, CableTest, OtdrTrace
 from inventory.selectors.testing.results import cable_tests_context
 from inventory.selectors.testing.traces import cable_traces_context
 from tests import factories as f
+from tests.inventory.views.conftest import without_name_spans
 from tests.paths import TEST_DATA
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media")]
@@ -197,6 +198,29 @@ def test_inspection_of_both_ends_in_one_submission_shows_each_result(tech, jumpe
     last_a = page.split('data-testid="inspect-last-A">', 1)[1].split("</p>", 1)[0]
     last_b = page.split('data-testid="inspect-last-B">', 1)[1].split("</p>", 1)[0]
     assert "fail" in last_a and "by tina" in last_a and "pass" in last_b
+
+
+def test_the_cable_page_names_the_instrument_a_power_meter_test_was_taken_with(tech, jumper):
+    """Typed on the form ("Instrument: EXFO FOT-930"), then said nowhere on the cable page."""
+    form = {"wavelength_nm": "1310", "direction": "AB", "reference_method": "1", "instrument": "EXFO FOT-930"}
+    form.update({f"loss_{i}": "0.4" for i in range(1, 9)})
+    assert tech.post(reverse("cable-test-olts", kwargs={"label": "J-1"}), form).status_code == 302
+    page = without_name_spans(tech.get("/c/J-1").content.decode())
+    when = page.split('<span class="when"', 1)[1].split(">", 1)[1].split("</span>", 1)[0]
+    assert when.endswith(" · tina · EXFO FOT-930 · baseline")
+
+
+def test_the_cable_pages_failed_inspection_says_which_end_to_clean(tech, jumper):
+    """The cable page said "End-face inspection Fail" (and its headline "failed on ..."), not
+    which end: the technician at the rack had two to choose from."""
+    a, b = jumper.ends.get(side="A"), jumper.ends.get(side="B")
+    tech.post(
+        reverse("cable-inspect", kwargs={"label": "J-1"}),
+        {f"e{a.pk}_result": "fail", f"e{b.pk}_result": "pass"},
+    )
+    page = tech.get("/c/J-1").content.decode()
+    card = page.split('data-testid="inspection-ends">', 1)[1].split("</span>", 1)[0]
+    assert card == "End A fail · End B pass"
 
 
 def test_inspection_with_no_end_chosen_says_so_and_writes_nothing(tech, jumper):

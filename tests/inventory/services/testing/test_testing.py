@@ -1,11 +1,13 @@
 """Test records: power meter, OTDR uploads, baselines and loss_increase findings, inspection and
 link qualification (the production gate: ``tests/inventory/selectors/testing/test_gate.py``)."""
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 from inventory.core.choices import TestKind as Kind
 from inventory.core.choices import Verdict
@@ -73,6 +75,10 @@ def test_retest_loss_increase_raises_a_notify_alert_naming_the_fibres(jumper):
     assert alert.severity == "notify" and alert.state == "open"
     assert alert.cable == jumper
     assert "fibre 8" in alert.summary and "0.3 -> 0.85" in alert.summary
+    # the baseline's day as the pages say a day, not ISO ("since baseline 2025-09-17")
+    day = timezone.localtime(NOW - timedelta(days=90))
+    assert f"loss up since the baseline of {day:%-d %b %Y}: fibre 8" in alert.summary
+    assert not re.search(r"\d{4}-\d\d-\d\d", alert.summary)
     assert alert.link is not None  # the link the cable carries
     assert not retest.is_baseline
     assert any("Loss rose" in w for w in retest.warnings)
