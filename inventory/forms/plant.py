@@ -70,6 +70,9 @@ class FaultForm(forms.Form):
         label="What did you see?",
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": "e.g. link light off, jacket crushed at U12"}),
         max_length=2000,
+        error_messages={
+            "required": "Say what you saw (a light off, a crushed jacket, where): it goes on the record."
+        },
     )
     status = forms.ChoiceField(
         label="The cable is",
@@ -140,10 +143,16 @@ class JournalForm(forms.Form):
 
 
 class SwapForm(forms.Form):
-    cage = forms.TypedChoiceField(label="Which end?", coerce=int, widget=forms.RadioSelect)
+    cage = forms.TypedChoiceField(
+        label="Which end?",
+        coerce=int,
+        widget=forms.RadioSelect,
+        error_messages={"required": "Choose the end whose module you swapped."},
+    )
     new_serial = forms.CharField(
         label="New module serial",
         max_length=100,
+        error_messages={"required": "Type or scan the new module's serial (on its label)."},
         widget=forms.TextInput(
             attrs={"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"}
         ),

@@ -237,6 +237,15 @@ def test_swap_with_an_unknown_serial_says_so_next_to_the_field(plant, tech_clien
     assert old.cage_id == cage.pk
 
 
+def test_an_empty_swap_or_fault_form_says_what_to_give_not_this_field_is_required(plant, tech_client):
+    html = tech_client.post("/c/J-102/swap", {"new_serial": "  ", "old_to": "spare"}).content.decode()
+    assert "Choose the end whose module you swapped." in html
+    assert "Type or scan the new module&#x27;s serial (on its label)." in html
+    html = tech_client.post("/c/J-102/fault", {"seen": " ", "status": "faulty"}).content.decode()
+    assert "Say what you saw (a light off, a crushed jacket, where): it goes on the record." in html
+    assert "This field is required." not in html
+
+
 def test_swap_refuses_a_module_that_does_not_fit(plant, tech_client):
     from inventory.core.choices import FormFactor
 
