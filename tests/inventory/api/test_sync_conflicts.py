@@ -20,16 +20,8 @@ from rest_framework.test import APIClient
 from inventory.models import Port, Site, SyncRun, Team
 from inventory.selectors.plant.trace import port_trace
 from inventory.services.interop.netbox import netbox_sync
-from tests.inventory.services.interop.test_netbox_import import FakeNetbox
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def netbox():
-    fake = FakeNetbox()
-    yield fake
-    fake.server.shutdown()
 
 
 def sync(netbox) -> SyncRun:

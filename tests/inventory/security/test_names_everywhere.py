@@ -25,7 +25,6 @@ from inventory.models.devices import device_url
 from inventory.models.locations import name_page_urls, rack_url
 from inventory.services.interop.netbox import netbox_import, netbox_sync
 from tests import factories as f
-from tests.inventory.services.interop.test_netbox_import import FakeNetbox
 
 pytestmark = pytest.mark.django_db
 
@@ -200,13 +199,6 @@ def test_the_rule_says_what_is_wrong():
 
 
 # --- the sync ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def netbox():
-    fake = FakeNetbox()
-    yield fake
-    fake.server.shutdown()
 
 
 def _named(doc: dict, ext_id: int, name) -> dict:

@@ -80,13 +80,6 @@ class FakeNetbox:
         return netbox_fetch(url=self.url, token=token, site="gpu-hall-1")
 
 
-@pytest.fixture
-def netbox():
-    fake = FakeNetbox()
-    yield fake
-    fake.server.shutdown()
-
-
 def names(trace):
     return [s.label for s in trace.segments], (trace.far.device, trace.far.name) if trace.far else None
 

@@ -14,16 +14,8 @@ import pytest
 from inventory.core.choices import ConnectorType
 from inventory.models import Cable, CableEnd
 from inventory.services.interop.netbox import netbox_import
-from tests.inventory.services.interop.test_netbox_import import FakeNetbox
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def netbox():
-    fake = FakeNetbox()
-    yield fake
-    fake.server.shutdown()
 
 
 def _counts(label: str) -> list[tuple[str, str, int | None]]:

@@ -15,17 +15,9 @@ from inventory.core.interop.ownership import cable_field_owners, ownership_table
 from inventory.models import Cable, Transceiver
 from inventory.services.interop.netbox import netbox_import, netbox_sync
 from inventory.services.plant.transceivers import transceiver_remove
-from tests.inventory.services.interop.test_netbox_import import FakeNetbox
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[4]
-
-
-@pytest.fixture
-def netbox():
-    fake = FakeNetbox()
-    yield fake
-    fake.server.shutdown()
 
 
 def _remeasure(label: str, metres: str) -> Cable:

@@ -27,13 +27,6 @@ from tests.inventory.services.interop.test_netbox_import import FakeNetbox
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def netbox():
-    fake = FakeNetbox()
-    yield fake
-    fake.server.shutdown()
-
-
 def history_rows() -> dict[str, int]:
     """Rows in every history table (django-simple-history's ``Historical*`` models)."""
     return {
