@@ -7,7 +7,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 
 from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, Polarity, Polish
-from inventory.core.validators import LABEL_RE, LABEL_RULE
+from inventory.core.validators import LABEL_RE, LABEL_RULE, is_whole_number
 from inventory.models import Cable
 
 TRUE = {"true", "yes", "1", "y", "pinned", "male"}
@@ -179,7 +179,7 @@ def plan_row_parse(n: int, raw: dict) -> PlanRow:
         fibres = _text(raw, f"{side}_fibres")
         fc = None
         if fibres:
-            if fibres.isdigit() and 1 <= int(fibres) <= 32:
+            if is_whole_number(fibres) and 1 <= int(fibres) <= 32:
                 fc = int(fibres)
             else:
                 err[f"{side}_fibres"] = "A fibre count from 1 to 32."
