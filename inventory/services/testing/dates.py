@@ -32,5 +32,6 @@ def test_date_problem(*, install_date: date | None, at: datetime, now: datetime)
         return f"{at:%Y-%m-%d %H:%M} is in the future: a test can be dated at most {latest:%Y-%m-%d %H:%M} (UTC)."
     if at.date() < earliest:
         what = "the cable's install date" if earliest == install_date else "the earliest test date accepted"
-        return f"{at:%Y-%m-%d} is before {what} ({earliest:%Y-%m-%d})."
+        # isoformat, not %Y: that writes the year 1 as "1" ("1-01-01 is before ...")
+        return f"{at.date().isoformat()} is before {what} ({earliest.isoformat()})."
     return None
