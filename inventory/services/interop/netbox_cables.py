@@ -119,6 +119,12 @@ class NetboxCableStep:
             source = values.get(k)
             if source in (None, ""):
                 continue
+            if k == "length_m" and (problem := cable_services.length_problem(source)):
+                # Stored, it broke every read of the cable: named, and the field left as it is.
+                conflicts.append(
+                    f"{k}: {problem.rstrip('.')} ({self.name} cable #{c['id']}); the sync left it as it is."
+                )
+                continue
             here_v, source_v = change_value(getattr(cable, k)), change_value(source)
             decision = field_decision(owners[k], here=here_v, synced=synced.get(k), source=source_v)
             if decision in (TAKE, SAME):

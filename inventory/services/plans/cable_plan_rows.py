@@ -9,12 +9,10 @@ from decimal import Decimal, InvalidOperation
 from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, Polarity, Polish
 from inventory.core.validators import LABEL_RE, LABEL_RULE, is_whole_number
 from inventory.models import Cable
+from inventory.models.cables import MAX_LENGTH_M
 
 TRUE = {"true", "yes", "1", "y", "pinned", "male"}
 FALSE = {"false", "no", "0", "n", "unpinned", "female"}
-# The longest length ``Cable.length_m`` holds (7 digits, 2 of them decimals): 99999.99 m.
-_LENGTH = Cable._meta.get_field("length_m")
-MAX_LENGTH_M = (Decimal(10) ** _LENGTH.max_digits - 1).scaleb(-_LENGTH.decimal_places)
 
 
 @dataclass

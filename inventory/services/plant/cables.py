@@ -13,6 +13,7 @@ from django.utils import timezone
 from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, FieldNoteKind, PortKind
 from inventory.core.words import human_date, word
 from inventory.models import Cable, CableEnd, FieldNote, Port, Vendor
+from inventory.models.cables import MAX_LENGTH_M
 from inventory.selectors.decision import blocking_alerts
 from inventory.selectors.testing.gate import cable_gate_check, gate_message
 from inventory.services.plant import alert_moves, cable_sites
@@ -167,6 +168,8 @@ def cable_install(
     status = status or (CableStatus.INSTALLED if install_date else CableStatus.PLANNED)
     if problem := install_date_problem(install_date, planned=status == CableStatus.PLANNED):
         errors["install_date"] = problem
+    if problem := length_problem(length_m):
+        errors["length_m"] = problem
     if errors:
         raise ValidationError(errors)
 
@@ -313,6 +316,13 @@ def install_date_problem(day: date | None, *, planned: bool, now: datetime | Non
     today = timezone.localdate(now) if now is not None else timezone.localdate()
     if day > today:
         return f"{human_date(day)} is still ahead: mark a cable installed once it is in."
+    return None
+
+
+def length_problem(length_m: Decimal | None) -> str | None:
+    """Why ``length_m`` cannot be a cable's length, or None: more than ``MAX_LENGTH_M``."""
+    if length_m is not None and length_m > MAX_LENGTH_M:
+        return f"At most {MAX_LENGTH_M} m, not {length_m}."
     return None
 
 
