@@ -15,6 +15,7 @@ from inventory.core.words import human_date, word
 from inventory.models import Cable, CableEnd, FieldNote, Port, Vendor
 from inventory.models.cables import MAX_LENGTH_M
 from inventory.selectors.decision import blocking_alerts
+from inventory.selectors.testing.facts import date_floor
 from inventory.selectors.testing.gate import cable_gate_check, gate_message
 from inventory.services.plant import alert_moves, cable_sites
 from inventory.services.plant import links as link_services
@@ -306,12 +307,19 @@ def install_date_for(day: date | None, *, now: datetime | None = None) -> date:
 
 
 def install_date_problem(day: date | None, *, planned: bool, now: datetime | None = None) -> str | None:
-    """Why ``day`` cannot be the install date of a cable, or None: a cable that is in (any
+    """Why ``day`` cannot be the install date of a cable, or None: not before
+    ``CABLETRACK_TEST_DATE_FLOOR`` (2000-01-01) whatever the status; a cable that is in (any
     status but planned) went in on a day already come; a planned one may carry the day it is
     planned for. A day ahead kept its retest due date past the calendar's end (9999-12-31), so
     the sweep never asked for it. Marking a cable installed, installing one (API, desk), editing
     one (API, desk) and the plan import all ask this one function."""
-    if day is None or planned:
+    if day is None:
+        return None
+    if day < (floor := date_floor()):
+        # A year-1 install date gave one cable 2,025 years of service: its cohort's learned
+        # failure rate (the forecast, the spares to order) fell to almost nothing.
+        return f"{day.isoformat()} is before the earliest install date accepted ({floor.isoformat()})."
+    if planned:
         return None
     today = timezone.localdate(now) if now is not None else timezone.localdate()
     if day > today:

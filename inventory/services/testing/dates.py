@@ -12,17 +12,14 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from inventory.conf import app_settings
+from inventory.selectors.testing.facts import date_floor
 
 
 def test_date_window(*, install_date: date | None, now: datetime) -> tuple[date, datetime]:
     """(earliest day, latest moment) a test of this cable may carry."""
-    floor = _floor()
+    floor = date_floor()
     earliest = install_date if install_date is not None and floor <= install_date <= now.date() else floor
     return earliest, now + timedelta(seconds=app_settings.test_max_future_seconds)
-
-
-def _floor() -> date:
-    return date.fromisoformat(app_settings.test_date_floor)
 
 
 def test_date_problem(*, install_date: date | None, at: datetime, now: datetime) -> str | None:
