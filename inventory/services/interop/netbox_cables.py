@@ -119,8 +119,16 @@ class NetboxCableStep:
             source = values.get(k)
             if source in (None, ""):
                 continue
-            if k == "length_m" and (problem := cable_services.length_problem(source)):
-                # Stored, it broke every read of the cable: named, and the field left as it is.
+            problem = (
+                cable_services.length_problem(source)
+                if k == "length_m"
+                else cable_services.install_date_problem(source, planned=cable.status == CableStatus.PLANNED)
+                if k == "install_date" and source != cable.install_date
+                else None
+            )
+            if problem:
+                # A value no cable may hold (stored, a length broke every read of the cable; a
+                # year-1 install date the forecast): named, and the field left as it is.
                 conflicts.append(
                     f"{k}: {problem.rstrip('.')} ({self.name} cable #{c['id']}); the sync left it as it is."
                 )

@@ -154,6 +154,14 @@ def test_a_netbox_length_past_what_a_cable_holds_is_a_conflict_not_a_broken_cabl
     ]
     assert str(Cable.objects.get(label="C-H1-0001").length_m) == "12.50"
     assert engineer_api.get("/api/cables/C-H1-0001/").status_code == 200
+    cables["C-H1-0001"] |= {"length": 12.5, "length_unit": {"value": "m", "label": "Meters"}}
+    cables["C-H1-0001"]["custom_fields"]["install_date"] = "0001-01-01"
+    plan = netbox_import(snapshot=netbox.fetch(), dry_run=False)
+    assert [c.detail for c in plan.conflicts if c.key == "C-H1-0001"] == [
+        "install_date: 0001-01-01 is before the earliest install date accepted (2000-01-01) (NetBox cable "
+        "#5001); the sync left it as it is."
+    ]
+    assert str(Cable.objects.get(label="C-H1-0001").install_date) == "2026-10-14"
 
 
 def test_every_imported_cable_is_listed_under_the_imported_site(netbox, engineer_api):
