@@ -213,7 +213,8 @@ class AppSettings:
     )
     test_date_floor = Setting[str](
         "CABLETRACK_TEST_DATE_FLOOR",
-        "Earliest test date accepted for a cable without an install date (with one: the install date).",
+        "Earliest test date accepted for a cable without an install date (with one: the install date), "
+        "and the earliest install date a cable may be given.",
     )
     test_max_future_seconds = Setting[int](
         "CABLETRACK_TEST_MAX_FUTURE_SECONDS",

@@ -27,6 +27,7 @@ from inventory.api.concurrency import AtomicWritesMixin
 from inventory.api.strict import StrictCharField, StrictModelSerializer, StrictSlugRelatedField
 from inventory.core.choices import RepairAction, RepairEnd, RepairOutcome
 from inventory.core.decision import drain_overdue_words
+from inventory.core.validators import is_whole_number
 from inventory.models import Alert, Cable, Device, Link, LinkDrain, MaintenanceWindow, Rack, Repair
 from inventory.selectors.alerts import queries as alert_selectors
 from inventory.selectors.alerts import repairs as repair_selectors
@@ -571,7 +572,7 @@ class VendorComparisonView(APIView):
     )
     def get(self, request):
         raw = request.query_params.get("days", "7")
-        if not raw.isdigit() or not 1 <= int(raw) <= 90:
+        if not is_whole_number(raw) or not 1 <= int(raw) <= 90:
             return Response(
                 {"days": ["A whole number of days from 1 to 90."]}, status=status.HTTP_400_BAD_REQUEST
             )
@@ -604,7 +605,7 @@ class RepairReportView(APIView):
     )
     def get(self, request):
         raw = request.query_params.get("months", "12")
-        if not raw.isdigit() or not 1 <= int(raw) <= 120:
+        if not is_whole_number(raw) or not 1 <= int(raw) <= 120:
             return Response(
                 {"months": ["A whole number of months from 1 to 120."]}, status=status.HTTP_400_BAD_REQUEST
             )

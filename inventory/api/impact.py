@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from inventory.conf import app_settings
 from inventory.core.impact import Impact
+from inventory.core.validators import is_whole_number
 from inventory.models import Alert
 from inventory.selectors.collectives import impact as impact_selectors
 
@@ -62,7 +63,7 @@ DAYS_PARAMETER = inline_serializer(
 
 def days_or_error(request) -> tuple[int | None, Response | None]:
     raw = request.query_params.get("days", str(impact_selectors.IMPACT_DAYS))
-    if not raw.isdigit() or not 1 <= int(raw) <= 3650:
+    if not is_whole_number(raw) or not 1 <= int(raw) <= 3650:
         return None, Response(
             {"days": ["A whole number of days from 1 to 3650."]}, status=status.HTTP_400_BAD_REQUEST
         )

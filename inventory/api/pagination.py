@@ -13,6 +13,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
+from inventory.core.validators import is_whole_number
 from inventory.selectors.paging import BoundedPaginator
 
 
@@ -26,7 +27,7 @@ class Pagination(PageNumberPagination):
     def get_page_size(self, request):
         """DRF ignores a ``page_size`` it cannot read; a client that asked for one gets a 400."""
         raw = request.query_params.get(self.page_size_query_param)
-        if raw is not None and not (raw.isdigit() and int(raw) >= 1):
+        if raw is not None and not (is_whole_number(raw) and int(raw) >= 1):
             raise ValidationError(
                 {self.page_size_query_param: [f"A whole number from 1 to {self.max_page_size}."]}
             )

@@ -25,6 +25,7 @@ from inventory.api.parsers import StrictJSONParser
 from inventory.api.strict import StrictModelSerializer
 from inventory.conf import app_settings
 from inventory.core.choices import Direction, ReferenceMethod
+from inventory.core.validators import is_whole_number
 from inventory.models import (
     Cable,
     CableEnd,
@@ -545,10 +546,10 @@ class CommissioningReportView(APIView):
     )
     def get(self, request):
         q = request.query_params
-        if q.get("row") and not q["row"].lstrip("-").isdigit():
+        if q.get("row") and not is_whole_number(q["row"].removeprefix("-")):
             raise serializers.ValidationError({"row": ["A row id (a whole number)."]})
         page = q.get("page", "1")
-        if not (page.isdigit() and 0 < int(page) < 1 << 63):
+        if not (is_whole_number(page) and 0 < int(page) < 1 << 63):
             raise serializers.ValidationError({"page": ["A page number (1 or more)."]})
         rack = get_object_or_404(Rack, name=q["rack"]) if q.get("rack") else None
         row = get_object_or_404(Row, pk=q["row"]) if q.get("row") and not rack else None

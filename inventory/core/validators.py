@@ -9,6 +9,14 @@ from django.utils.deconstruct import deconstructible
 from inventory.core.choices import ConnectorType
 from inventory.core.names import NAME_PATTERN, NAME_RULE, name_problem
 
+
+def is_whole_number(text: str) -> bool:
+    """``text`` is written in the digits 0-9 and nothing else. ``str.isdigit`` also takes "²"
+    (which ``int`` refuses: ``?days=²`` was a 500) and other scripts' digits; every parameter,
+    id or count read from a request asks this instead."""
+    return text.isascii() and text.isdigit()
+
+
 LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,63}$")
 LABEL_RULE = "1-64 characters: letters, digits and . _ : + - (no spaces or slashes)."
 

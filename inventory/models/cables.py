@@ -1,4 +1,5 @@
 import functools
+from decimal import Decimal
 from urllib.parse import quote
 
 from django.db import models
@@ -131,6 +132,13 @@ class Cable(TimestampedModel):
     @property
     def is_fibre(self) -> bool:
         return self.kind in CableKind.fibre()
+
+
+# The longest length ``Cable.length_m`` holds (7 digits, 2 of them decimals): 99999.99 m. A longer
+# one, stored, broke every read of the cable (its page, the lists, the alert rules' run); every
+# way a length comes in (the API, the forms, the plan import, the NetBox sync) refuses it.
+_LENGTH = Cable._meta.get_field("length_m")
+MAX_LENGTH_M = (Decimal(10) ** _LENGTH.max_digits - 1).scaleb(-_LENGTH.decimal_places)
 
 
 class CableEnd(models.Model):

@@ -23,6 +23,7 @@ from inventory.conf import app_settings
 from inventory.core.choices import AlertRule, AlertState, RepairAction, RepairEnd, Severity
 from inventory.core.decision import until_words
 from inventory.core.repairs import end_words, symptom_words
+from inventory.core.validators import is_whole_number
 from inventory.forms.plant import apply_errors
 from inventory.models import Alert, Device, Link, Rack, Site
 from inventory.selectors.alerts import queries as alert_selectors
@@ -432,7 +433,7 @@ def maintenance(request):
 def repair_report(request):
     """First-time-fix rate of recorded repairs per month and per vendor (the desk's report)."""
     months = request.GET.get("months", "12")
-    months = max(1, min(int(months), 120)) if months.isdigit() else 12
+    months = max(1, min(int(months), 120)) if is_whole_number(months) else 12
     since = timezone.now() - timedelta(days=31 * months)
     return render(
         request,
@@ -460,7 +461,7 @@ def impact_report(request):
 
 
 def vendor_comparison(request):
-    days = int(request.GET.get("days", "7")) if request.GET.get("days", "7").isdigit() else 7
+    days = int(request.GET.get("days", "7")) if is_whole_number(request.GET.get("days", "7")) else 7
     data = alert_selectors.vendor_comparison(now=timezone.now(), days=max(1, min(days, 90)))
     return render(request, "inventory/vendors_compare.html", {**data, "days": days})
 

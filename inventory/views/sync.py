@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from inventory.access import authz
+from inventory.core.validators import is_whole_number
 from inventory.models import Cable
 from inventory.selectors.interop.conflicts import sync_conflicts_open
 from inventory.services.interop.netbox_conflicts import sync_conflict_resolve
@@ -33,7 +34,7 @@ def conflict_resolve(request):
         authz.check(request.user, "edit_cable", cable)
     run = request.POST.get("run", "")
     try:
-        if not run.isdigit():
+        if not is_whole_number(run):
             raise ValidationError("No such sync run.")
         sync_conflict_resolve(run_id=int(run), cable_label=label, take=take, actor=request.user)
     except ValidationError as exc:

@@ -18,6 +18,7 @@ from inventory.conf import app_settings
 from inventory.core.choices import Verdict
 from inventory.core.pdf.commissioning import commissioning_pdf
 from inventory.core.safetext import safe_filename
+from inventory.core.validators import is_whole_number
 from inventory.core.words import verdict_tone
 from inventory.forms.testing import InspectionForm, OltsForm, OtdrForm
 from inventory.models import Cable, Inspection, OtdrTrace, Rack, Row, Site
@@ -243,7 +244,7 @@ def _scope(request):
         rack = get_object_or_404(Rack, name=request.GET["rack"])
     elif request.GET.get("row"):
         raw = request.GET["row"]
-        if not (raw.isdigit() and int(raw) <= MAX_ROW_ID):
+        if not (is_whole_number(raw) and int(raw) <= MAX_ROW_ID):
             raise BadRequest("row: a row id (a whole number).")
         row = get_object_or_404(Row, pk=int(raw))
     elif request.GET.get("site"):
@@ -253,7 +254,7 @@ def _scope(request):
 
 def _report_page(request) -> int:
     raw = request.GET.get("page", "1")
-    if not (raw.isdigit() and 0 < int(raw) <= MAX_ROW_ID):
+    if not (is_whole_number(raw) and 0 < int(raw) <= MAX_ROW_ID):
         raise BadRequest("page: a page number (1 or more).")
     return int(raw)
 

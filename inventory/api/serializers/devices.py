@@ -91,6 +91,36 @@ class PortSerializer(StrictModelSerializer):
         read_only_fields = ["retired_at"]
         extra_kwargs = {"lane_count": {"min_value": 1}}  # port_lane_count_positive
 
+    def validate(self, attrs):
+        """A port sits in a cage of its own device, on lanes the cage has. Before, a port of one
+        device in another's cage was taken: its page and trace showed the other device's module
+        and cable; a port on lanes 4 to 30003 of an 8-lane cage left its link without a lane rate,
+        so no BER rule ever judged it."""
+        current = self.instance
+
+        def value(name, default=None):
+            return attrs[name] if name in attrs else getattr(current, name, default)
+
+        cage, device = value("cage"), value("device")
+        if cage is None:
+            return attrs
+        if device is not None and cage.device_id != device.pk:
+            raise serializers.ValidationError(
+                {"cage": [f"Cage {cage.name} is on {cage.device.name}, not on {device.name}."]}
+            )
+        start, count = value("lane_start", 0), value("lane_count", 1)
+        if start + count > cage.lanes:
+            key = "lane_start" if start >= cage.lanes else "lane_count"
+            raise serializers.ValidationError(
+                {
+                    key: [
+                        f"Cage {cage.name} has lanes 0 to {cage.lanes - 1}: lanes {start} to "
+                        f"{start + count - 1} are not all in it."
+                    ]
+                }
+            )
+        return attrs
+
 
 class PortAliasWriteSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=128)

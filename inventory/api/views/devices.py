@@ -12,6 +12,7 @@ from inventory.access import authz
 from inventory.api import serializers as s
 from inventory.api.views.base import MovesCablesMixin, NoDeleteModelViewSet
 from inventory.api.views.bodies import read_body_text
+from inventory.core.validators import is_whole_number
 from inventory.models import Cage, Device, Port, Vendor
 from inventory.selectors.filters import DeviceFilter, PortFilter
 from inventory.selectors.plant.trace import port_trace
@@ -98,7 +99,7 @@ class PortViewSet(MovesCablesMixin, NoDeleteModelViewSet):
     @action(detail=True, methods=["get"], url_path="trace", url_name="trace")
     def trace_path(self, request, pk=None):
         # Not named ``trace``: DRF dispatches an HTTP TRACE request to a view method of that name.
-        if not str(pk).isdigit():
+        if not is_whole_number(str(pk)):
             raise Http404("No such port.")
         port = get_object_or_404(Port.objects.select_related("device__rack"), pk=pk)
         return Response(s.trace_as_dict(port_trace(port)))

@@ -17,6 +17,7 @@ from django.db.models import Q
 from inventory.core.choices import CableStatus
 from inventory.core.labels import CableLabel, EndInfo, RackLabel
 from inventory.core.links import cable_url, rack_url
+from inventory.core.validators import is_whole_number
 from inventory.models import Cable, CableEnd, Port, Rack, Row
 
 CHUNK = 1000
@@ -57,12 +58,15 @@ def _racks_by_name(names: tuple[str, ...]) -> list[Rack]:
     return [racks[n] for n in names]
 
 
+MAX_ID = 2**63 - 1  # the largest id a bigint key holds: a larger number names nothing
+
+
 def rows_resolve(*, specs: tuple[str, ...]) -> list[Row]:
     """Rows by id, ``Row``, ``Room/Row`` or ``Site/Room/Row``; ambiguous or unknown is an error."""
     found, errors = [], []
     for spec in specs:
         parts = [p.strip() for p in spec.split("/")]
-        if spec.strip().isdigit():
+        if is_whole_number(spec.strip()) and int(spec) <= MAX_ID:
             qs = Row.objects.filter(pk=int(spec))
         elif len(parts) == 1:
             qs = Row.objects.filter(name=parts[0])
@@ -90,9 +94,9 @@ def _cables_by_ref(refs: tuple[str, ...]) -> list[int]:
     refs = tuple(r.strip() for r in refs if r.strip())
     by_label = dict(Cable.objects.filter(label__in=refs).values_list("label", "pk"))
     rest = [r for r in refs if r not in by_label]
-    numeric = {int(r) for r in rest if r.isdigit()}
+    numeric = {int(r) for r in rest if is_whole_number(r) and int(r) <= MAX_ID}
     by_id = set(Cable.objects.filter(pk__in=numeric).values_list("pk", flat=True)) if numeric else set()
-    missing = [r for r in rest if not (r.isdigit() and int(r) in by_id)]
+    missing = [r for r in rest if not (is_whole_number(r) and int(r) in by_id)]
     if missing:
         shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
         raise ValidationError({"cable": f"No cable {shown}."})

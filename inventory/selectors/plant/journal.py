@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import Case, Q, Value, When
 
 from inventory.core.choices import FieldNoteKind
+from inventory.core.validators import is_whole_number
 from inventory.db.compiled import CompiledRead
 from inventory.models import Cable, Device, FieldNote, Rack, Transceiver
 
@@ -68,7 +69,7 @@ def journal_target(*, kind: str, key: str):
         return Cable.objects.filter(label=key).first()
     if kind == "rack":
         return Rack.objects.filter(name=key).first()
-    if not key.isdigit():
+    if not is_whole_number(key):
         return None
     model = {"module": Transceiver, "device": Device}.get(kind)
     return model.objects.filter(pk=int(key)).first() if model else None

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import date, timedelta
 
 from inventory.conf import app_settings
 from inventory.core.choices import CableKind, ConnectorType
 from inventory.core.optics import budgets
 from inventory.models import Cable, CableEnd, Link
+
+
+def date_floor() -> date:
+    """``CABLETRACK_TEST_DATE_FLOOR``: the earliest day a test, or a cable's install date, may carry."""
+    return date.fromisoformat(app_settings.test_date_floor)
 
 
 def sor_max_bytes() -> int:

@@ -126,6 +126,20 @@ class NetboxCableStep:
             source = values.get(k)
             if source in (None, ""):
                 continue
+            problem = (
+                cable_services.length_problem(source)
+                if k == "length_m"
+                else cable_services.install_date_problem(source, planned=cable.status == CableStatus.PLANNED)
+                if k == "install_date" and source != cable.install_date
+                else None
+            )
+            if problem:
+                # A value no cable may hold (stored, a length broke every read of the cable; a
+                # year-1 install date the forecast): named, and the field left as it is.
+                conflicts.append(
+                    f"{k}: {problem.rstrip('.')} ({self.name} cable #{c['id']}); the sync left it as it is."
+                )
+                continue
             here_v, source_v = change_value(getattr(cable, k)), change_value(source)
             decision = field_decision(owners[k], here=here_v, synced=synced.get(k), source=source_v)
             if decision in (TAKE, SAME):

@@ -7,14 +7,12 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 
 from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, Polarity, Polish
-from inventory.core.validators import LABEL_RE, LABEL_RULE
+from inventory.core.validators import LABEL_RE, LABEL_RULE, is_whole_number
 from inventory.models import Cable
+from inventory.models.cables import MAX_LENGTH_M
 
 TRUE = {"true", "yes", "1", "y", "pinned", "male"}
 FALSE = {"false", "no", "0", "n", "unpinned", "female"}
-# The longest length ``Cable.length_m`` holds (7 digits, 2 of them decimals): 99999.99 m.
-_LENGTH = Cable._meta.get_field("length_m")
-MAX_LENGTH_M = (Decimal(10) ** _LENGTH.max_digits - 1).scaleb(-_LENGTH.decimal_places)
 
 
 @dataclass
@@ -179,7 +177,7 @@ def plan_row_parse(n: int, raw: dict) -> PlanRow:
         fibres = _text(raw, f"{side}_fibres")
         fc = None
         if fibres:
-            if fibres.isdigit() and 1 <= int(fibres) <= 32:
+            if is_whole_number(fibres) and 1 <= int(fibres) <= 32:
                 fc = int(fibres)
             else:
                 err[f"{side}_fibres"] = "A fibre count from 1 to 32."

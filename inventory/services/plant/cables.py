@@ -15,8 +15,10 @@ from inventory.core.decision import FIRST_TEST_DAY
 from inventory.core.words import human_date, word
 from inventory.models import Cable, CableEnd, FieldNote, Port, Vendor
 from inventory.models.base import HISTORY_REASON_MAX
+from inventory.models.cables import MAX_LENGTH_M
 from inventory.selectors.decision import blocking_alerts
 from inventory.selectors.plant.loops import PlannedCable, PlannedEnd, loops_closed
+from inventory.selectors.testing.facts import date_floor
 from inventory.selectors.testing.gate import cable_gate_check, gate_message
 from inventory.selectors.testing.latest import first_test_day
 from inventory.services.plant import alert_moves, cable_sites
@@ -177,6 +179,8 @@ def cable_install(
     status = status or (CableStatus.INSTALLED if install_date else CableStatus.PLANNED)
     if problem := install_date_problem(install_date, planned=status == CableStatus.PLANNED):
         errors["install_date"] = problem
+    if problem := length_problem(length_m):
+        errors["length_m"] = problem
     if errors:
         raise ValidationError(errors)
 
@@ -340,16 +344,30 @@ def install_date_for(*, cable: Cable, day: date | None, now: datetime | None = N
 
 
 def install_date_problem(day: date | None, *, planned: bool, now: datetime | None = None) -> str | None:
-    """Why ``day`` cannot be the install date of a cable, or None: a cable that is in (any
+    """Why ``day`` cannot be the install date of a cable, or None: not before
+    ``CABLETRACK_TEST_DATE_FLOOR`` (2000-01-01) whatever the status; a cable that is in (any
     status but planned) went in on a day already come; a planned one may carry the day it is
     planned for. A day ahead kept its retest due date past the calendar's end (9999-12-31), so
     the sweep never asked for it. Marking a cable installed, installing one (API, desk), editing
     one (API, desk) and the plan import all ask this one function."""
-    if day is None or planned:
+    if day is None:
+        return None
+    if day < (floor := date_floor()):
+        # A year-1 install date gave one cable 2,025 years of service: its cohort's learned
+        # failure rate (the forecast, the spares to order) fell to almost nothing.
+        return f"{day.isoformat()} is before the earliest install date accepted ({floor.isoformat()})."
+    if planned:
         return None
     today = timezone.localdate(now) if now is not None else timezone.localdate()
     if day > today:
         return f"{human_date(day)} is still ahead: mark a cable installed once it is in."
+    return None
+
+
+def length_problem(length_m: Decimal | None) -> str | None:
+    """Why ``length_m`` cannot be a cable's length, or None: more than ``MAX_LENGTH_M``."""
+    if length_m is not None and length_m > MAX_LENGTH_M:
+        return f"At most {MAX_LENGTH_M} m, not {length_m}."
     return None
 
 

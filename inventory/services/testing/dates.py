@@ -12,17 +12,14 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from inventory.conf import app_settings
+from inventory.selectors.testing.facts import date_floor
 
 
 def test_date_window(*, install_date: date | None, now: datetime) -> tuple[date, datetime]:
     """(earliest day, latest moment) a test of this cable may carry."""
-    floor = _floor()
+    floor = date_floor()
     earliest = install_date if install_date is not None and floor <= install_date <= now.date() else floor
     return earliest, now + timedelta(seconds=app_settings.test_max_future_seconds)
-
-
-def _floor() -> date:
-    return date.fromisoformat(app_settings.test_date_floor)
 
 
 def test_date_problem(*, install_date: date | None, at: datetime, now: datetime) -> str | None:
@@ -32,5 +29,6 @@ def test_date_problem(*, install_date: date | None, at: datetime, now: datetime)
         return f"{at:%Y-%m-%d %H:%M} is in the future: a test can be dated at most {latest:%Y-%m-%d %H:%M} (UTC)."
     if at.date() < earliest:
         what = "the cable's install date" if earliest == install_date else "the earliest test date accepted"
-        return f"{at:%Y-%m-%d} is before {what} ({earliest:%Y-%m-%d})."
+        # isoformat, not %Y: that writes the year 1 as "1" ("1-01-01 is before ...")
+        return f"{at.date().isoformat()} is before {what} ({earliest.isoformat()})."
     return None

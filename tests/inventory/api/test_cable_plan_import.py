@@ -158,6 +158,26 @@ def test_a_json_row_that_is_no_row_is_named_as_the_answer_numbers_rows(engineer_
     assert not Cable.objects.exists()
 
 
+def test_a_fibre_count_in_digits_int_cannot_read_is_the_rows_error(engineer_api, plant):
+    """ "²" passes ``str.isdigit`` but not ``int``: the plan was a 500."""
+    plan = (
+        "label,kind,a_device,a_port,b_device,b_port,a_fibres\nP-3,SMF_OS2,gpu-1,eth2,leaf-1,Ethernet2/1,²\n"
+    )
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=1", plan, content_type="text/csv")
+    assert r.status_code == 400
+    assert r.json()["rows"][0]["errors"] == {"a_fibres": "A fibre count from 1 to 32."}
+
+
+def test_a_plan_refuses_an_install_date_before_the_plant(engineer_api, plant):
+    plan = "label,kind,a_device,a_port,b_device,b_port,install_date\nP-3,SMF_OS2,gpu-1,eth2,leaf-1,Ethernet2/1,1899-12-31\n"
+    r = engineer_api.generic("POST", "/api/cables/import/?dry_run=0", plan, content_type="text/csv")
+    assert r.status_code == 400
+    assert r.json()["rows"][0]["errors"] == {
+        "install_date": "1899-12-31 is before the earliest install date accepted (2000-01-01)."
+    }
+    assert not Cable.objects.exists()
+
+
 def test_unknown_port_and_taken_port_are_named(engineer_api, plant):
     gpu, leaf = plant
     f.jumper("OLD", gpu[2], leaf[2])

@@ -120,6 +120,18 @@ def test_a_cable_that_is_in_cannot_carry_an_install_date_still_ahead(engineer_ap
     assert Cable.objects.get(label="C-1").install_date == timezone.localdate()
 
 
+@pytest.mark.parametrize("status", ["installed", "planned"])
+def test_an_install_date_before_the_plant_is_refused(engineer_api, plant, status):
+    """Before, 0001-01-01 was recorded: that cable alone added 2,025 years of service to its
+    cohort, whose learned failure rate (the forecast, the spares to order) fell to almost nothing."""
+    r = engineer_api.post("/api/cables/", body(status=status, install_date="0001-01-01"), format="json")
+    assert r.status_code == 400
+    assert r.json()["install_date"] == [
+        "0001-01-01 is before the earliest install date accepted (2000-01-01)."
+    ]
+    assert not Cable.objects.exists()
+
+
 def test_duplicate_label_and_already_cabled_port_are_refused(engineer_api, plant):
     assert engineer_api.post("/api/cables/", body(), format="json").status_code == 201
     dup = engineer_api.post(

@@ -8,8 +8,8 @@ thousands of pixels tall); the device CSV import checked the lowest U only, and 
 
 import pytest
 
-from inventory.core.choices import DeviceRole
-from inventory.models import Device
+from inventory.core.choices import DeviceRole, FormFactor
+from inventory.models import Cage, Device, Port
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -68,3 +68,26 @@ def test_the_device_csv_checks_a_devices_whole_height_and_names_an_unreadable_po
         "sw-2u": {"position": "Rack R-48 has 48 U: a device 2 U tall sits at U1 to U47, not U48."},
         "sw-new": {"position": "Not a rack unit: 'inf'."},
     }
+
+
+def test_a_port_sits_in_a_cage_of_its_own_device_on_lanes_the_cage_has(engineer_api, rack):
+    """Before, a port of sw-a in sw-b's cage was taken (its page and trace then showed sw-b's
+    module and cable), and so was one on lanes 4 to 30003 of an 8-lane cage (its link had no
+    lane rate, so no BER rule judged it)."""
+    a = Device.objects.create(name="sw-a", role=DeviceRole.LEAF, rack=rack, position_u=1)
+    b = Device.objects.create(name="sw-b", role=DeviceRole.LEAF, rack=rack, position_u=2)
+    cage_b = Cage.objects.create(device=b, name="OSFP1", index=1, form_factor=FormFactor.OSFP, lanes=8)
+    port = {"device": a.pk, "name": "Ethernet1/1", "kind": "interface", "cage": cage_b.pk, "connector": 1}
+    r = engineer_api.post("/api/ports/", port, format="json")
+    assert r.status_code == 400
+    assert r.json()["cage"] == ["Cage OSFP1 is on sw-b, not on sw-a."]
+    wide = {**port, "device": b.pk, "lane_start": 4, "lane_count": 30000}
+    r = engineer_api.post("/api/ports/", wide, format="json")
+    assert r.status_code == 400
+    assert r.json()["lane_count"] == ["Cage OSFP1 has lanes 0 to 7: lanes 4 to 30003 are not all in it."]
+    assert not Port.objects.exists()
+    r = engineer_api.post("/api/ports/", {**wide, "lane_count": 4}, format="json")
+    assert r.status_code == 201, r.json()
+    r = engineer_api.patch(f"/api/ports/{r.json()['id']}/", {"lane_start": 8}, format="json")
+    assert r.status_code == 400
+    assert r.json()["lane_start"] == ["Cage OSFP1 has lanes 0 to 7: lanes 8 to 11 are not all in it."]

@@ -120,3 +120,37 @@ def test_ordering_by_a_date_puts_the_blanks_last_both_ways_as_the_desk_does(api,
         html = client.get(f"/cables/?sort={sort}").content.decode()
         positions = [html.index(f'href="/c/{x}"') for x in api_order]
         assert positions == sorted(positions), sort
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [("ordering=colour", "'colour'"), ("ordering=label,-lenght_m", "'-lenght_m'"), ("ordering=label,", "''")],
+)
+def test_an_order_the_list_does_not_offer_is_a_400_naming_it(cables, api, query, named):
+    """Before, DRF dropped the field and answered in the default order: a client asking for a
+    typo'd sort got label order and no word of it."""
+    r = api.get(f"/api/cables/?{query}")
+    assert r.status_code == 400
+    assert r.json()["ordering"] == [
+        f"This list cannot be sorted by {named}; sort by install_date, label, retest_due, status "
+        "('-' first for descending, several separated by commas)."
+    ]
+    assert api.get("/api/cables/?ordering=-status,label").status_code == 200
+    assert api.get("/api/cables/?ordering=").status_code == 200  # no value: the default order
+
+
+def test_the_schema_says_which_fields_a_list_sorts_by(api):
+    schema = api.get("/api/schema/?format=json").json()
+    [param] = [p for p in schema["paths"]["/api/cables/"]["get"]["parameters"] if p["name"] == "ordering"]
+    term = "-?(?:install_date|label|retest_due|status)"
+    assert param["schema"]["pattern"] == f"^(?:{term}(?:,{term})*)?$"
+
+
+@pytest.mark.parametrize(("url", "term"), [("/api/links/", "a_port____str__"), ("/api/ports/", "aliases")])
+def test_a_list_sorts_only_by_a_column_of_its_rows(api, url, term):
+    """DRF offered every serializer field: ``a_port.__str__`` was a 500, a many-valued relation
+    repeated a port on several pages."""
+    r = api.get(f"{url}?ordering={term}")
+    assert r.status_code == 400
+    assert f"cannot be sorted by '{term}'" in r.json()["ordering"][0]
+    assert api.get(f"{url}?ordering=-id").status_code == 200

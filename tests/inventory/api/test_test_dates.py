@@ -49,6 +49,14 @@ def test_an_absurd_test_date_is_a_400_and_nothing_is_written(tech_api, cables, w
     assert not CableTest.objects.exists()
 
 
+def test_a_test_dated_in_the_year_1_is_refused_with_the_date_written_whole(tech_api, cables):
+    """It said "1-01-01 is before ..." (``%Y`` writes the year 1 as "1")."""
+    resp = tech_api.post(
+        "/api/tests/", {"cable": "J-D2", "readings": READINGS, "tested_at": "0001-01-01"}, format="json"
+    )
+    assert resp.json()["tested_at"] == ["0001-01-01 is before the earliest test date accepted (2000-01-01)."]
+
+
 def test_a_test_before_the_install_date_is_refused_after_it_accepted(tech_api, cables):
     before = tech_api.post(
         "/api/tests/",

@@ -16,7 +16,7 @@ def tech():
     return client
 
 
-@pytest.mark.parametrize("row", ["x", "1.5", "-1", "99999999999999999999999", "1\x00"])
+@pytest.mark.parametrize("row", ["x", "1.5", "-1", "99999999999999999999999", "1\x00", "²"])
 @pytest.mark.parametrize("url", ["/reports/commissioning/", "/reports/commissioning.pdf"])
 def test_a_row_that_is_no_row_id_is_a_400_not_a_500(tech, url, row):
     assert tech.get(url, {"row": row}).status_code == 400
@@ -26,7 +26,7 @@ def test_an_unknown_row_id_is_a_404(tech):
     assert tech.get("/reports/commissioning/", {"row": "424242"}).status_code == 404
 
 
-@pytest.mark.parametrize("page", ["x", "0", "-1", "1.5", "99999999999999999999999"])
+@pytest.mark.parametrize("page", ["x", "0", "-1", "1.5", "99999999999999999999999", "²"])
 @pytest.mark.parametrize("url", ["/reports/commissioning/", "/reports/commissioning.pdf"])
 def test_a_page_that_is_no_page_number_is_a_400(tech, url, page):
     assert tech.get(url, {"page": page}).status_code == 400

@@ -127,6 +127,36 @@ def test_import_traces_the_same_paths_as_netbox(netbox):
     assert Link.objects.filter(active=True, segments__cable__label="TRK-A01-B01-1").count() == 1
 
 
+def test_a_netbox_length_past_what_a_cable_holds_is_a_conflict_not_a_broken_cable(netbox, engineer_api):
+    """NetBox takes lengths to 999,999.99 in any unit; cabletrack holds 99,999.99 m. Before, a
+    200 km cable was stored (SQLite) and then its page, the lists and the alert rules' run broke
+    (PostgreSQL: the sync stopped). Now the cable is a conflict naming its length and the rest is
+    imported; on a cable already here, its length is left as it is."""
+    km = {"value": "km", "label": "Kilometers"}
+    cables = {c["label"]: c for c in netbox.docs["cables"]["results"]}
+    cables["C-H1-0007"] |= {"length": 200, "length_unit": km}
+    plan = netbox_import(snapshot=netbox.fetch(), dry_run=False)
+    [conflict] = plan.conflicts
+    assert (conflict.key, conflict.detail) == ("C-H1-0007", "length_m: At most 99999.99 m, not 200000.00.")
+    assert Cable.objects.count() == 7 and not Cable.objects.filter(label="C-H1-0007").exists()
+    assert engineer_api.get("/api/cables/").status_code == 200
+    cables["C-H1-0001"] |= {"length": 500, "length_unit": km}
+    plan = netbox_import(snapshot=netbox.fetch(), dry_run=False)
+    assert [c.detail for c in plan.conflicts if c.key == "C-H1-0001"] == [
+        "length_m: At most 99999.99 m, not 500000.00 (NetBox cable #5001); the sync left it as it is."
+    ]
+    assert str(Cable.objects.get(label="C-H1-0001").length_m) == "12.50"
+    assert engineer_api.get("/api/cables/C-H1-0001/").status_code == 200
+    cables["C-H1-0001"] |= {"length": 12.5, "length_unit": {"value": "m", "label": "Meters"}}
+    cables["C-H1-0001"]["custom_fields"]["install_date"] = "0001-01-01"
+    plan = netbox_import(snapshot=netbox.fetch(), dry_run=False)
+    assert [c.detail for c in plan.conflicts if c.key == "C-H1-0001"] == [
+        "install_date: 0001-01-01 is before the earliest install date accepted (2000-01-01) (NetBox cable "
+        "#5001); the sync left it as it is."
+    ]
+    assert str(Cable.objects.get(label="C-H1-0001").install_date) == "2026-10-14"
+
+
 def test_every_imported_cable_is_listed_under_the_imported_site(netbox, engineer_api):
     netbox_import(snapshot=netbox.fetch(), dry_run=False)
     r = engineer_api.get("/api/cables/?site=gpu-hall-1&page_size=100")

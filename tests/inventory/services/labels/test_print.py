@@ -203,6 +203,9 @@ def test_not_logged_in_goes_to_login(client, plant):
     [
         ({"rack": "NOPE"}, "rack", "No rack named NOPE"),
         ({"cable": "L-001 GHOST"}, "cable", "No cable GHOST"),
+        # ids no bigint key holds, and "digits" int() refuses: a 500 before
+        ({"cable": "99999999999999999999999"}, "cable", "No cable 99999999999999999999999"),
+        ({"cable": "L-001 ²³"}, "cable", "No cable ²³"),
         ({"row": "Z"}, "row", "No row"),
         ({"rack": "R-LBL-1", "stock": "napkin"}, "stock", "napkin"),
         ({"changed_since": "yesterday"}, "changed_since", "Enter a valid date"),
