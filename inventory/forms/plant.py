@@ -53,7 +53,10 @@ class VersionField(forms.CharField):
         value = super().to_python(value)
         if not value:
             return None
-        parsed = parse_datetime(value)
+        try:  # parse_datetime raises on a well-formed impossible time (2026-13-45)
+            parsed = parse_datetime(value)
+        except ValueError:
+            parsed = None
         if parsed is None:
             raise ValidationError("The form is damaged; reload the page.")
         return parsed

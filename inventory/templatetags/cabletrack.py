@@ -234,3 +234,10 @@ def rack_chips(racks) -> str:
     return mark_safe(  # noqa: S308 - every interpolated value is escaped
         "".join(f'<li><a class="chip mono" href="{_esc(url)}">{_esc(name)}</a></li>' for name, url in racks)
     )
+
+
+@register.filter
+def hidden_errors(form) -> list[str]:
+    """The errors of a form's hidden fields (the version an editor loaded, damaged): no field on
+    the page shows them, so the form's error box does."""
+    return [e for f in form.hidden_fields() for e in f.errors]

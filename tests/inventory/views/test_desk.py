@@ -383,3 +383,15 @@ def test_an_alert_on_the_path_marks_every_segment(plant, engineer_client):
     html = engineer_client.get("/cables/", {"has_open_alert": "true"}).content.decode()
     assert labels_in(html) == ["J-100", "J-101", "T-100"]
     assert "alert" in engineer_client.get("/r/B01").content.decode()
+
+
+def test_edit_cable_with_a_damaged_version_asks_to_reload_not_a_500(plant, engineer_client):
+    """The hidden version holds the time the editor loaded; one shaped like a time but none
+    (a tampered or truncated form) is the form's error, and nothing is saved."""
+    resp = engineer_client.post(
+        "/c/J-100/edit", {"length_m": "4.5", "polarity": "A", "version": "2026-13-45T10:00:00+00:00"}
+    )
+    assert resp.status_code == 200
+    assert "The form is damaged; reload the page." in resp.content.decode()
+    plant["cables"]["J-100"].refresh_from_db()
+    assert str(plant["cables"]["J-100"].length_m) != "4.50"
