@@ -105,7 +105,7 @@ def test_fault_report_from_the_phone_shows_errors_next_to_the_field(live_server,
     login(phone, base, "/c/J-100", "walker")
     phone.get_by_role("link", name="Report a fault").click()
     phone.get_by_role("button", name="Report fault").click()
-    assert "This field is required" in phone.locator(".field.has-error").inner_text()
+    assert "Say what you saw (a light off" in phone.locator(".field.has-error").inner_text()
     phone.fill("textarea[name=seen]", "no light on the far end")
     phone.locator("label.choice", has_text="Faulty: does not work").click()
     phone.get_by_role("button", name="Report fault").click()

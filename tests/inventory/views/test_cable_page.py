@@ -170,7 +170,7 @@ def test_fault_report_without_a_description_writes_nothing(plant, site_tech_clie
     resp = site_tech_client.post("/c/J-100/fault", {"seen": "  ", "status": CableStatus.FAULTY})
     html = resp.content.decode()
     assert resp.status_code == 200
-    assert 'class="error field-error"' in html and "This field is required" in html
+    assert 'class="error field-error"' in html and "Say what you saw (a light off" in html
     assert Cable.objects.get(label="J-100").status != CableStatus.FAULTY
     assert smtp_sink == []
 
