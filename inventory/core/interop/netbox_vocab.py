@@ -52,22 +52,39 @@ CABLE_STATUS_FROM_NETBOX = {
 }
 #: NetBox module status -> ours (a module in a cage is installed here; ``failed`` is kept)
 MODULE_STATUS_FROM_NETBOX = {"active": TransceiverStatus.INSTALLED}
-#: NetBox length units in metres
+#: NetBox length units in metres (NetBox's ``CableLengthUnitChoices``; Nautobot has the same)
 UNIT_M = {
+    "km": Decimal(1000),
     "m": Decimal(1),
     "cm": Decimal("0.01"),
-    "km": Decimal(1000),
+    "mi": Decimal("1609.344"),
     "ft": Decimal("0.3048"),
     "in": Decimal("0.0254"),
-    "mi": Decimal("1609.344"),
 }
 
 
+class LengthUnitError(ValueError):
+    """A length in a unit NetBox does not have (``length_unit_problem`` says which)."""
+
+
+def length_unit_problem(unit: str | None) -> str | None:
+    """Why ``unit`` is no NetBox length unit, or None: one of ``UNIT_M`` exactly, as NetBox's own
+    choices are matched (``M``, ``yd`` and ``meters`` are refused there too). No unit at all
+    reads as metres."""
+    if unit in (None, "") or unit in UNIT_M:
+        return None
+    return f"Unknown length unit {unit!r}; one of {', '.join(UNIT_M)}."
+
+
 def length_in_m(length, unit: str | None) -> Decimal | None:
-    """A NetBox length and unit in metres, to the centimetre (``None`` for no length)."""
+    """A NetBox length and unit in metres, to the centimetre (``None`` for no length).
+
+    A unit NetBox does not have raises ``LengthUnitError``: it is never read as metres."""
     if length in (None, ""):
         return None
-    return (Decimal(str(length)) * UNIT_M.get(unit or "m", Decimal(1))).quantize(Decimal("0.01"))
+    if problem := length_unit_problem(unit):
+        raise LengthUnitError(problem)
+    return (Decimal(str(length)) * UNIT_M[unit or "m"]).quantize(Decimal("0.01"))
 
 
 def netbox_number(value) -> str:

@@ -54,7 +54,7 @@ class NetboxCableStep:
                     Change("cable", label, "skip", f"type {choice(c.get('type'))!r} or ends not modelled")
                 )
                 continue
-            values = cable_values(c)
+            values, problems = cable_values(c)
             kept = cable_kept(
                 cable_netbox_values(c),
                 {"kind": kind, "status": values["status"], "length_m": values["length_m"]},
@@ -62,7 +62,12 @@ class NetboxCableStep:
             pk = self.ref("cable", c["id"])
             cable = Cable.objects.filter(pk=pk).first() if pk else Cable.objects.filter(label=label).first()
             if cable is not None:
-                self._cable_existing(c, cable, label, a, b, values, kept)
+                self._cable_existing(c, cable, label, a, b, values, kept, problems)
+                continue
+            if problems:  # as a value cable_install refuses: a conflict naming the field, not imported
+                self.plan.changes.append(
+                    Change("cable", label, "conflict", "; ".join(f"{k}: {m}" for k, m in problems.items()))
+                )
                 continue
             specs_a, specs_b, counted, refused = _end_specs(a, b)
             if refused:
@@ -96,7 +101,15 @@ class NetboxCableStep:
         return self.ports[(kind, t["object_id"])]
 
     def _cable_existing(
-        self, c: dict, cable: Cable, label: str, a: list[Port], b: list[Port], values: dict, kept: dict
+        self,
+        c: dict,
+        cable: Cable,
+        label: str,
+        a: list[Port],
+        b: list[Port],
+        values: dict,
+        kept: dict,
+        problems: dict[str, str],
     ) -> None:
         here = {(e.side, e.cage_id, e.connector, e.port_id) for e in cable.ends.filter(active=True)}
         there = {("A", *_point(p)) for p in a} | {("B", *_point(p)) for p in b}
@@ -124,9 +137,9 @@ class NetboxCableStep:
         agreed = {k: synced.get(k, change_value(getattr(cable, k))) for k in CABLE_FIELDS}
         for k in CABLE_FIELDS:
             source = values.get(k)
-            if source in (None, ""):
+            if source in (None, "") and k not in problems:
                 continue
-            problem = (
+            problem = problems.get(k) or (
                 cable_services.length_problem(source)
                 if k == "length_m"
                 else cable_services.install_date_problem(source, planned=cable.status == CableStatus.PLANNED)
@@ -135,7 +148,8 @@ class NetboxCableStep:
             )
             if problem:
                 # A value no cable may hold (stored, a length broke every read of the cable; a
-                # year-1 install date the forecast): named, and the field left as it is.
+                # year-1 install date the forecast) or none NetBox gives (a length in a unit it
+                # does not have): named, and the field left as it is.
                 conflicts.append(
                     f"{k}: {problem.rstrip('.')} ({self.name} cable #{c['id']}); the sync left it as it is."
                 )

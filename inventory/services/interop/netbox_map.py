@@ -10,7 +10,12 @@ from django.core.exceptions import ValidationError
 
 from inventory.core.choices import CableStatus, ConnectorType, DeviceRole, FormFactor, Polish
 from inventory.core.interop.netbox import choice
-from inventory.core.interop.netbox_vocab import CABLE_STATUS_FROM_NETBOX, length_in_m, netbox_number
+from inventory.core.interop.netbox_vocab import (
+    CABLE_STATUS_FROM_NETBOX,
+    LengthUnitError,
+    length_in_m,
+    netbox_number,
+)
 
 ROLE_MAP = {
     "gpu-node": DeviceRole.GPU_NODE,
@@ -64,16 +69,24 @@ def module_type_values(t: dict) -> dict:
     }
 
 
-def cable_values(c: dict) -> dict:
-    """A NetBox cable's length, colour, install date, status and notes as our cable's fields."""
+def cable_values(c: dict) -> tuple[dict, dict[str, str]]:
+    """A NetBox cable's length, colour, install date, status and notes as our cable's fields, and
+    the fields it gives no value of ours for, with why (a length in a unit NetBox does not have:
+    never read as metres; that field is ``None`` in the values)."""
     install = (c.get("custom_fields") or {}).get("install_date")
-    return {
-        "length_m": length_in_m(c.get("length"), choice(c.get("length_unit")) or "m"),
+    problems = {}
+    try:
+        length_m = length_in_m(c.get("length"), choice(c.get("length_unit")) or "m")
+    except LengthUnitError as exc:
+        length_m, problems["length_m"] = None, str(exc)
+    values = {
+        "length_m": length_m,
         "color": (c.get("color") or "")[:6],
         "install_date": date.fromisoformat(install) if install else None,
         "status": CABLE_STATUS_FROM_NETBOX.get(choice(c.get("status")), CableStatus.PLANNED),
         "notes": c.get("description") or "",
     }
+    return values, problems
 
 
 def cable_netbox_values(c: dict) -> dict:

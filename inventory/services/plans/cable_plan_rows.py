@@ -89,6 +89,8 @@ def plan_row_parse(n: int, raw: dict) -> PlanRow:
     err = res.errors
     if raw.get("_error"):  # a reader (e.g. the topology list) already knows this row is unusable
         err["row"] = str(raw["_error"])
+    if isinstance(raw.get("_errors"), dict):  # ... or which of its columns is (NetBox's length unit)
+        err.update({str(k): str(v) for k, v in raw["_errors"].items()})
     # No name or value of a plan holds a NUL (PostgreSQL refuses it in text): the field is an
     # error of the row, and its names are not looked up (``cable_plan._named_terms``).
     for key, value in raw.items():

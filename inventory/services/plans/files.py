@@ -16,6 +16,7 @@ from inventory.core import csvsafe
 from inventory.core.choices import CableStatus
 from inventory.core.interop.netbox_vocab import (
     CABLE_TYPE_FROM_NETBOX,
+    LengthUnitError,
     cable_to_netbox,
     length_in_m,
 )
@@ -208,10 +209,13 @@ def plan_rows_from_netbox_csv(text: str) -> list[dict]:
     for raw in csv_dict_rows(text):
         unit = (raw.get("length_unit") or "m").strip()
         length = (raw.get("length") or "").strip()
+        errors = {}
         try:
             length_m = str(length_in_m(length, unit)) if length else ""
         except InvalidOperation:  # not a number (or past any length): the row's error says so
             length_m = length
+        except LengthUnitError as exc:  # never read as metres: the row's error names the unit
+            length_m, errors["length_m"] = "", str(exc)
         status = (raw.get("status") or "connected").strip()
         install = (raw.get("cf_install_date") or "").strip()
         rows.append(
@@ -229,6 +233,7 @@ def plan_rows_from_netbox_csv(text: str) -> list[dict]:
                 "status": "planned" if status == "planned" else ("installed" if install else "planned"),
                 "notes": raw.get("description", ""),
                 "polarity": (raw.get("cf_polarity") or "").strip(),
+                **({"_errors": errors} if errors else {}),
             }
         )
     return rows

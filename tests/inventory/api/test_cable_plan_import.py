@@ -99,10 +99,15 @@ def test_a_length_past_what_a_cable_holds_is_refused_by_row_and_nothing_is_writt
     [
         ("abc", "m", "Not a number: 'abc'."),
         ("500000", "km", "At most 99999.99 m, not 500000000.00."),
+        ("40", "yd", "Unknown length unit 'yd'; one of km, m, cm, mi, ft, in."),
+        ("40", "M", "Unknown length unit 'M'; one of km, m, cm, mi, ft, in."),
+        ("3", "furlong", "Unknown length unit 'furlong'; one of km, m, cm, mi, ft, in."),
     ],
 )
 def test_a_netbox_length_that_is_no_cable_length_is_the_rows_error(engineer_api, plant, length, unit, error):
-    """NetBox's cable CSV: an unreadable length was a 500 (the whole file refused, no row named)."""
+    """NetBox's cable CSV: an unreadable length was a 500 (the whole file refused, no row named).
+    A unit NetBox does not have (its choices are matched exactly, so ``M`` is none either) was
+    read as metres: 40 yd became a 40 m cable. It is the row's error, naming the units."""
     netbox_csv = (
         "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,status,label,"
         "length,length_unit\r\n"

@@ -157,6 +157,30 @@ def test_a_netbox_length_past_what_a_cable_holds_is_a_conflict_not_a_broken_cabl
     assert str(Cable.objects.get(label="C-H1-0001").install_date) == "2026-10-14"
 
 
+def test_a_netbox_length_in_a_unit_netbox_does_not_have_is_a_conflict_not_metres(netbox):
+    """NetBox's units are km, m, cm, mi, ft and in. Before, any other (a plugin's ``yd``, a
+    hand-edited ``M``) was read as metres: 40 yd became a 40 m cable. Now a new cable is a
+    conflict naming its unit and is not imported (the rest is); on a cable already here, its
+    length is left as it is and the rest of the cable still syncs."""
+    cables = {c["label"]: c for c in netbox.docs["cables"]["results"]}
+    cables["C-H1-0007"] |= {"length": 40, "length_unit": {"value": "yd", "label": "Yards"}}
+    plan = netbox_import(snapshot=netbox.fetch(), dry_run=False)
+    [conflict] = plan.conflicts
+    assert (conflict.key, conflict.detail) == (
+        "C-H1-0007",
+        "length_m: Unknown length unit 'yd'; one of km, m, cm, mi, ft, in.",
+    )
+    assert Cable.objects.count() == 7 and not Cable.objects.filter(label="C-H1-0007").exists()
+    cables["C-H1-0001"] |= {"length": 41, "length_unit": "M", "color": "ff0000"}
+    plan = netbox_import(snapshot=netbox.fetch(), dry_run=False)
+    assert [c.detail for c in plan.conflicts if c.key == "C-H1-0001"] == [
+        "length_m: Unknown length unit 'M'; one of km, m, cm, mi, ft, in (NetBox cable #5001); the sync "
+        "left it as it is."
+    ]
+    cable = Cable.objects.get(label="C-H1-0001")
+    assert (str(cable.length_m), cable.color) == ("12.50", "ff0000")
+
+
 def test_every_imported_cable_is_listed_under_the_imported_site(netbox, engineer_api):
     netbox_import(snapshot=netbox.fetch(), dry_run=False)
     r = engineer_api.get("/api/cables/?site=gpu-hall-1&page_size=100")
