@@ -44,6 +44,7 @@ from inventory.selectors.testing.facts import sor_max_bytes
 from inventory.selectors.testing.gate import cable_gate_check
 from inventory.services import testing as svc
 from inventory.services.testing import tester_import
+from inventory.services.testing.qualification import SOAK_MINUTES_MAX, SOAK_MINUTES_RULE
 
 TESTED_AT_HELP = (
     "Default now. Accepted from the cable's install date (without one, CABLETRACK_TEST_DATE_FLOOR, "
@@ -196,7 +197,17 @@ class QualificationSerializer(serializers.Serializer):
     uncorrectable_codewords = serializers.IntegerField(
         required=False, allow_null=True, min_value=0, max_value=2**64 - 1
     )
-    soak_minutes = serializers.FloatField(min_value=0)
+    # Bounds and words from ``soak_minutes_problem``'s home, so a refusal here and in the service
+    # read alike; inf and nan are "invalid" (DRF refuses them) and say the rule too.
+    soak_minutes = serializers.FloatField(
+        min_value=0,
+        max_value=SOAK_MINUTES_MAX,
+        error_messages={
+            k: SOAK_MINUTES_RULE
+            for k in ("required", "null", "invalid", "min_value", "max_value", "overflow")
+        },
+        help_text=f"How long the BER soak ran, in minutes (0 to {SOAK_MINUTES_MAX:,}: a week)",
+    )
     tested_at = serializers.DateTimeField(required=False, help_text=TESTED_AT_HELP)
 
 

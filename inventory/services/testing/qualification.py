@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -14,6 +15,25 @@ from inventory.core.choices import FEC_LIMITS, CableKind, FecType, TestKind, Ver
 from inventory.models import Cable, CableTest, Link
 from inventory.services.testing.dates import test_date_problem
 from inventory.services.testing.findings import after_test
+
+#: The longest BER soak a qualification records, in minutes: a week (7 x 24 x 60). Soaks run for
+#: minutes to a few days; a longer one is a typo or seconds given for minutes, and a value such as
+#: 1e308 would be recorded as a soak that passed.
+SOAK_MINUTES_MAX = 10_080
+SOAK_MINUTES_RULE = f"Give the soak's length in minutes: a number from 0 to {SOAK_MINUTES_MAX:,} (a week)."
+
+
+def soak_minutes_problem(minutes) -> str | None:
+    """Why ``minutes`` cannot be a qualification's soak length, or None: every entry point asks it
+    (the API's field takes its bounds and words, ``link_qualify`` asks it again for any caller)."""
+    if (
+        isinstance(minutes, bool)
+        or not isinstance(minutes, int | float)
+        or not math.isfinite(minutes)
+        or not 0 <= minutes <= SOAK_MINUTES_MAX
+    ):
+        return SOAK_MINUTES_RULE
+    return None
 
 
 @dataclass
@@ -80,6 +100,8 @@ def link_qualify(
         when := test_date_problem(install_date=cable.install_date, at=data.tested_at, now=now)
     ):
         raise ValidationError({"tested_at": when})
+    if soak := soak_minutes_problem(data.soak_minutes):
+        raise ValidationError({"soak_minutes": soak})
     if link is None:
         link = Link.objects.filter(active=True, segments__cable=cable).first()
     verdict, problems = qualification_check(cable=cable, link=link, data=data)

@@ -317,6 +317,35 @@ def test_a_qualification_reading_no_link_gives_is_refused_by_its_field(tech_api,
     assert tech_api.post("/api/tests/qualification/", good, format="json").json()["verdict"] == "pass"
 
 
+@pytest.mark.parametrize("soak", ["1e308", "10081", "1e999", "Infinity", "NaN", "-1", '"inf"', '"nan"'])
+def test_a_soak_no_one_runs_is_refused_in_words_at_its_field(tech_api, soak):
+    """A soak is minutes to a few days: at most 10,080 minutes (a week). Before, a soak of 1e308
+    minutes was recorded (and passed); inf and nan were refused as "A valid number is required."
+    Now each is refused at ``soak_minutes`` saying what to give, and nothing is recorded; a
+    week's soak still is."""
+    dac = dac_link()
+    good = {
+        "cable": dac.label,
+        "serial_a": "DAC-B1",
+        "serial_b": "DAC-A1",
+        "link_up": True,
+        "speed_gbps": 400,
+        "lanes": 4,
+        "pre_fec_ber": 1e-8,
+        "uncorrectable_codewords": 0,
+        "soak_minutes": 15,
+    }
+    body = json.dumps(good).replace('"soak_minutes": 15', f'"soak_minutes": {soak}')
+    r = tech_api.post("/api/tests/qualification/", body, content_type="application/json")
+    assert r.status_code == 400, r.json()
+    assert r.json()["soak_minutes"] == [
+        "Give the soak's length in minutes: a number from 0 to 10,080 (a week)."
+    ]
+    assert not CableTest.objects.exists()
+    week = tech_api.post("/api/tests/qualification/", {**good, "soak_minutes": 10_080}, format="json")
+    assert week.status_code == 201 and week.json()["verdict"] == "pass"
+
+
 def test_commissioning_report_json(tech_api, cables):
     body = tech_api.get("/api/reports/commissioning/").json()
     assert body["counts"]["links"] == 2 and body["counts"]["ready"] == 0

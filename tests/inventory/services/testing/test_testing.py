@@ -219,6 +219,22 @@ def test_inspection_with_photo_and_zones(jumper, media):
     assert "cannot pass" in exc.value.message_dict["passed"][0]
 
 
+@pytest.mark.parametrize("soak", [1e308, 10_080.5, float("inf"), float("nan"), -0.5])
+def test_link_qualify_refuses_a_soak_no_one_runs_for_any_caller(soak):
+    """The service asks ``soak_minutes_problem`` itself, so a caller other than the API (a script,
+    a later import) cannot record a soak of 1e308 minutes either."""
+    data = svc.QualificationInput(
+        serial_a="DAC-B1", serial_b="DAC-A1", link_up=True, speed_gbps=400, lanes=4, pre_fec_ber=1e-8
+    )
+    data.soak_minutes = soak
+    with pytest.raises(ValidationError) as exc:
+        svc.link_qualify(cable=dac_link(), data=data, now=NOW)
+    assert exc.value.message_dict == {
+        "soak_minutes": ["Give the soak's length in minutes: a number from 0 to 10,080 (a week)."]
+    }
+    assert not CableTest.objects.exists()
+
+
 def test_link_qualification_checks_identity_speed_and_ber():
     cable = dac_link()
     bad = svc.link_qualify(
