@@ -22,7 +22,7 @@ from inventory.selectors.testing.facts import (
     link_channel_limit,
     marginal_db,
 )
-from inventory.services.testing.dates import test_date_problem
+from inventory.services.testing.dates import calibration_date_problem, test_date_problem
 from inventory.services.testing.findings import after_test
 
 
@@ -110,7 +110,10 @@ def olts_validate(
         seen.add(ident)
     if mm and not data.launch_condition:
         warnings.append("Multi-mode test without a launch condition: record encircled flux (IEC 61280-4-1).")
-    if (
+    calibration = calibration_date_problem(calibration=data.calibration_date, tested_at=data.tested_at)
+    if calibration:
+        errors["calibration_date"] = [calibration]
+    elif (
         not when
         and data.calibration_date
         and data.calibration_date < data.tested_at.date() - timedelta(days=365)

@@ -81,6 +81,60 @@ def test_a_test_dated_tomorrow_is_accepted_and_the_day_after_refused(tech_api, c
     assert tech_api.post("/api/tests/", {**body, "tested_at": later}, format="json").status_code == 400
 
 
+@pytest.mark.parametrize(
+    ("calibrated", "error"),
+    [
+        (
+            "9999-12-31",
+            "The instrument's calibration date is after the test (9999-12-31, tested 2026-07-01 09:00 UTC): "
+            "give the day it was last calibrated, on its calibration label.",
+        ),
+        (
+            "2026-07-03",
+            "The instrument's calibration date is after the test (2026-07-03, tested 2026-07-01 09:00 UTC): "
+            "give the day it was last calibrated, on its calibration label.",
+        ),
+        (
+            "0202-01-01",
+            "The instrument's calibration date is before the earliest date accepted (0202-01-01, earliest "
+            "2000-01-01): check the year on its calibration label.",
+        ),
+    ],
+)
+def test_an_impossible_calibration_date_is_a_400_at_its_field(tech_api, cables, calibrated, error):
+    """An instrument is calibrated before the test it is used for, and not before the floor
+    (CABLETRACK_TEST_DATE_FLOOR, 2000-01-01): 9999-12-31 and the year 202 were recorded."""
+    body = {"cable": "J-D1", "readings": READINGS, "tested_at": "2026-07-01T09:00:00Z"}
+    resp = tech_api.post("/api/tests/", {**body, "calibration_date": calibrated}, format="json")
+    assert resp.status_code == 400
+    assert resp.json()["calibration_date"] == [error]
+    assert not CableTest.objects.exists()
+
+
+def test_a_calibration_on_the_tests_day_east_of_utc_is_accepted_and_an_old_one_still_warned(tech_api, cables):
+    """Calibrated on 2 July in Tokyo, tested there at 08:00 on 2 July: 1 July 23:00 UTC. The
+    calibration is not after the test where it was taken. A calibration over a year before the
+    test is accepted with its warning, as before."""
+    body = {"cable": "J-D1", "readings": READINGS}
+    east = tech_api.post(
+        "/api/tests/",
+        {**body, "tested_at": "2026-07-01T23:00:00Z", "calibration_date": "2026-07-02"},
+        format="json",
+    )
+    assert east.status_code == 201, east.json()
+    old = tech_api.post(
+        "/api/tests/",
+        {**body, "tested_at": "2026-07-03T09:00:00Z", "calibration_date": "2025-07-01"},
+        format="json",
+    )
+    assert old.status_code == 201, old.json()
+    assert "The instrument's calibration (2025-07-01) is over a year old." in old.json()["warnings"]
+    assert [str(t.calibration_date) for t in CableTest.objects.order_by("tested_at")] == [
+        "2026-07-02",
+        "2025-07-01",
+    ]
+
+
 def test_qualification_dates_are_bounded_too(tech_api, cables):
     dac = dac_link()
     resp = tech_api.post(

@@ -330,6 +330,29 @@ def test_power_meter_form_fibres_first_budget_beside_no_launch_condition_on_os2(
     assert html.index('name="loss_1"') < html.index('name="instrument"')
 
 
+def test_power_meter_form_refuses_a_calibration_after_the_test_at_its_field(tech, jumper):
+    """A calibration date of 9999-12-31 was recorded (and then offered as the instrument's, on
+    every later session): it is the field's error, in words, and nothing is recorded."""
+    url = reverse("cable-test-olts", kwargs={"label": "J-1"})
+    form = {
+        "wavelength_nm": "1310",
+        "direction": "AB",
+        "reference_method": "2",
+        "instrument": "EXFO FOT-930",
+        "calibration_date": "9999-12-31",
+        **{f"loss_{i}": "0.4" for i in range(1, 9)},
+    }
+    resp = tech.post(url, form)
+    assert resp.status_code == 200
+    errors = resp.context["form"].errors
+    assert list(errors) == ["calibration_date"]
+    assert errors["calibration_date"][0].startswith(
+        "The instrument's calibration date is after the test (9999-12-31, tested "
+    )
+    assert "is after the test (9999-12-31, tested " in resp.content.decode().replace("&#x27;", "'")
+    assert not CableTest.objects.exists()
+
+
 def test_power_meter_form_remembers_the_instrument_as_last_used(tech, jumper):
     url = reverse("cable-test-olts", kwargs={"label": "J-1"})
     form = {
