@@ -26,6 +26,7 @@ from inventory.core.validators import LABEL_RE, LABEL_RULE, end_fibre_count_prob
 from inventory.core.words import alerts_named
 from inventory.models import Cable, Port, Site, Transceiver, TransceiverModel, Vendor
 from inventory.selectors.plant.ports import ports_resolve
+from inventory.services import journal
 
 BOOL_CHOICES = [("", "unknown"), ("true", "pinned (male)"), ("false", "unpinned (female)")]
 
@@ -142,7 +143,12 @@ class JournalForm(forms.Form):
         widget=forms.RadioSelect,
         initial=FieldNoteKind.NOTE,
     )
-    text = forms.CharField(label="Text", max_length=2000, widget=forms.Textarea(attrs={"rows": 3}))
+    text = forms.CharField(
+        label="Text",
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        error_messages={"required": journal.TEXT_REQUIRED},
+    )
 
 
 class SwapForm(forms.Form):

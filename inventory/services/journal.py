@@ -26,6 +26,10 @@ from inventory.selectors.testing.gate import cable_gated
 
 JOURNAL_KINDS = (FieldNoteKind.NOTE, FieldNoteKind.FAULT, FieldNoteKind.SERVICE)
 MAX_TEXT = 2000
+#: An entry without text, in the words of the fault and swap forms (the journal form says it too).
+TEXT_REQUIRED = (
+    "Write what you saw or did (a loose door hinge, a cleaned connector, where): it goes on the record."
+)
 
 
 @transaction.atomic
@@ -38,7 +42,7 @@ def journal_add(
     text = (text or "").strip()
     errors = {}
     if not text:
-        errors["text"] = "Write what you saw or did."
+        errors["text"] = TEXT_REQUIRED
     elif len(text) > MAX_TEXT:
         errors["text"] = "Keep it under 2,000 characters."
     if kind not in JOURNAL_KINDS:

@@ -202,8 +202,17 @@ def test_journal_notes_on_a_rack_a_module_and_a_device_show_while_open(plant, si
 
 
 def test_a_journal_entry_needs_text_and_a_known_target(plant, site_tech_client):
+    """An empty note answered Django's bare "This field is required.": it says what to give, in
+    the words of the fault and swap forms."""
     r = site_tech_client.post(f"/journal/rack/{plant['racks'][0].name}/add", {"kind": "note", "text": "  "})
-    assert r.status_code == 400 and "This field is required" in r.content.decode()
+    html = r.content.decode().replace("&#x27;", "'")
+    assert r.status_code == 400 and "This field is required" not in html
+    assert r.context["form"].errors == {
+        "text": [
+            "Write what you saw or did (a loose door hinge, a cleaned connector, where): it goes on the record."
+        ]
+    }
+    assert "Write what you saw or did (a loose door hinge, a cleaned connector, where)" in html
     assert (
         site_tech_client.post("/journal/rack/NO-SUCH/add", {"kind": "note", "text": "x"}).status_code == 404
     )
