@@ -528,6 +528,12 @@ CABLETRACK_OTDR_MIN_LENGTH_M = env.float("CABLETRACK_OTDR_MIN_LENGTH_M", default
 CABLETRACK_OTDR_LENGTH_TOLERANCE_PCT = env.float("CABLETRACK_OTDR_LENGTH_TOLERANCE_PCT", default=2.0)
 CABLETRACK_OTDR_LEADS_M = env.float("CABLETRACK_OTDR_LEADS_M", default=0.0)
 CABLETRACK_BER_SOAK_MINUTES = env.int("CABLETRACK_BER_SOAK_MINUTES", default=10)
+# A soak is recorded from 0 to a week (inventory.services.testing.qualification.SOAK_MINUTES_MAX):
+# a longer minimum would refuse every link qualification.
+if not 0 <= CABLETRACK_BER_SOAK_MINUTES <= 10_080:
+    raise ImproperlyConfigured(
+        f"CABLETRACK_BER_SOAK_MINUTES must be from 0 to 10,080 (a week), not {CABLETRACK_BER_SOAK_MINUTES}"
+    )
 # Test dates are accepted from the cable's install date (or, without one, this floor; ISO date)
 # up to this many seconds ahead of now (a phone in another time zone); outside: a 400.
 CABLETRACK_TEST_DATE_FLOOR = env.str("CABLETRACK_TEST_DATE_FLOOR", default="2000-01-01")

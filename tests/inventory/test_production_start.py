@@ -66,6 +66,19 @@ def _compose() -> dict:
     return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 
 
+def test_a_soak_minimum_no_qualification_could_meet_stops_the_start_naming_the_setting(tmp_path):
+    """A minimum soak above the longest soak recorded (a week) would refuse every qualification."""
+    done = _import_settings(
+        {"CABLETRACK_VAR_DIR": str(tmp_path / "var"), "CABLETRACK_BER_SOAK_MINUTES": "20000"}, tmp_path
+    )
+    assert done.returncode != 0
+    assert "CABLETRACK_BER_SOAK_MINUTES must be from 0 to 10,080 (a week), not 20000" in done.stderr
+    week = _import_settings(
+        {"CABLETRACK_VAR_DIR": str(tmp_path / "var"), "CABLETRACK_BER_SOAK_MINUTES": "10080"}, tmp_path
+    )
+    assert week.returncode == 0, week.stderr[-2000:]
+
+
 def test_compose_migrates_once_in_a_one_shot_service_and_web_only_serves():
     services = _compose()["services"]
     assert "migrate" in services["migrate"]["command"] and services["migrate"]["restart"] == "no"
