@@ -127,7 +127,8 @@ def test_a_drain_of_one_link_says_which_on_the_trunk_and_drained_on_its_cords(
     ends = now + timedelta(hours=4)
     window = MaintenanceWindow.objects.create(starts_at=now, ends_at=ends, reason="drain")
     LinkDrain.objects.create(alert=alert, link=alert.link, window=window, drained_at=now, safe=True)
-    until = ends.astimezone(UTC).strftime("%H:%M")
+    u = ends.astimezone(UTC)  # a window that ends after midnight UTC is given its day
+    until = f"{u:%H:%M}" if u.date() == now.astimezone(UTC).date() else f"{u.day} {u:%b %H:%M}"
     which = f"gpu-0001:eth1 \u2194 leaf-01:Ethernet2/1, until {until} UTC"
 
     status = _status(tech_client, "T-100")
