@@ -5,9 +5,11 @@ set-based queries and calls :func:`retest_due` for each; this module decides.
 
 Rules (each number configurable, see ``Defaults`` and ``RetestPolicy``):
 
-* Planned or retired cables have no due date.
+* Planned or retired cables have no due date, nor has out-of-band copper (Cat6A): no test gate
+  applies to it and no test can be recorded on it (``retested``), so a date would be overdue for
+  ever and remind and escalate with nothing anyone could do.
 * The basis is the last *qualifying* passing (or marginal) test: OLTS or OTDR for fibre, a link
-  qualification for sealed DAC/ACC/AOC, any test for copper. Due = basis + interval.
+  qualification for sealed DAC/ACC/AOC. Due = basis + interval.
 * Never tested since install: due ``new_install_days`` after the install date (default 0: a new
   link is due before it goes into production).
 * A failed test, a fault report, a re-seat or a ``loss_increase`` finding after the basis brings
@@ -28,6 +30,15 @@ from datetime import date, datetime, timedelta
 FIBRE_KINDS = frozenset({"SMF_OS2", "MMF_OM3", "MMF_OM4", "MMF_OM5"})
 SEALED_KINDS = frozenset({"DAC", "ACC", "AOC"})
 NO_DUE_STATUSES = frozenset({"planned", "retired"})
+# The media that are tested (the production gate's, and the retests'): fibre and sealed cables.
+TESTED_KINDS = FIBRE_KINDS | SEALED_KINDS
+
+
+def retested(cable_kind: str) -> bool:
+    """Is this medium tested, at commissioning (the production gate) and every interval after?
+    Fibre (power meter, OTDR) and sealed DAC/ACC/AOC (link qualification) are; out-of-band copper
+    (Cat6A) is not: it has no test gate and no retest due date."""
+    return cable_kind in TESTED_KINDS
 
 
 def qualifying_test_kinds(cable_kind: str) -> frozenset[str] | None:
@@ -169,7 +180,7 @@ def add_days(day: date, days: int) -> date:
 
 
 def retest_due(facts: CableFacts, policy: Policy, defaults: Defaults, today: date) -> date | None:
-    if facts.status in NO_DUE_STATUSES:
+    if facts.status in NO_DUE_STATUSES or not retested(facts.kind):
         return None
     basis = facts.last_pass
     if basis is None:

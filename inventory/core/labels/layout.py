@@ -60,6 +60,7 @@ def _end_specs(label: CableLabel, stock: Stock) -> list[TextSpec]:
             bold=True,
             max_lines=2,
             wrap_below=0.6,
+            whole=True,  # the label and its end, read whole (A and B labels differ here only)
         ),
         TextSpec(f"{a_mark}A {label.a.text()}", line_size, MIN_PT, bold=not b_here, max_lines=3),
         TextSpec(f"{b_mark}B {label.b.text()}", line_size, MIN_PT, bold=b_here, max_lines=3),

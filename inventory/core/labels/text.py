@@ -51,6 +51,9 @@ class TextSpec:
     bold: bool = False
     max_lines: int = 2
     wrap_below: float = 1.0  # stay on one line until the scale drops below this (names)
+    # Never cut (a label's identifier, and the end it sits on): in the last resort it takes the
+    # lines it needs at its smallest size, and the other texts give way.
+    whole: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +68,7 @@ class Line:
 class Block:
     lines: tuple[Line, ...]
     height: float
-    complete: bool  # False if something had to be cut to fit
+    complete: bool  # False if something had to be cut (or dropped) to fit
 
 
 class _Tokens:
@@ -188,22 +191,40 @@ def fit_block(
         if scale <= floor:
             break
         scale = max(floor, scale * 0.9)
-    # Last resort: minimum sizes, cut to max_lines with an ellipsis, drop what still does not fit.
-    rows = []
+    # Last resort: minimum sizes, cut to max_lines with an ellipsis (a ``whole`` text keeps every
+    # line), then shorten what still does not fit: a line at a time from the text with the most
+    # lines (the lowest of equals), so no end loses all of its words while another keeps three;
+    # a text down to one line is dropped from the bottom up. A ``whole`` text is cut only when it
+    # alone is taller than the box.
+    rows, cut_any = [], False
     for spec, tok in zip(specs, tokens, strict=True):
         size = spec.min_size
-        lines = tok.wrap(width / size) or []
-        if len(lines) > spec.max_lines:
-            lines = lines[: spec.max_lines]
-            lines[-1] = _ellipsize(lines[-1], width / size, spec.bold, measure)
+        lines = tok.wrap(width / size)
+        if lines is None or (len(lines) > spec.max_lines and not spec.whole):
+            cut_any = True
+            lines = (lines or [])[: spec.max_lines]
+            if lines:
+                lines[-1] = _ellipsize(lines[-1], width / size, spec.bold, measure)
         rows.append(([t for t in lines if t], spec, size))
-    while rows:
-        total = sum(LINE_HEIGHT * size * len(lines) for lines, _, size in rows)
-        if total <= height:
-            break
-        lines, spec, size = rows[-1]
+
+    def total() -> float:
+        return sum(LINE_HEIGHT * size * len(lines) for lines, _, size in rows)
+
+    while rows and total() > height:
+        cut_any = True
+        shorter = [i for i, (lines, spec, _) in enumerate(rows) if not spec.whole and len(lines) > 1]
+        if shorter:
+            i = max(shorter, key=lambda i: (len(rows[i][0]), i))
+            lines, spec, size = rows[i]
+            cut = lines[:-1]
+            cut[-1] = _ellipsize(cut[-1], width / size, spec.bold, measure)
+            rows[i] = ([t for t in cut if t], spec, size)
+            continue
+        droppable = [i for i, (_, spec, _) in enumerate(rows) if not spec.whole]
+        i = droppable[-1] if droppable else len(rows) - 1
+        lines, spec, size = rows[i]
         if len(lines) > 1:
-            rows[-1] = (lines[:-1], spec, size)
+            rows[i] = (lines[:-1], spec, size)
         else:
-            rows.pop()
-    return _stack(rows, False)
+            rows.pop(i)
+    return _stack(rows, not cut_any)

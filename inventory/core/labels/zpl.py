@@ -12,12 +12,13 @@ break the format.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from inventory.core.labels.layout import QUIET_MODULES, face_layout, text_specs
 from inventory.core.labels.model import Label
 from inventory.core.labels.qr import version_for
 from inventory.core.labels.stocks import Stock
-from inventory.core.labels.text import TextSpec, fit_block, helvetica_width
+from inventory.core.labels.text import fit_block, helvetica_width
 
 EC_LEVEL = "Q"
 BQ_TOP_OFFSET = 10  # ^BQN prints its symbol about 10 dots below the field origin
@@ -45,10 +46,8 @@ def qr_modules(url: str) -> int:
 def _label_zpl(label: Label, stock: Stock, dpmm: float) -> str:
     out = ["^XA", "^CI28", f"^PW{round(stock.width * dpmm)}", f"^LL{round(stock.height * dpmm)}", "^LH0,0"]
     k = dpmm * 25.4 / 72  # dots per point
-    specs = [
-        TextSpec(s.text, s.max_size * k, s.min_size * k, s.bold, s.max_lines)
-        for s in text_specs(label, stock)
-    ]
+    # The PDF's specs in dots (every other choice kept: where a name wraps, what is never cut).
+    specs = [replace(s, max_size=s.max_size * k, min_size=s.min_size * k) for s in text_specs(label, stock)]
     n = qr_modules(label.url)
     for face in stock.faces:
         lay = face_layout(stock, face)

@@ -9,6 +9,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from inventory.core.choices import CableKind, TestKind, Verdict
+from inventory.core.retest_rules import retested
 from inventory.core.words import human_date
 from inventory.models import Cable, CableEnd
 from inventory.selectors.testing.facts import fibres_in_use, otdr_min_length_m, retest_interval
@@ -26,8 +27,8 @@ def _fibres(n: int) -> str:
 
 def cable_gated(cable: Cable) -> bool:
     """Does the production gate test this cable? Fibre (power meter, OTDR) and sealed cables
-    (link qualification) yes; out-of-band copper (Cat6A) has no test."""
-    return cable.kind in FIBRE_KINDS or cable.kind in SEALED_KINDS
+    (link qualification) yes; out-of-band copper (Cat6A) has no test, and no retest either."""
+    return retested(cable.kind)
 
 
 def cables_gate(*, cables: Sequence[Cable], now: datetime | None = None) -> dict[int, list[str]]:

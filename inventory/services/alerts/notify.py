@@ -11,10 +11,11 @@ from django.core.mail import EmailMessage
 from django.db.models import F, Q
 from django.utils import timezone
 
-from inventory.core.links import alert_url, mail_domain
+from inventory.core.links import alert_url, cable_url, mail_domain
 from inventory.core.mail_retry import CLAIM_LEASE, MAX_ATTEMPTS, SERVER_DOWN, retry_in
 from inventory.core.safetext import one_line
 from inventory.models import Alert, AlertNotification, Device
+from inventory.selectors.labels.facts import cable_ends_words
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,32 @@ def notice_message_id(alert: Alert, kind: str) -> str:
 
 
 # --- mail -------------------------------------------------------------------------------------------
+
+
+def alert_notice_body(alert: Alert) -> str:
+    """The notice's text: what, how bad, what to do, and where each cable of the path runs (as its
+    printed labels say it, so the reader can walk to it) with the link to its page."""
+    segments = alert.evidence.get("segments", [])
+    where = cable_ends_words(cable_ids=[s["cable_id"] for s in segments if s.get("cable_id")])
+    path = [
+        f"  {s['label']}: {where[s['cable_id']]}\n    {cable_url(s['label'])}"
+        if s.get("cable_id") in where
+        else f"  {s['label']}"
+        for s in segments
+    ]
+    return "\n".join(
+        [
+            alert.summary,
+            "",
+            f"Severity: {alert.get_severity_display()}",
+            f"Recommendation: {alert.recommendation}",
+            "",
+            "Path:" if path else "Path: none recorded",
+            *path,
+            "",
+            f"Details: {alert_url(alert.pk)}",
+        ]
+    )
 
 
 def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
@@ -81,18 +108,7 @@ def alert_notifications_send(*, now: datetime, limit: int = 200) -> int:
             )
             continue
         a = n.alert
-        url = alert_url(a.pk)
-        body = n.body or "\n".join(
-            [
-                a.summary,
-                "",
-                f"Severity: {a.get_severity_display()}",
-                f"Recommendation: {a.recommendation}",
-                "",
-                "Path: " + ", ".join(s["label"] for s in a.evidence.get("segments", [])) or "-",
-                f"Details: {url}",
-            ]
-        )
+        body = n.body or alert_notice_body(a)
         msg = EmailMessage(
             # The summary names modules as collectors report them: one line, or the mail library
             # refuses the header and the notice is never delivered.

@@ -21,6 +21,7 @@ from inventory.core.safetext import one_line
 from inventory.core.words import human_when, word
 from inventory.models import Alert, Cable, FieldNote, Repair
 from inventory.selectors.alerts.repairs import cable_service_alerts
+from inventory.selectors.labels.facts import cable_ends_words
 from inventory.selectors.plant.responsible import cable_teams, team_addresses
 from inventory.services.journal import journal_write
 from inventory.services.plant.cables import cable_set_status
@@ -85,8 +86,10 @@ def fault_notice(note: FieldNote) -> EmailMessage:
     cable = note.cable
     url = cable_url(cable.label)
     who = note.actor.get_username() if note.actor else "a technician"
+    where = cable_ends_words(cable_ids=[cable.pk]).get(cable.pk, "")
     body = (
         f"{who} reported a fault on cable {cable.label} on {human_when(note.at)} UTC.\n\n"
+        f"Where: {where}\n"
         f"What was seen: {note.text}\n"
         f"Status: {word(note.status_before, 'status') or '?'} -> {word(note.status_after, 'status')}\n\n"
         f"Open the cable: {url}\n"

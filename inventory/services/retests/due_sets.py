@@ -328,13 +328,13 @@ def _decision(
         )
     else:  # one key per cable: no aggregate needed
         ctes.append(f"pc AS (SELECT c.id, pol.iv, pol.sh, pol.acc FROM c{joins} JOIN pol ON {on})")
-    # The last qualifying pass: OLTS/OTDR for fibre, a qualification for sealed media, any test else.
+    # The last qualifying pass: OLTS/OTDR for fibre, a qualification for sealed media (other media
+    # have no due date: ``rules.retested``).
     ctes.append(
         f"ps AS (SELECT t.cable_id, MAX(t.{_c(CableTest, 'tested_at')}) AS at FROM {ct} t "
         f"JOIN c ON c.id = t.cable_id WHERE {rng('t')} AND t.{_c(CableTest, 'verdict')} IN ({s.many(PASSING)}) "
         f"AND ((c.kind IN ({s.many(fibre)}) AND t.{_c(CableTest, 'kind')} IN ({s.many(['olts', 'otdr'])})) "
-        f"OR (c.kind IN ({s.many(sealed)}) AND t.{_c(CableTest, 'kind')} = {s.p('qualification')}) "
-        f"OR (c.kind NOT IN ({s.many(fibre)}) AND c.kind NOT IN ({s.many(sealed)}))) "
+        f"OR (c.kind IN ({s.many(sealed)}) AND t.{_c(CableTest, 'kind')} = {s.p('qualification')})) "
         f"GROUP BY t.cable_id)"
     )
     ctes.append(
@@ -368,7 +368,7 @@ def _decision(
     basis = s.day("ps.at", tz)
     trig = s.day("ta.at", "UTC")
     ctes.append(
-        f"f AS (SELECT c.id, c.status, c.since, pc.iv, pc.sh, pc.acc, {basis} AS basis, {trig} AS trig, "
+        f"f AS (SELECT c.id, c.kind, c.status, c.since, pc.iv, pc.sh, pc.acc, {basis} AS basis, {trig} AS trig, "
         f"{alert_open} AS aop FROM c JOIN pc ON pc.id = c.id LEFT JOIN ps ON ps.cable_id = c.id "
         f"LEFT JOIN ta ON ta.cable_id = c.id{alert_join})"
     )
@@ -393,9 +393,10 @@ def _decision(
         f"THEN {s.add('basis', f'iv * ({whole_intervals} / iv + 1)')} ELSE due0 END AS due1 FROM g)"
     )
     no_due = s.many([CableStatus.PLANNED, CableStatus.RETIRED])
+    tested = s.many(sorted(rules.TESTED_KINDS))
     python_when = rolls()
     select = (
-        f"SELECT id, CASE WHEN status IN ({no_due}) THEN NULL "
+        f"SELECT id, CASE WHEN status IN ({no_due}) OR kind NOT IN ({tested}) THEN NULL "
         f"WHEN trig IS NULL THEN due1 ELSE {s.least('due1', s.add('trig', 'sh'))} END AS due, "
         f"CASE WHEN {python_when} AND aop = 0 THEN 1 ELSE 0 END AS py FROM h"
     )

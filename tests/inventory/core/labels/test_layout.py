@@ -252,3 +252,20 @@ def test_the_end_a_label_sits_on_is_marked_in_pdf_and_zpl():
     assert any(t.startswith("\u00bbB ") for t in lines[1]) and not any(
         t.startswith("\u00bbA") for t in lines[1]
     )
+
+
+@pytest.mark.parametrize("stock_key", ["flag", "wrap", "a4", "letter"])
+def test_the_longest_label_a_cable_may_have_is_printed_whole_with_its_end(stock_key):
+    """A cable label may be 64 characters (``LABEL_RE``): the printed identifier is read whole,
+    with the end it sits on ("· A", "· B", the only text its two labels differ in), on every stock;
+    the ends' words give way, never all of an end's."""
+    ident = "TRUNK-HALL1-ROW01-RACK02-TO-HALL2-ROW09-RACK17-MPO24-0000041.AB1"
+    assert len(ident) == 64
+    for end in "AB":
+        text = page_texts(render_pdf([cable(ident=ident, end=end, **HALL)], STOCKS[stock_key]))[0]
+        squeezed = re.sub(r"\s", "", text)
+        assert f"{ident}\u00b7{end}" in squeezed, (stock_key, text)
+        assert "AS01-G01" in squeezed and "BS01-N01" in squeezed, (stock_key, text)
+        zpl = render_zpl([cable(ident=ident, end=end, **HALL)], STOCKS[stock_key])
+        printed = "".join(_unhex(d) for *_, mag, d in ZPL_FIELD.findall(zpl) if not mag)
+        assert f"{ident}\u00b7{end}" in re.sub(r"\s", "", printed), (stock_key, printed)

@@ -6,6 +6,8 @@ Topology::
     [gpu-m eth0]--J-M0--[leaf-m Ethernet1/1]     the link that degrades
 """
 
+import email
+import email.policy
 import socket
 import time
 from datetime import timedelta
@@ -79,6 +81,23 @@ def test_an_opened_alert_is_mailed_once_to_the_rows_team(smtp):
     assert f"Message-ID: <alert-{alert.pk}-opened@" in content
     assert "J-M0" in content and "gpu-m:eth0" in content
     assert AlertNotification.objects.get().sent_at is not None
+
+
+@pytest.mark.django_db
+def test_an_alert_notice_says_where_each_cable_of_the_path_runs(smtp, settings):
+    """A technician reading the notice on the way to the hall learns where to walk: each cable of
+    the path with both its ends as its printed labels say them, and the link to its page."""
+    settings.CABLETRACK_BASE_URL = "https://cabletrack.example.com"
+    now = timezone.now().replace(second=0, microsecond=0)
+    _degrading_link(now)
+    svc.alerts_evaluate(now=now)
+    assert svc.alert_notifications_send(now=now) == 1
+    message = email.message_from_bytes(smtp.messages[0][1].encode(), policy=email.policy.default)
+    text = message.get_content().replace("\r\n", "\n")
+    assert (
+        "  J-M0: A R-MAIL U1 gpu-m OSFP1 eth0 \u00b7 B R-MAIL U30 leaf-m OSFP1 Ethernet1/1\n"
+        "    https://cabletrack.example.com/c/J-M0\n"
+    ) in text
 
 
 @pytest.mark.django_db

@@ -53,6 +53,14 @@ def test_the_notice_the_server_took_is_recorded_as_told(cable, sink, django_capt
     assert len(sink.messages()) == 1
 
 
+def test_the_notice_says_where_the_cable_runs(cable, sink, django_capture_on_commit_callbacks):
+    """The team reads where to walk (both ends as the cable's labels say them), not only a label."""
+    report(cable, django_capture_on_commit_callbacks)
+    (got,) = sink.messages()
+    text = got.text.replace("\r\n", "\n")
+    assert "Where: A R-FN U3 gpu-fn OSFP1 Ethernet1/1 \u00b7 B R-FN U40 leaf-fn OSFP1 Ethernet1/1\n" in text
+
+
 def test_a_notice_the_server_refused_is_kept_and_sent_by_the_sweep_once_it_is_back(
     cable, sink, settings, django_capture_on_commit_callbacks
 ):

@@ -247,7 +247,12 @@ def test_each_branch_is_decided_as_the_rules_say():
         summary="x",
     )
     # never tested, no install date recorded: due the day the record was made
-    untested = Cable.objects.create(label="H-NEW", kind=CableKind.CAT6A, status=CableStatus.INSTALLED)
+    untested = Cable.objects.create(label="H-NEW", kind=CableKind.AOC, status=CableStatus.INSTALLED)
+    # out-of-band copper has no retest (no test gate), even with a date left from before and a test
+    copper = cable("H-COPPER", CableKind.CAT6A, CableStatus.IN_PRODUCTION, dev0)
+    copper.retest_due = T0.date()
+    copper.save()
+    CableTest.objects.create(cable=copper, kind="inspection", verdict="pass", tested_at=pass_at)
     retests.retest_due_recompute(now=T0)
     due = dict(Cable.objects.filter(label__startswith="H-").values_list("label", "retest_due"))
     base = (T0 - timedelta(days=200)).date()
@@ -257,7 +262,9 @@ def test_each_branch_is_decided_as_the_rules_say():
         "H-CLEAN": base + timedelta(days=270),
         "H-ALERTED": base + timedelta(days=180),
         "H-NEW": untested.created_at.date(),
+        "H-COPPER": None,
     }
+    assert retests.retest_due_by_rules(now=T0, cable_ids=[copper.pk]) == {copper.pk: None}
 
 
 def _link_dates() -> dict[int, date | None]:

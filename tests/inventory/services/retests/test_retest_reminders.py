@@ -299,3 +299,37 @@ def test_a_digest_line_says_the_cables_decision_not_only_its_due_date(plant, smt
     assert decision.line in got[0].text.replace("\r\n", "\n")
     assert "fault open" in decision.line and decision.step.label in decision.line
     assert decision.line.replace("·", "&middot;") in got[0].html or decision.line in got[0].html
+
+
+def test_out_of_band_copper_is_never_reminded_nor_escalated(plant, smtp_sink):
+    """[bmc-rt mgmt]--M-RT (Cat6A)--[oob-rt Gi1] beside J-RT in rack R-RT: no test gate applies to
+    Cat6A and no test can be recorded on it, so a retest date would be overdue for ever. The team
+    hears of J-RT only, and the lead's escalation names J-RT only."""
+    from inventory.core.choices import ConnectorType, DeviceRole
+    from inventory.models import Device
+    from inventory.services.plant import cables as cable_services
+
+    rack = plant["rack"]
+    bmc = Device.objects.create(name="bmc-rt", role=DeviceRole.MGMT_SWITCH, rack=rack, position_u=20)
+    oob = Device.objects.create(name="oob-rt", role=DeviceRole.MGMT_SWITCH, rack=rack, position_u=42)
+    copper, _ = cable_services.cable_install(
+        label="M-RT",
+        kind="CAT6A",
+        a=cable_services.EndSpec(port=f.port(bmc, "mgmt", connector_type=ConnectorType.RJ45)),
+        b=[cable_services.EndSpec(port=f.port(oob, "Gi1", connector_type=ConnectorType.RJ45))],
+        install_date=T0.date(),
+    )
+    f.record_test(plant["cable"], at=T0)
+
+    for day in (1, 83, 91, 100):
+        sweep(T0 + timedelta(days=day))
+
+    got = smtp_sink.messages()
+    for m in got:
+        assert "J-RT" in m.text and "M-RT" not in m.text and "M-RT" not in m.html
+    assert sorted(m.to for m in got) == sorted([*TEAM, *TEAM, "lena@example.net"])
+    assert [m.subject for m in smtp_sink.to("lena@example.net")] == [
+        "[cabletrack] Retests: 1 overdue, 0 due soon (1 escalated: overdue more than 7 days)"
+    ]
+    copper.refresh_from_db()
+    assert copper.retest_due is None  # nor is it on the worklist, the overdue counts, the CSV
