@@ -46,6 +46,15 @@ DOMAINS: dict[str, dict[str, str]] = {
     "token": dict(c.TokenKind.choices),
     "digest": dict(c.DigestStatus.choices),
     "reminder_mode": dict(c.ReminderMode.choices),
+    # A port's neighbour against its recorded far end: the bring-up report and the
+    # reconciliation (``selectors.plant.wiring``, ``selectors.telemetry.reconciliation_rows``).
+    "neighbour": {
+        "ok": "ok",
+        "miswire": "miswired",
+        "unrecorded": "no cable recorded",
+        "no_neighbour": "no neighbour seen",
+        "unused": "nothing recorded or seen",
+    },
 }
 
 # Keys of alert evidence, test details and history changes: what a person calls them.

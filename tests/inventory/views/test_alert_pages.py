@@ -142,6 +142,20 @@ def test_bringup_report_lists_miswires_and_silent_ports(scene, tech_client):
     assert "gpu-p:eth1 (expected leaf-p:Ethernet1/2)" in body  # no neighbour seen
 
 
+def test_bringup_report_says_each_ports_state_in_words(scene, tech_client):
+    """The "Every port" table's Status read ``no_neighbour``, ``miswire`` and ``unused``: codes
+    where the reconciliation page beside it says "no neighbour seen"."""
+    import re
+
+    gpu, leaf = scene["gpu"], scene["leaf"]
+    f.seen(gpu[0], scene["now"], neighbor=leaf[1])
+    body = tech_client.get("/r/R-PAGES/bringup").content.decode()
+    table = body[body.index("<h2>Every port</h2>") :]
+    states = set(re.findall(r'<td class="[a-z]*">([^<]+)</td></tr>', table))
+    assert states and not {s for s in states if "_" in s or s in {"miswire", "unused", "unrecorded"}}, states
+    assert {"miswired", "no neighbour seen"} <= states, states
+
+
 def test_topology_exports(scene, tech_client):
     txt = tech_client.get("/topology/export.txt").content.decode()
     assert "leaf-p Ethernet1/1 gpu-p eth0 J-P0" in txt
