@@ -130,6 +130,10 @@ def test_the_phone_maintenance_form_silences_a_rack_and_names_bad_input(scene, t
     assert r.status_code == 302
     mw = MaintenanceWindow.objects.get()
     assert [r.name for r in mw.racks.all()] == ["R-PAGES"] and mw.links.count() == 1
+    # The list says the window's end as the other pages say a moment, not "2026-12-07 00:30 UTC".
+    listed = tech_client.get("/maintenance/").content.decode()
+    assert re.search(r"re-cabling</strong> until (today|tomorrow) \d\d:\d\d:", listed), listed
+    assert not re.search(r"\d{4}-\d\d-\d\d", listed.split("Current and upcoming", 1)[1])
 
 
 def test_bringup_report_lists_miswires_and_silent_ports(scene, tech_client):
@@ -145,8 +149,6 @@ def test_bringup_report_lists_miswires_and_silent_ports(scene, tech_client):
 def test_bringup_report_says_each_ports_state_in_words(scene, tech_client):
     """The "Every port" table's Status read ``no_neighbour``, ``miswire`` and ``unused``: codes
     where the reconciliation page beside it says "no neighbour seen"."""
-    import re
-
     gpu, leaf = scene["gpu"], scene["leaf"]
     f.seen(gpu[0], scene["now"], neighbor=leaf[1])
     body = tech_client.get("/r/R-PAGES/bringup").content.decode()
