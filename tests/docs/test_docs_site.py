@@ -112,7 +112,8 @@ def _docs_part(topic: str) -> str:
     """The Markdown a help topic lands on: its page, or from its anchor (a heading's slug, or a
     paragraph ending in ``{: #anchor }``) to the next heading or paragraph."""
     path, _, anchor = topic.partition("#")
-    md = ROOT / "docs" / (path + "index.md" if path.endswith("/") and path.count("/") == 1 else path.rstrip("/") + ".md")
+    top = path.endswith("/") and path.count("/") == 1  # "engineer/": the part's index page
+    md = ROOT / "docs" / (path + "index.md" if top else path.rstrip("/") + ".md")
     text = md.read_text()
     if not anchor:
         return text
@@ -120,10 +121,10 @@ def _docs_part(topic: str) -> str:
     for i, block in enumerate(blocks):
         heading = re.match(r"(#+)\s+(.*)", block)
         if heading and re.sub(r"[^a-z0-9]+", "-", heading.group(2).lower()).strip("-") == anchor:
-            rest = [b for b in blocks[i + 1 :]]
-            end = next((k for k, b in enumerate(rest) if re.match(r"#{1,%d}\s" % len(heading.group(1)), b)), len(rest))
+            rest, level = blocks[i + 1 :], len(heading.group(1))
+            end = next((k for k, b in enumerate(rest) if re.match(rf"#{{1,{level}}}\s", b)), len(rest))
             return "\n\n".join([block, *rest[:end]])
-        if block.rstrip().endswith("{: #%s }" % anchor):
+        if block.rstrip().endswith(f"{{: #{anchor} }}"):
             return block
     raise AssertionError(f"{topic}: no such part in {md.name}")
 
