@@ -332,6 +332,13 @@ def site_refusals(user, action: str, site_ids) -> dict[int | None, str]:
     return out
 
 
+def may_print_labels(user) -> bool:
+    """Whether the label print form prints for ``user`` (the print page's button, the cable
+    list's "Print labels" and the print view's 403 all ask here): engineers print any batch,
+    technicians the labels of the cables they handle; viewers only look."""
+    return can(user, "print_labels") or can(user, "print_cable_label")
+
+
 def actions_for(user, obj=None) -> dict[str, bool]:
     """Every action and whether the user may take it (for templates: ``may.record_test``)."""
     return {name: can(user, name, obj) for name in ACTIONS}

@@ -46,6 +46,15 @@ DOMAINS: dict[str, dict[str, str]] = {
     "token": dict(c.TokenKind.choices),
     "digest": dict(c.DigestStatus.choices),
     "reminder_mode": dict(c.ReminderMode.choices),
+    # A port's neighbour against its recorded far end: the bring-up report and the
+    # reconciliation (``selectors.plant.wiring``, ``selectors.telemetry.reconciliation_rows``).
+    "neighbour": {
+        "ok": "ok",
+        "miswire": "miswired",
+        "unrecorded": "no cable recorded",
+        "no_neighbour": "no neighbour seen",
+        "unused": "nothing recorded or seen",
+    },
 }
 
 # Keys of alert evidence, test details and history changes: what a person calls them.
@@ -285,6 +294,27 @@ def factor_places(
         if _as_shown(_as_shown(value, n) * by, places) == want:
             return n
     return most
+
+
+def ratio_places(value: float, *, base: float, places: int, most: int = 3) -> tuple[int, int] | None:
+    """How many decimals to show the ratio ``value / base`` and ``base`` with, so that the two as
+    shown multiply to ``value`` as shown at ``places`` decimals (within its rounding): "29.4 ms =
+    10.35x its P99 2.84 ms", not "29.4 ms = 10.3x its P99 2.8 ms" (10.3 x 2.8 = 28.8).
+    ``(ratio, base)``: the fewest for ``base`` from ``places``, then for the ratio from one, each
+    up to ``most``; None when no such pair does (a ratio in the thousands): then say "about"."""
+    ratio, want = value / base, _as_shown(value, places)
+    half = Decimal(5).scaleb(-places - 1)
+    for nb in range(places, most + 1):
+        shown_base = _as_shown(base, nb)
+        for nr in range(1, 4):
+            if abs(_as_shown(ratio, nr) * shown_base - want) <= half:
+                return nr, nb
+    return None
+
+
+def shown(value: float, places: int) -> str:
+    """``value`` at ``places`` decimals as the pages show figures (half up, thousands grouped)."""
+    return f"{_as_shown(value, places):,}"
 
 
 # History reasons are written by the code that changed the record ("seed_demo --gpus 256 --seed

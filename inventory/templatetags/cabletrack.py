@@ -168,11 +168,12 @@ def decision_cell(d, link: bool = False) -> str:
 
 
 @register.simple_tag
-def cable_list_row(c, today) -> str:
+def cable_list_row(c, today, bulk=True) -> str:
     """One row of the desk cable list (``views.desk.cables.cable_list``: a cable with its
     ``end_cells``, their names kept whole, and ``decision``), built here with the filters the
     template would apply:
-    50 rows of a dozen cells each through the template engine were half of the page's time."""
+    50 rows of a dozen cells each through the template engine were half of the page's time.
+    ``bulk``: the row's checkbox, for a user offered the ticked rows' actions."""
     e = _esc
     d = c.decision
     alert = ' <span class="bad" title="open alert">alert</span>' if c.has_alert else ""
@@ -190,10 +191,15 @@ def cable_list_row(c, today) -> str:
     if d.step:
         label = e(d.step.label)
         step += "<br>" + (f'<a href="{e(d.step.url)}">{label}</a>' if d.step.opens_a_page else label)
-    return mark_safe(  # noqa: S308 - every interpolated value is escaped (or a filter's safe output)
-        f'\n      <tr class="st-{e(c.status)}">\n'
+    check = (
         f'        <td class="check"><label class="rowcheck"><input type="checkbox" name="cable" value="{c.pk}"'
         f' data-row-check aria-label="Select {e(c.label)}"></label></td>\n'
+        if bulk
+        else ""
+    )
+    return mark_safe(  # noqa: S308 - every interpolated value is escaped (or a filter's safe output)
+        f'\n      <tr class="st-{e(c.status)}">\n'
+        f"{check}"
         f'        <td><a class="mono" href="{e(c.get_absolute_url())}">{e(c.label)}</a>{alert}</td>\n'
         f'        <td><span class="status s-{e(c.status)}">{e(c.get_status_display())}</span></td>\n'
         f'        <td data-label="Kind">{e(c.get_kind_display())}</td>\n'

@@ -424,7 +424,7 @@ def maintenance(request):
     return render(
         request,
         "inventory/maintenance.html",
-        {"form": form, "windows": alert_selectors.maintenance_windows(now=now)},
+        {"form": form, "windows": alert_selectors.maintenance_windows(now=now), "now": now},
         status=status,
     )
 

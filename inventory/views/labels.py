@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
+from inventory.access import authz
 from inventory.conf import app_settings
 from inventory.core.choices import LabelBatchStatus, LabelKind
 from inventory.core.labels import STOCKS
@@ -95,9 +96,7 @@ def _recent_batches(user):
 def labels_print(request):
     """GET: the print form (fields prefilled from the query). POST: print. Small selections come
     back as the file; large ones become a background batch and redirect to its progress page."""
-    can_print = request.user.has_perm("inventory.print_labels") or request.user.has_perm(
-        "inventory.print_cable_label"
-    )
+    can_print = authz.may_print_labels(request.user)
     if request.method == "GET":
         form = LabelPrintForm(initial=request.GET.dict())
         return render(

@@ -108,6 +108,55 @@ def test_every_page_header_has_a_help_link_to_its_part(client, user_with_role):
     assert 'class="help" href="/docs/technician/retests/"' in page
 
 
+def _docs_part(topic: str) -> str:
+    """The Markdown a help topic lands on: its page, or from its anchor (a heading's slug, or a
+    paragraph ending in ``{: #anchor }``) to the next heading or paragraph."""
+    path, _, anchor = topic.partition("#")
+    top = path.endswith("/") and path.count("/") == 1  # "engineer/": the part's index page
+    md = ROOT / "docs" / (path + "index.md" if top else path.rstrip("/") + ".md")
+    text = md.read_text()
+    if not anchor:
+        return text
+    blocks = re.split(r"\n\s*\n", text)
+    for i, block in enumerate(blocks):
+        heading = re.match(r"(#+)\s+(.*)", block)
+        if heading and re.sub(r"[^a-z0-9]+", "-", heading.group(2).lower()).strip("-") == anchor:
+            rest, level = blocks[i + 1 :], len(heading.group(1))
+            end = next((k for k, b in enumerate(rest) if re.match(rf"#{{1,{level}}}\s", b)), len(rest))
+            return "\n\n".join([block, *rest[:end]])
+        if block.rstrip().endswith(f"{{: #{anchor} }}"):
+            return block
+    raise AssertionError(f"{topic}: no such part in {md.name}")
+
+
+# A page -> what its part of the documentation must be about (the page's own address).
+HELP_PARTS = {
+    "impact-report": "/reports/impact/",
+    "repair-report": "/repairs/report/",
+    "vendor-compare": "/vendors/compare/",
+    "rack-bringup": "/r/<rack>/bringup",
+    "maintenance": "/maintenance/",
+    "reconciliation": "/reconciliation/",
+    "forecast": "/forecast/",
+    "cable-import": "/cables/import",
+    "cable-list": "/cables/",
+    "retests-plan": "/retests/",
+    "commissioning-report": "/reports/commissioning/",
+    "labels-print": "/labels/print/",
+    "sync-conflicts": "/sync/conflicts/",
+}
+
+
+@pytest.mark.parametrize(("page", "address"), HELP_PARTS.items())
+def test_a_pages_help_link_lands_on_the_part_that_describes_it(page, address):
+    """The "?" of the impact and repair reports opened the documentation's home, the vendor
+    comparison's the forecast page and the bring-up report's the test results page, none of
+    which says a word about them."""
+    topic = help_links.PAGE_TOPICS.get(page, help_links.HOME)
+    assert topic != help_links.HOME, f"{page}: its ? opens the documentation's home"
+    assert address in _docs_part(topic), f"{page}: {topic} does not describe {address}"
+
+
 @pytest.mark.django_db
 def test_the_help_link_follows_a_docs_url_hosted_elsewhere(client, user_with_role, settings):
     settings.CABLETRACK_DOCS_URL = "https://docs.example.com/cabletrack"

@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from inventory.core.telemetry.rules.config import Thresholds
+from inventory.core.words import ratio_places, shown
 
 MINUTE = 60.0
 
@@ -62,11 +63,18 @@ class Verdict:
 
 
 def spike_words(*, slowest_us: float, baseline_us: float) -> str:
-    """The spike as the alert's summary and its page both say it: ``29.4 ms = 10.3x its P99
-    2.8 ms`` (milliseconds with one decimal, the ratio of the two with one)."""
-    return (
-        f"{slowest_us / 1000:,.1f} ms = {slowest_us / baseline_us:.1f}x its P99 {baseline_us / 1000:,.1f} ms"
-    )
+    """The spike as the alert's summary and its page both say it: ``29.4 ms = 10.35x its P99
+    2.84 ms`` (the slowest in milliseconds with one decimal; the ratio and the P99 with as many
+    as make the two, as shown, multiply to it: ``words.ratio_places``)."""
+    slowest, p99 = slowest_us / 1000, baseline_us / 1000
+    places = ratio_places(slowest, base=p99, places=1, most=5)
+    if places is None:  # no short figures multiply out to the tenth of a millisecond: "about",
+        # the ratio and the P99 to three significant figures each (their product within 1 %)
+        ratio = slowest / p99
+        nr, nb = (max(0, 2 - math.floor(math.log10(x))) for x in (ratio, p99))
+        return f"{shown(slowest, 1)} ms = about {shown(ratio, nr)}x its P99 {shown(p99, nb)} ms"
+    nr, nb = places
+    return f"{shown(slowest, 1)} ms = {shown(slowest / p99, nr)}x its P99 {shown(p99, nb)} ms"
 
 
 def _p(values: np.ndarray, q: float) -> float:

@@ -67,6 +67,10 @@ def cable_list(request):
             "selected_status": request.GET.getlist("status"),
             "selected_kind": request.GET.getlist("kind"),
             "bulk_form": BulkStatusForm(),
+            # The ticked rows' actions, offered only to whom they would not refuse (a viewer
+            # gets the list without the checkboxes): the bulk view's and the print view's rules.
+            "may_set_status": authz.can(request.user, "edit_cable"),
+            "may_print_labels": authz.may_print_labels(request.user),
             "labels_print_url": reverse("labels-print"),
             "next": request.get_full_path(),
         },

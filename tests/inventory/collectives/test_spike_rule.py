@@ -3,11 +3,15 @@ set arithmetic over slow and fast rings; what "how sure" means. No database."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 
-from inventory.core.collectives.spike import LinkEvidence, Series, judge_series, localise
+from inventory.core.collectives.spike import LinkEvidence, Series, judge_series, localise, spike_words
 from inventory.core.telemetry.rules.config import Thresholds
 
 T = Thresholds()
@@ -116,3 +120,25 @@ def test_the_uplinks_of_rings_that_cross_leaves_are_candidates_that_a_fast_ring_
         slow=[ring_a, ring_b], fast=[fast], evidence=quiet, t=T, fec_limits={}, ecmp=[uplinks, uplinks]
     )
     assert calm.top is None and calm.sure == "none"
+
+
+@given(
+    baseline_us=st.floats(min_value=50, max_value=500_000),
+    factor=st.floats(min_value=3, max_value=2_000),
+)
+def test_the_spike_in_words_multiplies_as_shown(baseline_us, factor):
+    """The demo's spike read "29.4 ms = 10.3x its P99 2.8 ms", and 10.3 x 2.8 is 28.8: the ratio
+    and the P99 are shown with as many decimals as make them, as shown, multiply to the slowest."""
+    words = spike_words(slowest_us=baseline_us * factor, baseline_us=baseline_us)
+    m = re.fullmatch(r"([\d,.]+) ms = (about )?([\d,.]+)x its P99 ([\d,.]+) ms", words)
+    assert m, words
+    slowest, ratio, p99 = (Decimal(g.replace(",", "")) for g in m.group(1, 3, 4))
+    if m.group(2):  # no short figures multiply out to the tenth of a millisecond: "about", to 1 %
+        assert abs(ratio * p99 - slowest) <= slowest / 100, words
+    else:
+        assert abs(ratio * p99 - slowest) <= Decimal("0.05"), words  # within the slowest's rounding
+
+
+def test_the_demos_spike_in_words():
+    assert spike_words(slowest_us=29415.342, baseline_us=2843.217) == "29.4 ms = 10.35x its P99 2.84 ms"
+    assert spike_words(slowest_us=26000, baseline_us=2600) == "26.0 ms = 10.0x its P99 2.6 ms"

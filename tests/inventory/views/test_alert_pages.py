@@ -130,6 +130,10 @@ def test_the_phone_maintenance_form_silences_a_rack_and_names_bad_input(scene, t
     assert r.status_code == 302
     mw = MaintenanceWindow.objects.get()
     assert [r.name for r in mw.racks.all()] == ["R-PAGES"] and mw.links.count() == 1
+    # The list says the window's end as the other pages say a moment, not "2026-12-07 00:30 UTC".
+    listed = tech_client.get("/maintenance/").content.decode()
+    assert re.search(r"re-cabling</strong> until (today|tomorrow) \d\d:\d\d:", listed), listed
+    assert not re.search(r"\d{4}-\d\d-\d\d", listed.split("Current and upcoming", 1)[1])
 
 
 def test_bringup_report_lists_miswires_and_silent_ports(scene, tech_client):
@@ -140,6 +144,18 @@ def test_bringup_report_lists_miswires_and_silent_ports(scene, tech_client):
     assert r.status_code == 200
     assert "gpu-p:eth0: expected leaf-p:Ethernet1/1, sees leaf-p:Ethernet1/2" in body
     assert "gpu-p:eth1 (expected leaf-p:Ethernet1/2)" in body  # no neighbour seen
+
+
+def test_bringup_report_says_each_ports_state_in_words(scene, tech_client):
+    """The "Every port" table's Status read ``no_neighbour``, ``miswire`` and ``unused``: codes
+    where the reconciliation page beside it says "no neighbour seen"."""
+    gpu, leaf = scene["gpu"], scene["leaf"]
+    f.seen(gpu[0], scene["now"], neighbor=leaf[1])
+    body = tech_client.get("/r/R-PAGES/bringup").content.decode()
+    table = body[body.index("<h2>Every port</h2>") :]
+    states = set(re.findall(r'<td class="[a-z]*">([^<]+)</td></tr>', table))
+    assert states and not {s for s in states if "_" in s or s in {"miswire", "unused", "unrecorded"}}, states
+    assert {"miswired", "no neighbour seen"} <= states, states
 
 
 def test_topology_exports(scene, tech_client):

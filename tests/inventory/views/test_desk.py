@@ -165,6 +165,20 @@ def test_viewer_sees_the_list_but_cannot_bulk_change(plant, viewer_client):
     )
 
 
+def test_the_list_offers_ticked_rows_actions_only_to_whom_they_would_not_refuse(
+    plant, viewer_client, engineer_client
+):
+    """A viewer was offered "Set status" and "Print labels" over row checkboxes, and both
+    answered 403 "Not allowed": the list is theirs to read, without the bulk bar."""
+    viewer = viewer_client.get("/cables/").content.decode()
+    assert "J-100" in viewer
+    assert "Set status" not in viewer and "Print labels" not in viewer
+    assert "data-row-check" not in viewer and "data-check-all" not in viewer
+    assert viewer_client.post("/labels/print/", {"cable": plant["cables"]["J-100"].pk}).status_code == 403
+    engineer = engineer_client.get("/cables/").content.decode()
+    assert "Set status" in engineer and "Print labels" in engineer and "data-row-check" in engineer
+
+
 # --- add / edit a cable -----------------------------------------------------------------------
 
 
