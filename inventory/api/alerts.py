@@ -551,6 +551,48 @@ class MaintenanceWindowViewSet(
         return Response(self.get_serializer(mw).data)
 
 
+class VendorFiguresSerializer(serializers.Serializer):
+    """One row's figures; every table counts and divides the same way (one rule, the selector's)."""
+
+    ports = serializers.IntegerField(
+        help_text="by_model: every installed module port of the model; a band's rows: its reporting ports"
+    )
+    ports_reporting = serializers.IntegerField(
+        help_text="Ports that reported telemetry in the period: the base of every other figure"
+    )
+    median_cw_rate = serializers.FloatField(
+        allow_null=True, help_text="Median corrected codewords per second"
+    )
+    median_pre_fec_ber = serializers.FloatField(allow_null=True)
+    worst_pre_fec_ber = serializers.FloatField(allow_null=True)
+    alerts = serializers.IntegerField(help_text=alert_selectors.VENDOR_ALERTS_COUNTED)
+    alerts_per_100_ports = serializers.FloatField(
+        allow_null=True, help_text=alert_selectors.VENDOR_PER_100_BASE
+    )
+
+
+class VendorModelRowSerializer(VendorFiguresSerializer):
+    vendor = serializers.CharField()
+    model = serializers.CharField(help_text="The module's part number")
+
+
+class VendorBandRowSerializer(VendorFiguresSerializer):
+    band = serializers.CharField(help_text="Module temperature band, e.g. '40-50 °C', or 'unknown'")
+
+
+class VendorModelBandRowSerializer(VendorModelRowSerializer):
+    band = serializers.CharField(help_text="Module temperature band, e.g. '40-50 °C', or 'unknown'")
+
+
+class VendorComparisonSerializer(serializers.Serializer):
+    since = serializers.DateTimeField()
+    by_model = VendorModelRowSerializer(many=True)
+    by_temperature = VendorBandRowSerializer(many=True)
+    by_model_temperature = VendorModelBandRowSerializer(
+        many=True, help_text="Each model within each band: which optics degrade under thermal load"
+    )
+
+
 class VendorComparisonView(APIView):
     """Corrected-error rates and alert counts by module vendor/model, by module temperature band,
     and by model within each band (which optics degrade under thermal load)."""
@@ -564,11 +606,7 @@ class VendorComparisonView(APIView):
                 {"days": serializers.IntegerField(required=False, min_value=1, max_value=90, default=7)},
             )
         ],
-        responses={
-            200: OpenApiResponse(
-                description="by_model, by_temperature and by_model_temperature (model within each band) rows"
-            )
-        },
+        responses={200: VendorComparisonSerializer},
     )
     def get(self, request):
         raw = request.query_params.get("days", "7")

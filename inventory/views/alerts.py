@@ -463,7 +463,16 @@ def impact_report(request):
 def vendor_comparison(request):
     days = int(request.GET.get("days", "7")) if is_whole_number(request.GET.get("days", "7")) else 7
     data = alert_selectors.vendor_comparison(now=timezone.now(), days=max(1, min(days, 90)))
-    return render(request, "inventory/vendors_compare.html", {**data, "days": days})
+    return render(
+        request,
+        "inventory/vendors_compare.html",
+        {
+            **data,
+            "days": days,
+            "alerts_counted": alert_selectors.VENDOR_ALERTS_COUNTED,
+            "per_100_base": alert_selectors.VENDOR_PER_100_BASE,
+        },
+    )
 
 
 def bringup(request, name: str):

@@ -275,84 +275,94 @@ def temperature_band(t: float | None) -> str:
     return "unknown"
 
 
+# The vendor comparison's one counting rule, stated once for the page, the API schema and docs:
+# alerts can only be raised on ports that report telemetry, so every table counts and divides by
+# the same ports, and an alert on a link counts at each end whose module reported (in that end's
+# model and temperature band), so the bands add up to the models.
+VENDOR_ALERTS_COUNTED = (
+    "Alerts are the physical-layer alerts opened in the period, each counted at every end of its "
+    "link whose module reported telemetry, in that end's model and temperature band (an alert on "
+    "a link between two reporting modules counts at both ends), so every table adds up to the "
+    "same total."
+)
+VENDOR_PER_100_BASE = (
+    "Per 100 reporting ports divides a row's alerts by its ports that reported telemetry in the "
+    "period (alerts are raised only on those): the same base in every table."
+)
+
+
+def alerts_per_100_reporting_ports(*, alerts: int, reporting: int) -> float | None:
+    """The one "per 100" of the vendor comparison (see ``VENDOR_PER_100_BASE``)."""
+    return round(100 * alerts / reporting, 2) if reporting else None
+
+
 def vendor_comparison(*, now: datetime, days: int = 7) -> dict:
     """Corrected-error rates and alert counts by module vendor/model, by temperature band, and
     by model within each band (``by_model_temperature``: which optics degrade under thermal load).
 
-    Rates are per installed module port over the last ``days`` (mean corrected codewords/s and
-    pre-FEC BER from bits, median across ports, so one bad module does not hide a model's
-    typical behaviour, with the worst shown too). Alerts count physical-layer alerts opened in
-    the period on links whose ends hold that model.
+    Rates are per module port that reported over the last ``days`` (mean corrected codewords/s
+    and pre-FEC BER from bits, median across ports, so one bad module does not hide a model's
+    typical behaviour, with the worst shown too). ``ports`` of a model counts every installed
+    module port; every other figure is of the reporting ports (``ports_reporting``), each in
+    exactly one model and one band, and alerts count as ``VENDOR_ALERTS_COUNTED`` says, so a
+    band's alerts are the sum of its models' and every table sums to the same total.
     """
     start = now - timedelta(days=days)
     with_module = Port.objects.filter(cage__transceiver__isnull=False)
     model = ("cage__transceiver__model__vendor__name", "cage__transceiver__model__part_number")
+
+    def row(**key) -> dict:
+        return {**key, "ports": 0, "ports_reporting": 0, "rates": [], "bers": [], "alerts": 0}
+
     # Every installed module port counts in its model's ports (one aggregate); only the ports
-    # that reported or sit on an alerted link are read one by one (a site has 528,384 module
-    # ports, few of them on alerted links, and the reporting ones are what the rates are of).
+    # that reported are read one by one (a site has 528,384 module ports; the reporting ones are
+    # what every other figure is of).
     groups: dict[tuple, dict] = {
-        (v, m): {"vendor": v, "model": m, "ports": n, "rates": [], "bers": [], "alerts": 0}
+        (v, m): {**row(vendor=v, model=m), "ports": n}
         for v, m, n in with_module.values_list(*model).annotate(n=Count("pk")).order_by()
     }
-    alert_rows = list(
-        Alert.objects.filter(opened_at__gte=start, rule__in=PHYSICAL_RULES, link__isnull=False).values_list(
-            "link__a_port_id", "link__b_port_id"
-        )
-    )
     stats = port_stats(start=start, end=now)
-    wanted = sorted(set(stats).union(p for row in alert_rows for p in row if p is not None))
-    model_of = {pid: (v, m) for pid, v, m in with_module.filter(pk__any=wanted).values_list("pk", *model)}
+    model_of = {
+        pid: (v, m) for pid, v, m in with_module.filter(pk__any=sorted(stats)).values_list("pk", *model)
+    }
+    band_of = {pid: temperature_band(stats[pid].get("temperature_c")) for pid in model_of}
     bands: dict[str, dict] = {}
     cross: dict[tuple, dict] = {}  # (vendor, model, band): which optics degrade when hot
-    for pid, key in model_of.items():
-        g = groups.setdefault(  # a module installed since the count: counted here
-            key, {"vendor": key[0], "model": key[1], "ports": 1, "rates": [], "bers": [], "alerts": 0}
+
+    def rows_of(pid: int) -> tuple[dict, dict, dict]:
+        """The three rows a reporting module port counts in: its model, its band, both."""
+        (v, m), band = model_of[pid], band_of[pid]
+        return (
+            groups.setdefault((v, m), row(vendor=v, model=m)),  # a module installed since the count
+            bands.setdefault(band, row(band=band)),
+            cross.setdefault((v, m, band), row(vendor=v, model=m, band=band)),
         )
-        s = stats.get(pid)
-        if not s:
-            continue
-        if s.get("corrected_cw_rate") is not None:
-            g["rates"].append(s["corrected_cw_rate"])
-        if s.get("pre_fec_ber") is not None:
-            g["bers"].append(s["pre_fec_ber"])
-        band = temperature_band(s.get("temperature_c"))
-        b = bands.setdefault(band, {"band": band, "ports": 0, "rates": [], "bers": [], "alerts": 0})
-        x = cross.setdefault(
-            (*key, band),
-            {
-                "vendor": key[0],
-                "model": key[1],
-                "band": band,
-                "ports": 0,
-                "rates": [],
-                "bers": [],
-                "alerts": 0,
-            },
-        )
-        for acc in (b, x):
-            acc["ports"] += 1
+
+    for pid in model_of:
+        s = stats[pid]
+        for acc in rows_of(pid):
+            acc["ports_reporting"] += 1
             if s.get("corrected_cw_rate") is not None:
                 acc["rates"].append(s["corrected_cw_rate"])
             if s.get("pre_fec_ber") is not None:
                 acc["bers"].append(s["pre_fec_ber"])
-    port_band = {pid: temperature_band((stats.get(pid) or {}).get("temperature_c")) for pid in model_of}
-    for a, b_ in alert_rows:
-        for key in {model_of[p] for p in (a, b_) if p in model_of}:
-            groups[key]["alerts"] += 1
-        for band in {port_band[p] for p in (a, b_) if p in port_band and (stats.get(p) or {})}:
-            if band in bands:
-                bands[band]["alerts"] += 1
-        for key in {(*model_of[p], port_band[p]) for p in (a, b_) if p in model_of and (stats.get(p) or {})}:
-            if key in cross:
-                cross[key]["alerts"] += 1
+    for ends in Alert.objects.filter(
+        opened_at__gte=start, rule__in=PHYSICAL_RULES, link__isnull=False
+    ).values_list("link__a_port_id", "link__b_port_id"):
+        for pid in ends:
+            if pid in model_of:
+                for acc in rows_of(pid):
+                    acc["alerts"] += 1
 
     def finish(g):
         rates, bers = sorted(g.pop("rates")), sorted(g.pop("bers"))
+        g["ports"] = max(g["ports"], g["ports_reporting"])
         g["median_cw_rate"] = rates[len(rates) // 2] if rates else None
         g["median_pre_fec_ber"] = bers[len(bers) // 2] if bers else None
         g["worst_pre_fec_ber"] = bers[-1] if bers else None
-        g["ports_reporting"] = max(len(rates), len(bers))
-        g["alerts_per_100_ports"] = round(100 * g["alerts"] / g["ports"], 2) if g["ports"] else None
+        g["alerts_per_100_ports"] = alerts_per_100_reporting_ports(
+            alerts=g["alerts"], reporting=g["ports_reporting"]
+        )
         return g
 
     order = [label for _, _, label in TEMP_BANDS] + ["unknown"]

@@ -42,11 +42,13 @@ def test_the_vendor_comparison_says_since_when_and_one_precision_per_100_ports(
     alert_plant,  # noqa: F811
     engineer_client,
 ):
-    """One alert on a link of the plant's modules: its model's figure per 100 ports has a
-    fraction, the others none; the column shows each with one decimal, a model without ports
-    a dash."""
+    """One alert on a link of the plant's modules, whose ends report: its model's figure per 100
+    reporting ports has a fraction, the others none; the column shows each with one decimal, a
+    model without reporting ports a dash."""
     link = alert_plant["links"]["l1"]
     now = timezone.now()
+    for port in (link.a_port, link.b_port):
+        f.rollups(port, now - timedelta(hours=2), 60)
     Alert.objects.create(
         rule="fec_degradation",
         severity=Severity.WARNING,

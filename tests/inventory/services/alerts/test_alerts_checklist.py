@@ -10,6 +10,7 @@ Topology (from ``test_alerts.py``)::
 """
 
 from datetime import timedelta
+from html import unescape
 
 import pytest
 from django.test import Client
@@ -143,6 +144,84 @@ def test_vendor_comparison_by_module_temperature_band_and_by_model_within_a_band
     html = page.get("/vendors/compare/?days=1").content.decode()
     table = html.split('id="by-model-temperature"', 1)[1].split("</table>", 1)[0]
     assert "ACME-DR4" in table and "≥ 70 °C" in table
+
+
+def test_vendor_comparison_counts_an_alert_and_divides_by_ports_the_same_way_in_every_table(plant):  # noqa: F811
+    """One alert on each of the plant's three links; every module port that reports sits at
+    45 °C but leaf-a Ethernet1/2 at 72 °C; spine-a's second ACME port reports nothing::
+
+        [gpu-a eth0 NVIDIA]--J-0--[leaf-a Ethernet1/1 NVIDIA]                 alert
+        [gpu-a eth1 NVIDIA]--J-1--[leaf-a Ethernet1/2 NVIDIA, 72 °C]          alert
+        [leaf-a Ethernet2/1 NVIDIA]--J-U1..T-1..J-U2--[spine-a Ethernet1/1 ACME]  alert
+
+    An alert counts at each reporting end, in that end's model and band, so the bands add up to
+    the models and to the models within bands; each "per 100" divides by reporting ports, so
+    ACME (2 installed, 1 reporting, 1 alert) reads 100.0 by model as within its band.
+    """
+    from inventory.core.choices import AlertState, Severity
+    from inventory.services.plant.transceivers import transceiver_swap
+
+    acme = f.twin_dr4_model(vendor="ACME", part="ACME-DR4")
+    transceiver_swap(cage=plant["spine"][0].cage, new=f.module(model=acme, serial="ACME-1"))
+    now = timezone.now().replace(second=0, microsecond=0)
+    start = now - timedelta(hours=2)
+    gpu, leaf, spine = plant["gpu"], plant["leaf"], plant["spine"]
+    for p in (gpu[0], gpu[1], leaf[0], leaf[2], spine[0]):
+        f.rollups(p, start, 60, temperature_max_c=45.0)
+    f.rollups(leaf[1], start, 60, temperature_max_c=72.0)
+    for name, link in plant["links"].items():
+        Alert.objects.create(
+            key=f"vc-{name}",
+            rule="fec_degradation",
+            severity=Severity.WARNING,
+            state=AlertState.OPEN,
+            link=link,
+            opened_at=now - timedelta(hours=1),
+            updated_at=now,
+            summary="test",
+        )
+    data = vendor_comparison(now=now, days=1)
+    tables = (data["by_model"], data["by_temperature"], data["by_model_temperature"])
+    assert [sum(r["alerts"] for r in rows) for rows in tables] == [6, 6, 6]
+    assert [sum(r["ports_reporting"] for r in rows) for rows in tables] == [6, 6, 6]
+    for b in data["by_temperature"]:
+        within = [x for x in data["by_model_temperature"] if x["band"] == b["band"]]
+        assert b["alerts"] == sum(x["alerts"] for x in within), b["band"]
+    for g in data["by_model"]:
+        within = [x for x in data["by_model_temperature"] if x["model"] == g["model"]]
+        assert g["alerts"] == sum(x["alerts"] for x in within), g["model"]
+    for row in (r for rows in tables for r in rows):
+        reporting = row["ports_reporting"]
+        assert row["alerts_per_100_ports"] == (
+            round(100 * row["alerts"] / reporting, 2) if reporting else None
+        )
+    by_model = {g["model"]: g for g in data["by_model"]}
+    acme_row = by_model["ACME-DR4"]
+    assert (acme_row["ports"], acme_row["ports_reporting"], acme_row["alerts"]) == (2, 1, 1)
+    cross = {(x["model"], x["band"]): x for x in data["by_model_temperature"]}
+    assert (
+        acme_row["alerts_per_100_ports"] == cross[("ACME-DR4", "40-50 °C")]["alerts_per_100_ports"] == 100.0
+    )
+    hot = {b["band"]: b for b in data["by_temperature"]}["≥ 70 °C"]
+    assert (hot["ports_reporting"], hot["alerts"], hot["alerts_per_100_ports"]) == (1, 1, 100.0)
+
+    # The page says the rule and shows ACME's 100.0 in both tables; the API schema says it too.
+    from inventory.selectors.alerts.queries import VENDOR_ALERTS_COUNTED, VENDOR_PER_100_BASE
+
+    page = Client()
+    page.force_login(f.UserFactory(username="eng-vc2", role="engineer"))
+    html = unescape(without_name_spans(page.get("/vendors/compare/?days=1").content.decode()))
+    assert VENDOR_ALERTS_COUNTED in html and VENDOR_PER_100_BASE in html
+    assert html.count("<th>per 100 reporting ports</th>") == 3 and "per 100 ports" not in html
+    by_model_table, _, cross_table = html.split("<table", 3)[1:]
+    assert "<td>ACME-DR4</td><td>2</td><td>1</td>" in by_model_table and "<td>100.0</td>" in by_model_table
+    acme_in_band = cross_table.split("<td>ACME-DR4</td>", 1)[1].split("</tr>", 1)[0]
+    assert "40-50 °C</td><td>1</td>" in acme_in_band and "<td>100.0</td>" in acme_in_band
+    api = f.api_token_client(f.UserFactory(username="viewer-vc2", role="viewer"), kind="read_only")
+    schema = api.get("/api/schema/?format=json").json()
+    row = schema["components"]["schemas"]["VendorModelRow"]["properties"]
+    assert row["alerts_per_100_ports"]["description"] == VENDOR_PER_100_BASE
+    assert row["alerts"]["description"] == VENDOR_ALERTS_COUNTED
 
 
 def test_an_alert_on_an_aoc_names_both_sealed_ends_and_recommends_replacing_the_cable(plant):  # noqa: F811
