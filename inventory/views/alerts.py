@@ -462,7 +462,8 @@ def impact_report(request):
 
 def vendor_comparison(request):
     days = int(request.GET.get("days", "7")) if is_whole_number(request.GET.get("days", "7")) else 7
-    data = alert_selectors.vendor_comparison(now=timezone.now(), days=max(1, min(days, 90)))
+    days = max(1, min(days, 90))  # the page says the days it shows ("Last 90 days", not "Last 500")
+    data = alert_selectors.vendor_comparison(now=timezone.now(), days=days)
     return render(
         request,
         "inventory/vendors_compare.html",

@@ -203,6 +203,12 @@ def test_vendor_comparison_page(scene, tech_client):
     assert r.status_code == 200 and "MMS4X00-NM" in r.content.decode()
 
 
+def test_the_vendor_comparison_says_the_days_it_shows(scene, tech_client):
+    """Asked for more days than it keeps (or none), the page says the days its figures are of."""
+    assert "Last 90 days (since " in tech_client.get("/vendors/compare/?days=500").content.decode()
+    assert "Last 1 days (since " in tech_client.get("/vendors/compare/?days=0").content.decode()
+
+
 def test_the_grafana_dashboard_queries_only_what_metrics_serves(scene, settings):
     """Every metric and label the shipped dashboard uses is in a real ``/metrics`` scrape."""
     import json
