@@ -241,7 +241,7 @@ class RepairEnd(models.TextChoices):
     A = "A", "End A"
     B = "B", "End B"
     BOTH = "both", "Both ends"
-    NA = "na", "n.a."
+    NA = "na", "No particular end"
 
 
 class RepairSource(models.TextChoices):

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from inventory.core.choices import FieldNoteKind, RepairAction, RepairOutcome
+from inventory.core.choices import FieldNoteKind, RepairAction, RepairEnd, RepairOutcome
 from inventory.core.words import alerts_named
 
 ACTIONS: tuple[str, ...] = tuple(RepairAction.values)
@@ -103,9 +103,9 @@ _DONE_PAST = {
 def end_words(end: str, cable: str = "") -> str:
     """Where a repair was done, as the alert page names the place: ``End A of J-100`` (the cable
     whose end it is: on a link through a panel, the two ends are two cables'), ``Both ends``
-    (``Both ends of J-102``), ``n.a.``."""
+    (``Both ends of J-102``), ``No particular end`` (none said)."""
     of = f" of {cable}" if cable else ""
-    return {"A": f"End A{of}", "B": f"End B{of}", "both": f"Both ends{of}"}.get(end, "n.a.")
+    return {"A": f"End A{of}", "B": f"End B{of}", "both": f"Both ends{of}"}.get(end, RepairEnd.NA.label)
 
 
 def _where(action: str, end: str, cable: str = "") -> str:

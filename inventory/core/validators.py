@@ -26,6 +26,13 @@ MPO_COUNTS = (8, 12, 16, 24, 32)
 MPO_FIBRE_COUNTS = "8, 12, 16, 24 or 32"
 
 
+def same_port_problem(port: str) -> str:
+    """What a new cable with two ends on one port (``leaf-1:Ethernet2/1``) is told, once, at the
+    end that repeats it: the plan import, ``POST /api/cables/`` and the desk's new-cable form all
+    say it with this one function (and say nothing else of that port: not "already cabled")."""
+    return f"Both ends are the same port ({port})."
+
+
 def end_fibre_count_problem(
     *, connector_type: str, fibre_count: int | None, breakout_leg: bool = False
 ) -> str | None:

@@ -77,8 +77,21 @@ def _alert_of(request, pk: int) -> Alert:
     return get_object_or_404(Alert, pk=pk)
 
 
+class HoursField(forms.FloatField):
+    """A number of hours, 15 minutes to two weeks, written one way in every form: "4", "0.25",
+    "1.5" (never "4.0", whether the default is a whole number or a float setting)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(min_value=0.25, max_value=336, **kwargs)
+
+    def prepare_value(self, value):
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return f"{value:g}"
+        return super().prepare_value(value)
+
+
 class SilenceForm(forms.Form):
-    hours = forms.FloatField(min_value=0.25, max_value=336, initial=4, label="Silence for (hours)")
+    hours = HoursField(initial=4, label="Silence for (hours)")
     reason = forms.CharField(max_length=200, required=False)
 
 
@@ -97,7 +110,7 @@ class RepairForm(forms.Form):
     Each end the alert page shows is a choice of its own, named as its card names it, with the
     cable plugged there ("End A of J-100 · gpu-0001 OSFP1"): on a link through a panel the two
     ends are two cables' ends, so the choice carries the cable (``A:J-100``), and the repair lands
-    on that cable end. Both ends and n.a. name no end."""
+    on that cable end. Both ends and "No particular end" name no end."""
 
     end = _WhereField(widget=forms.RadioSelect)
     action = forms.ChoiceField(choices=RepairAction.choices)
@@ -129,7 +142,7 @@ class RepairForm(forms.Form):
 
 
 class ExtendForm(forms.Form):
-    hours = forms.FloatField(min_value=0.25, max_value=336, label="Keep it out for (hours from now)")
+    hours = HoursField(label="Keep it out for (hours from now)")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -137,9 +150,7 @@ class ExtendForm(forms.Form):
 
 
 class DrainForm(forms.Form):
-    hours = forms.FloatField(
-        min_value=0.25, max_value=336, label="Out of service for (hours)", required=False
-    )
+    hours = HoursField(label="Out of service for (hours)", required=False)
     override_reason = forms.CharField(
         max_length=200, required=False, label="Drain anyway, because (engineers; written in the journal)"
     )
@@ -352,7 +363,7 @@ class MaintenanceForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3, "autocapitalize": "none"}),
         help_text="One per line or separated by commas.",
     )
-    hours = forms.FloatField(min_value=0.25, max_value=336, initial=2, label="For (hours)")
+    hours = HoursField(initial=2, label="For (hours)")
     reason = forms.CharField(max_length=200)
 
     def clean_targets(self):

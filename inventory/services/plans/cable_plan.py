@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from inventory.access import authz
 from inventory.core.choices import CableKind, CableStatus
 from inventory.core.perf import gc_paused
-from inventory.core.validators import end_fibre_count_problem
+from inventory.core.validators import end_fibre_count_problem, same_port_problem
 from inventory.models import Cable, CableEnd, Device, Port, Transceiver, Vendor
 from inventory.selectors.plant.loops import PlannedCable, PlannedEnd, loops_closed
 from inventory.selectors.plant.ports import cages_resolve, ports_resolve
@@ -194,8 +194,19 @@ def _check_against_plant(ok: list[PlanRow], existing: dict[str, Cable], plant: _
             p.attrs["install_date"], planned=p.attrs["status"] == CableStatus.PLANNED
         ):
             err["install_date"] = problem
+        # A port at both ends is said once, where it repeats; nothing else is said of it.
+        repeated = {t[3] for i, t in enumerate(terms) if any(t[3] == u[3] for u in terms[:i])}
+        said: set[tuple] = set()
         for key, pair, port, term in terms:
-            holder = plant.taken_cages.get(term[1:]) if term[0] == "cage" else plant.taken_ports.get(term[1])
+            if term in said:
+                err.setdefault(f"{key}_port", same_port_problem(f"{pair[0]}:{pair[1]}"))
+                continue
+            said.add(term)
+            holder = None
+            if term not in repeated:
+                holder = (
+                    plant.taken_cages.get(term[1:]) if term[0] == "cage" else plant.taken_ports.get(term[1])
+                )
             if holder:
                 err[f"{key}_port"] = f"{pair[0]}:{pair[1]} is already cabled ({holder})."
             elif term in used:

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from inventory.core.choices import CableKind, CableRole, CableStatus, ConnectorType, FieldNoteKind, PortKind
 from inventory.core.decision import FIRST_TEST_DAY
+from inventory.core.validators import same_port_problem
 from inventory.core.words import human_date, word
 from inventory.models import Cable, CableEnd, FieldNote, Port, Vendor
 from inventory.models.base import HISTORY_REASON_MAX
@@ -156,13 +157,18 @@ def cable_install(
         errors["a"] = "A cable with several A ends needs as many B ends (leg i pairs with leg i)."
     role = role or (CableRole.BREAKOUT if len(b) > 1 else CableRole.DIRECT)
     ports = [*[s.port for s in a_legs], *[s.port for s in b]]
-    if len({p.pk for p in ports}) != len(ports):
-        errors["b"] = "A cable cannot end twice on the same port."
     keys = [*(["a"] * len(a_legs)), *[f"b{i}" if len(b) > 1 else "b" for i in range(len(b))]]
+    seen: set[int] = set()
+    repeated: set[int] = set()
+    for key, p in zip(keys, ports, strict=True):
+        if p.pk in seen:  # said once, at the end that repeats the port
+            errors.setdefault(key, same_port_problem(str(p)))
+            repeated.add(p.pk)
+        seen.add(p.pk)
     for key, p in zip(keys, ports, strict=True):
         if p.retired_at:
-            errors[key] = f"{p} is retired."
-    busy = _occupied(ports)
+            errors.setdefault(key, f"{p} is retired.")
+    busy = _occupied(ports) - repeated
     for key, p in zip(keys, ports, strict=True):
         if p.pk in busy:
             errors.setdefault(key, f"{p} is already cabled.")

@@ -372,3 +372,21 @@ def test_a_nul_character_in_a_name_is_an_error_of_its_row_not_a_refused_request(
     assert r.status_code == 400 and r.json()["summary"]["error"] == 1, r.json()  # the row's, named
     [errors] = [row["errors"] for row in r.json()["rows"]]
     assert errors == {"a_device": "Contains a NUL character.", "length_m": "Not a number: 'x'."}
+
+
+def test_a_row_with_one_port_at_both_ends_says_so_once(engineer_api, plant):
+    """A row from leaf-1:Ethernet2/1 back to leaf-1:Ethernet2/1 (a port OLD holds, or a free
+    one): one message, at the row, that both ends are the same port, not "already cabled"
+    twice or "used by row 1 too"; the words the cable API and the desk form say (one function)."""
+    from inventory.core.validators import same_port_problem
+
+    gpu, leaf = plant
+    f.jumper("OLD", gpu[2], leaf[2])
+    rows = [
+        {"label": label, "kind": "SMF_OS2", "a_device": d, "a_port": p, "b_device": d, "b_port": p}
+        for label, d, p in (("N-1", "leaf-1", "Ethernet2/1"), ("N-2", "gpu-1", "eth1"))
+    ]
+    r = engineer_api.post("/api/cables/import/?dry_run=1", {"rows": rows}, format="json")
+    errs = [row["errors"] for row in r.json()["rows"]]
+    assert errs[0] == {"b_port": "Both ends are the same port (leaf-1:Ethernet2/1)."}
+    assert errs[1] == {"b_port": same_port_problem("gpu-1:eth1")}

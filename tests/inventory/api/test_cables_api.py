@@ -145,6 +145,24 @@ def test_duplicate_label_and_already_cabled_port_are_refused(engineer_api, plant
     assert Cable.objects.count() == 1
 
 
+def test_a_cable_from_a_port_to_itself_says_both_ends_are_the_same_port_once(engineer_api, plant):
+    """The words the plan import and the desk form say (``same_port_problem``), at end B only:
+    not "already cabled" at end A too, when the port holds a cable."""
+    from inventory.core.validators import same_port_problem
+
+    same = body(a=("leaf-1", "Ethernet1/1"), b=("leaf-1", "Ethernet1/1"))
+    r = engineer_api.post("/api/cables/", same, format="json")
+    assert r.status_code == 400
+    errors = {k: v for k, v in r.json().items() if k != "help"}
+    assert errors == {"b": ["Both ends are the same port (leaf-1:Ethernet1/1)."]}
+    assert engineer_api.post("/api/cables/", body(label="C-0"), format="json").status_code == 201
+    r = engineer_api.post("/api/cables/", same, format="json")  # the port holds C-0 now
+    assert {k: v for k, v in r.json().items() if k != "help"} == {
+        "b": [same_port_problem("leaf-1:Ethernet1/1")]
+    }
+    assert Cable.objects.count() == 1
+
+
 def test_read_only_token_reads_but_cannot_write(user_with_role, plant):
     client = token_client(user_with_role("engineer"), TokenKind.READ_ONLY)
     assert client.get("/api/cables/").status_code == 200

@@ -216,6 +216,12 @@ def test_add_cable_records_it_with_both_ends(plant, engineer_client):
     ("over", "field", "message"),
     [
         ({"a_port": "eth0"}, "a_port", "is already cabled"),  # J-102 is on eth0
+        # one port at both ends: said once, at end B, as the API and the plan import say it
+        (
+            {"a_device": "leaf-01", "a_port": "Ethernet1/1", "b_port": "Ethernet1/1"},
+            "b_port",
+            "Both ends are the same port (leaf-01:Ethernet1/1).",
+        ),
         ({"a_connector_type": "LC", "a_fibre_count": "2"}, "a_port", "takes MPO, not LC"),
         ({"b_polish": "UPC"}, "b_port", "is APC; an UPC plug"),
         ({"label": "J-100"}, "label", "already in use"),
