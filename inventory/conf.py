@@ -273,7 +273,10 @@ class AppSettings:
     reminder_max_attempts = Setting[int](
         "CABLETRACK_REMINDER_MAX_ATTEMPTS", "SMTP attempts before a digest is marked failed."
     )
-    mail_domain = Setting[str]("CABLETRACK_MAIL_DOMAIN", "Right-hand side of reminder Message-IDs.")
+    mail_domain = Setting[str](
+        "CABLETRACK_MAIL_DOMAIN",
+        "Right-hand side of every mail's Message-ID (alert, drain and fault notices, retest digests).",
+    )
 
     # --- Failure forecast and spares ---------------------------------------------------------------------
     forecast_prior_module_years = Setting[float](

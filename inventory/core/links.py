@@ -34,8 +34,3 @@ def rack_url(name: str, *, base_url: str | None = None) -> str:
 def alert_url(alert_id: int, *, anchor: str = "") -> str:
     """``<base>/alerts/<id>/``, with ``#anchor`` when given."""
     return site_url(f"/alerts/{alert_id}/" + (f"#{anchor}" if anchor else ""))
-
-
-def mail_domain() -> str:
-    """The host of ``CABLETRACK_BASE_URL``, for Message-IDs (``cabletrack`` when it has none)."""
-    return app_settings.base_url.split("//", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "cabletrack"

@@ -133,6 +133,8 @@ class AlertNotification(models.Model):
     subject = models.CharField(max_length=200, blank=True)
     body = models.TextField(blank=True)
     recipients = models.JSONField(default=list)
+    # The mail's closing line: why its readers get it (``core.mail.why_line``), decided with them.
+    why = models.TextField(blank=True)
     message_id = models.CharField(max_length=200, unique=True)
     created_at = models.DateTimeField()
     claimed_at = models.DateTimeField(null=True, blank=True)

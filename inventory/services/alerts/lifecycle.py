@@ -28,6 +28,7 @@ from django.utils.text import Truncator
 from inventory.conf import app_settings
 from inventory.core.choices import SEVERITY_ORDER, AlertState, CableStatus, Severity
 from inventory.core.decision import alert_degrades
+from inventory.core.mail import why_line
 from inventory.core.telemetry import rules as engine
 from inventory.models import Alert, AlertNotification
 from inventory.selectors.alerts.repairs import rule_clean_window_s
@@ -213,13 +214,14 @@ def alerts_apply(
             )
         if a.severity == Severity.INFO:
             continue
-        recipients = alert_recipients(devices=d["devices"])
+        told = alert_recipients(devices=d["devices"])
         created = AlertNotification.objects.bulk_create(
             [
                 AlertNotification(
                     alert=a,
                     kind="opened",
-                    recipients=recipients,
+                    recipients=[t.address for t in told],
+                    why=why_line(told),
                     message_id=notice_message_id(a, "opened"),
                     created_at=now,
                 )

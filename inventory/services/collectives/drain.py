@@ -32,6 +32,7 @@ from inventory.conf import app_settings
 from inventory.core.choices import FieldNoteKind
 from inventory.core.decision import drain_overdue_words, until_words
 from inventory.core.links import alert_url
+from inventory.core.mail import Addressee, mail_subject, why_line
 from inventory.core.words import word
 from inventory.models import Alert, AlertNotification, Link, LinkDrain, LinkSegment
 from inventory.selectors.collectives.drain import DrainVerdict, drain_check, drains_open, drains_overdue
@@ -213,14 +214,18 @@ def link_drain_extend(*, alert: Alert, actor, now: datetime, ends_at: datetime |
     return drain
 
 
-def _engineers_and(drainer) -> list[str]:
-    """Who hears of an overdue drain: the engineers (who may restore, extend or override) and
-    the person who drained the link."""
-    users = get_user_model().objects.filter(is_active=True, groups__name__in=("engineer", "admin"))
-    emails = [u.email for u in users if u.email]
+ENGINEER_REASON = "are an engineer, who may restore this link, extend its drain or override"
+DRAINER_REASON = "drained this link"
+
+
+def _engineers_and(drainer) -> list[Addressee]:
+    """Who hears of an overdue drain, and why: the engineers (who may restore, extend or
+    override) and the person who drained the link."""
+    users = get_user_model().objects.filter(is_active=True, groups__name__in=("engineer", "admin")).distinct()
+    told = [Addressee(u.email.lower(), ENGINEER_REASON) for u in users if u.email]
     if drainer is not None and drainer.is_active and drainer.email:
-        emails.append(drainer.email)
-    return list(dict.fromkeys(e.lower() for e in emails))
+        told.append(Addressee(drainer.email.lower(), DRAINER_REASON))
+    return told
 
 
 def overdue_notice_kind(drain: LinkDrain) -> str:
@@ -253,14 +258,16 @@ def drains_overdue_notify(*, now: datetime) -> int:
         words = drain_overdue_words(d.drained_at, d.window.ends_at, now.date())
         link = _link_words(d.link)
         url = alert_url(d.alert_id, anchor="drain")
+        told = _engineers_and(d.drained_by)
         rows.append(
             AlertNotification(
                 alert_id=d.alert_id,
                 kind=kind,
-                recipients=_engineers_and(d.drained_by),
+                recipients=list(dict.fromkeys(t.address for t in told)),
+                why=why_line(told),
                 message_id=notice_message_id(d.alert, kind),
                 created_at=now,
-                subject=f"[cabletrack] Drain overdue: {link}"[:200],
+                subject=mail_subject(f"[cabletrack] Drain overdue: {link}"),
                 body="\n".join(
                     [
                         f"Link {link} (alert #{d.alert_id}, {word(d.alert.rule, 'rule').lower()}): {words}.",

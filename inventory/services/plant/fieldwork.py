@@ -8,21 +8,21 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from django.core.exceptions import ValidationError
-from django.core.mail import EmailMessage
+from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from inventory.core.choices import CableStatus, FieldNoteKind, RepairEnd
-from inventory.core.links import cable_url, mail_domain
+from inventory.core.links import cable_url
+from inventory.core.mail import automated_mail, mail_message_id, why_line
 from inventory.core.mail_retry import CLAIM_LEASE, MAX_ATTEMPTS, SERVER_DOWN, retry_in
 from inventory.core.repairs import SERVICE_ACTION, journal_words
-from inventory.core.safetext import one_line
 from inventory.core.words import human_when, word
 from inventory.models import Alert, Cable, FieldNote, Repair
 from inventory.selectors.alerts.repairs import cable_service_alerts
 from inventory.selectors.labels.facts import cable_ends_words
-from inventory.selectors.plant.responsible import cable_teams, team_addresses
+from inventory.selectors.plant.responsible import cable_teams, team_addressees
 from inventory.services.journal import journal_write
 from inventory.services.plant.cables import cable_set_status
 from inventory.services.repairs import repair_record
@@ -64,7 +64,7 @@ def cable_fault_report(
     before = locked.status
     by = actor.get_username() if actor else "someone"
     cable_set_status(cable=locked, status=status, reason=f"fault reported by {by}: {seen}"[:100], actor=actor)
-    recipients = team_addresses(cable_teams(cable=locked))
+    recipients = [t.address for t in team_addressees(cable_teams(cable=locked))]
     note = FieldNote.objects.create(
         cable=locked,
         kind=FieldNoteKind.FAULT,
@@ -82,7 +82,9 @@ def cable_fault_report(
     return note
 
 
-def fault_notice(note: FieldNote) -> EmailMessage:
+def fault_notice(note: FieldNote) -> EmailMultiAlternatives:
+    """The fault notice to the addresses told when it was reported, closing with why they get it
+    (the teams that look after the cable's racks now, as far as they are among them)."""
     cable = note.cable
     url = cable_url(cable.label)
     who = note.actor.get_username() if note.actor else "a technician"
@@ -94,12 +96,14 @@ def fault_notice(note: FieldNote) -> EmailMessage:
         f"Status: {word(note.status_before, 'status') or '?'} -> {word(note.status_after, 'status')}\n\n"
         f"Open the cable: {url}\n"
     )
-    host = mail_domain()
-    return EmailMessage(
-        subject=one_line(f"[cabletrack] Fault on {cable.label}: {note.get_status_after_display()}"),
+    told = {a.lower() for a in note.notified}
+    why = why_line(t for t in team_addressees(cable_teams(cable=cable)) if t.address.lower() in told)
+    return automated_mail(
+        subject=f"[cabletrack] Fault on {cable.label}: {note.get_status_after_display()}",
         body=body,
         to=note.notified,
-        headers={"Message-ID": f"<fault-{note.pk}@{host}>"},
+        message_id=mail_message_id(f"fault-{note.pk}"),
+        why=why,
     )
 
 

@@ -43,8 +43,11 @@ from django.utils import timezone
 from inventory.conf import app_settings
 from inventory.core.choices import DigestStatus, ReminderKind, ReminderMode
 from inventory.core.links import site_url
+from inventory.core.mail import automated_mail, mail_message_id, why_line
 from inventory.core.mail_retry import retry_in
+from inventory.core.words import and_list
 from inventory.models import ReminderDigest, RetestReminder, RetestSweepRun, Team, UserProfile
+from inventory.selectors.plant.responsible import address_teams
 from inventory.selectors.retests import worklist as retest_selectors
 from inventory.services.ops.enqueue import enqueue_on_commit
 from inventory.services.retests import due as retest_services
@@ -114,8 +117,7 @@ def _team_recipients() -> tuple[dict[int, list[Recipient]], dict[int, Recipient 
 def message_id_for(*, recipient: str, digest_pk: int) -> str:
     """Deterministic: the same digest always carries the same Message-ID, attempt after attempt."""
     token = hashlib.sha256(f"{recipient}|{digest_pk}|{settings.SECRET_KEY}".encode()).hexdigest()[:20]
-    domain = app_settings.mail_domain
-    return f"<retest-digest-{digest_pk}.{token}@{domain}>"
+    return mail_message_id(f"retest-digest-{digest_pk}.{token}")
 
 
 def _open_digest(recipient: Recipient, now: datetime) -> ReminderDigest:
@@ -338,8 +340,11 @@ def _render(digest: ReminderDigest, content: retest_selectors.DigestContent, tod
     subject = f"[cabletrack] Retests: {overdue} overdue, {soon} due soon"
     if escalated:
         subject += f" ({escalated} escalated: overdue more than {app_settings.retest_escalate_days} days)"
+    why, led = address_teams(address=digest.recipient, escalated=bool(escalated))
     ctx = {
         "digest": digest,
+        "escalated": escalated,
+        "lead_of": and_list(led),
         "content": content,
         "today": today,
         "subject": subject,
@@ -349,15 +354,14 @@ def _render(digest: ReminderDigest, content: retest_selectors.DigestContent, tod
     }
     text = render_to_string("inventory/email/retest_digest.txt", ctx)
     html = render_to_string("inventory/email/retest_digest.html", ctx)
-    msg = EmailMultiAlternatives(
+    return automated_mail(
         subject=subject,
         body=text,
-        from_email=settings.DEFAULT_FROM_EMAIL,
+        html=html,
         to=[digest.recipient],
-        headers={"Message-ID": digest.message_id, "Auto-Submitted": "auto-generated"},
+        message_id=digest.message_id,
+        why=why_line(why),
     )
-    msg.attach_alternative(html, "text/html")
-    return msg
 
 
 def reminder_digest_send(*, digest_id: int, now: datetime) -> str:

@@ -119,6 +119,11 @@ def test_with_a_fixed_clock_the_decision_says_it_and_the_engineers_hear_of_it_on
     assert set(msg.to) == {"emma@example.com", "tess@example.com"}
     assert msg.subject.startswith("[cabletrack] Drain overdue: ") and "gpu-0001:eth3" in msg.subject
     assert words in msg.body and f"/alerts/{alert.pk}/#drain" in msg.body
+    assert msg.body.rstrip().endswith(
+        "You get this mail because you are an engineer, who may restore this link, extend its drain "
+        "or override; or because you drained this link."
+    )
+    assert msg.message()["Auto-Submitted"] == "auto-generated"
     assert alert_services.alert_notifications_send(now=at + timedelta(minutes=5)) == 0
 
     # Extended to 15:00: not overdue until then; overdue again after, and told again.

@@ -148,3 +148,69 @@ def test_the_rule_task_runs_on_a_real_worker(celery_worker_proc):
     time.sleep(3)
     wait_for(lambda: Alert.objects.get().updated_at > alert.updated_at, timeout=60)
     assert Alert.objects.count() == 1
+
+
+def _received(smtp):
+    return email.message_from_bytes(smtp.messages[0][1].encode(), policy=email.policy.default)
+
+
+@pytest.mark.django_db
+def test_an_alert_notice_says_why_its_reader_gets_it_and_is_marked_automatic(smtp, settings):
+    """The reader learns why the mail reached them (their team and the racks it looks after);
+    the Message-ID is on the mail domain (not the site's host) and mail systems see it is
+    automatic (no out-of-office replies to it)."""
+    settings.CABLETRACK_BASE_URL = "https://cabletrack.example.com:8443"
+    settings.CABLETRACK_MAIL_DOMAIN = "mail.example.org"
+    now = timezone.now().replace(second=0, microsecond=0)
+    _degrading_link(now)
+    Team.objects.get(name="Row ops").members.add(f.person("rowan", email="rowan@example.com"))
+    svc.alerts_evaluate(now=now)
+    assert svc.alert_notifications_send(now=now) == 1
+    message = _received(smtp)
+    text = message.get_content().replace("\r\n", "\n")
+    assert text.rstrip().endswith(
+        "You get this mail because you are on team Row ops, which looks after rack R-MAIL."
+    )
+    assert smtp.messages[0][0] == ["row-ops@example.com", "rowan@example.com"]
+    assert message["Message-ID"] == f"<alert-{Alert.objects.get().pk}-opened@mail.example.org>"
+    assert message["Auto-Submitted"] == "auto-generated"
+
+
+@pytest.mark.django_db
+def test_a_long_alert_subject_is_cut_between_words(smtp):
+    """A collectives alert's summary runs past 200 characters: the subject ends with a whole
+    word and "…", never with half a device name such as "(leaf-"."""
+    now = timezone.now().replace(second=0, microsecond=0)
+    _degrading_link(now)
+    svc.alerts_evaluate(now=now)
+    hops = ", ".join(
+        f"rail {i} (leaf-{i:02d} Ethernet1/{i})" for i in range(1, 9)
+    )  # a summary of 290 characters
+    Alert.objects.update(summary=f"All-reduce slow on job 4711 across {hops}")
+    assert svc.alert_notifications_send(now=now) == 1
+    # (a folded, encoded header reads back with the fold's leading space; mail clients drop it)
+    subject = str(_received(smtp)["Subject"]).strip()
+    assert len(subject) <= 200 and subject.endswith("…")
+    head = subject.removesuffix("…")
+    full = f"[cabletrack] {Alert.objects.get().get_severity_display()}: All-reduce slow on job 4711 across {hops}"
+    assert full.startswith(head) and full[len(head)] in " ,("  # cut where a word ends
+    assert not head.endswith(("(leaf-", "(", ","))
+
+
+@pytest.mark.django_db
+def test_the_alert_recipients_cost_three_queries_whatever_the_devices(django_assert_num_queries):
+    """Who is told, and why, is read set-based: the racks, their teams, the teams' members."""
+    team = Team.objects.create(name="Hall ops", email="hall@example.com")
+    devices = []
+    for i in range(6):
+        rack = f.RackFactory(name=f"R-Q{i}")
+        rack.row.team = team
+        rack.row.save()
+        devices.append(f.twin_port_device(f"gpu-q{i}", rack=rack)[0])
+    with django_assert_num_queries(3):
+        told = svc.alert_recipients(devices=devices)
+    assert [t.address for t in told] == ["hall@example.com"]
+    assert (
+        told[0].reason
+        == "are on team Hall ops, which looks after racks R-Q0, R-Q1, R-Q2, R-Q3, R-Q4 and R-Q5"
+    )

@@ -121,3 +121,21 @@ def test_a_cable_nobody_looks_after_tells_nobody_and_owes_no_notice(django_captu
         "Told: nobody (no team is responsible for these racks).",
     )
     assert note.notice_next_at is None and fieldwork.fault_notices_send(now=timezone.now()) == 0
+
+
+def test_the_notice_says_why_its_reader_gets_it_and_is_marked_automatic(
+    cable, sink, settings, django_capture_on_commit_callbacks
+):
+    """The team reads why the notice reached them; the Message-ID is on the mail domain and the
+    mail is marked automatic (no out-of-office replies to it)."""
+    settings.CABLETRACK_BASE_URL = "https://cabletrack.example.com"
+    settings.CABLETRACK_MAIL_DOMAIN = "mail.example.org"
+    note = report(cable, django_capture_on_commit_callbacks)
+    (got,) = sink.messages()
+    assert (
+        got.text.replace("\r\n", "\n")
+        .rstrip()
+        .endswith("You get this mail because you are on team Fabric ops, which looks after rack R-FN.")
+    )
+    assert got.message_id == f"<fault-{note.pk}@mail.example.org>"
+    assert got.message["Auto-Submitted"] == "auto-generated"

@@ -68,6 +68,12 @@ def test_a_cable_walks_from_install_to_escalation_and_back(plant, smtp_sink):
         assert f"{BASE}/c/J-RT" in m.text
         assert "R-RT" in m.text and "OLTS/OTDR" in m.text
         assert m.message_id.startswith("<retest-digest-")
+        # Why the reader gets it, as the digest's last line (text and HTML).
+        why = "You get this mail because you are on team Row A techs, which looks after rack R-RT."
+        assert m.text.replace("\r\n", "\n").rstrip().endswith(why)
+        assert why in m.html
+        assert "escalated" not in m.text
+        assert m.message["Auto-Submitted"] == "auto-generated"
 
     # The same day again (on demand, a re-run): nothing new goes out.
     sweep(T0 + timedelta(days=83, hours=5))
@@ -91,6 +97,15 @@ def test_a_cable_walks_from_install_to_escalation_and_back(plant, smtp_sink):
     )
     assert "10 days overdue, ESCALATED" in got[0].text
     assert got[0].links == [f"{BASE}/c/J-RT"]
+    # The lead reads that it is escalated to them as team lead, and what is expected of them.
+    lead_text = got[0].text.replace("\r\n", "\n")
+    assert "Escalated to you as team lead of Row A techs: 1 retest overdue more than 7 days" in lead_text
+    assert "What is expected of you: see that each is retested soon" in lead_text
+    assert lead_text.rstrip().endswith(
+        "You get this mail because you lead team Row A techs, and its retests overdue too long are "
+        "escalated to you."
+    )
+    assert "Escalated to you as team lead of Row A techs</strong>: 1 retest overdue" in got[0].html
 
     # Retest on day 101: cleared. Later sweeps stay quiet until the next due-soon.
     smtp_sink.clear()
