@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('inventory', '0037_retest_sweep_full_for_copper'),
+        ('inventory', '0038_repair_end_words'),
     ]
 
     operations = [
