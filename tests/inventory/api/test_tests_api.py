@@ -290,16 +290,9 @@ def test_tester_project_zip_applies_when_everything_matches(tech_api, cables, me
     assert len([p for p in media.rglob("*.sor")]) == 2
 
 
-@pytest.mark.parametrize(
-    ("field", "value"),
-    [("pre_fec_ber", -1), ("pre_fec_ber", 2), ("lanes", -4), ("speed_gbps", -400)],
-)
-def test_a_qualification_reading_no_link_gives_is_refused_by_its_field(tech_api, field, value):
-    """A pre-FEC BER is a fraction of bits (0 to 1), a width and a speed are not negative: the
-    ranges telemetry takes. Before, a BER of -1 was under the limit, so the soak passed and the
-    cable was qualified for production on a reading no link can give."""
-    dac = dac_link()
-    good = {
+def _good_qualification(dac) -> dict:
+    """A qualification of the DAC that passes: each test changes one field of it."""
+    return {
         "cable": dac.label,
         "serial_a": "DAC-B1",
         "serial_b": "DAC-A1",
@@ -310,6 +303,17 @@ def test_a_qualification_reading_no_link_gives_is_refused_by_its_field(tech_api,
         "uncorrectable_codewords": 0,
         "soak_minutes": 15,
     }
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("pre_fec_ber", -1), ("pre_fec_ber", 2), ("lanes", -4), ("speed_gbps", -400)],
+)
+def test_a_qualification_reading_no_link_gives_is_refused_by_its_field(tech_api, field, value):
+    """A pre-FEC BER is a fraction of bits (0 to 1), a width and a speed are not negative: the
+    ranges telemetry takes. Before, a BER of -1 was under the limit, so the soak passed and the
+    cable was qualified for production on a reading no link can give."""
+    good = _good_qualification(dac_link())
     r = tech_api.post("/api/tests/qualification/", {**good, field: value}, format="json")
     assert r.status_code == 400
     assert list(r.json()) == [field, "help"]
@@ -323,18 +327,7 @@ def test_a_soak_no_one_runs_is_refused_in_words_at_its_field(tech_api, soak):
     minutes was recorded (and passed); inf and nan were refused as "A valid number is required."
     Now each is refused at ``soak_minutes`` saying what to give, and nothing is recorded; a
     week's soak still is."""
-    dac = dac_link()
-    good = {
-        "cable": dac.label,
-        "serial_a": "DAC-B1",
-        "serial_b": "DAC-A1",
-        "link_up": True,
-        "speed_gbps": 400,
-        "lanes": 4,
-        "pre_fec_ber": 1e-8,
-        "uncorrectable_codewords": 0,
-        "soak_minutes": 15,
-    }
+    good = _good_qualification(dac_link())
     body = json.dumps(good).replace('"soak_minutes": 15', f'"soak_minutes": {soak}')
     r = tech_api.post("/api/tests/qualification/", body, content_type="application/json")
     assert r.status_code == 400, r.json()
